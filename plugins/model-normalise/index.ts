@@ -1,0 +1,42 @@
+import { definePlugin } from '../../src/chain/plugin.js';
+import { GatewayError, invalidRequest } from '../../src/http/errors.js';
+import { checkRequestBody } from '../../src/reference/request-schemas.js';
+
+/**
+ * `model-normalise`: checks the request body (400 naming the field: first `model`, then the
+ * rest of the endpoint's schema), resolves the model ID or alias to its canonical catalogue
+ * entry (case-insensitive, trimmed; 404 model_not_found), and reads the stream flags. Every
+ * later plugin sees only the canonical ID.
+ */
+export default definePlugin({
+  name: 'model-normalise',
+  setup({ catalogue }) {
+    return {
+      onRequest(call) {
+        if (!call.endpoint.upstream) return;
+        const body = call.body;
+        const requested = body['model'];
+        if (typeof requested !== 'string' || requested.trim() === '') {
+          throw invalidRequest(
+            requested === undefined ? 'model is required.' : 'model must be a non-empty string naming a model of GET /v1/models.',
+            'model',
+          );
+        }
+        const problem = checkRequestBody(call.endpoint.name, body);
+        if (problem) throw invalidRequest(problem.message, problem.param);
+        const model = catalogue.resolve(requested);
+        if (!model) {
+          throw new GatewayError(404, `The model '${requested}' does not exist. GET /v1/models lists the available models.`, {
+            code: 'model_not_found',
+            param: 'model',
+          });
+        }
+        call.requestedModel = requested;
+        call.model = model;
+        call.stream = call.endpoint.name !== 'embeddings' && body['stream'] === true;
+        const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
+        call.includeUsage = call.stream && options?.include_usage === true;
+      },
+    };
+  },
+});

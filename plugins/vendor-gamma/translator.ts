@@ -1,0 +1,156 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
+import type { SseEvent, StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
+import { GatewayError, invalidRequest } from '../../src/http/errors.js';
+import { upstreamError } from '../../src/http/upstream-status.js';
+
+/**
+ * Gamma speaks the reference format, so its translator is nearly the identity: the model
+ * becomes the upstream name, streams always ask for usage (the ledger needs it) and the usage
+ * chunk is stripped again when the caller did not ask. Bytes pass through untouched whenever
+ * nothing needs rewriting.
+ */
+
+const PATHS = {
+  'chat.completions': 'v1/chat/completions',
+  completions: 'v1/completions',
+  embeddings: 'v1/embeddings',
+} as const;
+
+interface ReferenceUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+}
+
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+
+function usageOf(raw: unknown): Usage | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const usage = raw as ReferenceUsage;
+  return { promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) };
+}
+
+function parseJson(text: string, what: string): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GatewayError(502, `The gamma upstream sent ${what} that is not JSON.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError(502, `The gamma upstream sent ${what} that is not a JSON object.`);
+  }
+  return value as JsonObject;
+}
+
+/** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
+function deltasIn(chunk: JsonObject): number {
+  const choices = chunk['choices'];
+  if (!Array.isArray(choices)) return 0;
+  let n = 0;
+  for (const choice of choices as JsonObject[]) {
+    const delta = choice['delta'] as JsonObject | undefined;
+    if (delta && ((typeof delta['content'] === 'string' && delta['content'] !== '') || Array.isArray(delta['tool_calls']))) n += 1;
+    else if (typeof choice['text'] === 'string' && choice['text'] !== '') n += 1;
+  }
+  return n;
+}
+
+class GammaStream implements StreamTranslator {
+  usage: Usage | null = null;
+  relayedDeltas = 0;
+
+  constructor(
+    private readonly canonical: string,
+    /** Whether chunks must be re-serialised (model renamed, or usage forced on by us). */
+    private readonly rewrite: boolean,
+    private readonly callerWantsUsage: boolean,
+  ) {}
+
+  event(event: SseEvent): string {
+    if (event.data === '[DONE]') return '';
+    const chunk = parseJson(event.data, 'a stream event');
+    const error = chunk['error'] as JsonObject | undefined;
+    if (error) {
+      throw new GatewayError(502, `The gamma upstream failed mid-stream: ${String(error['message'] ?? 'unknown error')}`);
+    }
+    if (chunk['usage']) this.usage = usageOf(chunk['usage']);
+    const choices = chunk['choices'];
+    const usageOnly = Array.isArray(choices) && choices.length === 0;
+    if (usageOnly && !this.callerWantsUsage) return '';
+    this.relayedDeltas += deltasIn(chunk);
+    if (!this.rewrite) return `data: ${event.data}\n\n`;
+    if (!this.callerWantsUsage) delete chunk['usage'];
+    chunk['model'] = this.canonical;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+
+  end(): string {
+    return '';
+  }
+}
+
+export class GammaTranslator implements Translator {
+  private readonly upstreamModel: string;
+  private readonly forceUsage: boolean;
+
+  constructor(
+    private readonly call: Call,
+    private readonly apiKey: string | undefined,
+    embeddingModel: string | null,
+  ) {
+    const model = call.model;
+    if (!model) throw new GatewayError(500, 'gamma translator called without a model');
+    if (call.endpoint.name === 'embeddings') {
+      if (!embeddingModel || !model.capabilities.has('embeddings')) {
+        throw invalidRequest(`The model '${model.id}' does not offer embeddings.`, 'model');
+      }
+      this.upstreamModel = embeddingModel;
+    } else {
+      this.upstreamModel = model.upstream;
+    }
+    this.forceUsage = call.stream && !call.includeUsage;
+  }
+
+  request(): UpstreamRequest {
+    const { call } = this;
+    const endpoint = call.endpoint.name;
+    if (endpoint === 'usage') throw new GatewayError(500, 'usage is not an upstream endpoint');
+    const body = call.body;
+    let bytes = call.rawJson as Buffer;
+    if (body['model'] !== this.upstreamModel || this.forceUsage) {
+      const out: JsonObject = { ...body, model: this.upstreamModel };
+      if (this.forceUsage) out['stream_options'] = { ...((body['stream_options'] as JsonObject | null) ?? {}), include_usage: true };
+      bytes = Buffer.from(JSON.stringify(out));
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.stream ? 'text/event-stream' : 'application/json' };
+    if (this.apiKey) headers['authorization'] = `Bearer ${this.apiKey}`;
+    return { path: PATHS[endpoint], headers, body: bytes };
+  }
+
+  response(raw: Buffer): TranslatedBody {
+    const body = parseJson(raw.toString('utf8'), 'a response');
+    const usage = usageOf(body['usage']);
+    const canonical = (this.call.model as NonNullable<Call['model']>).id;
+    if (body['model'] === canonical) return { body: raw, usage };
+    body['model'] = canonical;
+    return { body: JSON.stringify(body), usage };
+  }
+
+  stream(): StreamTranslator {
+    const canonical = (this.call.model as NonNullable<Call['model']>).id;
+    return new GammaStream(canonical, this.forceUsage || this.upstreamModel !== canonical, this.call.includeUsage);
+  }
+
+  error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+    let detail: JsonObject | undefined;
+    try {
+      detail = (JSON.parse(body.toString('utf8')) as JsonObject)['error'] as JsonObject | undefined;
+    } catch {
+      detail = undefined;
+    }
+    const message = typeof detail?.['message'] === 'string' ? detail['message'] : undefined;
+    const param = typeof detail?.['param'] === 'string' ? detail['param'] : null;
+    return upstreamError('gamma', status, headers, { message, param });
+  }
+}

@@ -1,0 +1,45 @@
+import type { KeyService } from './keys/key-service.js';
+import { hashSecret, randomToken } from './keys/key-material.js';
+import type { Store } from './store/store.js';
+
+const BOOTSTRAPPED = 'bootstrapped_at';
+export const ADMIN_TOKEN_SETTING = 'admin_token_sha256';
+
+export interface BootstrapSecrets {
+  adminToken?: string;
+  firstKey?: string;
+}
+
+/**
+ * First start on an empty database: mint a first `sl-` key and, when no GATEWAY_ADMIN_TOKEN
+ * is configured, an admin token (only its hash is kept). Returns the secrets to show once;
+ * later starts return nothing.
+ */
+export async function bootstrap(store: Store, keys: KeyService, configuredAdminToken: string | undefined, now: number): Promise<BootstrapSecrets> {
+  if ((await store.settings.get(BOOTSTRAPPED)) !== undefined || (await store.keys.count()) > 0) return {};
+  const secrets: BootstrapSecrets = {};
+  if (!configuredAdminToken) {
+    secrets.adminToken = `gwadmin-${randomToken(40)}`;
+    await store.settings.set(ADMIN_TOKEN_SETTING, hashSecret(secrets.adminToken).toString('hex'));
+  }
+  secrets.firstKey = (await keys.create({ name: 'first key' })).value;
+  await store.settings.set(BOOTSTRAPPED, new Date(now).toISOString());
+  return secrets;
+}
+
+/** The admin token's digest: the configured token wins; else the one minted at first start. */
+export async function adminTokenHash(store: Store, configuredAdminToken: string | undefined): Promise<Buffer | null> {
+  if (configuredAdminToken) return hashSecret(configuredAdminToken);
+  const stored = await store.settings.get(ADMIN_TOKEN_SETTING);
+  return stored ? Buffer.from(stored, 'hex') : null;
+}
+
+export function bootstrapBanner(secrets: BootstrapSecrets, origin: string): string {
+  const lines = ['', '='.repeat(72), 'First start: these secrets are shown once and never again. Store them now.'];
+  if (secrets.adminToken) lines.push(`  Admin token (GATEWAY_ADMIN_TOKEN): ${secrets.adminToken}`);
+  if (secrets.firstKey) lines.push(`  First API key:                     ${secrets.firstKey}`);
+  lines.push(`  Try: curl ${origin}/v1/chat/completions -H "Authorization: Bearer <key>" \\`);
+  lines.push(`         -H "Content-Type: application/json" -d '{"model":"gamma-5.4","messages":[{"role":"user","content":"Hi"}]}'`);
+  lines.push('='.repeat(72), '');
+  return lines.join('\n');
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { FAMILIES, type Family } from '../config/schema.js';
+import { compileValidator, ValidationError } from '../config/validate.js';
+import { pricePerTokenNanos, type Nanos } from './money.js';
+
+export const CAPABILITIES = ['tools', 'vision', 'json', 'embeddings'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** Dollars per 1M tokens, as written in the YAML, and the exact per-token figure derived from it. */
+export interface Price {
+  list: string;
+  charged: string;
+  listNanosPerToken: Nanos;
+  chargedNanosPerToken: Nanos;
+}
+
+export interface ModelEntry {
+  id: string;
+  family: Family;
+  /** The name the vendor knows the model by. */
+  upstream: string;
+  created: number;
+  ownedBy: string;
+  output: Price;
+  input: Price;
+  capabilities: ReadonlySet<Capability>;
+  maxOutputTokens: number;
+  aliases: readonly string[];
+}
+
+export interface FamilyEntry {
+  ownedBy: string;
+  /** The vendor's native embedding model, if the family offers embeddings. */
+  embeddingModel: string | null;
+}
+
+interface RawPrice {
+  list: string;
+  charged: string;
+}
+interface RawModel {
+  id: string;
+  family: Family;
+  upstream?: string;
+  created: number;
+  price: { output: RawPrice; input?: RawPrice };
+  capabilities: Capability[];
+  max_output_tokens: number;
+  aliases: string[];
+}
+interface RawCatalogue {
+  families: Record<Family, { owned_by: string; embedding_model?: string }>;
+  models: RawModel[];
+}
+
+/** At most three decimals keeps per-token prices whole nano-dollars (see money.ts). */
+const priceString = { type: 'string', pattern: '^\\d{1,6}(\\.\\d{1,3})?$' } as const;
+const price = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['list', 'charged'],
+  properties: { list: priceString, charged: priceString },
+} as const;
+const family = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['owned_by'],
+  properties: { owned_by: { type: 'string', minLength: 1 }, embedding_model: { type: 'string', minLength: 1 } },
+} as const;
+
+const catalogueSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['families', 'models'],
+  properties: {
+    families: {
+      type: 'object',
+      additionalProperties: false,
+      required: [...FAMILIES],
+      properties: { alpha: family, beta: family, gamma: family },
+    },
+    models: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'family', 'created', 'price', 'capabilities', 'max_output_tokens'],
+        properties: {
+          id: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]*$' },
+          family: { enum: [...FAMILIES] },
+          upstream: { type: 'string', minLength: 1 },
+          created: { type: 'integer', minimum: 0 },
+          price: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['output'],
+            properties: { output: price, input: price },
+          },
+          capabilities: { type: 'array', uniqueItems: true, items: { enum: [...CAPABILITIES] } },
+          max_output_tokens: { type: 'integer', minimum: 1 },
+          aliases: { type: 'array', default: [], items: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Model IDs are matched case-insensitively with surrounding whitespace ignored (decisions.md). */
+export const normaliseModelId = (id: string): string => id.trim().toLowerCase();
+
+function toPrice(raw: RawPrice): Price {
+  return {
+    list: raw.list,
+    charged: raw.charged,
+    listNanosPerToken: pricePerTokenNanos(raw.list),
+    chargedNanosPerToken: pricePerTokenNanos(raw.charged),
+  };
+}
+
+export class Catalogue {
+  readonly models: readonly ModelEntry[];
+  readonly families: Readonly<Record<Family, FamilyEntry>>;
+  private readonly byName = new Map<string, ModelEntry>();
+
+  constructor(raw: RawCatalogue, source: string) {
+    this.families = {
+      alpha: { ownedBy: raw.families.alpha.owned_by, embeddingModel: raw.families.alpha.embedding_model ?? null },
+      beta: { ownedBy: raw.families.beta.owned_by, embeddingModel: raw.families.beta.embedding_model ?? null },
+      gamma: { ownedBy: raw.families.gamma.owned_by, embeddingModel: raw.families.gamma.embedding_model ?? null },
+    };
+    this.models = raw.models.map((model, index) => {
+      const entry: ModelEntry = {
+        id: model.id,
+        family: model.family,
+        upstream: model.upstream ?? model.id,
+        created: model.created,
+        ownedBy: this.families[model.family].ownedBy,
+        output: toPrice(model.price.output),
+        input: toPrice(model.price.input ?? { list: '0', charged: '0' }),
+        capabilities: new Set(model.capabilities),
+        maxOutputTokens: model.max_output_tokens,
+        aliases: model.aliases,
+      };
+      for (const name of [model.id, ...model.aliases]) {
+        const key = normaliseModelId(name);
+        const taken = this.byName.get(key);
+        if (taken) throw new ValidationError(source, `/models/${index}`, `name "${name}" is already used by ${taken.id}`);
+        this.byName.set(key, entry);
+      }
+      return entry;
+    });
+  }
+
+  /** Canonical entry for an ID or alias (case-insensitive, trimmed), or undefined. */
+  resolve(name: string): ModelEntry | undefined {
+    return this.byName.get(normaliseModelId(name));
+  }
+}
+
+const validateCatalogue = compileValidator<RawCatalogue>(catalogueSchema, 'catalogue');
+
+export function loadCatalogue(path: string): Catalogue {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ValidationError(path, '', `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return new Catalogue(validateCatalogue(parseYaml(text)), path);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ValidationError(path, error.path, error.detail);
+    throw error;
+  }
+}

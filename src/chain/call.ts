@@ -1,0 +1,126 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { ModelEntry } from '../catalogue/catalogue.js';
+import type { Family } from '../config/schema.js';
+import { GatewayError, invalidRequest } from '../http/errors.js';
+import type { KeyRecord } from '../store/store.js';
+
+export type EndpointName = 'chat.completions' | 'completions' | 'embeddings' | 'usage';
+
+export interface Endpoint {
+  readonly name: EndpointName;
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+  /** Whether the endpoint is forwarded to a model's upstream (and so names a model). */
+  readonly upstream: boolean;
+}
+
+/** The five documented endpoints of the spec, minus the key-free /v1/models. */
+export const ENDPOINTS: Readonly<Record<EndpointName, Endpoint>> = {
+  'chat.completions': { name: 'chat.completions', path: '/v1/chat/completions', method: 'POST', upstream: true },
+  completions: { name: 'completions', path: '/v1/completions', method: 'POST', upstream: true },
+  embeddings: { name: 'embeddings', path: '/v1/embeddings', method: 'POST', upstream: true },
+  usage: { name: 'usage', path: '/v1/usage', method: 'GET', upstream: false },
+};
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * How a call ended. `rejected`: refused before any upstream (401/402/403/…);
+ * `upstream_error`: the upstream failed or answered an error; `client_disconnected`: the
+ * caller went away; `timeout`: an upstream deadline passed; `error`: the gateway failed.
+ */
+export type Outcome = 'pending' | 'ok' | 'rejected' | 'upstream_error' | 'client_disconnected' | 'timeout' | 'error';
+
+export type JsonObject = Record<string, unknown>;
+
+/** Monotonic milliseconds (performance.now()) of the phases of a call; 0 = not reached. */
+export interface Timings {
+  received: number;
+  upstreamStart: number;
+  upstreamHeaders: number;
+  firstByte: number;
+  completed: number;
+}
+
+/**
+ * The per-request context every plugin sees. Created once per request with all its fields
+ * declared; plugins keep their own extra state in a WeakMap keyed by the call.
+ */
+export class Call {
+  /** The key that authenticated the call (set by the auth plugin). */
+  key: KeyRecord | null = null;
+  /** The canonical catalogue entry (set by model-normalise). */
+  model: ModelEntry | null = null;
+  /** The model named by the caller, as sent. */
+  requestedModel: string | null = null;
+  /** Whether the caller asked for a streamed reply. */
+  stream = false;
+  /** Whether the caller asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage = false;
+  /** Final token counts, vendor-reported where possible. */
+  usage: Usage | null = null;
+  /** True when `usage` was counted from relayed deltas because the vendor never reported it. */
+  usageEstimated = false;
+  outcome: Outcome = 'pending';
+  /** HTTP status sent (or that would have been sent) to the caller. */
+  status = 0;
+  error: GatewayError | null = null;
+  /** Set when the caller's connection closed before the reply was complete. */
+  callerGone = false;
+  /** Upstream attempts made (0: the call never reached an upstream). */
+  attempts = 0;
+  /** Status of the last upstream response, 0 if none. */
+  upstreamStatus = 0;
+  readonly timings: Timings;
+  /** The caller's request headers as received (the proxy core replaces `req.headers` per attempt). */
+  readonly callerHeaders: IncomingHttpHeaders;
+  private parsedBody: JsonObject | undefined;
+
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    /** Epoch ms of admission (the billing cycle is the admission's). */
+    readonly admittedAt: number,
+    private readonly rawBody: Buffer | undefined,
+  ) {
+    this.callerHeaders = req.headers;
+    this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, firstByte: 0, completed: 0 };
+  }
+
+  get family(): Family | null {
+    return this.model?.family ?? null;
+  }
+
+  /** The raw request bytes, exactly as the caller sent them. */
+  get rawJson(): Buffer | undefined {
+    return this.rawBody;
+  }
+
+  /**
+   * The request body as a JSON object, parsed on first use. Parsing lazily keeps the
+   * contract's check order: auth (401) runs before a malformed body is noticed (400).
+   */
+  get body(): JsonObject {
+    if (this.parsedBody) return this.parsedBody;
+    if (!this.rawBody || this.rawBody.length === 0) {
+      throw invalidRequest('The request body is empty; send a JSON object with Content-Type: application/json.', null, 'invalid_json');
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(this.rawBody.toString('utf8'));
+    } catch (error) {
+      throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw invalidRequest('The request body must be a JSON object.', null, 'invalid_json');
+    }
+    this.parsedBody = value as JsonObject;
+    return this.parsedBody;
+  }
+
+}

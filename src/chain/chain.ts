@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import type { Family } from '../config/schema.js';
+import type { Call, EndpointName, JsonObject } from './call.js';
+import type { PluginHooks, UpstreamHead } from './plugin.js';
+import type { TranslatorProvider, UpstreamRequest } from './translator.js';
+
+export interface LoadedPlugin {
+  readonly name: string;
+  readonly hooks: PluginHooks;
+}
+
+type Hook<K extends keyof PluginHooks> = NonNullable<PluginHooks[K]>;
+
+/** Hooks of one kind, bound to their plugins, in the order they must run. */
+function collect<K extends keyof PluginHooks>(plugins: readonly LoadedPlugin[], kind: K): Array<Hook<K>> {
+  const hooks: Array<Hook<K>> = [];
+  for (const plugin of plugins) {
+    const hook = plugin.hooks[kind];
+    if (typeof hook === 'function') hooks.push((hook as (...args: unknown[]) => unknown).bind(plugin.hooks) as Hook<K>);
+  }
+  return hooks;
+}
+
+/**
+ * Runs the hooks of the configured plugins. The hook lists are built once at boot so that a
+ * request pays only for the hooks that exist.
+ */
+export class Chain {
+  readonly names: readonly string[];
+  private readonly requestHooks: Array<Hook<'onRequest'>>;
+  private readonly upstreamRequestHooks: Array<Hook<'onUpstreamRequest'>>;
+  private readonly upstreamResponseHooks: Array<Hook<'onUpstreamResponse'>>;
+  private readonly chunkHooks: Array<Hook<'onResponseChunk'>>;
+  private readonly completeHooks: Array<Hook<'onComplete'>>;
+  private readonly closeHooks: Array<Hook<'close'>>;
+  private readonly translators = new Map<Family, TranslatorProvider>();
+  private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
+
+  constructor(
+    plugins: readonly LoadedPlugin[],
+    private readonly log: Logger,
+  ) {
+    const reversed = [...plugins].reverse();
+    this.names = plugins.map((p) => p.name);
+    this.requestHooks = collect(plugins, 'onRequest');
+    this.upstreamRequestHooks = collect(plugins, 'onUpstreamRequest');
+    this.upstreamResponseHooks = collect(reversed, 'onUpstreamResponse');
+    this.chunkHooks = collect(reversed, 'onResponseChunk');
+    this.completeHooks = collect(reversed, 'onComplete');
+    this.closeHooks = collect(reversed, 'close');
+    for (const plugin of plugins) {
+      for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
+        if (this.responders.has(endpoint as EndpointName)) throw new Error(`plugins: two plugins answer ${endpoint} (second: ${plugin.name})`);
+        this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks));
+      }
+      const provider = plugin.hooks.translator;
+      if (!provider) continue;
+      if (this.translators.has(provider.family)) {
+        throw new Error(`plugins: two plugins translate family ${provider.family} (second: ${plugin.name})`);
+      }
+      this.translators.set(provider.family, provider);
+    }
+  }
+
+  responder(endpoint: EndpointName): ((call: Call) => JsonObject | Promise<JsonObject>) | undefined {
+    return this.responders.get(endpoint);
+  }
+
+  translator(family: Family): TranslatorProvider | undefined {
+    return this.translators.get(family);
+  }
+
+  /** Gatekeeping, in config order; a hook refuses the call by throwing. Sync hooks cost no await. */
+  async onRequest(call: Call): Promise<void> {
+    for (const hook of this.requestHooks) {
+      const pending = hook(call);
+      if (pending) await pending;
+    }
+  }
+
+  onUpstreamRequest(call: Call, request: UpstreamRequest): void {
+    for (const hook of this.upstreamRequestHooks) hook(call, request);
+  }
+
+  onUpstreamResponse(call: Call, head: UpstreamHead): void {
+    for (const hook of this.upstreamResponseHooks) hook(call, head);
+  }
+
+  get wantsChunks(): boolean {
+    return this.chunkHooks.length > 0;
+  }
+
+  onResponseChunk(call: Call, chunk: string | Buffer): void {
+    for (const hook of this.chunkHooks) hook(call, chunk);
+  }
+
+  /**
+   * Completion hooks, in reverse order. Every hook runs even if one fails; the first failure
+   * is rethrown so that a reply whose accounting failed is not acknowledged.
+   */
+  async onComplete(call: Call): Promise<void> {
+    let failure: unknown;
+    for (const hook of this.completeHooks) {
+      try {
+        const pending = hook(call);
+        if (pending) await pending;
+      } catch (error) {
+        this.log.error({ err: error }, 'completion hook failed');
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  async close(): Promise<void> {
+    for (const hook of this.closeHooks) {
+      try {
+        await hook();
+      } catch (error) {
+        this.log.error({ err: error }, 'plugin close failed');
+      }
+    }
+  }
+}

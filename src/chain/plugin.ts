@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import type { Clock } from '../clock.js';
+import type { Family, GatewayConfig } from '../config/schema.js';
+import type { Store } from '../store/store.js';
+import type { Call, EndpointName, JsonObject } from './call.js';
+import type { TranslatorProvider, UpstreamRequest } from './translator.js';
+
+/** What a plugin gets at setup: shared services, never per-request state. */
+export interface PluginContext {
+  readonly config: GatewayConfig;
+  readonly catalogue: Catalogue;
+  readonly store: Store;
+  /** A child logger named after the plugin. */
+  readonly log: Logger;
+  /** The gateway's own prom-client registry (not the global one). */
+  readonly metrics: Registry;
+  readonly clock: Clock;
+  /** The vendor credential configured for a family, if any. */
+  upstreamCredential(family: Family): string | undefined;
+}
+
+/** Status and headers of one upstream answer, before its body. */
+export interface UpstreamHead {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+/**
+ * The hooks a plugin may implement, one per phase of a request. Request-side hooks run in
+ * config order, response-side hooks in reverse (an onion). Only `onRequest` and
+ * `onComplete` may be asynchronous: the streamed phases are synchronous so that no plugin
+ * can stall a stream.
+ */
+export interface PluginHooks {
+  /** Before the upstream call: gatekeeping (throw a GatewayError to refuse) and enrichment of the call. */
+  onRequest?(call: Call): void | Promise<void>;
+  /** Each upstream attempt, after translation: may add headers. */
+  onUpstreamRequest?(call: Call, request: UpstreamRequest): void;
+  /** Each upstream answer's status and headers. */
+  onUpstreamResponse?(call: Call, head: UpstreamHead): void;
+  /** Each piece of the reply written to the caller (an SSE frame or a whole body). */
+  onResponseChunk?(call: Call, chunk: string | Buffer): void;
+  /**
+   * Exactly once per call, with the final usage and outcome: after a success (before its last
+   * byte is written), a refusal, an upstream failure, or the caller going away.
+   */
+  onComplete?(call: Call): void | Promise<void>;
+  /**
+   * Answers for endpoints the gateway serves itself (e.g. `usage`): called after the
+   * onRequest hooks, returns the JSON body of a 200.
+   */
+  responders?: Partial<Record<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>>;
+  /** A translator between the reference format and one vendor family. */
+  translator?: TranslatorProvider;
+  /** At shutdown, in reverse chain order. */
+  close?(): void | Promise<void>;
+}
+
+export interface Plugin<Config = Record<string, unknown>> {
+  readonly name: string;
+  /** Plugins that must stand earlier in the chain; checked at boot. */
+  readonly after?: readonly string[];
+  /** JSON Schema of this plugin's `config:` block in the YAML (defaults are filled in). */
+  readonly configSchema?: object;
+  setup(context: PluginContext, config: Config): PluginHooks | Promise<PluginHooks>;
+}
+
+/** Identity helper that gives a plugin module its types. */
+export function definePlugin<Config = Record<string, unknown>>(plugin: Plugin<Config>): Plugin<Config> {
+  return plugin;
+}

@@ -1,0 +1,117 @@
+/** The JSON Schema of `config/gateway.yaml` and the TypeScript shape it guarantees. */
+
+export const FAMILIES = ['alpha', 'beta', 'gamma'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export interface UpstreamConfig {
+  /** Origin (with optional path prefix) under which the vendor's own paths live; never ends in /v1. */
+  base_url: string;
+  /** Vendor credential; prefer the env override (`GAMMA_API_KEY` …). No key → built-in simulator. */
+  api_key?: string;
+}
+
+export interface PluginEntry {
+  name: string;
+  enabled: boolean;
+  config: Record<string, unknown>;
+}
+
+export interface GatewayConfig {
+  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number };
+  database: { path: string };
+  /** Path of the model catalogue, relative to the config file. */
+  catalogue: string;
+  log: { level: string };
+  admin: { token?: string };
+  upstreams: Record<Family, UpstreamConfig>;
+  timeouts: { upstream_ms: number; stream_idle_ms: number; connect_ms: number };
+  retry: { max: number };
+  plugins: PluginEntry[];
+}
+
+const upstream = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['base_url'],
+  properties: {
+    base_url: { type: 'string', pattern: '^https?://', not: { pattern: '/v1/?$' } },
+    api_key: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+const positiveInt = { type: 'integer', minimum: 1 } as const;
+
+export const gatewayConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['upstreams', 'plugins'],
+  properties: {
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: { type: 'string', minLength: 1, default: '127.0.0.1' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+        max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
+        shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
+      },
+    },
+    database: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { path: { type: 'string', minLength: 1, default: 'data/gateway.db' } },
+    },
+    catalogue: { type: 'string', minLength: 1, default: 'models.yaml' },
+    log: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+      },
+    },
+    admin: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { token: { type: 'string', minLength: 16 } },
+    },
+    upstreams: {
+      type: 'object',
+      additionalProperties: false,
+      required: [...FAMILIES],
+      properties: { alpha: upstream, beta: upstream, gamma: upstream },
+    },
+    timeouts: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        upstream_ms: { ...positiveInt, default: 60_000 },
+        stream_idle_ms: { ...positiveInt, default: 120_000 },
+        connect_ms: { ...positiveInt, default: 10_000 },
+      },
+    },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { max: { type: 'integer', minimum: 0, maximum: 4, default: 2 } },
+    },
+    plugins: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+          enabled: { type: 'boolean', default: true },
+          config: { type: 'object', default: {} },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,51 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+
+/**
+ * One Ajv instance for every schema of the gateway (config, catalogue, plugin configs,
+ * admin bodies). `useDefaults` fills in defaults, so validated data is complete.
+ */
+const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false });
+
+export type Validator<T> = (value: unknown) => T;
+
+/** A readable one-liner for an Ajv error: the JSON path at fault, then what is wrong. */
+export function describeError(error: ErrorObject): { path: string; message: string } {
+  let path = error.instancePath || '/';
+  if (error.keyword === 'required') path = `${error.instancePath}/${String(error.params['missingProperty'])}`;
+  if (error.keyword === 'additionalProperties') {
+    path = `${error.instancePath}/${String(error.params['additionalProperty'])}`;
+    return { path, message: 'is not a known setting' };
+  }
+  if (error.keyword === 'required') return { path, message: 'is required' };
+  if (error.keyword === 'enum') {
+    return { path, message: `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}` };
+  }
+  return { path, message: error.message ?? 'is invalid' };
+}
+
+export class ValidationError extends Error {
+  constructor(
+    readonly source: string,
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${source}: ${path} ${detail}`);
+    this.name = 'ValidationError';
+  }
+}
+
+/** Compiles `schema` once; the returned function validates (filling defaults) or throws a ValidationError naming `source` and the path. */
+export function compileValidator<T>(schema: object, source: string): Validator<T> {
+  const check: ValidateFunction = ajv.compile(schema);
+  return (value: unknown): T => {
+    if (check(value)) return value as T;
+    const first = check.errors?.[0];
+    const { path, message } = first ? describeError(first) : { path: '/', message: 'is invalid' };
+    throw new ValidationError(source, path, message);
+  };
+}
+
+/** For request bodies: the raw Ajv check, so callers can map errors to their own envelope. */
+export function compileSchema(schema: object): ValidateFunction {
+  return ajv.compile(schema);
+}

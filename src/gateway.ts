@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { adminRouter } from './admin/admin-router.js';
+import { adminTokenHash } from './bootstrap.js';
+import type { Catalogue } from './catalogue/catalogue.js';
+import { Chain } from './chain/chain.js';
+import { loadPlugins } from './chain/load-plugins.js';
+import type { Plugin, PluginContext } from './chain/plugin.js';
+import { systemClock, type Clock } from './clock.js';
+import { FAMILIES, type Family, type GatewayConfig } from './config/schema.js';
+import { createApp } from './http/app.js';
+import { KeyService } from './keys/key-service.js';
+import { Pipeline } from './pipeline/pipeline.js';
+import { ProxyCore } from './proxy/proxy-core.js';
+import type { Store } from './store/store.js';
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  catalogue: Catalogue;
+  store: Store;
+  log: Logger;
+  clock?: Clock;
+  /** Families answered by a built-in simulator (shown on /status, logged at start). */
+  simulatedFamilies?: readonly Family[];
+  /** Plugins registered by name by an embedding program; the config still lists and orders them. */
+  plugins?: Readonly<Record<string, Plugin>>;
+}
+
+export interface Gateway {
+  readonly server: Server;
+  readonly metrics: Registry;
+  readonly chain: Chain;
+  /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */
+  listen(port: number, host: string): Promise<string>;
+  /** Graceful stop: refuse new connections, let in-flight requests finish (bounded), release everything. */
+  close(): Promise<void>;
+}
+
+/** Builds the whole gateway (plugins, proxy core, app, HTTP server) from loaded parts. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, catalogue, store, log } = options;
+  const clock = options.clock ?? systemClock;
+  const metrics = new Registry();
+  const context = (plugin: string): PluginContext => ({
+    config,
+    catalogue,
+    store,
+    clock,
+    metrics,
+    log: log.child({ plugin }),
+    upstreamCredential: (family) => config.upstreams[family].api_key,
+  });
+  const chain = new Chain(await loadPlugins(config.plugins, context, options.plugins), log);
+  const bases = Object.fromEntries(FAMILIES.map((f) => [f, config.upstreams[f].base_url])) as Record<Family, string>;
+  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms });
+  const pipeline = new Pipeline({
+    chain,
+    proxy,
+    clock,
+    log,
+    upstreamTimeoutMs: config.timeouts.upstream_ms,
+    streamIdleMs: config.timeouts.stream_idle_ms,
+  });
+  const keys = new KeyService(store, catalogue, clock);
+  const admin = adminRouter({ store, keys, clock, adminTokenHash: await adminTokenHash(store, config.admin.token) });
+  const app = createApp({ catalogue, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
+
+  const server = createServer(app);
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  let closing: Promise<void> | null = null;
+  server.on('request', (_req, res) => {
+    // While draining, requests that still arrive on kept-alive connections are served, and
+    // those connections are told to close.
+    if (closing) res.setHeader('connection', 'close');
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+  });
+
+  async function shutdown(): Promise<void> {
+    const grace = config.server.shutdown_grace_ms;
+    log.info({ in_flight: inFlight, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, grace);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    if (inFlight > 0) log.warn({ in_flight: inFlight }, 'grace period over: closing remaining connections');
+    server.closeAllConnections();
+    await stopped;
+    await chain.close();
+    proxy.close();
+    await store.close();
+    log.info('stopped');
+  }
+
+  return {
+    server,
+    metrics,
+    chain,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          resolve(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
+        });
+      }),
+    close: () => (closing ??= shutdown()),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The one place that knows the error table of decisions.md: every JSON error the
+ * gateway sends is a GatewayError rendered by `errorBody`.
+ */
+
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 413 | 429 | 500 | 502 | 503 | 504;
+
+interface ErrorClass {
+  readonly type: string;
+  readonly code: string;
+}
+
+/** status → (type, default code), from the decisions page. */
+const ERROR_TABLE: Readonly<Record<ErrorStatus, ErrorClass>> = {
+  400: { type: 'invalid_request', code: 'invalid_request' },
+  401: { type: 'invalid_api_key', code: 'invalid_api_key' },
+  402: { type: 'quota_exceeded', code: 'monthly_cap_exceeded' },
+  403: { type: 'model_not_allowed', code: 'model_not_allowed' },
+  404: { type: 'not_found', code: 'not_found' },
+  413: { type: 'payload_too_large', code: 'payload_too_large' },
+  429: { type: 'rate_limited', code: 'rate_limit_exceeded' },
+  500: { type: 'internal_error', code: 'internal_error' },
+  502: { type: 'upstream_error', code: 'bad_gateway' },
+  503: { type: 'unavailable', code: 'service_unavailable' },
+  504: { type: 'upstream_timeout', code: 'upstream_timeout' },
+};
+
+export interface ErrorOptions {
+  /** A more specific code than the table's default (e.g. `invalid_json`, `model_not_found`). */
+  code?: string;
+  /** The request field at fault; null when none. */
+  param?: string | null;
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface ErrorEnvelope {
+  error: { message: string; type: string; code: string; param: string | null };
+}
+
+export class GatewayError extends Error {
+  readonly status: ErrorStatus;
+  readonly type: string;
+  readonly code: string;
+  readonly param: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(status: ErrorStatus, message: string, options: ErrorOptions = {}) {
+    super(message);
+    this.name = 'GatewayError';
+    const row = ERROR_TABLE[status];
+    this.status = status;
+    this.type = row.type;
+    this.code = options.code ?? row.code;
+    this.param = options.param ?? null;
+    this.headers = options.headers ?? {};
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return { error: { message: this.message, type: this.type, code: this.code, param: this.param } };
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}
+
+/** Anything thrown that is not a GatewayError becomes a 500 that reveals nothing of its cause. */
+export function toGatewayError(value: unknown): GatewayError {
+  if (isGatewayError(value)) return value;
+  return new GatewayError(500, 'The gateway hit an unexpected condition; the request may have partly succeeded, check GET /v1/usage before retrying.');
+}
+
+export const invalidRequest = (message: string, param: string | null = null, code?: string): GatewayError =>
+  new GatewayError(400, message, { param, ...(code ? { code } : {}) });

@@ -1,0 +1,28 @@
+import type { Express } from 'express';
+import type { Catalogue, ModelEntry } from '../catalogue/catalogue.js';
+import { GatewayError } from './errors.js';
+import { sendError, sendJson } from './respond.js';
+
+const modelObject = (model: ModelEntry): Record<string, unknown> => ({
+  id: model.id,
+  object: 'model',
+  created: model.created,
+  owned_by: model.ownedBy,
+  family: model.family,
+});
+
+/** `GET /v1/models` (no key) and `GET /v1/models/{id}` from the catalogue, serialised once at boot. */
+export function mountModelRoutes(app: Express, catalogue: Catalogue): void {
+  const list = JSON.stringify({ object: 'list', data: catalogue.models.map(modelObject) });
+  const single = new Map(catalogue.models.map((m) => [m.id, JSON.stringify(modelObject(m))]));
+  app.get('/v1/models', (_req, res) => sendJson(res, 200, list));
+  app.get('/v1/models/:id', (req, res) => {
+    const id = String(req.params['id']);
+    const model = catalogue.resolve(id);
+    if (!model) {
+      sendError(res, new GatewayError(404, `The model '${id}' does not exist. GET /v1/models lists the available models.`, { code: 'model_not_found', param: 'model' }));
+      return;
+    }
+    sendJson(res, 200, single.get(model.id) as string);
+  });
+}

@@ -1,0 +1,52 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Family } from '../config/schema.js';
+import { GatewayError, type ErrorStatus } from './errors.js';
+
+/**
+ * Maps an upstream's HTTP status to ours (decisions.md error table), for every family. Vendor
+ * translators extract the message (and, where the vendor has one, a finer status from the body)
+ * and call `upstreamError`.
+ */
+export function mapUpstreamStatus(status: number): ErrorStatus {
+  if (status === 429) return 429;
+  if (status === 413) return 413;
+  if (status === 404) return 404;
+  if (status === 408 || status === 504) return 504;
+  if (status === 503 || status === 529) return 503;
+  // Our own credential or account at the vendor was refused: not the caller's fault.
+  if (status === 401 || status === 403) return 502;
+  if (status >= 500) return 502;
+  return 400;
+}
+
+/** Headers of upstream pressure passed through to the caller. */
+function pressureHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['retry-after', 'retry-after-ms'] as const) {
+    const value = headers[name];
+    if (typeof value === 'string' && value.trim() !== '') out[name] = value.trim();
+  }
+  return out;
+}
+
+export interface UpstreamErrorDetail {
+  /** The upstream's own message, if its body had one. */
+  message?: string | undefined;
+  param?: string | null | undefined;
+  /** A status the vendor's body implies more precisely than its HTTP status (e.g. 529 overloaded sent as 500). */
+  statusHint?: number | undefined;
+}
+
+export function upstreamError(family: Family, status: number, headers: IncomingHttpHeaders, detail: UpstreamErrorDetail): GatewayError {
+  const mapped = mapUpstreamStatus(detail.statusHint ?? status);
+  const own = detail.message?.trim();
+  let message: string;
+  if (status === 401 || status === 403) {
+    message = `The ${family} upstream refused the gateway's own credentials${own ? `: ${own}` : ''}. This is a gateway configuration problem, not your key.`;
+  } else {
+    message = own || `The ${family} upstream answered ${status} without a readable error message.`;
+  }
+  const code = mapped === 404 ? 'model_not_found' : undefined;
+  const param = mapped === 400 ? (detail.param ?? null) : mapped === 404 ? 'model' : null;
+  return new GatewayError(mapped, message, { param, headers: pressureHeaders(headers), ...(code ? { code } : {}) });
+}

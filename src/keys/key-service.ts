@@ -1,0 +1,113 @@
+import type { Catalogue } from '../catalogue/catalogue.js';
+import { formatUsd, parseUsd } from '../catalogue/money.js';
+import type { Clock } from '../clock.js';
+import { invalidRequest } from '../http/errors.js';
+import type { KeyPatch, KeyRecord, Store } from '../store/store.js';
+import { generateNativeKey, hashSecret, truncateKey } from './key-material.js';
+
+/** Status shown to operators: the stored one, or `expired` once `expires_at` has passed. */
+export type EffectiveStatus = 'active' | 'revoked' | 'expired';
+
+export function effectiveStatus(key: KeyRecord, now: number): EffectiveStatus {
+  if (key.status === 'revoked') return 'revoked';
+  if (key.expiresAt !== null && now >= key.expiresAt) return 'expired';
+  return 'active';
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** The admin API's view of a key; `value` is the full key, present only when just minted. */
+export function keyJson(key: KeyRecord, now: number, value?: string): Record<string, unknown> {
+  return {
+    id: key.id,
+    object: 'api_key',
+    name: key.name,
+    key: value ?? key.display,
+    models: key.models,
+    monthly_ceiling_usd: key.monthlyCeilingNanos === null ? null : formatUsd(key.monthlyCeilingNanos),
+    status: effectiveStatus(key, now),
+    created_at: iso(key.createdAt),
+    updated_at: iso(key.updatedAt),
+    expires_at: iso(key.expiresAt),
+    revoked_at: iso(key.revokedAt),
+    rotated_at: iso(key.rotatedAt),
+  };
+}
+
+/** Settings of a key as the admin API takes them (already shape-checked by its schema). */
+export interface KeySettingsInput {
+  name?: string;
+  models?: string[] | null;
+  monthly_ceiling_usd?: string | null;
+  expires_at?: string | null;
+}
+
+export class KeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly catalogue: Catalogue,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Mints a key; returns the record and the full value, which is never stored or shown again. */
+  async create(input: KeySettingsInput & { name: string }): Promise<{ key: KeyRecord; value: string }> {
+    const settings = this.toPatch(input);
+    const value = generateNativeKey();
+    const key = await this.store.keys.create({
+      name: input.name,
+      models: settings.models ?? null,
+      monthlyCeilingNanos: settings.monthlyCeilingNanos ?? null,
+      expiresAt: settings.expiresAt ?? null,
+      valueHash: hashSecret(value),
+      display: truncateKey(value),
+      now: this.clock.now(),
+    });
+    return { key, value };
+  }
+
+  update(id: string, input: KeySettingsInput): Promise<KeyRecord | undefined> {
+    return this.store.keys.update(id, this.toPatch(input), this.clock.now());
+  }
+
+  revoke(id: string): Promise<KeyRecord | undefined> {
+    return this.store.keys.revoke(id, this.clock.now());
+  }
+
+  /** Validates values the schema cannot (model IDs, amounts, instants) and normalises them. */
+  private toPatch(input: KeySettingsInput): KeyPatch {
+    const patch: KeyPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.models !== undefined) patch.models = input.models === null ? null : this.canonicalModels(input.models);
+    if (input.monthly_ceiling_usd !== undefined) {
+      patch.monthlyCeilingNanos = input.monthly_ceiling_usd === null ? null : this.amount(input.monthly_ceiling_usd);
+    }
+    if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : this.instant(input.expires_at);
+    return patch;
+  }
+
+  private canonicalModels(ids: string[]): string[] {
+    const canonical = new Set<string>();
+    for (const id of ids) {
+      const model = this.catalogue.resolve(id);
+      if (!model) throw invalidRequest(`Unknown model '${id}' in models; GET /v1/models lists the available models.`, 'models');
+      canonical.add(model.id);
+    }
+    return [...canonical];
+  }
+
+  private amount(text: string): number {
+    try {
+      return parseUsd(text);
+    } catch {
+      throw invalidRequest(`monthly_ceiling_usd must be a decimal dollar amount such as "50.00", got ${JSON.stringify(text)}.`, 'monthly_ceiling_usd');
+    }
+  }
+
+  private instant(text: string): number {
+    const ms = Date.parse(text);
+    if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) {
+      throw invalidRequest(`expires_at must be an ISO 8601 instant such as "2026-12-31T23:59:59Z", got ${JSON.stringify(text)}.`, 'expires_at');
+    }
+    return ms;
+  }
+}

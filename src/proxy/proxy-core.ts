@@ -1,0 +1,175 @@
+import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { createProxyServer, type ProxyServer } from 'http-proxy-3';
+import type { Call } from '../chain/call.js';
+import type { UpstreamRequest } from '../chain/translator.js';
+import type { Family } from '../config/schema.js';
+import { upstreamHeaders } from './headers.js';
+
+/**
+ * The streaming proxy core: the only module that imports http-proxy-3. It sends one upstream
+ * attempt and hands back the upstream response with its body unread, so the relay can stream
+ * it. The library's traps (see docs/architecture notes) are handled here: a global error
+ * listener, the body re-sent from a buffer, our own response handling, connect and header
+ * timeouts, keep-alive agents, and the caller's headers curated before they are copied.
+ */
+
+export type UpstreamFailureKind = 'connect' | 'connect_timeout' | 'headers_timeout' | 'stream_idle' | 'reset' | 'caller_gone';
+
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+export interface ProxyTimeouts {
+  /** Until the upstream's response headers. */
+  headersMs: number;
+  connectMs: number;
+}
+
+interface Target {
+  base: URL;
+  agent: http.Agent;
+}
+
+/** One attempt in flight; settles exactly once. */
+class PendingAttempt {
+  proxyReq: ClientRequest | null = null;
+  settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    /** The target object of this attempt: the library's events name it, telling attempts of one request apart. */
+    readonly target: URL,
+    private readonly resolveHead: (res: IncomingMessage) => void,
+    private readonly rejectHead: (error: UpstreamFailure) => void,
+    private readonly cleanup: () => void,
+    headersMs: number,
+  ) {
+    this.timer = setTimeout(
+      () => this.fail(new UpstreamFailure('headers_timeout', `no response headers within ${headersMs} ms`)),
+      headersMs,
+    );
+  }
+
+  succeed(res: IncomingMessage): void {
+    if (this.settle()) this.resolveHead(res);
+    else res.destroy();
+  }
+
+  fail(error: UpstreamFailure): void {
+    if (!this.settle()) return;
+    this.proxyReq?.destroy();
+    this.rejectHead(error);
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.cleanup();
+    return true;
+  }
+}
+
+function describeSocketError(error: NodeJS.ErrnoException): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  const code = error.code ?? 'EUNKNOWN';
+  const kind = code === 'ECONNRESET' || code === 'EPIPE' ? 'reset' : 'connect';
+  return new UpstreamFailure(kind, `${error.message} (${code})`, code);
+}
+
+export class ProxyCore {
+  private readonly proxy: ProxyServer;
+  private readonly targets: ReadonlyMap<Family, Target>;
+  private readonly pending = new WeakMap<IncomingMessage, PendingAttempt>();
+
+  constructor(
+    bases: Readonly<Record<Family, string>>,
+    private readonly timeouts: ProxyTimeouts,
+  ) {
+    this.targets = new Map(
+      (Object.entries(bases) as Array<[Family, string]>).map(([family, base]) => {
+        const url = new URL(base.endsWith('/') ? base : `${base}/`);
+        const options = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
+        const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+        return [family, { base: url, agent }];
+      }),
+    );
+    this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true, xfwd: false });
+    // Without an error listener the first refused connection would kill the process.
+    this.proxy.on('error', (error, req, _res, target) => this.attemptOf(req, target)?.fail(describeSocketError(error)));
+    this.proxy.on('econnreset', (error, req, _res, target) => this.attemptOf(req, target)?.fail(describeSocketError(error)));
+    this.proxy.on('proxyReq', (proxyReq, req, _res, options, socket) => this.onProxyReq(proxyReq, req, options.target, socket));
+    this.proxy.on('proxyRes', (proxyRes, req) => {
+      // The library never listens for errors on the upstream response; a reset after the
+      // headers must not become an uncaught exception. The relay observes it via finished().
+      proxyRes.on('error', () => undefined);
+      const attempt = this.pending.get(req);
+      if (attempt) attempt.succeed(proxyRes);
+      else proxyRes.destroy();
+    });
+  }
+
+  /**
+   * Sends one attempt to the family's upstream. Resolves with the upstream response (status
+   * and headers read, body not) or rejects with an UpstreamFailure.
+   */
+  send(call: Call, family: Family, request: UpstreamRequest): Promise<IncomingMessage> {
+    const target = this.targets.get(family);
+    if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
+    const { req, res } = call;
+    // http-proxy-3 copies req.headers verbatim: give it the curated set for this attempt.
+    req.headers = upstreamHeaders(call.callerHeaders, request.headers, request.body.length) as typeof req.headers;
+    const url = new URL(request.path, target.base);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const onCallerClose = (): void => {
+        if (!res.writableFinished) attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
+      };
+      const attempt = new PendingAttempt(url, resolve, reject, () => res.off('close', onCallerClose), this.timeouts.headersMs);
+      this.pending.set(req, attempt);
+      res.once('close', onCallerClose);
+      this.proxy.web(req, res as ServerResponse, {
+        target: url,
+        agent: target.agent,
+        buffer: Readable.from([request.body]),
+      });
+    });
+  }
+
+  /** The pending attempt an event belongs to; events of an earlier attempt of the same request are ignored. */
+  private attemptOf(req: IncomingMessage, target: unknown): PendingAttempt | undefined {
+    const attempt = this.pending.get(req);
+    return attempt && attempt.target === target ? attempt : undefined;
+  }
+
+  /** Connect timeout (the library has none): armed only while the socket is still connecting. */
+  private onProxyReq(proxyReq: ClientRequest, req: IncomingMessage, target: unknown, socket: Socket): void {
+    const attempt = this.attemptOf(req, target);
+    if (!attempt || attempt.settled) {
+      proxyReq.destroy();
+      return;
+    }
+    attempt.proxyReq = proxyReq;
+    if (!socket.connecting) return;
+    const timer = setTimeout(
+      () => attempt.fail(new UpstreamFailure('connect_timeout', `no connection within ${this.timeouts.connectMs} ms`)),
+      this.timeouts.connectMs,
+    );
+    const clear = (): void => clearTimeout(timer);
+    socket.once('connect', clear);
+    proxyReq.once('close', clear);
+  }
+
+  close(): void {
+    for (const { agent } of this.targets.values()) agent.destroy();
+  }
+}

@@ -1,0 +1,148 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { EndpointName } from '../chain/call.js';
+import { compileSchema } from '../config/validate.js';
+
+/**
+ * JSON Schemas of the reference-format request bodies: the fields the gateway relies on are
+ * type-checked here so that a malformed request is a 400 naming the field, never a vendor
+ * error or a crash. Unknown fields pass (the upstream judges them).
+ */
+
+const maxTokens = { type: 'integer', minimum: 1 } as const;
+const streamOptions = {
+  type: ['object', 'null'],
+  properties: { include_usage: { type: 'boolean' } },
+} as const;
+
+const functionTool = {
+  type: 'object',
+  required: ['type', 'function'],
+  properties: {
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+        description: { type: 'string' },
+        parameters: { type: 'object' },
+        strict: { type: ['boolean', 'null'] },
+      },
+    },
+  },
+} as const;
+
+const toolChoice = {
+  anyOf: [
+    { enum: ['none', 'auto', 'required'] },
+    {
+      type: 'object',
+      required: ['type', 'function'],
+      properties: {
+        type: { const: 'function' },
+        function: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      },
+    },
+  ],
+} as const;
+
+const message = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
+    content: { type: ['string', 'array', 'null'] },
+    tool_calls: { type: 'array' },
+    tool_call_id: { type: 'string' },
+  },
+} as const;
+
+const chatSchema = {
+  type: 'object',
+  required: ['messages'],
+  properties: {
+    messages: { type: 'array', minItems: 1, items: message },
+    stream: { type: ['boolean', 'null'] },
+    stream_options: streamOptions,
+    max_tokens: { ...maxTokens, type: ['integer', 'null'] },
+    max_completion_tokens: { ...maxTokens, type: ['integer', 'null'] },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: 128 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
+    user: { type: 'string' },
+    tools: { type: 'array', items: functionTool },
+    tool_choice: toolChoice,
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { enum: ['text', 'json_object', 'json_schema'] } },
+    },
+  },
+} as const;
+
+const completionsSchema = {
+  type: 'object',
+  required: ['prompt'],
+  properties: {
+    prompt: { type: ['string', 'array'] },
+    stream: { type: ['boolean', 'null'] },
+    stream_options: streamOptions,
+    max_tokens: { ...maxTokens, type: ['integer', 'null'] },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: 128 },
+  },
+} as const;
+
+const embeddingsSchema = {
+  type: 'object',
+  required: ['input'],
+  properties: {
+    input: { type: ['string', 'array'], minItems: 1, maxItems: 2048 },
+    encoding_format: { enum: ['float', 'base64'] },
+    dimensions: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+const VALIDATORS: Partial<Record<EndpointName, ValidateFunction>> = {
+  'chat.completions': compileSchema(chatSchema),
+  completions: compileSchema(completionsSchema),
+  embeddings: compileSchema(embeddingsSchema),
+};
+
+export interface RequestProblem {
+  /** The field at fault in the reference format's notation, e.g. `messages[0].role`. */
+  param: string;
+  message: string;
+}
+
+/** `/messages/0/role` → `messages[0].role`. */
+function paramOf(error: ErrorObject): string {
+  const segments = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'required') segments.push(String(error.params['missingProperty']));
+  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}
+
+function reasonOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(error.params['allowedValue'])}`;
+    case 'anyOf':
+      return 'has an invalid value';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** The first problem with a request body for an endpoint, or undefined if it is well-formed. */
+export function checkRequestBody(endpoint: EndpointName, body: unknown): RequestProblem | undefined {
+  const validate = VALIDATORS[endpoint];
+  if (!validate || validate(body)) return undefined;
+  const error = validate.errors?.[0];
+  if (!error) return { param: 'body', message: 'The request body is invalid.' };
+  const param = paramOf(error) || 'body';
+  return { param, message: `${param} ${reasonOf(error)}.` };
+}

@@ -1,0 +1,213 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Directives } from './reply-plan.js';
+
+/**
+ * A real HTTP server on loopback that a vendor simulator plugs its routes into. It records
+ * requests (for tests that check what reached the upstream), checks the vendor credential
+ * when one is set, and delivers faults: queued by tests (`faults.push(...)`) or asked for by
+ * directives in the prompt (see reply-plan.ts).
+ */
+
+export interface Fault {
+  /** Answer with this status and the vendor's error body. */
+  status?: number;
+  /** Vendor error type/status string for the error body (e.g. `overloaded_error`, `RESOURCE_EXHAUSTED`). */
+  errorType?: string;
+  retryAfter?: string;
+  /** A raw body instead of the vendor's error shape (e.g. non-JSON garbage), sent with `status` (default 200). */
+  rawBody?: string;
+  /** Accept the request and never answer. */
+  hang?: boolean;
+  /** Wait this long before the response headers. */
+  delayMs?: number;
+  /** Streams: destroy the connection after this many frames. */
+  resetAfterFrames?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface VendorErrorBody {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SimContext {
+  sim: SimServer;
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  body: unknown;
+  /** The next queued fault, if any (directives are merged by the route). */
+  queued: Fault | undefined;
+}
+
+export interface SimRoute {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handle(context: SimContext, match: RegExpExecArray): void | Promise<void>;
+}
+
+export interface SimVendor {
+  /** For logs: `gamma`, `alpha`, `beta`. */
+  readonly name: string;
+  readonly routes: readonly SimRoute[];
+  /** True when the request carries the expected credential. */
+  authenticated(headers: IncomingHttpHeaders, url: URL, apiKey: string): boolean;
+  /** The vendor's error body for a status (and optional vendor type/message). */
+  errorBody(status: number, message: string, type?: string): VendorErrorBody;
+}
+
+export interface SimOptions {
+  /** Credential the simulator demands; none → any request is accepted. */
+  apiKey?: string;
+  /** Delay between streamed frames (0: write them back to back). */
+  chunkDelayMs?: number;
+}
+
+const RECORD_LIMIT = 200;
+
+export function faultFromDirectives(directives: Directives): Fault | undefined {
+  const fault: Fault = {};
+  if (directives.status) fault.status = directives.status;
+  if (directives.hang) fault.hang = true;
+  if (directives.delay_ms) fault.delayMs = directives.delay_ms;
+  if (directives.reset_after !== undefined) fault.resetAfterFrames = directives.reset_after;
+  return Object.keys(fault).length ? fault : undefined;
+}
+
+export class SimServer {
+  /** Faults consumed one per request, in order. */
+  readonly faults: Fault[] = [];
+  /** The most recent requests (bounded). */
+  readonly requests: RecordedRequest[] = [];
+  chunkDelayMs: number;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private origin = '';
+
+  constructor(
+    readonly vendor: SimVendor,
+    private readonly options: SimOptions = {},
+  ) {
+    this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) this.sendError(res, 500, `simulator failure: ${(error as Error).message}`);
+        else res.destroy();
+      });
+    });
+    this.server.keepAliveTimeout = 30_000;
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** The origin to configure as the family's base URL, e.g. `http://127.0.0.1:41234`. */
+  get url(): string {
+    return this.origin;
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(port, host, resolve));
+    const address = this.server.address() as AddressInfo;
+    this.origin = `http://${host}:${address.port}`;
+    return this.origin;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Sends the vendor's error body for `status`. */
+  sendError(res: ServerResponse, status: number, message: string, type?: string, extraHeaders: Record<string, string> = {}): void {
+    const error = this.vendor.errorBody(status, message, type);
+    const text = JSON.stringify(error.body);
+    res.writeHead(error.status, { 'content-type': 'application/json', ...error.headers, ...extraHeaders });
+    res.end(text);
+  }
+
+  /**
+   * Delivers a fault if there is one. Returns true when the request has been answered (or
+   * left hanging) by it; a delay alone returns false after waiting.
+   */
+  async applyFault(res: ServerResponse, fault: Fault | undefined): Promise<boolean> {
+    if (!fault) return false;
+    if (fault.hang) return true;
+    if (fault.delayMs) await sleep(fault.delayMs);
+    if (fault.rawBody !== undefined) {
+      res.writeHead(fault.status ?? 200, { 'content-type': 'text/plain' });
+      res.end(fault.rawBody);
+      return true;
+    }
+    if (fault.status) {
+      const headers: Record<string, string> = fault.retryAfter ? { 'retry-after': fault.retryAfter } : {};
+      this.sendError(res, fault.status, `simulated ${fault.status}`, fault.errorType, headers);
+      return true;
+    }
+    return false;
+  }
+
+  sendJson(res: ServerResponse, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    res.end(text);
+  }
+
+  /** Streams SSE frames (already framed), paced by chunkDelayMs, cut short if the fault says so. */
+  async sendFrames(res: ServerResponse, frames: readonly string[], fault: Fault | undefined): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const cutAfter = fault?.resetAfterFrames;
+    for (const [index, frame] of frames.entries()) {
+      if (cutAfter !== undefined && index >= cutAfter) {
+        res.socket?.destroy();
+        return;
+      }
+      if (res.destroyed) return;
+      // Before a cut, wait until the frame is on the wire so the peer really sees it.
+      if (cutAfter !== undefined && index === cutAfter - 1) await new Promise<void>((resolve) => res.write(frame, () => resolve()));
+      else res.write(frame);
+      if (this.chunkDelayMs) await sleep(this.chunkDelayMs);
+    }
+    res.end();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body: text });
+    if (this.requests.length > RECORD_LIMIT) this.requests.shift();
+
+    if (this.options.apiKey && !this.vendor.authenticated(req.headers, url, this.options.apiKey)) {
+      this.sendError(res, 401, 'invalid upstream credential', 'authentication_error');
+      return;
+    }
+    const route = this.vendor.routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+    const match = route?.pattern.exec(url.pathname);
+    if (!route || !match) {
+      this.sendError(res, 404, `no route ${req.method} ${url.pathname}`, 'not_found_error');
+      return;
+    }
+    let body: unknown = undefined;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        this.sendError(res, 400, 'body is not JSON', 'invalid_request_error');
+        return;
+      }
+    }
+    await route.handle({ sim: this, req, res, url, body, queued: this.faults.shift() }, match);
+  }
+}

@@ -1,0 +1,204 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { randomToken } from '../../keys/key-material.js';
+import type { KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
+import { MIGRATIONS } from './migrations.js';
+
+type Db = Database.Database;
+
+interface KeyRow {
+  id: string;
+  name: string;
+  models: string | null;
+  monthly_ceiling_nano: number | null;
+  status: 'active' | 'revoked';
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  revoked_at: number | null;
+  rotated_at: number | null;
+  display: string;
+}
+
+const toKey = (row: KeyRow): KeyRecord => ({
+  id: row.id,
+  name: row.name,
+  models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+  monthlyCeilingNanos: row.monthly_ceiling_nano,
+  status: row.status,
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  revokedAt: row.revoked_at,
+  rotatedAt: row.rotated_at,
+  display: row.display,
+});
+
+/** Key columns plus the display of the key's current value. */
+const KEY_SELECT = `
+  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display
+  FROM keys k`;
+
+export function migrate(db: Db): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of MIGRATIONS) {
+    // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
+    db.transaction(() => {
+      if (applied.get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }).immediate();
+  }
+}
+
+class SqliteKeyStore implements KeyStore {
+  private readonly insertKey;
+  private readonly insertValue;
+  private readonly byHash;
+  private readonly byId;
+  private readonly all;
+  private readonly countAll;
+  private readonly revokeStmt;
+
+  constructor(private readonly db: Db) {
+    this.insertKey = db.prepare(`INSERT INTO keys
+      (id, name, models, monthly_ceiling_nano, status, expires_at, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @now, @now)`);
+    this.insertValue = db.prepare(
+      'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
+    );
+    this.byHash = db.prepare(`SELECT v.hash AS value_hash, v.valid_until AS value_valid_until, k.*,
+        (SELECT c.display FROM key_values c WHERE c.key_id = k.id AND c.valid_until IS NULL) AS display
+      FROM key_values v JOIN keys k ON k.id = v.key_id WHERE v.hash = ?`);
+    this.byId = db.prepare(`${KEY_SELECT} WHERE k.id = ?`);
+    this.all = db.prepare(`${KEY_SELECT} ORDER BY k.created_at, k.id`);
+    this.countAll = db.prepare('SELECT COUNT(*) AS n FROM keys').pluck();
+    this.revokeStmt = db.prepare(
+      "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?",
+    );
+  }
+
+  async create(input: NewKey): Promise<KeyRecord> {
+    const id = `key_${randomToken(20)}`;
+    this.db.transaction(() => {
+      this.insertKey.run({
+        id,
+        name: input.name,
+        models: input.models === null ? null : JSON.stringify(input.models),
+        ceiling: input.monthlyCeilingNanos,
+        expiresAt: input.expiresAt,
+        now: input.now,
+      });
+      this.insertValue.run(input.valueHash, id, input.display, input.now);
+    })();
+    return this.mustGet(id);
+  }
+
+  async findByValueHash(hash: Buffer): Promise<KeyValueMatch | undefined> {
+    const row = this.byHash.get(hash) as (KeyRow & { value_hash: Buffer; value_valid_until: number | null }) | undefined;
+    return row ? { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until } : undefined;
+  }
+
+  async get(id: string): Promise<KeyRecord | undefined> {
+    const row = this.byId.get(id) as KeyRow | undefined;
+    return row ? toKey(row) : undefined;
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return (this.all.all() as KeyRow[]).map(toKey);
+  }
+
+  async count(): Promise<number> {
+    return this.countAll.get() as number;
+  }
+
+  async update(id: string, patch: KeyPatch, now: number): Promise<KeyRecord | undefined> {
+    const sets: string[] = [];
+    const values: Record<string, unknown> = { id, now };
+    if (patch.name !== undefined) {
+      sets.push('name = @name');
+      values['name'] = patch.name;
+    }
+    if (patch.models !== undefined) {
+      sets.push('models = @models');
+      values['models'] = patch.models === null ? null : JSON.stringify(patch.models);
+    }
+    if (patch.monthlyCeilingNanos !== undefined) {
+      sets.push('monthly_ceiling_nano = @ceiling');
+      values['ceiling'] = patch.monthlyCeilingNanos;
+    }
+    if (patch.expiresAt !== undefined) {
+      sets.push('expires_at = @expiresAt');
+      values['expiresAt'] = patch.expiresAt;
+    }
+    sets.push('updated_at = @now');
+    const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = @id`).run(values);
+    return result.changes ? this.get(id) : undefined;
+  }
+
+  async revoke(id: string, now: number): Promise<KeyRecord | undefined> {
+    const result = this.revokeStmt.run(now, now, id);
+    return result.changes ? this.get(id) : undefined;
+  }
+
+  private async mustGet(id: string): Promise<KeyRecord> {
+    const key = await this.get(id);
+    if (!key) throw new Error(`key ${id} vanished`);
+    return key;
+  }
+}
+
+class SqliteSettingsStore implements SettingsStore {
+  private readonly read;
+  private readonly write;
+
+  constructor(db: Db) {
+    this.read = db.prepare('SELECT value FROM settings WHERE name = ?').pluck();
+    this.write = db.prepare(
+      'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+    );
+  }
+
+  async get(name: string): Promise<string | undefined> {
+    return this.read.get(name) as string | undefined;
+  }
+
+  async set(name: string, value: string): Promise<void> {
+    this.write.run(name, value);
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly keys: KeyStore;
+  readonly settings: SettingsStore;
+
+  private constructor(private readonly db: Db) {
+    this.keys = new SqliteKeyStore(db);
+    this.settings = new SqliteSettingsStore(db);
+  }
+
+  /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
+  static open(path: string): SqliteStore {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a commit survives a process crash; the last commits before a power loss may not.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return new SqliteStore(db);
+  }
+
+  async checkWritable(): Promise<void> {
+    this.db.prepare("INSERT INTO settings (name, value) VALUES ('ready_probe', '1') ON CONFLICT(name) DO NOTHING").run();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import OpenAI from 'openai';
+import type { Plugin } from '../../src/chain/plugin.js';
+import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { GatewayConfig, PluginEntry } from '../../src/config/schema.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/log.js';
+import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
+import type { SimServer } from '../../src/simulators/sim-server.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+/**
+ * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
+ * temp folder and a real gamma simulator as its upstream, configured through the same YAML
+ * and env overrides as `npm start`. Everything is torn down with the test.
+ */
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const GAMMA_UPSTREAM_KEY = 'gamma-upstream-secret-key';
+
+export class FakeClock implements Clock {
+  constructor(public ms = Date.parse('2026-11-15T12:00:00Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Replaces the plugin list of config/gateway.yaml. */
+  plugins?: PluginEntry[];
+  /** Plugins registered by name (for test-only plugins). */
+  registered?: Record<string, Plugin>;
+  clock?: Clock;
+  /** Use this simulator instead of a fresh one. */
+  gamma?: SimServer;
+  /** Edits applied to the loaded config before the gateway is built. */
+  configure?: (config: GatewayConfig) => void;
+}
+
+export interface Harness {
+  origin: string;
+  baseURL: string;
+  gamma: SimServer;
+  gateway: Gateway;
+  store: SqliteStore;
+  catalogue: Catalogue;
+  config: GatewayConfig;
+  dbPath: string;
+  /** Every JSON log line written so far. */
+  logs: string[];
+  /** Creates a key through the admin API; returns its id and full value. */
+  createKey(settings?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  /** The official client, pointed at the gateway. No client retries unless asked. */
+  client(key: string, options?: { maxRetries?: number }): OpenAI;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(t: Teardown, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const gamma = options.gamma ?? createGammaSimulator({ apiKey: GAMMA_UPSTREAM_KEY });
+  if (!gamma.url) await gamma.listen();
+  const dbPath = join(dir, 'gateway.db');
+  const env = {
+    GATEWAY_DB: dbPath,
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GAMMA_BASE_URL: gamma.url,
+    GAMMA_API_KEY: GAMMA_UPSTREAM_KEY,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const { config, cataloguePath } = loadConfig('config/gateway.yaml', env);
+  if (options.plugins) config.plugins = options.plugins;
+  options.configure?.(config);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const log = createLogger(config.log.level, sink);
+  const catalogue = loadCatalogue(cataloguePath);
+  const store = SqliteStore.open(dbPath);
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway({
+      config,
+      catalogue,
+      store,
+      log,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.registered ? { plugins: options.registered } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    if (!options.gamma) await gamma.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const origin = await gateway.listen(0, '127.0.0.1');
+  const clients: OpenAI[] = [];
+
+  const admin = (method: string, path: string, body?: unknown): Promise<Response> =>
+    fetch(`${origin}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  let closed = false;
+  const harness: Harness = {
+    origin,
+    baseURL: `${origin}/v1`,
+    gamma,
+    gateway,
+    store,
+    catalogue,
+    config,
+    dbPath,
+    logs,
+    admin,
+    async createKey(settings = {}) {
+      const res = await admin('POST', '/keys', { name: 'test key', ...settings });
+      if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${await res.text()}`);
+      const json = (await res.json()) as { id: string; key: string };
+      return { id: json.id, key: json.key };
+    },
+    client(key, clientOptions = {}) {
+      const client = new OpenAI({ apiKey: key, baseURL: `${origin}/v1`, maxRetries: clientOptions.maxRetries ?? 0, timeout: 20_000 });
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await gateway.close();
+      if (!options.gamma) await gamma.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  t.teardown(() => harness.close());
+  return harness;
+}
+
+/** Raw HTTP against the gateway, for what the official client cannot send (bad JSON, odd headers). */
+export async function raw(
+  origin: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers: init.headers ?? {},
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+}
+
+export const chatBody = (model = 'gamma-5.4', extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello there' }], ...extra });
+
+/** Like `raw`, through node:http, which (unlike fetch) lets a test send hop-by-hop headers. */
+export function rawHttp(
+  origin: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: () => any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${origin}${path}`, { method, headers: init.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
