@@ -43,7 +43,8 @@ export interface StreamTranslator {
  * knowledge lives only behind this interface.
  */
 export interface Translator {
-  request(): UpstreamRequest;
+  /** The vendor request. May be asynchronous (e.g. fetching remote images a vendor cannot take by URL). */
+  request(): UpstreamRequest | Promise<UpstreamRequest>;
   /** A 2xx non-streamed upstream body → the caller's body. Throws a GatewayError for garbage. */
   response(body: Buffer): TranslatedBody;
   stream(): StreamTranslator;

@@ -76,7 +76,8 @@ export class Pipeline {
       throw new GatewayError(503, `No upstream is configured for the ${model.family} family (model ${model.id}); enable its vendor plugin.`);
     }
     const translator = provider.create(call);
-    const request = translator.request();
+    const pending = translator.request();
+    const request = pending instanceof Promise ? await pending : pending;
     chain.onUpstreamRequest(call, request);
     call.attempts += 1;
     call.timings.upstreamStart = now();
