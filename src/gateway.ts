@@ -64,8 +64,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     streamIdleMs: config.timeouts.stream_idle_ms,
   });
   const keys = new KeyService(store, catalogue, clock);
-  const admin = adminRouter({ store, keys, clock, adminTokenHash: await adminTokenHash(store, config.admin.token) });
-  const app = createApp({ catalogue, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
+  const admin = adminRouter({
+    store,
+    keys,
+    clock,
+    adminTokenHash: await adminTokenHash(store, config.admin.token),
+    mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
+  });
+  const app = createApp({ catalogue, chain, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
 
   const server = createServer(app);
   let inFlight = 0;

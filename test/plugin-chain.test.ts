@@ -39,6 +39,12 @@ function recorder(seen: Seen[], refuse?: (call: Call) => boolean) {
         onComplete(call) {
           seen.push({ phase: 'complete', outcome: call.outcome, status: call.status, usage: call.usage });
         },
+        routes(router) {
+          router.get('/recorder', (_req, res) => void res.json({ seen: seen.length }));
+        },
+        adminRoutes(router) {
+          router.get('/recorder', (_req, res) => void res.json({ admin: true }));
+        },
       };
     },
   });
@@ -96,6 +102,19 @@ t.test('a plugin listed in YAML sees every phase, with a shared context, complet
   t.ok((completes[0]?.usage?.completionTokens ?? 99) < 50, 'but not the ones never produced');
   await new Promise((r) => setTimeout(r, 200));
   t.equal(seen.filter((s) => s.phase === 'complete').length, 1, 'and no second completion later');
+});
+
+t.test('plugins mount public and admin routes', async (t) => {
+  const h = await startHarness(t, {
+    plugins: [...DEFAULT_CHAIN, entry('recorder')],
+    registered: { recorder: recorder([]) },
+  });
+  const pub = await fetch(`${h.origin}/recorder`);
+  t.same(await pub.json(), { seen: 0 });
+  const adminRes = await h.admin('GET', '/recorder');
+  t.same(await adminRes.json(), { admin: true });
+  const noToken = await fetch(`${h.origin}/admin/v1/recorder`);
+  t.equal(noToken.status, 401, 'plugin admin routes are behind the admin token');
 });
 
 t.test('the example plugin: write the module, list it in YAML', async (t) => {

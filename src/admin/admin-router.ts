@@ -53,6 +53,8 @@ const handled =
   };
 
 export interface AdminDeps {
+  /** Mounts the plugins' admin routes (behind the same token check). */
+  mountPluginRoutes: (router: Router) => void;
   store: Store;
   keys: KeyService;
   clock: Clock;
@@ -102,5 +104,6 @@ export function adminRouter(deps: AdminDeps): Router {
     send(res, 200, keyJson(key, clock.now()));
   }));
 
+  deps.mountPluginRoutes(router);
   return router;
 }

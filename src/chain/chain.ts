@@ -1,3 +1,4 @@
+import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Family } from '../config/schema.js';
 import type { Call, EndpointName, JsonObject } from './call.js';
@@ -37,7 +38,7 @@ export class Chain {
   private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
 
   constructor(
-    plugins: readonly LoadedPlugin[],
+    private readonly plugins: readonly LoadedPlugin[],
     private readonly log: Logger,
   ) {
     const reversed = [...plugins].reverse();
@@ -64,6 +65,16 @@ export class Chain {
 
   responder(endpoint: EndpointName): ((call: Call) => JsonObject | Promise<JsonObject>) | undefined {
     return this.responders.get(endpoint);
+  }
+
+  /** Lets every plugin mount its public routes, in config order. */
+  mountRoutes(router: Router): void {
+    for (const plugin of this.plugins) plugin.hooks.routes?.(router);
+  }
+
+  /** Lets every plugin mount its admin routes, in config order. */
+  mountAdminRoutes(router: Router): void {
+    for (const plugin of this.plugins) plugin.hooks.adminRoutes?.(router);
   }
 
   translator(family: Family): TranslatorProvider | undefined {

@@ -1,3 +1,4 @@
+import type { Router } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -55,6 +56,10 @@ export interface PluginHooks {
    * onRequest hooks, returns the JSON body of a 200.
    */
   responders?: Partial<Record<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>>;
+  /** Public routes outside /v1 (e.g. `/metrics`, `/status`), mounted before the 404 fallback. */
+  routes?(router: Router): void;
+  /** Routes under `/admin/v1`, behind the admin token. */
+  adminRoutes?(router: Router): void;
   /** A translator between the reference format and one vendor family. */
   translator?: TranslatorProvider;
   /** At shutdown, in reverse chain order. */

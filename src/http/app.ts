@@ -5,11 +5,13 @@ import type { Router } from 'express';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import { ENDPOINTS, type Call } from '../chain/call.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import type { Chain } from '../chain/chain.js';
 import { edgeErrors, methodNotAllowed, notFound, rawBody } from './edge.js';
 import { mountModelRoutes } from './models-routes.js';
 
 export interface AppParts {
   catalogue: Catalogue;
+  chain: Chain;
   pipeline: Pipeline;
   admin: Router;
   log: Logger;
@@ -56,6 +58,9 @@ export function createApp(parts: AppParts): Express {
     else app.get(endpoint.path, parts.pipeline.handler(endpoint));
   }
   methodNotAllowed(app);
+  const pluginRoutes = express.Router();
+  parts.chain.mountRoutes(pluginRoutes);
+  app.use(pluginRoutes);
   app.use('/admin/v1', parts.admin);
   app.use(notFound);
   app.use(edgeErrors(parts.maxBodyBytes, parts.log));
