@@ -12,6 +12,8 @@ import { systemClock, type Clock } from './clock.js';
 import { FAMILIES, type Family, type GatewayConfig } from './config/schema.js';
 import { createApp } from './http/app.js';
 import { KeyService } from './keys/key-service.js';
+import { createConnectors } from './imports/connectors.js';
+import { ImportService } from './imports/import-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
@@ -67,7 +69,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const admin = adminRouter({
     store,
     keys,
+    imports: new ImportService(store, catalogue, clock, createConnectors(config.imports.connectors)),
     clock,
+    log,
     adminTokenHash: await adminTokenHash(store, config.admin.token),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
   });

@@ -67,9 +67,61 @@ export interface SettingsStore {
   set(name: string, value: string): Promise<void>;
 }
 
+/** Prefix family of an imported key. */
+export type ImportKind = 'qua-' | 'sk-' | 'or-';
+
+export interface ImportedKey {
+  id: string;
+  kind: ImportKind;
+  /** Hex SHA-256 of the pasted value. */
+  fingerprint: string;
+  last4: string;
+  label: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One day × model line of an imported usage history. */
+export interface ImportedUsageRow {
+  day: string;
+  modelRaw: string;
+  /** Canonical catalogue ID, or null for a model the catalogue does not know. */
+  modelId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costNanos: number;
+}
+
+export interface ImportStore {
+  /** The import with this fingerprint, created if new; its history replaced by `rows` when given (one transaction). */
+  upsert(input: { kind: ImportKind; fingerprint: string; last4: string; label: string; now: number }, rows: ImportedUsageRow[] | null): Promise<{ key: ImportedKey; created: boolean }>;
+  list(): Promise<ImportedKey[]>;
+  get(id: string): Promise<ImportedKey | undefined>;
+  history(id: string): Promise<ImportedUsageRow[]>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface AuditEntry {
+  at: number;
+  /** Fingerprint of the admin token used (never the token), or `unauthenticated`. */
+  actor: string;
+  /** What was done, e.g. `POST /keys/key_x/revoke`. */
+  action: string;
+  target: string | null;
+  status: number;
+}
+
+export interface AuditStore {
+  record(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  list(limit: number): Promise<Array<AuditEntry & { id: number }>>;
+}
+
 export interface Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly imports: ImportStore;
+  readonly audit: AuditStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
-import type { KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
+import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
@@ -45,7 +46,7 @@ export function migrate(db: Db): void {
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const migration of MIGRATIONS) {
+  for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
     db.transaction(() => {
       if (applied.get(migration.version)) return;
@@ -175,10 +176,14 @@ class SqliteSettingsStore implements SettingsStore {
 export class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly imports: ImportStore;
+  readonly audit: AuditStore;
 
   private constructor(private readonly db: Db) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
+    this.imports = new SqliteImportStore(db);
+    this.audit = new SqliteAuditStore(db);
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
