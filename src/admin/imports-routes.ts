@@ -36,7 +36,7 @@ export function importsRouter(imports: ImportService): Router {
   }));
 
   router.get('/', handled(async (_req, res) => {
-    sendBody(res, 200, { object: 'list', data: await imports.list() });
+    sendBody(res, 200, { object: 'list', data: await imports.list(), connectors: imports.connectorKinds() });
   }));
 
   router.get('/:id', handled(async (req, res) => {

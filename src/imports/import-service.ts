@@ -65,6 +65,11 @@ export class ImportService {
     return key ? this.describe(key, true) : undefined;
   }
 
+  /** Key kinds whose history can be fetched live. */
+  connectorKinds(): KindName[] {
+    return Object.keys(this.connectors) as KindName[];
+  }
+
   remove(id: string): Promise<boolean> {
     return this.store.imports.remove(id);
   }

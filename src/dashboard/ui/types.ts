@@ -1,0 +1,74 @@
+/** Shapes of the admin API as the dashboard reads them. */
+
+export interface KeyView {
+  id: string;
+  name: string;
+  /** Truncated, except right after create/rotate. */
+  key: string;
+  models: string[] | null;
+  monthly_ceiling_usd: string | null;
+  status: 'active' | 'revoked' | 'expired' | 'in_grace';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  rotated_at: string | null;
+  previous_valid_until?: string | null;
+  last_used_at?: string | null;
+  cycle_spent_usd?: string;
+}
+
+export interface UsageDay {
+  date: string;
+  model: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  charged_usd: string;
+  list_usd: string;
+}
+
+export interface UsageView {
+  totals: {
+    requests: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    charged_usd: string;
+    list_usd: string;
+    savings_usd: string;
+  };
+  cycle: { start: string; end: string; spent_usd: string; reserved_usd: string; ceiling_usd: string | null } | null;
+  daily: UsageDay[];
+}
+
+export interface ImportView {
+  id: string;
+  kind: string;
+  prefix: string;
+  kind_description: string;
+  key: string;
+  fingerprint: string;
+  label: string;
+  connector: boolean;
+  created_at: string;
+  history: { rows: number; from: string | null; to: string | null; days: number; unknown_models: string[] };
+  projection: {
+    output_tokens: number;
+    paid_elsewhere_usd: string;
+    list_cost_usd: string;
+    charged_cost_usd: string;
+    savings_usd: string;
+    monthly_savings_usd: string;
+    per_model: Array<{ model: string; output_tokens: number; list_cost_usd: string; charged_cost_usd: string; savings_usd: string }>;
+    assumptions: string[];
+  };
+  daily?: Array<{ date: string; model: string; model_id: string | null; input_tokens: number; output_tokens: number; cost_usd: string }>;
+}
+
+export interface AuditView {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+  status: number;
+}
