@@ -10,8 +10,8 @@ type Teardown = { teardown(fn: () => unknown): void };
 export interface GatewayProcesses {
   /** The SQLite file every process started here shares. */
   db: string;
-  /** Spawns a gateway process on it (killed at teardown at the latest). */
-  start(): SpawnedGateway;
+  /** Spawns a gateway process on it (killed at teardown at the latest), with extra env if given. */
+  start(env?: Record<string, string>): SpawnedGateway;
 }
 
 /** A gamma simulator and one database file for gateway processes the test starts (and kills). */
@@ -22,8 +22,8 @@ export async function gatewayProcesses(t: Teardown, chunkDelayMs: number): Promi
   await sim.listen();
   t.teardown(() => sim.close());
   const db = join(dir, 'gateway.db');
-  const start = (): SpawnedGateway => {
-    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY });
+  const start = (env: Record<string, string> = {}): SpawnedGateway => {
+    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env });
     t.teardown(() => gateway.kill('SIGKILL'));
     return gateway;
   };

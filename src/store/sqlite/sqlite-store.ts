@@ -3,10 +3,13 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import type { KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
+import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
+
+const CHECKPOINT_INTERVAL_MS = 500;
 
 interface KeyRow {
   id: string;
@@ -193,7 +196,10 @@ export class SqliteStore implements Store {
   readonly settings: SettingsStore;
   readonly ledger: LedgerStore;
 
-  private constructor(private readonly db: Db) {
+  private constructor(
+    private readonly db: Db,
+    private readonly checkpointer: Checkpointer | null,
+  ) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
     this.ledger = new SqliteLedgerStore(db);
@@ -210,7 +216,13 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db);
-    return new SqliteStore(db);
+    if (path === ':memory:') return new SqliteStore(db, null);
+    // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
+    db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    const checkpointer = new Checkpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+    });
+    return new SqliteStore(db, checkpointer);
   }
 
   async checkWritable(): Promise<void> {
@@ -218,6 +230,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }
