@@ -50,7 +50,7 @@ t.test('the SQLite store: WAL, foreign keys, numbered migrations run once', asyn
   t.teardown(() => db.close());
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   const migrations = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
-  t.same(migrations, [{ version: 1, name: 'keys' }], 'each migration recorded once across two opens');
+  t.same(migrations, [{ version: 1, name: 'keys' }, { version: 2, name: 'ledger' }], 'each migration recorded once across two opens');
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  t.same(tables, ['key_values', 'keys', 'schema_migrations', 'settings']);
+  t.same(tables, ['key_values', 'keys', 'ledger', 'reservations', 'schema_migrations', 'settings', 'spend', 'sqlite_sequence']);
 });

@@ -92,6 +92,16 @@ export function adminRouter(deps: AdminDeps): Router {
     send(res, 200, keyJson(key, clock.now()));
   }));
 
+  router.post('/keys/:id/rotate', handled(async (req, res) => {
+    const id = String(req.params['id']);
+    const rotated = await keys.rotate(id);
+    if (!rotated) throw notFound(id);
+    send(res, 200, {
+      ...keyJson(rotated.key, clock.now(), rotated.value),
+      previous_valid_until: new Date(rotated.previousValidUntil).toISOString(),
+    });
+  }));
+
   deps.mountPluginRoutes(router);
   return router;
 }

@@ -2,11 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
-import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
+import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
+import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
+
+const CHECKPOINT_INTERVAL_MS = 500;
 
 interface KeyRow {
   id: string;
@@ -64,6 +68,7 @@ class SqliteKeyStore implements KeyStore {
   private readonly all;
   private readonly countAll;
   private readonly revokeStmt;
+  private readonly rotateTx;
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
@@ -81,6 +86,16 @@ class SqliteKeyStore implements KeyStore {
     this.revokeStmt = db.prepare(
       "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?",
     );
+    const touchRotated = db.prepare('UPDATE keys SET rotated_at = ?, updated_at = ? WHERE id = ?');
+    const dropSpent = db.prepare('DELETE FROM key_values WHERE key_id = ? AND valid_until IS NOT NULL AND valid_until <= ?');
+    const retireCurrent = db.prepare('UPDATE key_values SET valid_until = ? WHERE key_id = ? AND valid_until IS NULL');
+    this.rotateTx = db.transaction((id: string, rotation: KeyRotation): boolean => {
+      if (!touchRotated.run(rotation.now, rotation.now, id).changes) return false;
+      dropSpent.run(id, rotation.now);
+      retireCurrent.run(rotation.previousValidUntil, id);
+      this.insertValue.run(rotation.valueHash, id, rotation.display, rotation.now);
+      return true;
+    });
   }
 
   async create(input: NewKey): Promise<KeyRecord> {
@@ -146,6 +161,10 @@ class SqliteKeyStore implements KeyStore {
     return result.changes ? this.get(id) : undefined;
   }
 
+  async rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
+    return this.rotateTx.immediate(id, rotation) ? this.get(id) : undefined;
+  }
+
   private async mustGet(id: string): Promise<KeyRecord> {
     const key = await this.get(id);
     if (!key) throw new Error(`key ${id} vanished`);
@@ -178,12 +197,17 @@ export class SqliteStore implements Store {
   readonly settings: SettingsStore;
   readonly imports: ImportStore;
   readonly audit: AuditStore;
+  readonly ledger: LedgerStore;
 
-  private constructor(private readonly db: Db) {
+  private constructor(
+    private readonly db: Db,
+    private readonly checkpointer: Checkpointer | null,
+  ) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
     this.imports = new SqliteImportStore(db);
     this.audit = new SqliteAuditStore(db);
+    this.ledger = new SqliteLedgerStore(db);
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
@@ -191,12 +215,19 @@ export class SqliteStore implements Store {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode: a commit survives a process crash; the last commits before a power loss may not.
+    // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
+    // cache); the last commits before a power loss or OS crash may not (README "Money").
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db);
-    return new SqliteStore(db);
+    if (path === ':memory:') return new SqliteStore(db, null);
+    // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
+    db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    const checkpointer = new Checkpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+    });
+    return new SqliteStore(db, checkpointer);
   }
 
   async checkWritable(): Promise<void> {
@@ -204,6 +235,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }
