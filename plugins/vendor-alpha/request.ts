@@ -43,7 +43,7 @@ function block(part: Part): JsonObject {
 
 function toolChoice(request: ChatRequest, jsonMode: boolean): JsonObject | undefined {
   let choice: ToolChoice | null = request.toolChoice;
-  if (jsonMode && typeof choice !== 'object') {
+  if (jsonMode && (choice === null || typeof choice !== 'object')) {
     // With the caller's own tools allowed, the model must answer with one of them or with the JSON tool.
     if (request.tools.length && choice !== 'none') choice = 'required';
     else choice = { name: JSON_TOOL };
