@@ -11,7 +11,7 @@ import type { Harness } from './harness.js';
 type T = Test;
 type Client = OpenAI;
 
-export const WEATHER_TOOLS: OpenAI.ChatCompletionTool[] = [
+export const WEATHER_TOOLS: OpenAI.ChatCompletionFunctionTool[] = [
   {
     type: 'function',
     function: {
