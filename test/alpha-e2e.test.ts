@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS } from './helpers/chat-scenarios.js';
+import { jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS, mappedErrors } from './helpers/chat-scenarios.js';
 import { ALPHA_UPSTREAM_KEY, startHarness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
 
@@ -124,7 +124,7 @@ t.test('alpha errors mapped to our envelope, mid-stream failures end in an error
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const client = h.client(key);
-  const cases: Array<{ fault: { status: number; errorType?: string; retryAfter?: string; rawBody?: string }; status: number; type: string; code?: string }> = [
+  await mappedErrors(t, h, key, h.alpha, MODEL, [
     { fault: { status: 400 }, status: 400, type: 'invalid_request' },
     { fault: { status: 401 }, status: 502, type: 'upstream_error' },
     { fault: { status: 403 }, status: 502, type: 'upstream_error' },
@@ -137,18 +137,7 @@ t.test('alpha errors mapped to our envelope, mid-stream failures end in an error
     { fault: { status: 504 }, status: 504, type: 'upstream_timeout' },
     { fault: { status: 502, rawBody: '<html>bad gateway</html>' }, status: 502, type: 'upstream_error' },
     { fault: { status: 200, rawBody: 'not json' }, status: 502, type: 'upstream_error' },
-  ];
-  for (const { fault, status, type, code } of cases) {
-    h.alpha.faults.push(fault);
-    const res = await post(h, key, '/v1/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
-    const label = `alpha ${fault.status} ${fault.errorType ?? ''}${fault.rawBody ? 'garbage' : ''} → ${status}`;
-    t.equal(res.status, status, label);
-    t.equal(res.json.error.type, type, label);
-    if (code) t.equal(res.json.error.code, code, label);
-    t.ok(Object.keys(res.json.error).sort().join() === 'code,message,param,type', 'our envelope');
-    if (!fault.rawBody && status !== 502) t.match(res.json.error.message, /simulated/, "the vendor's message is kept");
-    if (fault.retryAfter) t.equal(res.headers.get('retry-after'), '7', 'Retry-After passes through');
-  }
+  ]);
   h.alpha.faults.push({ status: 400, errorType: 'invalid_request_error' });
   const tooLong = await post(h, key, '/v1/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
   t.equal(tooLong.status, 400);

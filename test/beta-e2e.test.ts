@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { collect, jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS } from './helpers/chat-scenarios.js';
+import { collect, jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS, mappedErrors } from './helpers/chat-scenarios.js';
 import { BETA_UPSTREAM_KEY, startHarness, type Harness } from './helpers/harness.js';
 import { CA_FILE, PNG_BASE64, startImageServer } from './helpers/image-server.js';
 
@@ -192,7 +192,7 @@ t.test('beta errors mapped to our envelope, mid-stream failures end in an error 
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const client = h.client(key);
-  const cases: Array<{ fault: { status: number; errorType?: string; retryAfter?: string; rawBody?: string }; status: number; type: string; code?: string }> = [
+  await mappedErrors(t, h, key, h.beta, MODEL, [
     { fault: { status: 400 }, status: 400, type: 'invalid_request' },
     { fault: { status: 400, errorType: 'FAILED_PRECONDITION' }, status: 400, type: 'invalid_request' },
     { fault: { status: 401 }, status: 502, type: 'upstream_error' },
@@ -205,16 +205,7 @@ t.test('beta errors mapped to our envelope, mid-stream failures end in an error 
     { fault: { status: 504 }, status: 504, type: 'upstream_timeout' },
     { fault: { status: 503, rawBody: 'upstream connect error' }, status: 503, type: 'unavailable' },
     { fault: { status: 200, rawBody: 'not json' }, status: 502, type: 'upstream_error' },
-  ];
-  for (const { fault, status, type, code } of cases) {
-    h.beta.faults.push(fault);
-    const res = await post(h, key, '/v1/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
-    const label = `beta ${fault.status} ${fault.errorType ?? ''}${fault.rawBody ? 'garbage' : ''} → ${status}`;
-    t.equal(res.status, status, label);
-    t.equal(res.json.error.type, type, label);
-    if (code) t.equal(res.json.error.code, code, label);
-    if (fault.retryAfter) t.equal(res.headers.get('retry-after'), '7', 'Retry-After passes through');
-  }
+  ]);
   h.beta.faults.push({ status: 401 });
   const badKey = await post(h, key, '/v1/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
   t.match(badKey.json.error.message, /gateway's own credentials.*API key not valid/, 'a bad upstream key (a 400 API_KEY_INVALID on the wire) is our problem, not the caller');

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { Test } from 'tap';
+import type { Fault, SimServer } from '../../src/simulators/sim-server.js';
 import type { Harness } from './harness.js';
 
 /**
@@ -174,4 +175,26 @@ export async function post(h: Harness, key: string, path: string, body: unknown)
     body: JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, json: await res.json() };
+}
+
+export interface ErrorCase {
+  fault: Fault;
+  status: number;
+  type: string;
+  code?: string;
+}
+
+/** Each vendor fault, queued on the family's simulator, reaches the caller as our envelope with the mapped status. */
+export async function mappedErrors(t: T, h: Harness, key: string, sim: SimServer, model: string, cases: ErrorCase[]): Promise<void> {
+  for (const { fault, status, type, code } of cases) {
+    sim.faults.push(fault);
+    const res = await post(h, key, '/v1/chat/completions', { model, messages: [{ role: 'user', content: 'x' }] });
+    const label = `${sim.vendor.name} ${fault.status ?? ''} ${fault.errorType ?? ''}${fault.rawBody ? 'garbage' : ''} → ${status}`;
+    t.equal(res.status, status, label);
+    t.equal(res.json.error.type, type, label);
+    if (code) t.equal(res.json.error.code, code, label);
+    t.equal(Object.keys(res.json.error).sort().join(), 'code,message,param,type', 'our envelope');
+    if (!fault.rawBody && status !== 502) t.match(res.json.error.message, /simulated/, "the vendor's message is kept");
+    if (fault.retryAfter) t.equal(res.headers.get('retry-after'), fault.retryAfter, 'Retry-After passes through');
+  }
 }
