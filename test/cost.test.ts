@@ -22,8 +22,8 @@ import { FakeClock } from './helpers/harness.js';
  * Every catalogue model, computed by hand from the price table of the spec (dollars per 1M
  * output tokens): 40 tokens cost 40/1 000 000 of the price. `max` is the reservation of a
  * request without max_tokens: the catalogue's max_output_tokens × the charged price.
- * The alpha and beta families are checked here on the ledger and ceiling level (their
- * translators are built elsewhere); gamma also end to end in ledger.test.ts.
+ * Checked here on the ledger and ceiling level; every model also end to end, streamed and
+ * not, in ledger.test.ts.
  */
 const HAND_COMPUTED: Record<string, { perMillion: [string, string]; cost40: string; list40: string; savings40: string; nanos40: number; max: string }> = {
   'alpha-opus-4.6': { perMillion: ['15.00', '7.50'], cost40: '0.0003', list40: '0.0006', savings40: '0.0003', nanos40: 300_000, max: '0.24' },

@@ -5,9 +5,15 @@ import { openLedgerDb } from './helpers/ledger-db.js';
 
 /**
  * Hand-computed: 40 output tokens × the catalogue's price per 1M tokens (README "Money").
- * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M = $0.0002 list.
+ * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M = $0.0002 list;
+ * beta-3-flash: 40 × $0.038/1M = $0.00000152 charged.
  */
-const GAMMA_40_TOKENS: Record<string, { cost: string; list: string; savings: string }> = {
+const FORTY_TOKENS: Record<string, { cost: string; list: string; savings: string }> = {
+  'alpha-opus-4.6': { cost: '0.0003', list: '0.0006', savings: '0.0003' },
+  'alpha-sonnet-4.6': { cost: '0.00006', list: '0.00012', savings: '0.00006' },
+  'alpha-haiku-4.5': { cost: '0.0000052', list: '0.00001', savings: '0.0000048' },
+  'beta-3.1-pro': { cost: '0.00007', list: '0.00014', savings: '0.00007' },
+  'beta-3-flash': { cost: '0.00000152', list: '0.000003', savings: '0.00000148' },
   'gamma-5.4': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
   'gamma-5.3-code': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
   'gamma-5.2': { cost: '0.00008', list: '0.00016', savings: '0.00008' },
@@ -50,14 +56,14 @@ async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   }
 }
 
-t.test('every gamma model, streamed and not: the ledger at hand-computed cost, list cost and savings', async (t) => {
+t.test('every catalogue model of all three families, streamed and not: the ledger at hand-computed cost, list cost and savings', async (t) => {
   const h = await startHarness(t, { clock: new FakeClock() });
   const plain = await h.createKey({ name: 'plain' });
   const streamed = await h.createKey({ name: 'streamed' });
   const db = openLedgerDb(h.dbPath);
   t.teardown(() => db.close());
 
-  for (const model of Object.keys(GAMMA_40_TOKENS)) {
+  for (const model of Object.keys(FORTY_TOKENS)) {
     const reply = await h.client(plain.key).chat.completions.create({ model, messages: ask('Count [[sim:tokens=40]]') });
     t.equal(reply.usage?.completion_tokens, 40);
     // No include_usage: the gateway still learns the stream's usage for the ledger.
@@ -68,7 +74,7 @@ t.test('every gamma model, streamed and not: the ledger at hand-computed cost, l
     const body = await usage(h, key.key);
     t.same(
       body.data,
-      Object.entries(GAMMA_40_TOKENS)
+      Object.entries(FORTY_TOKENS)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([model, money]) => ({
           date: '2026-11-15',
@@ -83,21 +89,22 @@ t.test('every gamma model, streamed and not: the ledger at hand-computed cost, l
         })),
       `${who}: one row per model at the hand-computed figures`,
     );
-    // 2 × 0.0001 + 2 × 0.00008 + 0.00006 + 0.00016 = 0.00058; the list prices are twice that.
+    // gamma: 2 × 0.0001 + 2 × 0.00008 + 0.00006 + 0.00016 = 0.00058 (list 0.00116);
+    // alpha: 0.0003 + 0.00006 + 0.0000052 = 0.0003652 (list 0.00073); beta: 0.00007 + 0.00000152 = 0.00007152 (list 0.000143).
     t.same(body.totals, {
-      requests: 6,
-      prompt_tokens: 12,
-      completion_tokens: 240,
-      total_tokens: 252,
-      cost_usd: '0.00058',
-      list_cost_usd: '0.00116',
-      savings_usd: '0.00058',
+      requests: 11,
+      prompt_tokens: 22,
+      completion_tokens: 440,
+      total_tokens: 462,
+      cost_usd: '0.00101672',
+      list_cost_usd: '0.002033',
+      savings_usd: '0.00101628',
     });
     const rows = db.rows(key.id);
-    t.equal(rows.length, 6);
+    t.equal(rows.length, 11);
     for (const row of rows) {
       t.match(row, {
-        family: 'gamma',
+        family: String(row.model).split('-')[0],
         endpoint: 'chat.completions',
         stream,
         status: 200,
@@ -114,6 +121,11 @@ t.test('every gamma model, streamed and not: the ledger at hand-computed cost, l
     t.same(
       rows.map((row) => [row.model, row.charged_nano, row.list_nano]),
       [
+        ['alpha-opus-4.6', 300_000, 600_000],
+        ['alpha-sonnet-4.6', 60_000, 120_000],
+        ['alpha-haiku-4.5', 5_200, 10_000],
+        ['beta-3.1-pro', 70_000, 140_000],
+        ['beta-3-flash', 1_520, 3_000],
         ['gamma-5.4', 100_000, 200_000],
         ['gamma-5.3-code', 100_000, 200_000],
         ['gamma-5.2', 80_000, 160_000],
