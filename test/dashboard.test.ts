@@ -18,7 +18,7 @@ async function signIn(page: Page, origin: string): Promise<void> {
   await page.getByRole('heading', { name: 'API keys' }).waitFor();
 }
 
-t.test('the dashboard in a real browser: keys, allowlist, revoke, import, escaping, audit', async (t) => {
+t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotation, revocation, import, escaping, audit', async (t) => {
   const assets = mkdtempSync(join(tmpdir(), 'dashboard-assets-'));
   t.teardown(() => rmSync(assets, { recursive: true, force: true }));
   await buildDashboard(assets);
@@ -64,7 +64,7 @@ t.test('the dashboard in a real browser: keys, allowlist, revoke, import, escapi
   await dialog.getByLabel('gamma-5.2', { exact: true }).check();
   await dialog.getByLabel(/Monthly spend ceiling/).fill('25.00');
   await dialog.getByRole('button', { name: 'Create' }).click();
-  await page.getByText('You will not see this again.').waitFor({ timeout: 5000 }).catch(async (e) => { await page.screenshot({ path: join(SHOTS, 'debug.png') }); throw e; });
+  await page.getByText('You will not see this again.').waitFor();
   const key = await page.getByTestId('secret-value').inputValue();
   t.match(key, /^sl-[A-Za-z0-9]{32}$/);
   await page.screenshot({ path: join(SHOTS, 'key-created-1280.png') });
@@ -76,10 +76,21 @@ t.test('the dashboard in a real browser: keys, allowlist, revoke, import, escapi
   t.equal(await page.locator('td.name script').count(), 0, 'no script element was created');
   t.notMatch(await row.textContent(), key.slice(3, -4), 'the table shows the key truncated');
 
-  // The key works through the official client, within its allowlist.
+  // The key works through the official client; its usage appears with the right cost.
   const client = new OpenAI({ apiKey: key, baseURL: h.baseURL, maxRetries: 0 });
-  const ok = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] });
+  const ok = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi [[sim:tokens=40]]' }] });
   t.equal(ok.model, 'gamma-5.4');
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.locator('#usage-key').selectOption({ label: `<script>alert(1)</script> bot (${key.slice(0, 7)}…${key.slice(-4)})` });
+  await page.getByTestId('usage-requests').filter({ hasText: '1' }).waitFor();
+  t.equal(await page.getByTestId('usage-charged').textContent(), '$0.0001', '40 tokens × $2.50 per 1M = $0.0001, as GET /v1/usage says');
+  t.equal(await page.getByTestId('usage-savings').textContent(), '$0.0001', 'list $5.00 per 1M: saved $0.0001');
+  t.equal(await page.locator('tr[data-model="gamma-5.4"] td').nth(3).textContent(), '40');
+  const v1 = (await (await fetch(`${h.baseURL}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { totals: { cost_usd: string } };
+  t.equal(v1.totals.cost_usd, '0.0001', 'the same figure from the API');
+  await page.screenshot({ path: join(SHOTS, 'usage-1280.png'), fullPage: true });
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await row.getByText('$0.0001 / $25.00').waitFor();
 
   // Change the allowlist in the dashboard: gamma-5.4 is no longer allowed → 403.
   await row.getByRole('button', { name: /^Edit/ }).click();
@@ -88,7 +99,35 @@ t.test('the dashboard in a real browser: keys, allowlist, revoke, import, escapi
   await page.getByRole('dialog').waitFor({ state: 'detached' });
   const forbidden = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
   t.equal((forbidden as { status?: number }).status, 403, 'the allowlist change takes effect');
-  t.equal(await row.locator('td').nth(3).textContent(), 'gamma-5.2');
+  t.equal(await row.locator('td').nth(3).textContent(), 'gamma-5.2', 'the allowlist shows the change');
+
+  // A tiny ceiling (what was already spent) → 402.
+  await row.getByRole('button', { name: /^Edit/ }).click();
+  await page.getByRole('dialog').getByLabel(/Monthly spend ceiling/).fill('0.0001');
+  await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  const capped = await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+  t.equal((capped as { status?: number }).status, 402, 'the ceiling is reached');
+  t.equal((capped as { code?: string }).code, 'monthly_cap_exceeded');
+
+  // Rotate: the new value is shown once with the old one's end of grace; usage and ceiling carry over.
+  await row.getByRole('button', { name: /^Rotate/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Rotate key' }).click();
+  await page.getByText(/The old value works until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\./).waitFor();
+  const rotated = await page.getByTestId('secret-value').inputValue();
+  t.match(rotated, /^sl-[A-Za-z0-9]{32}$/);
+  t.not(rotated, key);
+  await page.getByRole('button', { name: 'Done' }).click();
+  await row.getByText('In grace').waitFor();
+  const rotatedClient = new OpenAI({ apiKey: rotated, baseURL: h.baseURL, maxRetries: 0 });
+  const stillCapped = await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+  t.equal((stillCapped as { status?: number }).status, 402, 'the new value shares the ledger identity: same spend, same ceiling');
+  await row.getByRole('button', { name: /^Edit/ }).click();
+  await page.getByRole('dialog').getByLabel(/Monthly spend ceiling/).fill('25.00');
+  await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  t.equal((await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the new value works');
+  t.equal((await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the old value works in its grace');
 
   // Import a qua- key with a CSV history and see the projected savings.
   await page.getByRole('link', { name: 'Imports' }).click();
@@ -112,8 +151,17 @@ t.test('the dashboard in a real browser: keys, allowlist, revoke, import, escapi
   await row.getByRole('button', { name: /^Revoke/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
   await row.getByText('Revoked').waitFor();
-  const revoked = await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
-  t.equal((revoked as { status?: number }).status, 401);
+  // A few more keys, so the keys page (and its README screenshot) shows every state.
+  await h.createKey({ name: 'production backend', models: ['alpha-sonnet-4.6', 'gamma-5.4'], monthly_ceiling_usd: '500.00' });
+  const staging = await h.createKey({ name: 'staging', monthly_ceiling_usd: '20.00' });
+  await h.admin('POST', `/keys/${staging.id}/rotate`);
+  await h.createKey({ name: 'nightly evals', models: ['beta-3-flash'], expires_at: '2027-01-01T00:00:00Z' });
+  await page.reload();
+  await page.getByText('production backend').waitFor();
+  for (const revokedClient of [client, rotatedClient]) {
+    const revoked = await revokedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    t.equal((revoked as { status?: number }).status, 401, 'revoked: both values refused');
+  }
   await page.screenshot({ path: join(SHOTS, 'keys-1280.png'), fullPage: true });
 
   // The audit page lists what was done.

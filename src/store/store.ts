@@ -21,6 +21,8 @@ export interface KeyRecord {
   updatedAt: number;
   revokedAt: number | null;
   rotatedAt: number | null;
+  /** When the last value replaced by a rotation stops (or stopped) working; null if never rotated. */
+  previousValidUntil: number | null;
   /** Truncated form of the current value, e.g. `sl-abcd…wxyz`. */
   display: string;
 }
@@ -210,9 +212,18 @@ export interface LedgerStore {
   release(reservationId: number): Promise<void>;
   /** Drops every reservation an instance holds (left by a crash); returns how many. */
   releaseInstance(instance: string): Promise<number>;
-  cycleSpend(keyId: string, cycle: string): Promise<CycleSpend>;
-  /** A key's rows admitted at or after `since`, summed per UTC day and model, oldest first. */
-  dailyUsage(keyId: string, since: number): Promise<DailyUsage[]>;
+  /** A key's spend and reservations in a cycle; `null` sums every key. */
+  cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend>;
+  /** A key's rows (every key's for `null`) admitted at or after `since`, summed per UTC day and model, oldest first. */
+  dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]>;
+  /** Every key's spend and reservations in a cycle and its last admitted call. */
+  keyActivity(cycle: string): Promise<KeyActivity[]>;
+}
+
+export interface KeyActivity extends CycleSpend {
+  keyId: string;
+  /** Epoch ms of the key's last call that reached an upstream; null if none. */
+  lastUsedAt: number | null;
 }
 
 export interface Store {

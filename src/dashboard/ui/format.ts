@@ -17,3 +17,6 @@ export function when(iso: string | null | undefined): string {
 
 /** A decimal-string amount as a number, for chart heights and meters only (never for sums shown as money). */
 export const approx = (amount: string | null | undefined): number => (amount ? Number(amount) : 0);
+
+/** The UTC date of an instant, for tight table cells. */
+export const day = (iso: string | null | undefined): string => (iso ? when(iso).slice(0, 10) : '—');

@@ -7,37 +7,44 @@ export interface KeyView {
   key: string;
   models: string[] | null;
   monthly_ceiling_usd: string | null;
-  status: 'active' | 'revoked' | 'expired' | 'in_grace';
+  status: 'active' | 'revoked' | 'expired';
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
   rotated_at: string | null;
-  previous_valid_until?: string | null;
-  last_used_at?: string | null;
-  cycle_spent_usd?: string;
+  /** Set while the value replaced by the last rotation still works. */
+  previous_valid_until: string | null;
 }
 
-export interface UsageDay {
-  date: string;
-  model: string;
+/** GET /admin/v1/usage/keys: a key's spend this cycle and its last call. */
+export interface KeyActivityView {
+  key_id: string;
+  cycle_spent_usd: string;
+  cycle_reserved_usd: string;
+  last_used_at: string | null;
+}
+
+interface Sums {
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
-  charged_usd: string;
-  list_usd: string;
+  total_tokens: number;
+  cost_usd: string;
+  list_cost_usd: string;
+  savings_usd: string;
 }
 
+export interface UsageDay extends Sums {
+  date: string;
+  model: string;
+}
+
+/** GET /v1/usage, /admin/v1/keys/:id/usage and /admin/v1/usage. */
 export interface UsageView {
-  totals: {
-    requests: number;
-    prompt_tokens: number;
-    completion_tokens: number;
-    charged_usd: string;
-    list_usd: string;
-    savings_usd: string;
-  };
-  cycle: { start: string; end: string; spent_usd: string; reserved_usd: string; ceiling_usd: string | null } | null;
-  daily: UsageDay[];
+  key_id: string | null;
+  totals: Sums;
+  cycle: { start: string; end: string; ceiling_usd: string | null; spent_usd: string; reserved_usd: string; remaining_usd: string | null };
+  data: UsageDay[];
 }
 
 export interface ImportView {

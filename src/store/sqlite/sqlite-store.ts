@@ -24,6 +24,8 @@ interface KeyRow {
   revoked_at: number | null;
   rotated_at: number | null;
   display: string;
+  /** Absent from the hot-path lookup by value, which does not need it. */
+  previous_valid_until?: number | null;
 }
 
 const toKey = (row: KeyRow): KeyRecord => ({
@@ -37,12 +39,14 @@ const toKey = (row: KeyRow): KeyRecord => ({
   updatedAt: row.updated_at,
   revokedAt: row.revoked_at,
   rotatedAt: row.rotated_at,
+  previousValidUntil: row.previous_valid_until ?? null,
   display: row.display,
 });
 
-/** Key columns plus the display of the key's current value. */
+/** Key columns plus the display of the key's current value and the end of its last rotation's grace. */
 const KEY_SELECT = `
-  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display
+  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display,
+    (SELECT MAX(p.valid_until) FROM key_values p WHERE p.key_id = k.id AND p.valid_until IS NOT NULL) AS previous_valid_until
   FROM keys k`;
 
 export function migrate(db: Db): void {

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../components/error-note.js';
 import { useEffect, useState } from 'preact/hooks';
 import { admin } from '../api.js';
 import { when } from '../format.js';
@@ -13,11 +14,7 @@ export function AuditPage() {
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit trail</h1>
       <p class="muted">Every admin action and every refused admin attempt, newest first. Admins are named by a fingerprint of their token.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       <div class="table-wrap">
         <table>
           <thead>

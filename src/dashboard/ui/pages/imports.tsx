@@ -1,7 +1,8 @@
+import { ErrorNote } from '../components/error-note.js';
 import { useEffect, useState } from 'preact/hooks';
 import { admin, ApiError } from '../api.js';
 import { tokens, usd, when } from '../format.js';
-import type { ImportView } from '../types.js';
+import type { ImportView, UsageView } from '../types.js';
 
 /** What a pasted key is, by prefix, before anything is sent (the server decides again). */
 const KINDS: Array<[string, string]> = [
@@ -63,11 +64,7 @@ function ImportForm({ connectors, onDone }: { connectors: string[]; onDone: () =
           Fetch the history live instead (available for: {connectors.join(', ')} keys)
         </label>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy || !kind}>
           Import
@@ -167,7 +164,7 @@ export function ImportsPage() {
       const list = await admin<{ data: ImportView[]; connectors?: string[] }>('GET', '/imports');
       setItems(list.data);
       setConnectors(list.connectors ?? []);
-      const usage = await admin<{ totals: { completion_tokens: number } }>('GET', '/usage').catch(() => null);
+      const usage = await admin<UsageView>('GET', '/usage').catch(() => null);
       setNative(usage ? usage.totals.completion_tokens : null);
     } catch (e) {
       setError((e as Error).message);
@@ -182,11 +179,7 @@ export function ImportsPage() {
         gateway.
       </p>
       <ImportForm connectors={connectors} onDone={() => void load()} />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {items?.map((item) => <ImportCard key={item.id} item={item} nativeOutputTokens={native} />)}
     </section>
   );

@@ -1,17 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import { admin, ApiError, listModels, type ModelInfo } from '../api.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
+import { ErrorNote } from '../components/error-note.js';
 import { ModelPicker } from '../components/model-picker.js';
 import { SecretReveal } from '../components/secret-reveal.js';
-import { approx, usd, when } from '../format.js';
-import type { KeyView } from '../types.js';
+import { approx, day, usd, when } from '../format.js';
+import type { KeyActivityView, KeyView } from '../types.js';
 
 const STATUS_TEXT: Record<KeyView['status'], string> = {
   active: 'Active',
   revoked: 'Revoked',
   expired: 'Expired',
-  in_grace: 'Active (old value in grace)',
 };
+
+/** The status a person reads: a rotated key whose old value still works is "in grace". */
+const statusOf = (key: KeyView): { css: string; text: string } =>
+  key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] ?? key.status };
 
 interface KeyFormValue {
   name: string;
@@ -61,11 +66,7 @@ function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
         Expires (UTC, optional)
         <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget as HTMLInputElement).value })} />
       </label>
-      {error && (
-        <p class="error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorNote message={error?.message ?? null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           {submitLabel}
@@ -93,9 +94,9 @@ type Modal =
   | { kind: 'rotate'; key: KeyView }
   | { kind: 'rotated'; key: string; previousValidUntil: string };
 
-function SpendMeter({ keyView }: { keyView: KeyView }) {
-  if (keyView.monthly_ceiling_usd === null) return <span class="muted">No ceiling</span>;
-  const spent = keyView.cycle_spent_usd ?? '0.00';
+function SpendMeter({ keyView, activity }: { keyView: KeyView; activity: KeyActivityView | undefined }) {
+  const spent = activity?.cycle_spent_usd ?? '0.00';
+  if (keyView.monthly_ceiling_usd === null) return <span>{usd(spent)} <span class="muted">(no ceiling)</span></span>;
   return (
     <div class="spend">
       <meter min={0} max={approx(keyView.monthly_ceiling_usd) || 1} value={approx(spent)} aria-label={`Spent ${usd(spent)} of ${usd(keyView.monthly_ceiling_usd)} this month`} />
@@ -108,6 +109,7 @@ function SpendMeter({ keyView }: { keyView: KeyView }) {
 
 export function KeysPage() {
   const [keys, setKeys] = useState<KeyView[] | null>(null);
+  const [activity, setActivity] = useState<Map<string, KeyActivityView>>(new Map());
   const [models, setModels] = useState<ModelInfo[]>([]);
   const [modal, setModal] = useState<Modal | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -115,6 +117,9 @@ export function KeysPage() {
   const load = async () => {
     try {
       setKeys((await admin<{ data: KeyView[] }>('GET', '/keys')).data);
+      // Spend and last use come from the ledger; without it the table simply shows none.
+      const usage = await admin<{ data: KeyActivityView[] }>('GET', '/usage/keys').catch(() => ({ data: [] }));
+      setActivity(new Map(usage.data.map((a) => [a.key_id, a])));
     } catch (e) {
       setError((e as Error).message);
     }
@@ -142,11 +147,7 @@ export function KeysPage() {
           Create key
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {keys === null ? (
         <p>Loading…</p>
       ) : keys.length === 0 ? (
@@ -173,18 +174,36 @@ export function KeysPage() {
               {keys.map((key) => (
                 <tr key={key.id} data-key-id={key.id}>
                   <td data-label="Name" class="name">{key.name}</td>
-                  <td data-label="Key" class="mono">{key.key}</td>
+                  <td data-label="Key" class="mono key">{key.key}</td>
                   <td data-label="Status">
-                    <span class={`badge ${key.status}`}>{STATUS_TEXT[key.status] ?? key.status}</span>
-                    {key.status === 'in_grace' && key.previous_valid_until && <div class="muted small">old value until {when(key.previous_valid_until)}</div>}
+                    <span class={`badge ${statusOf(key).css}`}>{statusOf(key).text}</span>
+                    {key.previous_valid_until && <div class="muted small">old value until {when(key.previous_valid_until)}</div>}
+                    {key.status === 'active' && key.expires_at && <div class="muted small">expires {when(key.expires_at)}</div>}
                   </td>
-                  <td data-label="Models" class="small">{key.models === null ? 'All models' : key.models.join(', ') || 'None'}</td>
+                  <td data-label="Models" class="small">
+                    {key.models === null ? (
+                      'All models'
+                    ) : key.models.length === 0 ? (
+                      'None'
+                    ) : (
+                      <ul class="chips">
+                        {key.models.map((m) => (
+                          <li key={m}>{m}</li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
                   <td data-label="This month">
-                    <SpendMeter keyView={key} />
+                    <SpendMeter keyView={key} activity={activity.get(key.id)} />
                   </td>
-                  <td data-label="Created" class="small">{when(key.created_at)}</td>
-                  <td data-label="Last used" class="small">{when(key.last_used_at)}</td>
-                  <td class="row-actions">
+                  <td data-label="Created" class="small date" title={when(key.created_at)}>
+                    {day(key.created_at)}
+                  </td>
+                  <td data-label="Last used" class="small date" title={when(activity.get(key.id)?.last_used_at)}>
+                    {day(activity.get(key.id)?.last_used_at)}
+                  </td>
+                  <td>
+                    <div class="row-actions">
                     {key.status !== 'revoked' && (
                       <>
                         <button type="button" onClick={() => setModal({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
@@ -198,6 +217,7 @@ export function KeysPage() {
                         </button>
                       </>
                     )}
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -245,39 +265,28 @@ export function KeysPage() {
         </Dialog>
       )}
       {modal?.kind === 'revoke' && (
-        <Dialog title={`Revoke “${modal.key.name}”?`} onClose={() => setModal(null)}>
-          <p>Requests with this key will be refused at once. This cannot be undone.</p>
-          <div class="actions">
-            <button type="button" class="danger" onClick={() => act(async () => (await admin('POST', `/keys/${modal.key.id}/revoke`), null))}>
-              Revoke key
-            </button>
-            <button type="button" onClick={() => setModal(null)}>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={`Revoke “${modal.key.name}”?`}
+          text="Requests with this key will be refused at once. This cannot be undone."
+          action="Revoke key"
+          danger
+          onClose={() => setModal(null)}
+          onConfirm={() => act(async () => (await admin('POST', `/keys/${modal.key.id}/revoke`), null))}
+        />
       )}
       {modal?.kind === 'rotate' && (
-        <Dialog title={`Rotate “${modal.key.name}”?`} onClose={() => setModal(null)}>
-          <p>A new value is minted. The current value keeps working for 24 hours, then stops. Usage and ceiling carry over.</p>
-          <div class="actions">
-            <button
-              type="button"
-              class="primary"
-              onClick={() =>
-                act(async () => {
-                  const rotated = await admin<{ key: string; previous_valid_until: string }>('POST', `/keys/${modal.key.id}/rotate`);
-                  return { kind: 'rotated', key: rotated.key, previousValidUntil: rotated.previous_valid_until };
-                })
-              }
-            >
-              Rotate key
-            </button>
-            <button type="button" onClick={() => setModal(null)}>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={`Rotate “${modal.key.name}”?`}
+          text="A new value is minted. The current value keeps working for 24 hours, then stops. Usage and ceiling carry over."
+          action="Rotate key"
+          onClose={() => setModal(null)}
+          onConfirm={() =>
+            act(async () => {
+              const rotated = await admin<{ key: string; previous_valid_until: string }>('POST', `/keys/${modal.key.id}/rotate`);
+              return { kind: 'rotated', key: rotated.key, previousValidUntil: rotated.previous_valid_until };
+            })
+          }
+        />
       )}
       {modal?.kind === 'rotated' && (
         <Dialog title="Key rotated" onClose={() => setModal(null)}>

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../components/error-note.js';
 import { useState } from 'preact/hooks';
 import { admin, ApiError, session } from '../api.js';
 
@@ -23,11 +24,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: () => void; reason:
           <input type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <p class="muted small">Kept in this tab's session storage only, and sent as a Bearer token to the admin API.</p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNote message={error} />
         <button type="submit" class="primary">
           Sign in
         </button>

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../components/error-note.js';
 import { useEffect, useState } from 'preact/hooks';
 import { admin } from '../api.js';
 import { BarChart } from '../components/bar-chart.js';
@@ -27,10 +28,10 @@ function byDay(rows: UsageDay[], metric: Metric, days: string[]) {
   return days.map((day) => {
     const today = rows.filter((r) => r.date === day);
     if (metric === 'cost') {
-      const total = sumUsd(today.map((r) => r.charged_usd));
+      const total = sumUsd(today.map((r) => r.cost_usd));
       return { label: day, value: approx(total), text: usd(total) };
     }
-    const n = today.reduce((s, r) => s + (metric === 'requests' ? r.requests : r.prompt_tokens + r.completion_tokens), 0);
+    const n = today.reduce((s, r) => s + (metric === 'requests' ? r.requests : r.total_tokens), 0);
     return { label: day, value: n, text: tokens(n) };
   });
 }
@@ -44,8 +45,8 @@ function byModel(rows: UsageDay[]) {
       requests: mine.reduce((s, r) => s + r.requests, 0),
       prompt: mine.reduce((s, r) => s + r.prompt_tokens, 0),
       completion: mine.reduce((s, r) => s + r.completion_tokens, 0),
-      charged: sumUsd(mine.map((r) => r.charged_usd)),
-      list: sumUsd(mine.map((r) => r.list_usd)),
+      charged: sumUsd(mine.map((r) => r.cost_usd)),
+      list: sumUsd(mine.map((r) => r.list_cost_usd)),
     };
   });
 }
@@ -70,9 +71,9 @@ export function UsagePage() {
     <section aria-labelledby="usage-title">
       <div class="title-row">
         <h1 id="usage-title">Usage, last 30 days</h1>
-        <label>
+        <label for="usage-key">
           Key
-          <select value={selected} onChange={(e) => setSelected((e.currentTarget as HTMLSelectElement).value)}>
+          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget as HTMLSelectElement).value)}>
             <option value="all">All keys</option>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
@@ -82,11 +83,7 @@ export function UsagePage() {
           </select>
         </label>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {usage && (
         <>
           <dl class="figures">
@@ -103,24 +100,22 @@ export function UsagePage() {
             <div>
               <dt>Charged</dt>
               <dd class="big" data-testid="usage-charged">
-                {usd(usage.totals.charged_usd)}
+                {usd(usage.totals.cost_usd)}
               </dd>
             </div>
             <div>
-              <dt>Saved against list price ({usd(usage.totals.list_usd)})</dt>
+              <dt>Saved against list price ({usd(usage.totals.list_cost_usd)})</dt>
               <dd class="big savings" data-testid="usage-savings">
                 {usd(usage.totals.savings_usd)}
               </dd>
             </div>
-            {usage.cycle && (
-              <div>
-                <dt>This month</dt>
-                <dd>
-                  {usd(usage.cycle.spent_usd)} spent{usage.cycle.ceiling_usd ? ` of ${usd(usage.cycle.ceiling_usd)}` : ''}
-                  {approx(usage.cycle.reserved_usd) > 0 ? `, ${usd(usage.cycle.reserved_usd)} reserved in flight` : ''}
-                </dd>
-              </div>
-            )}
+            <div>
+              <dt>This month</dt>
+              <dd>
+                {usd(usage.cycle.spent_usd)} spent{usage.cycle.ceiling_usd ? ` of ${usd(usage.cycle.ceiling_usd)}` : ''}
+                {approx(usage.cycle.reserved_usd) > 0 ? `, ${usd(usage.cycle.reserved_usd)} held by requests in flight` : ''}
+              </dd>
+            </div>
           </dl>
           <fieldset class="segmented">
             <legend>Chart</legend>
@@ -131,7 +126,7 @@ export function UsagePage() {
               </label>
             ))}
           </fieldset>
-          <BarChart bars={byDay(usage.daily, metric, days)} title={`${metric === 'cost' ? 'Charged cost' : metric === 'requests' ? 'Requests' : 'Tokens'} per day`} />
+          <BarChart bars={byDay(usage.data, metric, days)} title={`${metric === 'cost' ? 'Charged cost' : metric === 'requests' ? 'Requests' : 'Tokens'} per day`} />
           <div class="table-wrap">
             <table>
               <caption>Per model</caption>
@@ -146,7 +141,7 @@ export function UsagePage() {
                 </tr>
               </thead>
               <tbody>
-                {byModel(usage.daily).map((m) => (
+                {byModel(usage.data).map((m) => (
                   <tr key={m.model} data-model={m.model}>
                     <td class="mono">{m.model}</td>
                     <td>{tokens(m.requests)}</td>
