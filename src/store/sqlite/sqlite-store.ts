@@ -2,8 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
+import type { StatusStore } from '../status.js';
 import type { KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteStatusStore } from './status-store.js';
 
 type Db = Database.Database;
 
@@ -18,6 +20,7 @@ interface KeyRow {
   updated_at: number;
   revoked_at: number | null;
   rotated_at: number | null;
+  rpm_limit: number | null;
   display: string;
 }
 
@@ -33,6 +36,7 @@ const toKey = (row: KeyRow): KeyRecord => ({
   revokedAt: row.revoked_at,
   rotatedAt: row.rotated_at,
   display: row.display,
+  rpmLimit: row.rpm_limit,
 });
 
 /** Key columns plus the display of the key's current value. */
@@ -66,8 +70,8 @@ class SqliteKeyStore implements KeyStore {
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, status, expires_at, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @now, @now)`);
+      (id, name, models, monthly_ceiling_nano, status, expires_at, rpm_limit, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @rpmLimit, @now, @now)`);
     this.insertValue = db.prepare(
       'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
     );
@@ -91,6 +95,7 @@ class SqliteKeyStore implements KeyStore {
         models: input.models === null ? null : JSON.stringify(input.models),
         ceiling: input.monthlyCeilingNanos,
         expiresAt: input.expiresAt,
+        rpmLimit: input.rpmLimit,
         now: input.now,
       });
       this.insertValue.run(input.valueHash, id, input.display, input.now);
@@ -135,6 +140,10 @@ class SqliteKeyStore implements KeyStore {
       sets.push('expires_at = @expiresAt');
       values['expiresAt'] = patch.expiresAt;
     }
+    if (patch.rpmLimit !== undefined) {
+      sets.push('rpm_limit = @rpmLimit');
+      values['rpmLimit'] = patch.rpmLimit;
+    }
     sets.push('updated_at = @now');
     const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = @id`).run(values);
     return result.changes ? this.get(id) : undefined;
@@ -175,10 +184,12 @@ class SqliteSettingsStore implements SettingsStore {
 export class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly status: StatusStore;
 
   private constructor(private readonly db: Db) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
+    this.status = new SqliteStatusStore(db);
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
