@@ -177,6 +177,12 @@ t.test('sibling fallback on 503: answered and billed as the sibling', async (t) 
   for await (const chunk of stream) models.add(chunk.model);
   t.same([...models], ['gamma-5.2-code'], 'alias resolved, then the sibling answered the stream');
 
+  // Billing follows the answering model.
+  const metrics = await (await fetch(`${h.origin}/metrics`)).text();
+  t.match(metrics, /gateway_fallbacks_total\{family="gamma",from="gamma-5.4",to="gamma-5.2"\} 1/);
+  t.match(metrics, /gateway_tokens_total\{model="gamma-5.2",family="gamma",kind="completion"\} 4/);
+  t.notMatch(metrics, /gateway_tokens_total\{model="gamma-5.4"/, 'nothing billed to the model that failed');
+
   // Other failures than 503 do not fall back: 502 is retried on the same model.
   h.gamma.faults.push({ status: 502 });
   const retried = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });

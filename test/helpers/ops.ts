@@ -52,3 +52,14 @@ export async function blackhole(t: { teardown(fn: () => unknown): void }): Promi
   }
   return `http://127.0.0.1:${port}`;
 }
+
+/** Parses Prometheus text into `series{labels}` → value. */
+export function parseMetrics(text: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    values.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return values;
+}
