@@ -23,7 +23,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(plain.config.retry.max, 2);
   t.equal(plain.config.timeouts.upstream_ms, 60_000);
   t.equal(plain.config.timeouts.stream_idle_ms, 120_000);
-  t.same(plain.config.plugins.map((p) => p.name), ['metrics', 'auth', 'model-normalise', 'scope', 'rate-limit', 'retry', 'vendor-gamma']);
+  t.same(plain.config.plugins.map((p) => p.name), ['metrics', 'status', 'health', 'auth', 'model-normalise', 'scope', 'rate-limit', 'retry', 'vendor-gamma']);
 
   const env = {
     HOST: '0.0.0.0',
