@@ -25,8 +25,9 @@ t.test('one 503 then success: the caller sees 200 after about 500 ms (the spec c
   t.equal(reply.choices[0]?.message.content, 'Hello from the');
   t.equal(h.gamma.requests.length, 2, 'two upstream attempts');
   const [gap] = gaps(h.gamma.requests.map((r) => r.at));
-  t.ok(gap !== undefined && gap >= 250 && gap <= 900, `first retry after 500 ms ± 250 (was ${gap?.toFixed(0)} ms)`);
-  t.ok(elapsed >= 250 && elapsed < 1500, `answered after about 500 ms (${elapsed.toFixed(0)} ms)`);
+  // Upper bounds leave room for a busy machine: the gap also holds the gateway's own work.
+  t.ok(gap !== undefined && gap >= 250 && gap <= 1000, `first retry after 500 ms ± 250 (was ${gap?.toFixed(0)} ms)`);
+  t.ok(elapsed >= 250 && elapsed < 2000, `answered after about 500 ms (${elapsed.toFixed(0)} ms)`);
   const line = h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'upstream attempt failed, trying again');
   t.match(line, { model: 'gamma-5.4', attempt: 1, code: '503', then: 'retry' }, 'the failed attempt is logged');
   t.ok(line.delay_ms >= 250 && line.delay_ms <= 750);
@@ -48,7 +49,7 @@ t.test('503s all the way: 503 after the full cadence, at most GATEWAY_RETRY_MAX 
   const observed = gaps(h.gamma.requests.map((r) => r.at));
   SHORT_CADENCE.forEach((step, i) => {
     const gap = observed[i] as number;
-    t.ok(gap >= step.delay_ms - step.jitter_ms && gap <= step.delay_ms + step.jitter_ms + 150, `retry ${i + 1}: ${step.delay_ms} ± ${step.jitter_ms} ms (was ${gap.toFixed(0)})`);
+    t.ok(gap >= step.delay_ms - step.jitter_ms && gap <= step.delay_ms + step.jitter_ms + 250, `retry ${i + 1}: ${step.delay_ms} ± ${step.jitter_ms} ms (was ${gap.toFixed(0)})`);
   });
   t.ok(elapsed >= 800, `the whole cadence was waited (${elapsed.toFixed(0)} ms)`);
 
@@ -158,17 +159,19 @@ t.test('a caller that leaves during the backoff ends the call: no further attemp
 });
 
 t.test('sibling fallback on 503: answered and billed as the sibling', async (t) => {
-  const fallback = pluginConfig('retry', { cadence: SHORT_CADENCE, fallback: { gamma: { 'gamma-5.4': 'gamma-5.2', 'Gamma-5-3-Code': 'gamma-5.2-code' } } });
+  // A backoff long enough to tell apart from the immediate hand-over to the sibling.
+  const cadence = [{ delay_ms: 600, jitter_ms: 0 }];
+  const fallback = pluginConfig('retry', { cadence, fallback: { gamma: { 'gamma-5.4': 'gamma-5.2', 'Gamma-5-3-Code': 'gamma-5.2-code' } } });
   const h = await startHarness(t, { configure: fallback });
   const { key } = await h.createKey();
   const client = h.client(key);
 
   h.gamma.faults.push({ status: 503 });
-  const started = performance.now();
   const reply = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi [[sim:tokens=4]]' }] });
   t.equal(reply.model, 'gamma-5.2', "the reply names the model that answered");
   t.same(h.gamma.requests.map((r) => JSON.parse(r.body).model), ['gamma-5.4', 'gamma-5.2'], 'the sibling was asked second');
-  t.ok(performance.now() - started < 250, 'no backoff before the sibling');
+  const [handOver] = gaps(h.gamma.requests.map((r) => r.at));
+  t.ok(handOver !== undefined && handOver < 300, `no backoff before the sibling (${handOver?.toFixed(0)} ms)`);
 
   // Streamed: every chunk names the sibling.
   h.gamma.faults.push({ status: 503 });

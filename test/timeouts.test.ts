@@ -6,7 +6,7 @@ import t from 'tap';
 import { createGammaSimulator } from '../src/simulators/gamma-sim.js';
 import type { SimServer } from '../src/simulators/sim-server.js';
 import { chatBody, GAMMA_UPSTREAM_KEY, raw, startHarness } from './helpers/harness.js';
-import { blackhole, pluginConfig, SHORT_CADENCE } from './helpers/ops.js';
+import { blackhole, pluginConfig } from './helpers/ops.js';
 
 const post = (origin: string, key: string, body = chatBody()) =>
   raw(origin, 'POST', '/v1/chat/completions', {
@@ -39,7 +39,8 @@ t.test('a hanging upstream: 504 upstream_timeout within the timeout, and the ups
 t.test('retries never run past the request deadline', async (t) => {
   const h = await startHarness(t, {
     env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1200' },
-    configure: pluginConfig('retry', { cadence: SHORT_CADENCE, min_attempt_ms: 100 }),
+    // A fresh timeout per attempt would answer after 500 + 1200 ms; the deadline answers at 1200.
+    configure: pluginConfig('retry', { cadence: [{ delay_ms: 500, jitter_ms: 0 }], min_attempt_ms: 100 }),
   });
   const { key } = await h.createKey();
   h.gamma.faults.push({ status: 503 }, { hang: true });
