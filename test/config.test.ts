@@ -23,7 +23,11 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(plain.config.retry.max, 2);
   t.equal(plain.config.timeouts.upstream_ms, 60_000);
   t.equal(plain.config.timeouts.stream_idle_ms, 120_000);
-  t.same(plain.config.plugins.map((p) => p.name), ['metrics', 'status', 'health', 'auth', 'model-normalise', 'scope', 'rate-limit', 'retry', 'vendor-gamma']);
+  t.equal(plain.config.server.instance_id, 'default');
+  t.same(plain.config.plugins.map((p) => p.name), [
+    'metrics', 'status', 'health', 'auth', 'model-normalise', 'capabilities', 'scope', 'rate-limit', 'ceiling', 'retry',
+    'vendor-alpha', 'vendor-beta', 'vendor-gamma', 'ledger',
+  ]);
 
   const env = {
     HOST: '0.0.0.0',
@@ -38,6 +42,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
     GAMMA_API_KEY: 'k-gamma',
     ALPHA_API_KEY: 'k-alpha',
     GATEWAY_ADMIN_TOKEN: 'admin-token-0123456789',
+    GATEWAY_INSTANCE_ID: 'gw-2',
   };
   const { config, overrides } = loadConfig('config/gateway.yaml', env);
   t.equal(config.server.host, '0.0.0.0');
@@ -52,6 +57,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(config.upstreams.gamma.api_key, 'k-gamma');
   t.equal(config.upstreams.alpha.api_key, 'k-alpha');
   t.equal(config.admin.token, 'admin-token-0123456789');
+  t.equal(config.server.instance_id, 'gw-2');
   t.same(overrides.sort(), Object.keys(env).sort());
 });
 

@@ -77,6 +77,13 @@ t.test('which failures are retried', async (t) => {
     t.equal((await post(h.origin, key)).status, ours, `upstream ${status} → ${ours}`);
     t.equal(h.gamma.requests.length - before, 1, `upstream ${status} is not retried`);
   }
+  // Every family: alpha's overload (529) and beta's UNAVAILABLE (503) are retried too.
+  for (const [sim, model, status] of [[h.alpha, 'alpha-haiku-4.5', 529], [h.beta, 'beta-3-flash', 503]] as const) {
+    sim.faults.push({ status });
+    const before = sim.requests.length;
+    t.equal((await post(h.origin, key, chatBody(model))).status, 200, `${model}: upstream ${status} is retried`);
+    t.equal(sim.requests.length - before, 2);
+  }
   // A 429 without Retry-After is passed on at once.
   h.gamma.faults.push({ status: 429 });
   const before = h.gamma.requests.length;

@@ -6,7 +6,9 @@ t.test('a person opens /status after traffic: every model with its percentiles, 
   const h = await startHarness(t, { simulatedFamilies: ['gamma'] });
   const { key } = await h.createKey();
   const client = h.client(key);
-  const served = h.catalogue.models.filter((m) => m.family === 'gamma');
+  // Every model of all three families but one, which stays without traffic.
+  const idle = 'gamma-5.1-code-max';
+  const served = h.catalogue.models.filter((m) => m.id !== idle);
   for (const model of served) {
     for (let i = 0; i < 3; i++) {
       if (i === 2) {
@@ -28,6 +30,7 @@ t.test('a person opens /status after traffic: every model with its percentiles, 
   t.equal(await page.title(), 'Status — model gateway');
   t.equal(await page.locator('#overall').innerText(), 'Degraded performance', 'the open incident shows in the overall state');
   t.match(await page.locator('[data-simulated="gamma"]').innerText(), /gamma family is answered by the gateway's built-in simulator/);
+  t.equal(await page.locator('[data-simulated]').count(), 1, 'a banner only for the simulated family');
 
   const rows = page.locator('#models tbody tr');
   t.equal(await rows.count(), h.catalogue.models.length, 'one row per model of the catalogue');
@@ -35,7 +38,7 @@ t.test('a person opens /status after traffic: every model with its percentiles, 
     const row = page.locator(`#models tr[data-model="${model.id}"]`);
     t.match(await row.locator('th').innerText(), model.id);
     const cells = await Promise.all(['p50', 'p95', 'p99', 'uptime-24h', 'requests'].map((name) => row.locator(`td.${name}`).innerText()));
-    if (served.includes(model)) {
+    if (model.id !== idle) {
       for (const value of cells.slice(0, 3)) t.match(value, /^\d+(\.\d+)? (ms|s)$/, `${model.id}: percentile ${value}`);
       t.equal(cells[3], '100.00 %', `${model.id}: uptime 24 h`);
       t.equal(cells[4], '3', `${model.id}: requests`);

@@ -3,6 +3,7 @@ import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
 import type { SseEvent, StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
 import { GatewayError, invalidRequest } from '../../src/http/errors.js';
 import { upstreamError } from '../../src/http/upstream-status.js';
+import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
 
 /**
  * Gamma speaks the reference format, so its translator is nearly the identity: the model
@@ -22,25 +23,10 @@ interface ReferenceUsage {
   completion_tokens?: unknown;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
-
 function usageOf(raw: unknown): Usage | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const usage = raw as ReferenceUsage;
-  return { promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) };
-}
-
-function parseJson(text: string, what: string): JsonObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new GatewayError(502, `The gamma upstream sent ${what} that is not JSON.`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError(502, `The gamma upstream sent ${what} that is not a JSON object.`);
-  }
-  return value as JsonObject;
+  return { promptTokens: tokenCount(usage.prompt_tokens), completionTokens: tokenCount(usage.completion_tokens) };
 }
 
 /** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
@@ -69,7 +55,7 @@ class GammaStream implements StreamTranslator {
 
   event(event: SseEvent): string {
     if (event.data === '[DONE]') return '';
-    const chunk = parseJson(event.data, 'a stream event');
+    const chunk = parseUpstreamJson(event.data, 'gamma', 'a stream event');
     const error = chunk['error'] as JsonObject | undefined;
     if (error) {
       throw new GatewayError(502, `The gamma upstream failed mid-stream: ${String(error['message'] ?? 'unknown error')}`);
@@ -129,7 +115,7 @@ export class GammaTranslator implements Translator {
   }
 
   response(raw: Buffer): TranslatedBody {
-    const body = parseJson(raw.toString('utf8'), 'a response');
+    const body = parseUpstreamJson(raw.toString('utf8'), 'gamma', 'a response');
     const usage = usageOf(body['usage']);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };

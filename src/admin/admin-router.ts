@@ -43,7 +43,7 @@ export function validBody<T>(req: Request, check: ReturnType<typeof compileSchem
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
-/** Wraps an async admin handler so every failure is answered in our envelope. */
+/** Wraps an async admin handler so every failure is answered in our envelope (plugins' admin routes use it too). */
 export const handled =
   (handler: Handler): Handler =>
   async (req, res) => {
@@ -104,6 +104,16 @@ export function adminRouter(deps: AdminDeps): Router {
     const key = await keys.revoke(id);
     if (!key) throw notFound(id);
     send(res, 200, keyJson(key, clock.now()));
+  }));
+
+  router.post('/keys/:id/rotate', handled(async (req, res) => {
+    const id = String(req.params['id']);
+    const rotated = await keys.rotate(id);
+    if (!rotated) throw notFound(id);
+    send(res, 200, {
+      ...keyJson(rotated.key, clock.now(), rotated.value),
+      previous_valid_until: new Date(rotated.previousValidUntil).toISOString(),
+    });
   }));
 
   deps.mountPluginRoutes(router);

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
 import type { Family } from '../config/schema.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
-import type { KeyRecord } from '../store/store.js';
+import type { KeyRecord, Reservation } from '../store/store.js';
 
 export type EndpointName = 'chat.completions' | 'completions' | 'embeddings' | 'usage';
 
@@ -100,6 +100,8 @@ export class Call {
   attempts = 0;
   /** Status of the last upstream response, 0 if none. */
   upstreamStatus = 0;
+  /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
+  reservation: Reservation | null = null;
   /** Every upstream attempt, in order (retries and fallbacks included). */
   readonly upstreamAttempts: UpstreamAttempt[] = [];
   readonly timings: Timings;

@@ -24,6 +24,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['PORT', ['server', 'port'], 'int'],
   ['GATEWAY_MAX_BODY_BYTES', ['server', 'max_body_bytes'], 'int'],
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
+  ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['GATEWAY_ADMIN_TOKEN', ['admin', 'token'], 'string'],

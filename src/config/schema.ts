@@ -17,7 +17,8 @@ export interface PluginEntry {
 }
 
 export interface GatewayConfig {
-  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number };
+  /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
+  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
   database: { path: string };
   /** Path of the model catalogue, relative to the config file. */
   catalogue: string;
@@ -55,6 +56,7 @@ export const gatewayConfigSchema = {
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
         max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
+        instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
       },
     },
     database: {

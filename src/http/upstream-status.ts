@@ -14,10 +14,13 @@ export function mapUpstreamStatus(status: number): ErrorStatus {
   if (status === 408 || status === 504) return 504;
   if (status === 503 || status === 529) return 503;
   // Our own credential or account at the vendor was refused: not the caller's fault.
-  if (status === 401 || status === 403) return 502;
+  if (isAccountProblem(status)) return 502;
   if (status >= 500) return 502;
   return 400;
 }
+
+/** 401/403 (our credential refused) and 402 (our vendor account out of credit): the gateway's problem, not the caller's. */
+const isAccountProblem = (status: number): boolean => status === 401 || status === 402 || status === 403;
 
 /** Headers of upstream pressure passed through to the caller. */
 function pressureHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -33,20 +36,27 @@ export interface UpstreamErrorDetail {
   /** The upstream's own message, if its body had one. */
   message?: string | undefined;
   param?: string | null | undefined;
-  /** A status the vendor's body implies more precisely than its HTTP status (e.g. 529 overloaded sent as 500). */
+  /**
+   * A status the vendor's body implies more precisely than its HTTP status, from the vendor's
+   * error type (alpha `overloaded_error` → 529, beta `API_KEY_INVALID` sent as 400 → 401), or
+   * the only status there is for an error inside a 200 stream.
+   */
   statusHint?: number | undefined;
+  /** A more specific code, e.g. `context_length_exceeded` when the vendor's message says so. */
+  code?: string | undefined;
 }
 
 export function upstreamError(family: Family, status: number, headers: IncomingHttpHeaders, detail: UpstreamErrorDetail): GatewayError {
-  const mapped = mapUpstreamStatus(detail.statusHint ?? status);
+  const effective = detail.statusHint ?? status;
+  const mapped = mapUpstreamStatus(effective);
   const own = detail.message?.trim();
   let message: string;
-  if (status === 401 || status === 403) {
-    message = `The ${family} upstream refused the gateway's own credentials${own ? `: ${own}` : ''}. This is a gateway configuration problem, not your key.`;
+  if (isAccountProblem(effective)) {
+    message = `The ${family} upstream refused the gateway's own credentials or account${own ? `: ${own}` : ''}. This is a gateway configuration problem, not your key.`;
   } else {
     message = own || `The ${family} upstream answered ${status} without a readable error message.`;
   }
-  const code = mapped === 404 ? 'model_not_found' : undefined;
+  const code = mapped === 404 ? 'model_not_found' : mapped === 400 ? detail.code : undefined;
   const param = mapped === 400 ? (detail.param ?? null) : mapped === 404 ? 'model' : null;
   return new GatewayError(mapped, message, { param, headers: pressureHeaders(headers), ...(code ? { code } : {}) });
 }

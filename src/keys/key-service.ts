@@ -35,6 +35,9 @@ export function keyJson(key: KeyRecord, now: number, value?: string): Record<str
   };
 }
 
+/** How long a value replaced by a rotation keeps working (spec: a 24-hour grace window). */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /** Settings of a key as the admin API takes them (already shape-checked by its schema). */
 export interface KeySettingsInput {
   name?: string;
@@ -75,6 +78,22 @@ export class KeyService {
 
   revoke(id: string): Promise<KeyRecord | undefined> {
     return this.store.keys.revoke(id, this.clock.now());
+  }
+
+  /**
+   * Mints a new value for a key, keeping its id (so its ledger, usage and ceiling carry over)
+   * and settings. The value it replaces works for ROTATION_GRACE_MS more; a value replaced by
+   * an earlier rotation keeps its own end (decisions.md: never extended).
+   */
+  async rotate(id: string): Promise<{ key: KeyRecord; value: string; previousValidUntil: number } | undefined> {
+    const existing = await this.store.keys.get(id);
+    if (!existing) return undefined;
+    if (existing.status === 'revoked') throw invalidRequest(`The key '${id}' is revoked; a revoked key cannot be rotated.`, 'id');
+    const value = generateNativeKey();
+    const now = this.clock.now();
+    const previousValidUntil = now + ROTATION_GRACE_MS;
+    const key = await this.store.keys.rotate(id, { valueHash: hashSecret(value), display: truncateKey(value), now, previousValidUntil });
+    return key && { key, value, previousValidUntil };
   }
 
   /** Validates values the schema cannot (model IDs, amounts, instants) and normalises them. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { float32Base64 } from '../reference/embeddings.js';
 import { embedText, planReply, readDirectives, type ReplyPlan, type SimRequest, type SimToolChoice } from './reply-plan.js';
 import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from './sim-server.js';
 
@@ -144,12 +145,6 @@ function chatFrames(envelope: StreamEnvelope, plan: ReplyPlan): string[] {
 const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('base64url')}`;
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-function floatsToBase64(values: number[]): string {
-  const buffer = Buffer.alloc(values.length * 4);
-  values.forEach((v, i) => buffer.writeFloatLE(v, i * 4));
-  return buffer.toString('base64');
-}
-
 export function createGammaVendor(): SimVendor {
   async function chat(ctx: SimContext): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
@@ -220,7 +215,7 @@ export function createGammaVendor(): SimVendor {
       model: String(body['model']),
       data: inputs.map((text, index) => {
         const vector = embedText(text, dimensions);
-        return { object: 'embedding', index, embedding: base64 ? floatsToBase64(vector) : vector };
+        return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
       }),
       usage: { prompt_tokens: tokens, total_tokens: tokens },
     });

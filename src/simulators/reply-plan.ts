@@ -13,8 +13,9 @@ import { createHash } from 'node:crypto';
  *
  * Directives in the last user text steer a reply: `[[sim:tokens=N]]` (N text pieces),
  * `[[sim:parallel=N]]` (N tool calls), `[[sim:status=503]]`, `[[sim:delay_ms=N]]`,
- * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N pieces),
- * `[[sim:hang=1]]` (never answer).
+ * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N frames),
+ * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
+ * (never answer).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -65,6 +66,7 @@ export interface Directives {
   delay_ms?: number;
   chunk_delay_ms?: number;
   reset_after?: number;
+  error_after?: number;
   hang?: number;
 }
 

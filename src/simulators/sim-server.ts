@@ -25,6 +25,8 @@ export interface Fault {
   delayMs?: number;
   /** Streams: destroy the connection after this many frames. */
   resetAfterFrames?: number;
+  /** Streams: after this many frames, send the vendor's in-stream error event (type `errorType`) and end. */
+  errorAfterFrames?: number;
 }
 
 export interface RecordedRequest {
@@ -66,6 +68,8 @@ export interface SimVendor {
   authenticated(headers: IncomingHttpHeaders, url: URL, apiKey: string): boolean;
   /** The vendor's error body for a status (and optional vendor type/message). */
   errorBody(status: number, message: string, type?: string): VendorErrorBody;
+  /** The vendor's SSE frame for an error inside a stream that already answered 200. */
+  streamErrorFrame?(message: string, type?: string): string;
 }
 
 export interface SimOptions {
@@ -83,6 +87,7 @@ export function faultFromDirectives(directives: Directives): Fault | undefined {
   if (directives.hang) fault.hang = true;
   if (directives.delay_ms) fault.delayMs = directives.delay_ms;
   if (directives.reset_after !== undefined) fault.resetAfterFrames = directives.reset_after;
+  if (directives.error_after !== undefined) fault.errorAfterFrames = directives.error_after;
   return Object.keys(fault).length ? fault : undefined;
 }
 
@@ -172,7 +177,12 @@ export class SimServer {
   async sendFrames(res: ServerResponse, frames: readonly string[], fault: Fault | undefined): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const cutAfter = fault?.resetAfterFrames;
+    const errorAfter = this.vendor.streamErrorFrame ? fault?.errorAfterFrames : undefined;
     for (const [index, frame] of frames.entries()) {
+      if (errorAfter !== undefined && index >= errorAfter) {
+        res.end(this.vendor.streamErrorFrame?.('simulated failure mid-stream', fault?.errorType));
+        return;
+      }
       if (cutAfter !== undefined && index >= cutAfter) {
         res.socket?.destroy();
         return;

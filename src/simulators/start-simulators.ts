@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
 import type { Family, GatewayConfig } from '../config/schema.js';
+import { createAlphaSimulator } from './alpha-sim.js';
+import { createBetaSimulator } from './beta-sim.js';
 import { createGammaSimulator } from './gamma-sim.js';
 import type { SimServer } from './sim-server.js';
 
-/** Simulator factories by family; a family without one stays unserved until its vendor plugin exists. */
-const SIMULATORS: Partial<Record<Family, () => SimServer>> = {
+/** Simulator factories by family. */
+const SIMULATORS: Record<Family, () => SimServer> = {
+  alpha: () => createAlphaSimulator(),
+  beta: () => createBetaSimulator(),
   gamma: () => createGammaSimulator(),
 };
 

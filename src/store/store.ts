@@ -42,7 +42,8 @@ export interface NewKey {
   models: string[] | null;
   monthlyCeilingNanos: number | null;
   expiresAt: number | null;
-  rpmLimit: number | null;
+  /** Requests-per-minute cap; absent or null: the gateway's default. */
+  rpmLimit?: number | null;
   /** SHA-256 of the value and its truncated display; the raw value is never given to the store. */
   valueHash: Buffer;
   display: string;
@@ -57,6 +58,15 @@ export interface KeyPatch {
   rpmLimit?: number | null;
 }
 
+export interface KeyRotation {
+  /** SHA-256 and truncated display of the new value. */
+  valueHash: Buffer;
+  display: string;
+  now: number;
+  /** When the value being replaced stops working (now + the grace period). */
+  previousValidUntil: number;
+}
+
 export interface KeyStore {
   create(input: NewKey): Promise<KeyRecord>;
   /** The key owning a value hash, whether or not it is still usable (the caller decides). */
@@ -66,6 +76,11 @@ export interface KeyStore {
   count(): Promise<number>;
   update(id: string, patch: KeyPatch, now: number): Promise<KeyRecord | undefined>;
   revoke(id: string, now: number): Promise<KeyRecord | undefined>;
+  /**
+   * Gives a key a new current value. The current value becomes a previous one, valid until
+   * `previousValidUntil`; older previous values keep their own end; spent ones are dropped.
+   */
+  rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined>;
 }
 
 export interface SettingsStore {
@@ -73,9 +88,94 @@ export interface SettingsStore {
   set(name: string, value: string): Promise<void>;
 }
 
+/** A spend reservation an admitted call holds until its ledger row settles it. */
+export interface Reservation {
+  id: number;
+  keyId: string;
+  /** Billing cycle of admission, `YYYY-MM` (UTC). */
+  cycle: string;
+  /** Nano-dollars held. */
+  nanos: number;
+}
+
+export interface ReserveInput {
+  keyId: string;
+  cycle: string;
+  nanos: number;
+  ceilingNanos: number;
+  /** The gateway instance holding it: its reservations are released when that instance starts again. */
+  instance: string;
+  now: number;
+}
+
+/** A cycle's settled spend and what in-flight calls hold, in nano-dollars. */
+export interface CycleSpend {
+  spent: number;
+  reserved: number;
+}
+
+export type ReserveResult = { admitted: true; reservation: Reservation } | ({ admitted: false } & CycleSpend);
+
+/** One row per call that reached an upstream. Money in nano-dollars, times in epoch ms. */
+export interface LedgerRow {
+  admittedAt: number;
+  cycle: string;
+  keyId: string;
+  model: string;
+  family: string;
+  endpoint: string;
+  stream: boolean;
+  status: number;
+  /** ok, upstream_error, client_disconnected, timeout, error. */
+  outcome: string;
+  attempts: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** The completion count came from relayed deltas, the vendor never reported one. */
+  usageEstimated: boolean;
+  chargedNanos: number;
+  listNanos: number;
+  /** From the upstream request to the end of the call; null if it never started. */
+  upstreamMs: number | null;
+  /** From the upstream request to the first byte relayed; null when nothing was streamed. */
+  ttftMs: number | null;
+}
+
+/** Sums of a key's rows for one UTC day and one model. */
+export interface DailyUsage {
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  chargedNanos: number;
+  listNanos: number;
+}
+
+/**
+ * The money store. Every method that admits or settles is one transaction that is atomic
+ * across every process sharing the store, so that no interleaving of gateway instances can
+ * admit more than a key's ceiling.
+ */
+export interface LedgerStore {
+  /** Admits iff spent < ceiling and spent + reserved + nanos ≤ ceiling; holds `nanos` if so. */
+  reserve(input: ReserveInput): Promise<ReserveResult>;
+  /** Writes a call's row, adds its charged cost to the cycle's spend and drops its reservation, at once. */
+  record(row: LedgerRow, reservationId: number | null): Promise<void>;
+  /** Drops a reservation that no row settled (the call never reached an upstream). */
+  release(reservationId: number): Promise<void>;
+  /** Drops every reservation an instance holds (left by a crash); returns how many. */
+  releaseInstance(instance: string): Promise<number>;
+  cycleSpend(keyId: string, cycle: string): Promise<CycleSpend>;
+  /** A key's rows admitted at or after `since`, summed per UTC day and model, oldest first. */
+  dailyUsage(keyId: string, since: number): Promise<DailyUsage[]>;
+}
+
 export interface Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly ledger: LedgerStore;
   readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;

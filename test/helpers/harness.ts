@@ -11,18 +11,22 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Family, GatewayConfig, PluginEntry } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
+import { createAlphaSimulator } from '../../src/simulators/alpha-sim.js';
+import { createBetaSimulator } from '../../src/simulators/beta-sim.js';
 import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
- * temp folder and a real gamma simulator as its upstream, configured through the same YAML
- * and env overrides as `npm start`. Everything is torn down with the test.
+ * temp folder and real alpha, beta and gamma simulators as its upstreams, configured through
+ * the same YAML and env overrides as `npm start`. Everything is torn down with the test.
  */
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const GAMMA_UPSTREAM_KEY = 'gamma-upstream-secret-key';
+export const ALPHA_UPSTREAM_KEY = 'alpha-upstream-secret-key';
+export const BETA_UPSTREAM_KEY = 'beta-upstream-secret-key';
 
 export class FakeClock implements Clock {
   constructor(public ms = Date.parse('2026-11-15T12:00:00Z')) {}
@@ -45,8 +49,10 @@ export interface HarnessOptions {
   /** Plugins registered by name (for test-only plugins). */
   registered?: Record<string, Plugin>;
   clock?: Clock;
-  /** Use this simulator instead of a fresh one. */
+  /** Use these simulators instead of fresh ones. */
   gamma?: SimServer;
+  alpha?: SimServer;
+  beta?: SimServer;
   /** Edits applied to the loaded config before the gateway is built. */
   configure?: (config: GatewayConfig) => void;
   /** Families to present as answered by a simulator (the status page's banner). */
@@ -57,6 +63,8 @@ export interface Harness {
   origin: string;
   baseURL: string;
   gamma: SimServer;
+  alpha: SimServer;
+  beta: SimServer;
   gateway: Gateway;
   store: SqliteStore;
   catalogue: Catalogue;
@@ -75,13 +83,22 @@ export interface Harness {
 export async function startHarness(t: Teardown, options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gamma = options.gamma ?? createGammaSimulator({ apiKey: GAMMA_UPSTREAM_KEY });
-  if (!gamma.url) await gamma.listen();
+  const alpha = options.alpha ?? createAlphaSimulator({ apiKey: ALPHA_UPSTREAM_KEY });
+  const beta = options.beta ?? createBetaSimulator({ apiKey: BETA_UPSTREAM_KEY });
+  for (const sim of [gamma, alpha, beta]) if (!sim.url) await sim.listen();
+  // Only the simulators this harness made are its to close.
+  const ownSims = [options.gamma ? null : gamma, options.alpha ? null : alpha, options.beta ? null : beta].filter((sim) => sim !== null);
+  const closeSims = (): Promise<unknown> => Promise.all(ownSims.map((sim) => sim.close()));
   const dbPath = join(dir, 'gateway.db');
   const env = {
     GATEWAY_DB: dbPath,
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     GAMMA_BASE_URL: gamma.url,
     GAMMA_API_KEY: GAMMA_UPSTREAM_KEY,
+    ALPHA_BASE_URL: alpha.url,
+    ALPHA_API_KEY: ALPHA_UPSTREAM_KEY,
+    BETA_BASE_URL: beta.url,
+    BETA_API_KEY: BETA_UPSTREAM_KEY,
     LOG_LEVEL: 'info',
     ...options.env,
   };
@@ -111,7 +128,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
     });
   } catch (error) {
     await store.close();
-    if (!options.gamma) await gamma.close();
+    await closeSims();
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -130,6 +147,8 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
     origin,
     baseURL: `${origin}/v1`,
     gamma,
+    alpha,
+    beta,
     gateway,
     store,
     catalogue,
@@ -152,7 +171,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
       if (closed) return;
       closed = true;
       await gateway.close();
-      if (!options.gamma) await gamma.close();
+      await closeSims();
       rmSync(dir, { recursive: true, force: true });
     },
   };

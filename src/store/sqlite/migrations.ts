@@ -41,6 +41,52 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'ledger',
+    sql: `
+      -- One row per call that reached an upstream. Money in integer nano-dollars (1e-9 USD).
+      CREATE TABLE ledger (
+        id                INTEGER PRIMARY KEY,
+        admitted_at       INTEGER NOT NULL,     -- epoch ms of admission
+        cycle             TEXT NOT NULL,        -- billing cycle of admission, YYYY-MM (UTC)
+        key_id            TEXT NOT NULL REFERENCES keys(id),
+        model             TEXT NOT NULL,        -- canonical ID
+        family            TEXT NOT NULL,
+        endpoint          TEXT NOT NULL,
+        stream            INTEGER NOT NULL,
+        status            INTEGER NOT NULL,     -- HTTP status sent (499: the caller went away)
+        outcome           TEXT NOT NULL,
+        attempts          INTEGER NOT NULL,
+        prompt_tokens     INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        usage_estimated   INTEGER NOT NULL,     -- 1: counted from relayed deltas, no vendor count
+        charged_nano      INTEGER NOT NULL,
+        list_nano         INTEGER NOT NULL,
+        upstream_ms       REAL,
+        ttft_ms           REAL
+      );
+      CREATE INDEX ledger_by_key_time ON ledger(key_id, admitted_at);
+      -- Settled spend per key and cycle, kept in the same transaction as the rows it sums.
+      CREATE TABLE spend (
+        key_id       TEXT NOT NULL REFERENCES keys(id),
+        cycle        TEXT NOT NULL,
+        charged_nano INTEGER NOT NULL,
+        PRIMARY KEY (key_id, cycle)
+      ) WITHOUT ROWID;
+      -- What admitted calls hold until their row settles them. AUTOINCREMENT: an id is never reused.
+      CREATE TABLE reservations (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id      TEXT NOT NULL,
+        cycle       TEXT NOT NULL,
+        amount_nano INTEGER NOT NULL,
+        instance    TEXT NOT NULL,              -- the gateway instance holding it
+        created_at  INTEGER NOT NULL
+      );
+      CREATE INDEX reservations_by_key ON reservations(key_id, cycle);
+      CREATE INDEX reservations_by_instance ON reservations(instance);
+    `,
+  },
+  {
     version: 3,
     name: 'operations',
     sql: `

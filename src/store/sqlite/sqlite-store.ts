@@ -3,11 +3,15 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import type { StatusStore } from '../status.js';
-import type { KeyPatch, KeyRecord, KeyStore, KeyValueMatch, NewKey, SettingsStore, Store } from '../store.js';
+import type { KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
+import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
+import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStatusStore } from './status-store.js';
 
 type Db = Database.Database;
+
+const CHECKPOINT_INTERVAL_MS = 500;
 
 interface KeyRow {
   id: string;
@@ -67,6 +71,7 @@ class SqliteKeyStore implements KeyStore {
   private readonly all;
   private readonly countAll;
   private readonly revokeStmt;
+  private readonly rotateTx;
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
@@ -84,6 +89,16 @@ class SqliteKeyStore implements KeyStore {
     this.revokeStmt = db.prepare(
       "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?",
     );
+    const touchRotated = db.prepare('UPDATE keys SET rotated_at = ?, updated_at = ? WHERE id = ?');
+    const dropSpent = db.prepare('DELETE FROM key_values WHERE key_id = ? AND valid_until IS NOT NULL AND valid_until <= ?');
+    const retireCurrent = db.prepare('UPDATE key_values SET valid_until = ? WHERE key_id = ? AND valid_until IS NULL');
+    this.rotateTx = db.transaction((id: string, rotation: KeyRotation): boolean => {
+      if (!touchRotated.run(rotation.now, rotation.now, id).changes) return false;
+      dropSpent.run(id, rotation.now);
+      retireCurrent.run(rotation.previousValidUntil, id);
+      this.insertValue.run(rotation.valueHash, id, rotation.display, rotation.now);
+      return true;
+    });
   }
 
   async create(input: NewKey): Promise<KeyRecord> {
@@ -95,7 +110,7 @@ class SqliteKeyStore implements KeyStore {
         models: input.models === null ? null : JSON.stringify(input.models),
         ceiling: input.monthlyCeilingNanos,
         expiresAt: input.expiresAt,
-        rpmLimit: input.rpmLimit,
+        rpmLimit: input.rpmLimit ?? null,
         now: input.now,
       });
       this.insertValue.run(input.valueHash, id, input.display, input.now);
@@ -154,6 +169,10 @@ class SqliteKeyStore implements KeyStore {
     return result.changes ? this.get(id) : undefined;
   }
 
+  async rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
+    return this.rotateTx.immediate(id, rotation) ? this.get(id) : undefined;
+  }
+
   private async mustGet(id: string): Promise<KeyRecord> {
     const key = await this.get(id);
     if (!key) throw new Error(`key ${id} vanished`);
@@ -184,11 +203,16 @@ class SqliteSettingsStore implements SettingsStore {
 export class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly ledger: LedgerStore;
   readonly status: StatusStore;
 
-  private constructor(private readonly db: Db) {
+  private constructor(
+    private readonly db: Db,
+    private readonly checkpointer: Checkpointer | null,
+  ) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
+    this.ledger = new SqliteLedgerStore(db);
     this.status = new SqliteStatusStore(db);
   }
 
@@ -197,12 +221,19 @@ export class SqliteStore implements Store {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode: a commit survives a process crash; the last commits before a power loss may not.
+    // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
+    // cache); the last commits before a power loss or OS crash may not (README "Money").
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db);
-    return new SqliteStore(db);
+    if (path === ':memory:') return new SqliteStore(db, null);
+    // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
+    db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    const checkpointer = new Checkpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+    });
+    return new SqliteStore(db, checkpointer);
   }
 
   async checkWritable(): Promise<void> {
@@ -210,6 +241,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,73 @@
+import { cycleOf, type BillingCycle } from '../../src/billing/cycle.js';
+import { formatUsd, type Nanos } from '../../src/catalogue/money.js';
+import { PluginConfigError } from '../../src/chain/load-plugins.js';
+import { definePlugin } from '../../src/chain/plugin.js';
+import type { PluginEntry } from '../../src/config/schema.js';
+import { GatewayError } from '../../src/http/errors.js';
+import type { CycleSpend } from '../../src/store/store.js';
+import { reservationFor } from './reservation.js';
+
+/**
+ * `ceiling`: a key's monthly spend ceiling (calendar month, UTC). Reserve, then settle: a call
+ * is admitted only if its reservation (reservation.ts) fits in ceiling − spent − what calls in
+ * flight hold, decided in one store transaction that is atomic across gateway instances. The
+ * ledger plugin settles the reservation to the real cost in the transaction of the call's row;
+ * what no row settled (the call never reached an upstream) is released here. Reservations of
+ * this instance left by a crash are released at start.
+ */
+
+/** Spend is what the ledger records: without it after us, a ceiling would never be reached. */
+function requireLedgerAfter(plugins: readonly PluginEntry[]): void {
+  const enabled = plugins.filter((entry) => entry.enabled).map((entry) => entry.name);
+  if (enabled.indexOf('ledger') < enabled.indexOf('ceiling')) {
+    throw new PluginConfigError('config /plugins: plugin "ceiling" needs plugin "ledger" listed after it (the ledger records the spend it limits)');
+  }
+}
+
+function ceilingReached(ceiling: Nanos, cycle: BillingCycle, spend: CycleSpend, needed: Nanos): GatewayError {
+  const spent = `spent $${formatUsd(spend.spent)}, held by requests in flight $${formatUsd(spend.reserved)}`;
+  const reason =
+    spend.spent >= ceiling
+      ? 'has been reached'
+      : `leaves too little for this request, which may cost up to $${formatUsd(needed)} (lower max_tokens to need less)`;
+  return new GatewayError(
+    402,
+    `The monthly spend ceiling of this API key, $${formatUsd(ceiling)}, ${reason}: ${spent}. ` +
+      `The cycle ends at ${new Date(cycle.end).toISOString()}.`,
+  );
+}
+
+export default definePlugin({
+  name: 'ceiling',
+  after: ['auth', 'model-normalise'],
+  async setup({ store, config, log }) {
+    requireLedgerAfter(config.plugins);
+    const instance = config.server.instance_id;
+    const released = await store.ledger.releaseInstance(instance);
+    if (released > 0) log.warn({ released, instance }, 'released spend reservations left by an earlier run of this instance');
+    return {
+      async onRequest(call) {
+        const { key, model } = call;
+        if (!call.endpoint.upstream || !key || !model || key.monthlyCeilingNanos === null) return;
+        const cycle = cycleOf(call.admittedAt);
+        const nanos = reservationFor(call, model);
+        const result = await store.ledger.reserve({
+          keyId: key.id,
+          cycle: cycle.id,
+          nanos,
+          ceilingNanos: key.monthlyCeilingNanos,
+          instance,
+          now: call.admittedAt,
+        });
+        if (!result.admitted) throw ceilingReached(key.monthlyCeilingNanos, cycle, result, nanos);
+        call.reservation = result.reservation;
+      },
+      async onComplete(call) {
+        const held = call.reservation;
+        if (!held) return;
+        call.reservation = null;
+        await store.ledger.release(held.id);
+      },
+    };
+  },
+});

@@ -1,0 +1,43 @@
+import type { Request, Response } from 'express';
+import { handled } from '../../src/admin/admin-router.js';
+import { definePlugin } from '../../src/chain/plugin.js';
+import { GatewayError } from '../../src/http/errors.js';
+import { sendJson } from '../../src/http/respond.js';
+import { ledgerRow } from './ledger-row.js';
+import { usageReport } from './usage-report.js';
+
+/**
+ * `ledger`: one row per call that reached an upstream, written by `onComplete`, which the
+ * pipeline awaits before the last byte of a reply (for a stream, before `data: [DONE]`): an
+ * answered call is committed. The row's transaction also adds its cost to the cycle's spend
+ * and drops the call's ceiling reservation. Serves `GET /v1/usage` and, for operators,
+ * `GET /admin/v1/keys/:id/usage` with the same body.
+ */
+export default definePlugin({
+  name: 'ledger',
+  after: ['auth', 'model-normalise'],
+  setup({ store, clock }) {
+    return {
+      async onComplete(call) {
+        const { key, model } = call;
+        if (call.attempts === 0 || !key || !model) return;
+        await store.ledger.record(ledgerRow(call, key, model), call.reservation?.id ?? null);
+        call.reservation = null;
+      },
+      responders: {
+        usage(call) {
+          if (!call.key) throw new GatewayError(500, 'GET /v1/usage needs the auth plugin before the ledger.');
+          return usageReport(store, call.key, clock.now());
+        },
+      },
+      adminRoutes(router) {
+        router.get('/keys/:id/usage', handled(async (req: Request, res: Response) => {
+          const id = String(req.params['id']);
+          const key = await store.keys.get(id);
+          if (!key) throw new GatewayError(404, `No key with id '${id}'.`, { param: 'id' });
+          sendJson(res, 200, JSON.stringify(await usageReport(store, key, clock.now())));
+        }));
+      },
+    };
+  },
+});

@@ -1,0 +1,38 @@
+import type { Call } from '../../src/chain/call.js';
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
+import { costOf } from '../../src/catalogue/cost.js';
+import { cycleOf } from '../../src/billing/cycle.js';
+import type { KeyRecord, LedgerRow } from '../../src/store/store.js';
+
+/** Milliseconds between two monotonic marks, to 0.1 ms; null when either was not reached. */
+const span = (from: number, to: number): number | null => (from > 0 && to > 0 ? Math.round((to - from) * 10) / 10 : null);
+
+/**
+ * A finished call as its ledger row. The usage is the final one the pipeline settled: the
+ * answering attempt's vendor count (failed attempts the vendor did not bill count nothing),
+ * or, for a stream cut short, the deltas relayed to the caller.
+ */
+export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): LedgerRow {
+  const usage = call.usage ?? { promptTokens: 0, completionTokens: 0 };
+  const cost = costOf(model, usage);
+  const { upstreamStart, firstByte, completed } = call.timings;
+  return {
+    admittedAt: call.admittedAt,
+    cycle: cycleOf(call.admittedAt).id,
+    keyId: key.id,
+    model: model.id,
+    family: model.family,
+    endpoint: call.endpoint.name,
+    stream: call.stream,
+    status: call.status,
+    outcome: call.outcome,
+    attempts: call.attempts,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    usageEstimated: call.usageEstimated,
+    chargedNanos: cost.charged,
+    listNanos: cost.list,
+    upstreamMs: span(upstreamStart, completed),
+    ttftMs: span(upstreamStart, firstByte),
+  };
+}

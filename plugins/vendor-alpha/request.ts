@@ -1,0 +1,102 @@
+import type { JsonObject } from '../../src/chain/call.js';
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
+import { invalidRequest } from '../../src/http/errors.js';
+import type { ChatRequest, Part, ToolChoice } from '../../src/reference/chat-request.js';
+
+/**
+ * Reference chat request → alpha Messages request (wire-formats §4.1, alpha column).
+ *
+ * JSON mode: alpha has no classic JSON mode, so `response_format` becomes a forced tool
+ * (`json_response`, its input schema the caller's schema, or any object for `json_object`);
+ * the reply's input of that tool is the JSON text of the answer (see response.ts, stream.ts).
+ */
+
+export const JSON_TOOL = 'json_response';
+
+/** Image types alpha accepts as base64. */
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** A conversation that opens with the assistant gets this user turn first (alpha requires a user turn first). */
+export const OPENING_USER_TEXT = '.';
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/** Tool ids from other vendors made valid for alpha (`^[a-zA-Z0-9_-]+$`), the same way on calls and results. */
+export const alphaToolId = (id: string): string => (TOOL_ID.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || '_');
+
+function block(part: Part): JsonObject {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image':
+      if (part.source.kind === 'url') return { type: 'image', source: { type: 'url', url: part.source.url } };
+      if (!IMAGE_TYPES.has(part.source.mediaType)) {
+        throw invalidRequest(`${part.param}: ${part.source.mediaType} images are not supported by this model (use jpeg, png, gif or webp).`, part.param);
+      }
+      return { type: 'image', source: { type: 'base64', media_type: part.source.mediaType, data: part.source.data } };
+    case 'tool_call':
+      return { type: 'tool_use', id: alphaToolId(part.id), name: part.name, input: part.args };
+    case 'tool_result':
+      return { type: 'tool_result', tool_use_id: alphaToolId(part.id), content: part.content };
+  }
+}
+
+function toolChoice(request: ChatRequest, jsonMode: boolean): JsonObject | undefined {
+  let choice: ToolChoice | null = request.toolChoice;
+  if (jsonMode && (choice === null || typeof choice !== 'object')) {
+    // With the caller's own tools allowed, the model must answer with one of them or with the JSON tool.
+    if (request.tools.length && choice !== 'none') choice = 'required';
+    else choice = { name: JSON_TOOL };
+  }
+  if (choice === null) return request.parallelToolCalls || !request.tools.length ? undefined : { type: 'auto', disable_parallel_tool_use: true };
+  const mapped: JsonObject =
+    choice === 'auto' ? { type: 'auto' } : choice === 'none' ? { type: 'none' } : choice === 'required' ? { type: 'any' } : { type: 'tool', name: choice.name };
+  if (!request.parallelToolCalls && choice !== 'none') mapped['disable_parallel_tool_use'] = true;
+  return mapped;
+}
+
+function tools(request: ChatRequest): JsonObject[] {
+  const out: JsonObject[] = request.tools.map((tool) => ({
+    name: tool.name,
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    input_schema: tool.parameters ?? { type: 'object', properties: {} },
+  }));
+  const format = request.responseFormat;
+  if (format) {
+    const schema = format.type === 'json_schema' ? { type: 'object', ...format.schema } : { type: 'object' };
+    out.push({ name: JSON_TOOL, description: 'Reply with the JSON value that answers the request.', input_schema: schema });
+  }
+  return out;
+}
+
+/** Refusals for what alpha cannot do, each naming the field. */
+function checkSupported(request: ChatRequest): void {
+  if (request.n > 1) throw invalidRequest('n greater than 1 is not supported by this model; send several requests instead.', 'n');
+  if (request.temperature !== null && request.temperature > 1) {
+    throw invalidRequest('temperature must be between 0 and 1 for this model.', 'temperature');
+  }
+  if (request.stop.some((stop) => stop.trim() === '')) throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', 'stop');
+  if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
+}
+
+export function alphaRequestBody(request: ChatRequest, model: ModelEntry, stream: boolean): JsonObject {
+  checkSupported(request);
+  const messages = request.turns.map((turn) => ({ role: turn.role, content: turn.parts.map(block) }));
+  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
+  const body: JsonObject = {
+    model: model.upstream,
+    max_tokens: request.maxTokens ?? model.maxOutputTokens,
+    messages,
+  };
+  if (request.system.length) body['system'] = request.system.map((text) => ({ type: 'text', text }));
+  if (request.stop.length) body['stop_sequences'] = request.stop;
+  if (request.temperature !== null) body['temperature'] = request.temperature;
+  if (request.topP !== null) body['top_p'] = request.topP;
+  if (request.user !== null) body['metadata'] = { user_id: request.user };
+  const declared = tools(request);
+  if (declared.length) body['tools'] = declared;
+  const choice = toolChoice(request, request.responseFormat !== null);
+  if (choice) body['tool_choice'] = choice;
+  if (stream) body['stream'] = true;
+  return body;
+}

@@ -1,0 +1,101 @@
+import type { JsonObject, Usage } from '../../src/chain/call.js';
+import type { SseEvent, StreamTranslator } from '../../src/chain/translator.js';
+import { GatewayError } from '../../src/http/errors.js';
+import { ledgerUsage, type ReplyUsage } from '../../src/reference/reply.js';
+import type { ReferenceStreamWriter } from '../../src/reference/stream-writer.js';
+import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
+import { alphaStreamError } from './errors.js';
+import { JSON_TOOL } from './request.js';
+import { alphaFinish, alphaUsage } from './response.js';
+
+/**
+ * Alpha's named SSE events → reference chunks (wire-formats §4.4, alpha table). Alpha numbers
+ * all content blocks; tool calls get their own running index. In JSON mode the forced tool's
+ * argument fragments are the answer's text.
+ */
+
+type Block = { kind: 'text' | 'json' | 'ignored' } | { kind: 'tool'; index: number };
+
+export class AlphaStream implements StreamTranslator {
+  private readonly blocks = new Map<number, Block>();
+  private toolCalls = 0;
+  private vendorUsage: ReplyUsage | null = null;
+  private sawOutputCount = false;
+  private stopped = false;
+
+  constructor(
+    private readonly writer: ReferenceStreamWriter,
+    private readonly jsonMode: boolean,
+  ) {}
+
+  get relayedDeltas(): number {
+    return this.writer.relayedDeltas;
+  }
+
+  /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
+  get usage(): Usage | null {
+    if (!this.vendorUsage) return null;
+    const usage = ledgerUsage(this.vendorUsage);
+    return this.sawOutputCount ? usage : { ...usage, completionTokens: this.writer.relayedDeltas };
+  }
+
+  event(event: SseEvent): string {
+    const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
+    switch (data['type'] ?? event.event) {
+      case 'message_start':
+        this.vendorUsage = alphaUsage((data['message'] as JsonObject | undefined)?.['usage']);
+        return this.writer.role(0);
+      case 'content_block_start':
+        return this.startBlock(Number(data['index']), (data['content_block'] ?? {}) as JsonObject);
+      case 'content_block_delta':
+        return this.delta(this.blocks.get(Number(data['index'])), (data['delta'] ?? {}) as JsonObject);
+      case 'message_delta': {
+        this.vendorUsage = alphaUsage(data['usage'], this.vendorUsage ?? undefined);
+        this.sawOutputCount = true;
+        const stopReason = (data['delta'] as JsonObject | undefined)?.['stop_reason'];
+        return stopReason ? this.writer.finish(0, alphaFinish(stopReason, this.toolCalls > 0)) : '';
+      }
+      case 'message_stop':
+        this.stopped = true;
+        return '';
+      case 'error':
+        throw alphaStreamError(data);
+      default:
+        // ping, content_block_stop, and event types newer than this translator.
+        return '';
+    }
+  }
+
+  end(): string {
+    if (!this.stopped) throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
+    return this.writer.finish(0, 'stop') + this.writer.close(this.vendorUsage);
+  }
+
+  private startBlock(index: number, block: JsonObject): string {
+    if (block['type'] === 'text') {
+      this.blocks.set(index, { kind: 'text' });
+      return typeof block['text'] === 'string' ? this.writer.text(0, block['text']) : '';
+    }
+    if (block['type'] !== 'tool_use') {
+      this.blocks.set(index, { kind: 'ignored' });
+      return '';
+    }
+    if (this.jsonMode && block['name'] === JSON_TOOL) {
+      this.blocks.set(index, { kind: 'json' });
+      return this.writer.role(0);
+    }
+    const call = { index: this.toolCalls++, id: String(block['id']), name: String(block['name']) };
+    this.blocks.set(index, { kind: 'tool', index: call.index });
+    return this.writer.toolCall(0, call.index, { id: call.id, name: call.name, arguments: '' });
+  }
+
+  private delta(block: Block | undefined, delta: JsonObject): string {
+    if (!block) return '';
+    if (delta['type'] === 'text_delta' && block.kind === 'text') return this.writer.text(0, String(delta['text'] ?? ''));
+    if (delta['type'] !== 'input_json_delta') return '';
+    const fragment = String(delta['partial_json'] ?? '');
+    if (block.kind === 'json') return this.writer.text(0, fragment);
+    if (block.kind === 'tool') return this.writer.toolArguments(0, block.index, fragment);
+    return '';
+  }
+}

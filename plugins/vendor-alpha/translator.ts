@@ -1,0 +1,60 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Call } from '../../src/chain/call.js';
+import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
+import { GatewayError, invalidRequest } from '../../src/http/errors.js';
+import { ReferenceCallShape } from '../../src/reference/call-shape.js';
+import { parseChatRequest } from '../../src/reference/chat-request.js';
+import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
+import { alphaError } from './errors.js';
+import { alphaRequestBody } from './request.js';
+import { alphaReply } from './response.js';
+import { AlphaStream } from './stream.js';
+
+/** The alpha Messages API version this translator speaks. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Reference format ⇄ alpha (an Anthropic-Messages-style API), for chat and legacy completions. */
+export class AlphaTranslator implements Translator {
+  private readonly shape: ReferenceCallShape;
+  private readonly model: ModelEntry;
+  private jsonMode = false;
+
+  constructor(
+    private readonly call: Call,
+    private readonly apiKey: string | undefined,
+  ) {
+    this.shape = new ReferenceCallShape(call);
+    this.model = call.model as ModelEntry;
+  }
+
+  request(): UpstreamRequest {
+    if (this.call.endpoint.name === 'embeddings') {
+      throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
+    }
+    const request = parseChatRequest(this.shape.chatBody());
+    this.jsonMode = request.responseFormat !== null;
+    const body = alphaRequestBody(request, this.model, this.call.stream);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: this.call.stream ? 'text/event-stream' : 'application/json',
+      'anthropic-version': ANTHROPIC_VERSION,
+    };
+    if (this.apiKey) headers['x-api-key'] = this.apiKey;
+    return { path: 'v1/messages', headers, body: Buffer.from(JSON.stringify(body)) };
+  }
+
+  response(raw: Buffer): TranslatedBody {
+    const message = parseUpstreamJson(raw.toString('utf8'), 'alpha', 'a response');
+    if (message['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
+    return this.shape.render(alphaReply(message, this.jsonMode));
+  }
+
+  stream(): StreamTranslator {
+    return new AlphaStream(this.shape.writer(), this.jsonMode);
+  }
+
+  error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+    return alphaError(status, headers, body);
+  }
+}

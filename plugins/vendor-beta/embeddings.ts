@@ -1,0 +1,29 @@
+import type { JsonObject } from '../../src/chain/call.js';
+import { GatewayError } from '../../src/http/errors.js';
+import type { EmbeddingsRequest } from '../../src/reference/embeddings.js';
+
+/** Reference embeddings ⇄ beta `:batchEmbedContents` (one entry per input, in order). */
+
+export const batchEmbedPath = (model: string): string => `v1beta/models/${encodeURIComponent(model)}:batchEmbedContents`;
+
+export function batchEmbedBody(request: EmbeddingsRequest, model: string): JsonObject {
+  return {
+    requests: request.texts.map((text) => ({
+      model: `models/${model}`,
+      content: { parts: [{ text }] },
+      ...(request.dimensions !== null ? { outputDimensionality: request.dimensions } : {}),
+    })),
+  };
+}
+
+export function batchEmbedVectors(body: JsonObject, expected: number): number[][] {
+  const embeddings = body['embeddings'];
+  if (!Array.isArray(embeddings) || embeddings.length !== expected) {
+    throw new GatewayError(502, `The beta upstream answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs.`);
+  }
+  return embeddings.map((entry: JsonObject) => {
+    const values = entry?.['values'];
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'number')) throw new GatewayError(502, 'The beta upstream sent an embedding that is not a list of numbers.');
+    return values as number[];
+  });
+}

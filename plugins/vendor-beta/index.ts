@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { definePlugin } from '../../src/chain/plugin.js';
+import { policyAllowing } from '../../src/net/address-policy.js';
+import { GuardedFetcher } from '../../src/net/guarded-fetch.js';
+import { ThoughtSignatures } from './thought-signatures.js';
+import { BetaTranslator } from './translator.js';
+
+interface BetaConfig {
+  /**
+   * Remote images are fetched by the gateway (beta takes only inline bytes) through the guarded
+   * fetcher, which refuses non-public addresses. `allow_cidrs` opens ranges an operator trusts
+   * (an internal image host); `ca_file` adds a PEM certificate authority to the trusted roots.
+   */
+  remote_images: { allow_cidrs: string[]; ca_file?: string };
+}
+
+/** `vendor-beta`: the beta family, whose upstream speaks a Gemini-style `generateContent` API. */
+export default definePlugin<BetaConfig>({
+  name: 'vendor-beta',
+  after: ['model-normalise'],
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      remote_images: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          allow_cidrs: { type: 'array', default: [], items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/\\d{1,3})?$' } },
+          ca_file: { type: 'string', minLength: 1 },
+        },
+      },
+    },
+  },
+  setup({ catalogue, upstreamCredential }, config) {
+    const images = config.remote_images;
+    const services = {
+      apiKey: upstreamCredential('beta'),
+      embeddingModel: catalogue.families.beta.embeddingModel,
+      fetcher: new GuardedFetcher({
+        policy: policyAllowing(images.allow_cidrs),
+        ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
+      }),
+      signatures: new ThoughtSignatures(),
+    };
+    return {
+      translator: { family: 'beta', create: (call) => new BetaTranslator(call, services) },
+    };
+  },
+});

@@ -1,0 +1,69 @@
+import type { JsonObject, Usage } from '../../src/chain/call.js';
+import type { SseEvent, StreamTranslator } from '../../src/chain/translator.js';
+import { GatewayError } from '../../src/http/errors.js';
+import { ledgerUsage, type ReplyUsage } from '../../src/reference/reply.js';
+import type { ReferenceStreamWriter } from '../../src/reference/stream-writer.js';
+import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
+import { betaStreamError } from './errors.js';
+import { referenceLogprobs } from './logprobs.js';
+import { betaFinish, betaUsage, partsOf, readPart } from './response.js';
+import type { ThoughtSignatures } from './thought-signatures.js';
+
+/**
+ * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
+ * reference chunks (wire-formats §4.4, beta table). Function calls arrive whole, possibly
+ * spread over chunks, and get a running index per choice; usage is the last chunk's.
+ */
+export class BetaStream implements StreamTranslator {
+  private readonly toolCalls = new Map<number, number>();
+  private vendorUsage: ReplyUsage | null = null;
+
+  constructor(
+    private readonly writer: ReferenceStreamWriter,
+    private readonly signatures: ThoughtSignatures,
+  ) {}
+
+  get relayedDeltas(): number {
+    return this.writer.relayedDeltas;
+  }
+
+  get usage(): Usage | null {
+    return this.vendorUsage ? ledgerUsage(this.vendorUsage) : null;
+  }
+
+  event(event: SseEvent): string {
+    const chunk = parseUpstreamJson(event.data, 'beta', 'a stream event');
+    if (chunk['error']) throw betaStreamError(chunk);
+    if (chunk['usageMetadata']) this.vendorUsage = betaUsage(chunk['usageMetadata']);
+    const candidates = Array.isArray(chunk['candidates']) ? (chunk['candidates'] as JsonObject[]) : [];
+    if (!candidates.length) {
+      const blocked = (chunk['promptFeedback'] as JsonObject | undefined)?.['blockReason'];
+      return blocked ? this.writer.finish(0, 'content_filter') : '';
+    }
+    let out = '';
+    for (const candidate of candidates) out += this.candidate(candidate);
+    return out;
+  }
+
+  end(): string {
+    if (!this.writer.complete) throw new GatewayError(502, 'The beta upstream ended the stream before a finish reason.');
+    return this.writer.close(this.vendorUsage);
+  }
+
+  private candidate(candidate: JsonObject): string {
+    const choice = tokenCount(candidate['index']);
+    let out = this.writer.role(choice);
+    const logprobs = referenceLogprobs(candidate['logprobsResult']);
+    for (const raw of partsOf(candidate)) {
+      const part = readPart(raw, this.signatures);
+      if (part.text !== undefined) out += this.writer.text(choice, part.text, logprobs);
+      if (part.call) {
+        const index = this.toolCalls.get(choice) ?? 0;
+        this.toolCalls.set(choice, index + 1);
+        out += this.writer.toolCall(choice, index, part.call);
+      }
+    }
+    if (candidate['finishReason']) out += this.writer.finish(choice, betaFinish(candidate['finishReason'], this.toolCalls.has(choice)));
+    return out;
+  }
+}

@@ -1,0 +1,78 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Call } from '../../src/chain/call.js';
+import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
+import { GatewayError, invalidRequest } from '../../src/http/errors.js';
+import type { GuardedFetcher } from '../../src/net/guarded-fetch.js';
+import { ReferenceCallShape } from '../../src/reference/call-shape.js';
+import { parseChatRequest } from '../../src/reference/chat-request.js';
+import { embeddingsBody, parseEmbeddingsRequest, type EmbeddingsRequest } from '../../src/reference/embeddings.js';
+import { inlineRemoteImages } from '../../src/reference/inline-images.js';
+import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
+import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
+import { betaError } from './errors.js';
+import { betaRequestBody } from './request.js';
+import { betaReply } from './response.js';
+import { BetaStream } from './stream.js';
+import type { ThoughtSignatures } from './thought-signatures.js';
+
+/** What every beta translator of one gateway shares. */
+export interface BetaServices {
+  apiKey: string | undefined;
+  embeddingModel: string | null;
+  fetcher: GuardedFetcher;
+  signatures: ThoughtSignatures;
+}
+
+/**
+ * Reference format ⇄ beta (a Gemini-style `generateContent` API), for chat, legacy completions
+ * and embeddings. Beta takes images only as inline bytes, so remote ones are fetched first.
+ */
+export class BetaTranslator implements Translator {
+  private readonly shape: ReferenceCallShape;
+  private readonly model: ModelEntry;
+  private embeddings: EmbeddingsRequest | null = null;
+
+  constructor(
+    private readonly call: Call,
+    private readonly services: BetaServices,
+  ) {
+    this.shape = new ReferenceCallShape(call);
+    this.model = call.model as ModelEntry;
+  }
+
+  async request(): Promise<UpstreamRequest> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: this.call.stream ? 'text/event-stream' : 'application/json' };
+    if (this.services.apiKey) headers['x-goog-api-key'] = this.services.apiKey;
+    if (this.call.endpoint.name === 'embeddings') {
+      const model = this.services.embeddingModel;
+      if (!model || !this.model.capabilities.has('embeddings')) throw invalidRequest(`The model '${this.model.id}' does not offer embeddings.`, 'model');
+      this.embeddings = parseEmbeddingsRequest(this.call.body);
+      return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
+    }
+    const request = parseChatRequest(this.shape.chatBody());
+    await inlineRemoteImages(request.turns, this.services.fetcher);
+    const body = betaRequestBody(request, this.services.signatures);
+    const model = encodeURIComponent(this.model.upstream);
+    const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
+    return { path, headers, body: Buffer.from(JSON.stringify(body)) };
+  }
+
+  response(raw: Buffer): TranslatedBody {
+    const body = parseUpstreamJson(raw.toString('utf8'), 'beta', 'a response');
+    if (this.embeddings) {
+      const vectors = batchEmbedVectors(body, this.embeddings.texts.length);
+      // The vendor reports no token usage for embeddings.
+      return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
+    }
+    return this.shape.render(betaReply(body, this.services.signatures));
+  }
+
+  stream(): StreamTranslator {
+    return new BetaStream(this.shape.writer(), this.services.signatures);
+  }
+
+  error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+    return betaError(status, headers, body);
+  }
+}

@@ -1,0 +1,87 @@
+import type { JsonObject } from '../chain/call.js';
+import { referenceUsage, type FinishReason, type ReplyEnvelope, type ReplyToolCall, type ReplyUsage } from './reply.js';
+
+/**
+ * Writes the reference format's SSE chunks for one streamed reply, so that every vendor
+ * stream translator only says what happened (text, a tool call, its argument fragments, the
+ * finish) and this class keeps the rules: one id/created/model for all chunks, the role delta
+ * first per choice, `id`/`type`/`name` only in a call's first fragment, exactly one finish
+ * chunk per choice, `"usage": null` on every chunk and one usage chunk with `choices: []` at
+ * the end only when the caller asked (`stream_options.include_usage`). `data: [DONE]` is the
+ * pipeline's. In legacy mode (`/v1/completions`) chunks are `text_completion` with `text`.
+ */
+export class ReferenceStreamWriter {
+  /** Output deltas written so far (text and tool-call fragments), the fallback usage count. */
+  relayedDeltas = 0;
+  private readonly started = new Set<number>();
+  private readonly finished = new Set<number>();
+
+  constructor(
+    private readonly envelope: ReplyEnvelope,
+    private readonly legacy: boolean,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  /** The role delta of a choice, once (legacy completions have none). */
+  role(choice: number): string {
+    if (this.started.has(choice)) return '';
+    this.started.add(choice);
+    if (this.legacy) return '';
+    return this.chunk(choice, { role: 'assistant', content: '' }, null);
+  }
+
+  /** A text delta, with its reference-format logprobs when the caller asked for them. */
+  text(choice: number, text: string, logprobs: JsonObject | null = null): string {
+    if (text === '') return this.role(choice);
+    this.relayedDeltas += 1;
+    const head = this.role(choice);
+    return head + (this.legacy ? this.legacyChunk(choice, text, null) : this.chunk(choice, { content: text }, null, logprobs));
+  }
+
+  /** The first fragment of a tool call (`index` counts tool calls of this choice from 0). */
+  toolCall(choice: number, index: number, call: ReplyToolCall): string {
+    const head = this.role(choice);
+    if (call.arguments !== '') this.relayedDeltas += 1;
+    const fragment = { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+    return head + this.chunk(choice, { tool_calls: [fragment] }, null);
+  }
+
+  toolArguments(choice: number, index: number, fragment: string): string {
+    if (fragment === '') return '';
+    this.relayedDeltas += 1;
+    return this.chunk(choice, { tool_calls: [{ index, function: { arguments: fragment } }] }, null);
+  }
+
+  finish(choice: number, reason: FinishReason): string {
+    if (this.finished.has(choice)) return '';
+    const head = this.role(choice);
+    this.finished.add(choice);
+    return head + (this.legacy ? this.legacyChunk(choice, '', reason) : this.chunk(choice, {}, reason));
+  }
+
+  /** Whether every choice that started has finished (and at least one did). */
+  get complete(): boolean {
+    return this.finished.size > 0 && [...this.started].every((choice) => this.finished.has(choice));
+  }
+
+  /** The usage chunk, when the caller asked for it. */
+  close(usage: ReplyUsage | null): string {
+    if (!this.includeUsage) return '';
+    return this.frame([], usage ? referenceUsage(usage) : null);
+  }
+
+  private chunk(index: number, delta: JsonObject, finish: FinishReason | null, logprobs: JsonObject | null = null): string {
+    return this.frame([{ index, delta, logprobs, finish_reason: finish }], null);
+  }
+
+  private legacyChunk(index: number, text: string, finish: FinishReason | null): string {
+    return this.frame([{ text, index, logprobs: null, finish_reason: finish }], null);
+  }
+
+  private frame(choices: JsonObject[], usage: JsonObject | null): string {
+    const { id, created, model } = this.envelope;
+    const chunk: JsonObject = { id, object: this.legacy ? 'text_completion' : 'chat.completion.chunk', created, model, choices };
+    if (this.includeUsage) chunk['usage'] = usage;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { planReply, readDirectives, type ReplyPlan, type SimChoice, type SimRequest, type SimToolChoice } from './reply-plan.js';
+import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from './sim-server.js';
+
+/**
+ * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (wire-formats §2):
+ * `POST /v1/messages` with `x-api-key` and `anthropic-version`, content blocks, `tool_use` /
+ * `tool_result`, named SSE events (`message_start` … `message_stop`, `input_json_delta`
+ * fragments, `event: error` mid-stream on demand), and its error bodies. It also enforces the
+ * conversation rules the real API enforces, so a translator that breaks them fails here too.
+ */
+
+type Json = Record<string, unknown>;
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+class InvalidRequest extends Error {}
+
+const blocksOf = (message: Json): Json[] =>
+  typeof message['content'] === 'string' ? [{ type: 'text', text: message['content'] }] : ((message['content'] ?? []) as Json[]);
+
+const textOf = (blocks: Json[]): string =>
+  blocks
+    .filter((b) => b['type'] === 'text')
+    .map((b) => String(b['text']))
+    .join(' ');
+
+function resultText(block: Json): string {
+  const content = block['content'];
+  return typeof content === 'string' ? content : textOf((content ?? []) as Json[]);
+}
+
+/** The checks of the real API that a translator could get wrong. */
+function validate(body: Json): void {
+  if (typeof body['max_tokens'] !== 'number') throw new InvalidRequest('max_tokens: Field required');
+  const messages = body['messages'];
+  if (!Array.isArray(messages) || !messages.length) throw new InvalidRequest('messages: at least one message is required');
+  const declared = Array.isArray(body['tools']) && body['tools'].length > 0;
+  (messages as Json[]).forEach((message, i) => {
+    if (i === 0 && message['role'] !== 'user') throw new InvalidRequest('messages: first message must use the "user" role');
+    if (i > 0 && message['role'] === (messages[i - 1] as Json)['role']) throw new InvalidRequest('messages: roles must alternate between "user" and "assistant"');
+    const blocks = blocksOf(message);
+    const next = messages[i + 1] as Json | undefined;
+    const answered = new Set(next ? blocksOf(next).filter((b) => b['type'] === 'tool_result').map((b) => b['tool_use_id']) : []);
+    for (const block of blocks) {
+      if (block['type'] === 'text' && String(block['text']) === '') throw new InvalidRequest(`messages.${i}: text content blocks must be non-empty`);
+      if ((block['type'] === 'tool_use' || block['type'] === 'tool_result') && !declared) {
+        throw new InvalidRequest('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+      }
+      if (block['type'] === 'tool_use') {
+        if (!TOOL_ID.test(String(block['id']))) throw new InvalidRequest(`messages.${i}: tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+        if (!answered.has(block['id'])) {
+          throw new InvalidRequest(`messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${String(block['id'])}`);
+        }
+      }
+    }
+  });
+}
+
+function toolChoiceOf(value: unknown): SimToolChoice {
+  const choice = (value ?? {}) as Json;
+  if (choice['type'] === 'none') return 'none';
+  if (choice['type'] === 'any') return 'required';
+  if (choice['type'] === 'tool' && typeof choice['name'] === 'string') return { name: choice['name'] };
+  return 'auto';
+}
+
+/** The Messages request, read into the simulator's neutral shape. */
+export function readMessagesRequest(body: Json): SimRequest {
+  const messages = body['messages'] as Json[];
+  const system = body['system'];
+  const systemText = typeof system === 'string' ? system : textOf((system ?? []) as Json[]);
+  const last = messages[messages.length - 1] as Json;
+  const lastBlocks = last['role'] === 'user' ? blocksOf(last) : [];
+  const tools = ((body['tools'] ?? []) as Json[]).map((tool) => ({ name: String(tool['name']), parameters: tool['input_schema'] }));
+  return {
+    texts: [systemText, ...messages.map((m) => textOf(blocksOf(m)) + ' ' + blocksOf(m).filter((b) => b['type'] === 'tool_result').map(resultText).join(' '))],
+    lastUserText: textOf(lastBlocks),
+    toolResults: lastBlocks.filter((b) => b['type'] === 'tool_result').map(resultText),
+    tools,
+    toolChoice: toolChoiceOf(body['tool_choice']),
+    jsonSchema: null,
+    maxTokens: body['max_tokens'] as number,
+    choices: 1,
+  };
+}
+
+const STOP_REASON: Record<SimChoice['finish'], string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
+const toolUseId = (id: string): string => id.replace(/^call_/, 'toolu_');
+
+function contentBlocks(choice: SimChoice): Json[] {
+  const blocks: Json[] = [];
+  if (choice.pieces.length) blocks.push({ type: 'text', text: choice.pieces.join('') });
+  for (const call of choice.toolCalls) blocks.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input: JSON.parse(call.arguments) as unknown });
+  return blocks;
+}
+
+function messageBody(id: string, model: string, plan: ReplyPlan): Json {
+  const choice = plan.choices[0] as SimChoice;
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: contentBlocks(choice),
+    stop_reason: STOP_REASON[choice.finish],
+    stop_sequence: null,
+    usage: { input_tokens: plan.promptTokens, output_tokens: plan.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+const sse = (data: Json): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
+
+function streamFrames(id: string, model: string, plan: ReplyPlan): string[] {
+  const choice = plan.choices[0] as SimChoice;
+  const frames = [
+    sse({
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: plan.promptTokens, output_tokens: 1 } },
+    }),
+  ];
+  let index = 0;
+  if (choice.pieces.length) {
+    frames.push(sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }), sse({ type: 'ping' }));
+    for (const piece of choice.pieces) frames.push(sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
+    frames.push(sse({ type: 'content_block_stop', index }));
+    index += 1;
+  }
+  for (const call of choice.toolCalls) {
+    frames.push(sse({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(call.id), name: call.name, input: {} } }));
+    const half = Math.ceil(call.arguments.length / 2);
+    for (const part of ['', call.arguments.slice(0, half), call.arguments.slice(half)]) {
+      frames.push(sse({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } }));
+    }
+    frames.push(sse({ type: 'content_block_stop', index }));
+    index += 1;
+  }
+  frames.push(
+    sse({ type: 'message_delta', delta: { stop_reason: STOP_REASON[choice.finish], stop_sequence: null }, usage: { output_tokens: plan.completionTokens } }),
+    sse({ type: 'message_stop' }),
+  );
+  return frames;
+}
+
+const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('base64url').replace(/[^a-zA-Z0-9]/g, 'x')}`;
+
+export function createAlphaVendor(): SimVendor {
+  async function messages(ctx: SimContext): Promise<void> {
+    const body = (ctx.body ?? {}) as Json;
+    if (!ctx.req.headers['anthropic-version']) {
+      ctx.sim.sendError(ctx.res, 400, 'anthropic-version: header is required', 'invalid_request_error');
+      return;
+    }
+    try {
+      validate(body);
+    } catch (error) {
+      if (!(error instanceof InvalidRequest)) throw error;
+      ctx.sim.sendError(ctx.res, 400, error.message, 'invalid_request_error');
+      return;
+    }
+    const request = readMessagesRequest(body);
+    const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
+    if (await ctx.sim.applyFault(ctx.res, fault)) return;
+    const plan = planReply(request);
+    const id = newId('msg_');
+    const model = String(body['model']);
+    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan), fault);
+    else ctx.sim.sendJson(ctx.res, messageBody(id, model, plan));
+  }
+
+  return {
+    name: 'alpha',
+    routes: [{ method: 'POST', pattern: /^\/v1\/messages$/, handle: messages }],
+    authenticated: (headers, _url, apiKey) => headers['x-api-key'] === apiKey || headers.authorization === `Bearer ${apiKey}`,
+    errorBody(status: number, message: string, type?: string): VendorErrorBody {
+      const errorType = type && Object.values(ERROR_TYPES).includes(type) ? type : (ERROR_TYPES[status] ?? 'api_error');
+      return {
+        status,
+        body: { type: 'error', error: { type: errorType, message }, request_id: newId('req_') },
+        headers: { 'request-id': newId('req_') },
+      };
+    },
+    streamErrorFrame: (message, type) => sse({ type: 'error', error: { type: type ?? 'overloaded_error', message } }),
+  };
+}
+
+/** An alpha simulator, not yet listening. */
+export const createAlphaSimulator = (options: SimOptions = {}): SimServer => new SimServer(createAlphaVendor(), options);

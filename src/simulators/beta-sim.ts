@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { embedText, planReply, readDirectives, type ReplyPlan, type SimChoice, type SimRequest, type SimToolChoice } from './reply-plan.js';
+import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from './sim-server.js';
+
+/**
+ * Simulator of the beta family's upstream, a Gemini-style API (wire-formats §3):
+ * `/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse` (whole chunks, no
+ * `[DONE]`; a JSON array without `alt=sse`), `:batchEmbedContents`, `:embedContent`, the
+ * `x-goog-api-key` header (or `?key=`), function calls arriving whole with a `thoughtSignature`
+ * on the first, `usageMetadata` running totals, and its error bodies (a bad key is a 400
+ * `API_KEY_INVALID`). It enforces the rules the real API enforces that a translator could
+ * break: alternating roles, named function responses, one response per call, and the thought
+ * signature on replayed calls.
+ */
+
+type Json = Record<string, unknown>;
+
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  402: 'RESOURCE_EXHAUSTED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+const GOOGLE_STATUSES = new Set([...Object.values(STATUS), 'FAILED_PRECONDITION', 'UNAUTHENTICATED']);
+
+class InvalidArgument extends Error {}
+
+const partsOf = (content: Json | undefined): Json[] => ((content?.['parts'] ?? []) as Json[]);
+const textOf = (parts: Json[]): string =>
+  parts
+    .filter((p) => typeof p['text'] === 'string')
+    .map((p) => String(p['text']))
+    .join(' ');
+const responseText = (part: Json): string => JSON.stringify((part['functionResponse'] as Json)['response'] ?? {});
+
+function validate(body: Json): void {
+  const contents = body['contents'];
+  if (!Array.isArray(contents) || !contents.length) throw new InvalidArgument('contents is not specified');
+  (contents as Json[]).forEach((content, i) => {
+    const role = content['role'];
+    if (role !== 'user' && role !== 'model') throw new InvalidArgument(`Please use a valid role: user, model.`);
+    if (i > 0 && role === (contents[i - 1] as Json)['role']) throw new InvalidArgument('Please ensure that multiturn requests alternate between user and model.');
+    const parts = partsOf(content);
+    if (!parts.length) throw new InvalidArgument(`contents[${i}].parts must not be empty`);
+    const calls = parts.filter((p) => p['functionCall']);
+    if (calls.length && calls[0]?.['thoughtSignature'] === undefined) {
+      throw new InvalidArgument(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[${i}]).`);
+    }
+    const responses = parts.filter((p) => p['functionResponse']);
+    for (const response of responses) {
+      if (!(response['functionResponse'] as Json)['name']) throw new InvalidArgument('function_response.name: Name cannot be empty.');
+    }
+    const previousCalls = i > 0 ? partsOf(contents[i - 1] as Json).filter((p) => p['functionCall']).length : 0;
+    if (role === 'user' && previousCalls && responses.length !== previousCalls) {
+      throw new InvalidArgument('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
+    }
+  });
+}
+
+function toolChoiceOf(config: Json | undefined): SimToolChoice {
+  const calling = (config?.['functionCallingConfig'] ?? {}) as Json;
+  const allowed = calling['allowedFunctionNames'];
+  if (calling['mode'] === 'NONE') return 'none';
+  if (calling['mode'] === 'ANY') return Array.isArray(allowed) && allowed.length === 1 ? { name: String(allowed[0]) } : 'required';
+  return 'auto';
+}
+
+/** The GenerateContentRequest, read into the simulator's neutral shape. */
+export function readGenerateRequest(body: Json): SimRequest {
+  const contents = body['contents'] as Json[];
+  const last = contents[contents.length - 1] as Json;
+  const lastParts = last['role'] === 'user' ? partsOf(last) : [];
+  const config = (body['generationConfig'] ?? {}) as Json;
+  const declarations = ((body['tools'] ?? []) as Json[]).flatMap((tool) => (tool['functionDeclarations'] ?? []) as Json[]);
+  const json = config['responseMimeType'] === 'application/json';
+  return {
+    texts: [textOf(partsOf(body['systemInstruction'] as Json | undefined)), ...contents.map((c) => textOf(partsOf(c)))],
+    lastUserText: textOf(lastParts),
+    toolResults: lastParts.filter((p) => p['functionResponse']).map(responseText),
+    tools: declarations.map((d) => ({ name: String(d['name']), parameters: d['parametersJsonSchema'] ?? d['parameters'] })),
+    toolChoice: toolChoiceOf(body['toolConfig'] as Json | undefined),
+    jsonSchema: json ? ((config['responseJsonSchema'] ?? config['responseSchema'] ?? {}) as Json) : null,
+    maxTokens: typeof config['maxOutputTokens'] === 'number' ? config['maxOutputTokens'] : null,
+    choices: typeof config['candidateCount'] === 'number' ? config['candidateCount'] : 1,
+  };
+}
+
+const FINISH: Record<SimChoice['finish'], string> = { stop: 'STOP', length: 'MAX_TOKENS', tool_calls: 'STOP' };
+const signature = (): string => randomBytes(24).toString('base64');
+
+function callPart(call: SimChoice['toolCalls'][number], first: boolean): Json {
+  const part: Json = { functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } };
+  if (first) part['thoughtSignature'] = signature();
+  return part;
+}
+
+interface Logprobs {
+  top: number;
+}
+
+function logprobsResult(pieces: string[], options: Logprobs): Json {
+  return {
+    chosenCandidates: pieces.map((token) => ({ token, logProbability: -0.5 })),
+    topCandidates: pieces.map((token) => ({
+      candidates: Array.from({ length: options.top }, (_, i) => ({ token: i ? `${token.trim()}${i}` : token, logProbability: -0.5 - i })),
+    })),
+  };
+}
+
+const usageMetadata = (plan: ReplyPlan, completion: number): Json => ({
+  promptTokenCount: plan.promptTokens,
+  candidatesTokenCount: completion,
+  totalTokenCount: plan.promptTokens + completion,
+});
+
+function responseBody(plan: ReplyPlan, model: string, id: string, logprobs: Logprobs | null): Json {
+  return {
+    candidates: plan.choices.map((choice, index) => {
+      const parts: Json[] = choice.pieces.length ? [{ text: choice.pieces.join('') }] : [];
+      choice.toolCalls.forEach((call, i) => parts.push(callPart(call, i === 0)));
+      const candidate: Json = { content: { role: 'model', parts }, finishReason: FINISH[choice.finish], index };
+      if (logprobs) candidate['logprobsResult'] = logprobsResult(choice.pieces, logprobs);
+      return candidate;
+    }),
+    usageMetadata: usageMetadata(plan, plan.completionTokens),
+    modelVersion: model,
+    responseId: id,
+  };
+}
+
+/** Stream chunks: one per text piece and one per function call (parallel calls spread over chunks). */
+function streamChunks(plan: ReplyPlan, model: string, id: string, logprobs: Logprobs | null): Json[] {
+  const chunks: Json[] = [];
+  let produced = 0;
+  plan.choices.forEach((choice, index) => {
+    const items: Array<{ part: Json; cost: number; piece?: string }> = [
+      ...choice.pieces.map((piece) => ({ part: { text: piece }, cost: 1, piece })),
+      ...choice.toolCalls.map((call, i) => ({ part: callPart(call, i === 0), cost: 10 })),
+    ];
+    if (!items.length) items.push({ part: { text: '' }, cost: 0, piece: '' });
+    items.forEach((item, i) => {
+      produced += item.cost;
+      const candidate: Json = { content: { role: 'model', parts: [item.part] }, index };
+      if (logprobs && item.piece !== undefined) candidate['logprobsResult'] = logprobsResult([item.piece], logprobs);
+      if (i === items.length - 1) candidate['finishReason'] = FINISH[choice.finish];
+      chunks.push({ candidates: [candidate], usageMetadata: usageMetadata(plan, produced), modelVersion: model, responseId: id });
+    });
+  });
+  return chunks;
+}
+
+export function createBetaVendor(): SimVendor {
+  async function generate(ctx: SimContext, model: string, stream: boolean): Promise<void> {
+    const body = (ctx.body ?? {}) as Json;
+    try {
+      validate(body);
+    } catch (error) {
+      if (!(error instanceof InvalidArgument)) throw error;
+      ctx.sim.sendError(ctx.res, 400, error.message, 'INVALID_ARGUMENT');
+      return;
+    }
+    const request = readGenerateRequest(body);
+    const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
+    if (await ctx.sim.applyFault(ctx.res, fault)) return;
+    const plan = planReply(request);
+    const config = (body['generationConfig'] ?? {}) as Json;
+    const logprobs = config['responseLogprobs'] === true ? { top: typeof config['logprobs'] === 'number' ? config['logprobs'] : 0 } : null;
+    const id = randomBytes(9).toString('base64url');
+    if (!stream) {
+      ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, logprobs));
+      return;
+    }
+    const chunks = streamChunks(plan, model, id, logprobs);
+    if (ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`), fault);
+    else ctx.sim.sendJson(ctx.res, chunks);
+  }
+
+  function embed(ctx: SimContext, model: string, batch: boolean): void {
+    const body = (ctx.body ?? {}) as Json;
+    const requests = (batch ? (body['requests'] ?? []) : [body]) as Json[];
+    const wrong = requests.find((r) => batch && r['model'] !== `models/${model}`);
+    if (wrong) {
+      ctx.sim.sendError(ctx.res, 400, `Model in the request (${String(wrong['model'])}) does not match the model in the URL (models/${model}).`, 'INVALID_ARGUMENT');
+      return;
+    }
+    const embeddings = requests.map((r) => {
+      const dimensions = typeof r['outputDimensionality'] === 'number' ? r['outputDimensionality'] : 8;
+      return { values: embedText(textOf(partsOf(r['content'] as Json)), dimensions) };
+    });
+    ctx.sim.sendJson(ctx.res, batch ? { embeddings } : { embedding: embeddings[0] });
+  }
+
+  return {
+    name: 'beta',
+    routes: [
+      {
+        method: 'POST',
+        pattern: /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|embedContent)$/,
+        handle: async (ctx, match) => {
+          const model = decodeURIComponent(match[1] as string);
+          const action = match[2];
+          if (action === 'generateContent' || action === 'streamGenerateContent') await generate(ctx, model, action === 'streamGenerateContent');
+          else embed(ctx, model, action === 'batchEmbedContents');
+        },
+      },
+    ],
+    authenticated: (headers, url, apiKey) => headers['x-goog-api-key'] === apiKey || url.searchParams.get('key') === apiKey,
+    errorBody(status: number, message: string, type?: string): VendorErrorBody {
+      if (status === 401) {
+        // The vendor answers a bad key with 400, not 401.
+        const details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }];
+        return { status: 400, body: { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details } } };
+      }
+      const googleStatus = type && GOOGLE_STATUSES.has(type) ? type : (STATUS[status] ?? 'INTERNAL');
+      return { status, body: { error: { code: status, message, status: googleStatus } } };
+    },
+    streamErrorFrame: (message, type) => `data: ${JSON.stringify({ error: { code: 503, message, status: type ?? 'UNAVAILABLE' } })}\r\n\r\n`,
+  };
+}
+
+/** A beta simulator, not yet listening. */
+export const createBetaSimulator = (options: SimOptions = {}): SimServer => new SimServer(createBetaVendor(), options);

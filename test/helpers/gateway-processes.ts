@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
+import { ADMIN_TOKEN, GAMMA_UPSTREAM_KEY } from './harness.js';
+import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js';
+
+type Teardown = { teardown(fn: () => unknown): void };
+
+export interface GatewayProcesses {
+  /** The SQLite file every process started here shares. */
+  db: string;
+  /** Spawns a gateway process on it (killed at teardown at the latest), with extra env if given. */
+  start(env?: Record<string, string>): SpawnedGateway;
+}
+
+/** A gamma simulator and one database file for gateway processes the test starts (and kills). */
+export async function gatewayProcesses(t: Teardown, chunkDelayMs: number): Promise<GatewayProcesses> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-crash-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const sim = createGammaSimulator({ apiKey: GAMMA_UPSTREAM_KEY, chunkDelayMs });
+  await sim.listen();
+  t.teardown(() => sim.close());
+  const db = join(dir, 'gateway.db');
+  const start = (env: Record<string, string> = {}): SpawnedGateway => {
+    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env });
+    t.teardown(() => gateway.kill('SIGKILL'));
+    return gateway;
+  };
+  return { db, start };
+}
+
+/** An admin API call; throws unless it succeeds. */
+export async function admin(origin: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${origin}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}

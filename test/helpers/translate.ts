@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createParser } from 'eventsource-parser';
+import { Call, ENDPOINTS, type EndpointName } from '../../src/chain/call.js';
+import type { Translator } from '../../src/chain/translator.js';
+import { loadCatalogue } from '../../src/catalogue/catalogue.js';
+
+/** Translator unit tests: a Call as the pipeline would hand it over, and a stream run from a literal SSE string. */
+
+export const catalogue = loadCatalogue('config/models.yaml');
+
+/** 2026-01-01T00:00:00Z: every `created` in the fixtures. */
+export const ADMITTED_AT = 1767225600_000;
+
+export interface CallOptions {
+  model: string;
+  endpoint?: EndpointName;
+  stream?: boolean;
+  includeUsage?: boolean;
+}
+
+export function makeCall(body: unknown, options: CallOptions): Call {
+  const req = { headers: {} } as IncomingMessage;
+  const call = new Call(ENDPOINTS[options.endpoint ?? 'chat.completions'], req, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
+  call.model = catalogue.resolve(options.model) ?? null;
+  call.stream = options.stream ?? false;
+  call.includeUsage = options.includeUsage ?? false;
+  return call;
+}
+
+/** Feeds a literal upstream SSE body to the translator's stream; returns the reference SSE it wrote (without [DONE]). */
+export function runStream(translator: Translator, sse: string): string {
+  const stream = translator.stream();
+  let out = '';
+  const parser = createParser({ onEvent: (event) => (out += stream.event({ event: event.event, data: event.data })) });
+  parser.feed(sse);
+  return out + stream.end();
+}
+
+/** Ids are random: fixtures say `chatcmpl-ID`, `cmpl-ID`, `call_ID`. */
+export const fixedIds = (text: string): string =>
+  text.replace(/chatcmpl-[A-Za-z0-9]{24}/g, 'chatcmpl-ID').replace(/\bcmpl-[A-Za-z0-9]{24}/g, 'cmpl-ID').replace(/call_[A-Za-z0-9]{24}/g, 'call_ID');
+
+/** The SSE frames of a literal fixture, one JSON per `data:` line, for exact comparison. */
+export const frames = (sse: string): unknown[] =>
+  sse
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as unknown);
+
+/** What a function threw (for matching a GatewayError's fields), or undefined. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}

@@ -1,0 +1,304 @@
+import OpenAI from 'openai';
+import t from 'tap';
+import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
+import { openLedgerDb } from './helpers/ledger-db.js';
+
+/**
+ * Hand-computed: 40 output tokens × the catalogue's price per 1M tokens (README "Money").
+ * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M = $0.0002 list;
+ * beta-3-flash: 40 × $0.038/1M = $0.00000152 charged.
+ */
+const FORTY_TOKENS: Record<string, { cost: string; list: string; savings: string }> = {
+  'alpha-opus-4.6': { cost: '0.0003', list: '0.0006', savings: '0.0003' },
+  'alpha-sonnet-4.6': { cost: '0.00006', list: '0.00012', savings: '0.00006' },
+  'alpha-haiku-4.5': { cost: '0.0000052', list: '0.00001', savings: '0.0000048' },
+  'beta-3.1-pro': { cost: '0.00007', list: '0.00014', savings: '0.00007' },
+  'beta-3-flash': { cost: '0.00000152', list: '0.000003', savings: '0.00000148' },
+  'gamma-5.4': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
+  'gamma-5.3-code': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
+  'gamma-5.2': { cost: '0.00008', list: '0.00016', savings: '0.00008' },
+  'gamma-5.2-code': { cost: '0.00008', list: '0.00016', savings: '0.00008' },
+  'gamma-5.1-code': { cost: '0.00006', list: '0.00012', savings: '0.00006' },
+  'gamma-5.1-code-max': { cost: '0.00016', list: '0.00032', savings: '0.00016' },
+};
+
+interface UsageRow {
+  date: string;
+  model: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: string;
+  list_cost_usd: string;
+  savings_usd: string;
+}
+interface UsageBody {
+  object: string;
+  key_id: string;
+  period: { start: string; end: string; days: number };
+  totals: Omit<UsageRow, 'date' | 'model'>;
+  cycle: Record<string, string | null>;
+  data: UsageRow[];
+}
+
+async function usage(h: Harness, key: string): Promise<UsageBody> {
+  const res = await fetch(`${h.baseURL}/usage`, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200) throw new Error(`usage answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as UsageBody;
+}
+
+const ask = (content: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content }];
+
+async function drain(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const _chunk of stream) {
+    // read to the end
+  }
+}
+
+t.test('every catalogue model of all three families, streamed and not: the ledger at hand-computed cost, list cost and savings', async (t) => {
+  const h = await startHarness(t, { clock: new FakeClock() });
+  const plain = await h.createKey({ name: 'plain' });
+  const streamed = await h.createKey({ name: 'streamed' });
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+
+  for (const model of Object.keys(FORTY_TOKENS)) {
+    const reply = await h.client(plain.key).chat.completions.create({ model, messages: ask('Count [[sim:tokens=40]]') });
+    t.equal(reply.usage?.completion_tokens, 40);
+    // No include_usage: the gateway still learns the stream's usage for the ledger.
+    await drain(await h.client(streamed.key).chat.completions.create({ model, stream: true, messages: ask('Count [[sim:tokens=40]]') }));
+  }
+
+  for (const [who, key, stream] of [['plain', plain, 0], ['streamed', streamed, 1]] as const) {
+    const body = await usage(h, key.key);
+    t.same(
+      body.data,
+      Object.entries(FORTY_TOKENS)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([model, money]) => ({
+          date: '2026-11-15',
+          model,
+          requests: 1,
+          prompt_tokens: 2,
+          completion_tokens: 40,
+          total_tokens: 42,
+          cost_usd: money.cost,
+          list_cost_usd: money.list,
+          savings_usd: money.savings,
+        })),
+      `${who}: one row per model at the hand-computed figures`,
+    );
+    // gamma: 2 × 0.0001 + 2 × 0.00008 + 0.00006 + 0.00016 = 0.00058 (list 0.00116);
+    // alpha: 0.0003 + 0.00006 + 0.0000052 = 0.0003652 (list 0.00073); beta: 0.00007 + 0.00000152 = 0.00007152 (list 0.000143).
+    t.same(body.totals, {
+      requests: 11,
+      prompt_tokens: 22,
+      completion_tokens: 440,
+      total_tokens: 462,
+      cost_usd: '0.00101672',
+      list_cost_usd: '0.002033',
+      savings_usd: '0.00101628',
+    });
+    const rows = db.rows(key.id);
+    t.equal(rows.length, 11);
+    for (const row of rows) {
+      t.match(row, {
+        family: String(row.model).split('-')[0],
+        endpoint: 'chat.completions',
+        stream,
+        status: 200,
+        outcome: 'ok',
+        attempts: 1,
+        completion_tokens: 40,
+        usage_estimated: 0,
+        cycle: '2026-11',
+        admitted_at: Date.parse('2026-11-15T12:00:00Z'),
+      });
+      t.type(row.upstream_ms, 'number');
+      if (stream) t.type(row.ttft_ms, 'number', 'streams record their time to first token');
+    }
+    t.same(
+      rows.map((row) => [row.model, row.charged_nano, row.list_nano]),
+      [
+        ['alpha-opus-4.6', 300_000, 600_000],
+        ['alpha-sonnet-4.6', 60_000, 120_000],
+        ['alpha-haiku-4.5', 5_200, 10_000],
+        ['beta-3.1-pro', 70_000, 140_000],
+        ['beta-3-flash', 1_520, 3_000],
+        ['gamma-5.4', 100_000, 200_000],
+        ['gamma-5.3-code', 100_000, 200_000],
+        ['gamma-5.2', 80_000, 160_000],
+        ['gamma-5.2-code', 80_000, 160_000],
+        ['gamma-5.1-code', 60_000, 120_000],
+        ['gamma-5.1-code-max', 160_000, 320_000],
+      ],
+      `${who}: exact nano-dollars in storage`,
+    );
+  }
+});
+
+t.test('an answered call is committed before its last byte reaches the caller', async (t) => {
+  const h = await startHarness(t);
+  const { id, key } = await h.createKey();
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+  const client = h.client(key);
+  let visible = 0;
+  for (let i = 0; i < 10; i++) {
+    if (i % 2) {
+      await drain(await client.chat.completions.create({ model: 'gamma-5.2', stream: true, messages: ask('x [[sim:tokens=3]]') }));
+    } else {
+      await client.chat.completions.create({ model: 'gamma-5.2', messages: ask('x [[sim:tokens=3]]') });
+    }
+    // Read at once from another connection, without waiting: the row must be there already.
+    if (db.rows(id).length === i + 1) visible += 1;
+  }
+  t.equal(visible, 10, 'every answered call was already in the database');
+  await client.completions.create({ model: 'gamma-5.4', prompt: 'Once upon a time', max_tokens: 5 });
+  await client.embeddings.create({ model: 'gamma-5.4', input: 'alpha beta' });
+  t.match(db.rows(id).slice(-2), [
+    { endpoint: 'completions', completion_tokens: 5, charged_nano: 12_500, list_nano: 25_000 },
+    { endpoint: 'embeddings', completion_tokens: 0, charged_nano: 0, list_nano: 0 },
+  ], 'legacy completions and embeddings are in the ledger too');
+});
+
+t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answers the same body', async (t) => {
+  const clock = new FakeClock(Date.parse('2026-11-15T12:00:00Z'));
+  const h = await startHarness(t, { clock });
+  const { id, key } = await h.createKey({ monthly_ceiling_usd: '1.50' });
+  const client = h.client(key);
+  await client.chat.completions.create({ model: 'gamma-5.4', max_tokens: 4, messages: ask('one two three') });
+  clock.advance(10 * 24 * 3600 * 1000); // 2026-11-25T12:00Z
+  await client.chat.completions.create({ model: 'gamma-5-2', max_tokens: 5, messages: ask('four five') });
+  await client.chat.completions.create({ model: 'gamma-5.2', max_tokens: 5, messages: ask('six') });
+
+  const body = await usage(h, key);
+  t.same(body, {
+    object: 'usage',
+    key_id: id,
+    period: { start: '2026-10-27T00:00:00.000Z', end: '2026-11-25T12:00:00.000Z', days: 30 },
+    totals: {
+      requests: 3,
+      prompt_tokens: 6,
+      completion_tokens: 14,
+      total_tokens: 20,
+      cost_usd: '0.00003', // 4 × 2500 + 10 × 2000 nano-dollars
+      list_cost_usd: '0.00006',
+      savings_usd: '0.00003',
+    },
+    cycle: {
+      start: '2026-11-01T00:00:00.000Z',
+      end: '2026-12-01T00:00:00.000Z',
+      ceiling_usd: '1.50',
+      spent_usd: '0.00003',
+      reserved_usd: '0.00',
+      remaining_usd: '1.49997',
+    },
+    data: [
+      { date: '2026-11-15', model: 'gamma-5.4', requests: 1, prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost_usd: '0.00001', list_cost_usd: '0.00002', savings_usd: '0.00001' },
+      { date: '2026-11-25', model: 'gamma-5.2', requests: 2, prompt_tokens: 3, completion_tokens: 10, total_tokens: 13, cost_usd: '0.00002', list_cost_usd: '0.00004', savings_usd: '0.00002' },
+    ],
+  });
+  const admin = await h.admin('GET', `/keys/${id}/usage`);
+  t.equal(admin.status, 200);
+  t.same(await admin.json(), body, 'the admin route answers the same body');
+
+  clock.advance(20 * 24 * 3600 * 1000); // 2026-12-15T12:00Z: the window starts 2026-11-16
+  const later = await usage(h, key);
+  t.equal(later.period.start, '2026-11-16T00:00:00.000Z');
+  t.same(later.data.map((row) => row.date), ['2026-11-25'], 'days older than 30 have left the window');
+  t.equal(later.totals.requests, 2);
+  t.equal(later.cycle['start'], '2026-12-01T00:00:00.000Z');
+  t.equal(later.cycle['spent_usd'], '0.00', 'a new cycle');
+
+  const missing = await h.admin('GET', '/keys/key_nope/usage');
+  t.equal(missing.status, 404);
+  t.match(await missing.json(), { error: { type: 'not_found', param: 'id' } });
+  const noAdmin = await fetch(`${h.origin}/admin/v1/keys/${id}/usage`, { headers: { authorization: `Bearer ${key}` } });
+  t.equal(noAdmin.status, 401, 'a key is not an admin token');
+  const noKey = await fetch(`${h.baseURL}/usage`);
+  t.equal(noKey.status, 401);
+  t.equal(((await noKey.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
+});
+
+t.test('usage is isolated between keys', async (t) => {
+  const h = await startHarness(t, { clock: new FakeClock() });
+  const a = await h.createKey({ name: 'a' });
+  const b = await h.createKey({ name: 'b' });
+  const idle = await h.createKey({ name: 'idle' });
+  for (let i = 0; i < 3; i++) await h.client(a.key).chat.completions.create({ model: 'gamma-5.4', max_tokens: 2, messages: ask('a') });
+  await h.client(b.key).chat.completions.create({ model: 'gamma-5.1-code', max_tokens: 7, messages: ask('b') });
+
+  const ua = await usage(h, a.key);
+  const ub = await usage(h, b.key);
+  const ui = await usage(h, idle.key);
+  t.same([ua.key_id, ub.key_id, ui.key_id], [a.id, b.id, idle.id]);
+  t.same(ua.data.map((row) => [row.model, row.requests, row.completion_tokens]), [['gamma-5.4', 3, 6]]);
+  t.same(ub.data.map((row) => [row.model, row.requests, row.completion_tokens]), [['gamma-5.1-code', 1, 7]]);
+  t.equal(ub.totals.cost_usd, '0.0000105', '7 × 1500 nano-dollars');
+  t.same(ui.data, []);
+  t.same(ui.totals, { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: '0.00', list_cost_usd: '0.00', savings_usd: '0.00' });
+  t.equal(ui.cycle['spent_usd'], '0.00');
+  const adminB = (await (await h.admin('GET', `/keys/${b.id}/usage`)).json()) as UsageBody;
+  t.same(adminB, ub);
+});
+
+t.test('a caller that leaves mid-stream: the upstream is cut and the call is billed for what was relayed', async (t) => {
+  const h = await startHarness(t, { clock: new FakeClock() });
+  h.gamma.chunkDelayMs = 20; // 200 pieces would take 4 s
+  const { id, key } = await h.createKey({ monthly_ceiling_usd: '5.00' });
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+
+  const stream = await h.client(key).chat.completions.create({ model: 'gamma-5.4', stream: true, messages: ask('long [[sim:tokens=200]]') });
+  let received = 0;
+  for await (const chunk of stream) {
+    if (chunk.choices[0]?.delta.content) received += 1;
+    if (received === 5) break; // leaving the loop aborts the request
+  }
+  const left = Date.now();
+  let rows = db.rows(id);
+  while (rows.length === 0 && Date.now() - left < 3000) {
+    await new Promise((r) => setTimeout(r, 20));
+    rows = db.rows(id);
+  }
+  const elapsed = Date.now() - left;
+  t.equal(rows.length, 1, 'the call is in the ledger');
+  const row = rows[0];
+  t.match(row, { outcome: 'client_disconnected', status: 499, stream: 1, usage_estimated: 1 });
+  t.ok(row && row.completion_tokens >= 5 && row.completion_tokens < 200, `billed the ${row?.completion_tokens} pieces relayed, not the 200 planned`);
+  t.equal(row?.charged_nano, (row?.completion_tokens ?? -1) * 2500, 'at the charged price');
+  t.equal(row?.list_nano, (row?.completion_tokens ?? -1) * 5000);
+  t.ok(elapsed < 2000, `settled ${elapsed} ms after the caller left, long before the stream would have ended`);
+  const after = await usage(h, key);
+  t.equal(after.cycle['reserved_usd'], '0.00', 'its reservation was settled');
+  t.equal(after.cycle['spent_usd'], after.totals.cost_usd);
+});
+
+t.test('failures: upstream errors and timeouts cost nothing, a stream cut by the upstream is billed for its relayed part', async (t) => {
+  const h = await startHarness(t, { clock: new FakeClock(), env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '300', GATEWAY_RETRY_MAX: '0' } });
+  const { id, key } = await h.createKey();
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+  const client = h.client(key);
+
+  const statusOf = (pending: Promise<unknown>): Promise<number | undefined> =>
+    pending.then(
+      () => 200,
+      (error: unknown) => (error instanceof OpenAI.APIError ? error.status : undefined),
+    );
+  t.equal(await statusOf(client.chat.completions.create({ model: 'gamma-5.4', messages: ask('x [[sim:status=500]]') })), 502);
+  t.equal(await statusOf(client.chat.completions.create({ model: 'gamma-5.4', messages: ask('x [[sim:delay_ms=2000]]') })), 504);
+  const cut = await client.chat.completions.create({ model: 'gamma-5.4', stream: true, messages: ask('x [[sim:tokens=20]] [[sim:reset_after=6]]') });
+  await t.rejects(drain(cut), 'the caller sees the stream fail');
+  t.equal(await statusOf(client.chat.completions.create({ model: 'gamma-5.4', messages: [] })), 400);
+
+  const rows = db.rows(id);
+  t.equal(rows.length, 3, 'a call refused before any upstream is not in the ledger');
+  t.match(rows[0], { status: 502, outcome: 'upstream_error', completion_tokens: 0, charged_nano: 0 });
+  t.match(rows[1], { status: 504, outcome: 'timeout', completion_tokens: 0, charged_nano: 0 });
+  t.match(rows[2], { status: 200, stream: 1, outcome: 'upstream_error', usage_estimated: 1 });
+  t.ok((rows[2]?.completion_tokens ?? 0) > 0 && (rows[2]?.completion_tokens ?? 0) < 20, 'the relayed pieces of the cut stream');
+  t.equal(rows[2]?.charged_nano, (rows[2]?.completion_tokens ?? -1) * 2500);
+});
