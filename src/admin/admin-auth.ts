@@ -4,15 +4,20 @@ import { sendError } from '../http/respond.js';
 import { digestsEqual, hashSecret, NATIVE_PREFIX } from '../keys/key-material.js';
 
 /**
- * Bearer admin token check. The token is compared as a SHA-256 digest in constant time; a
- * native `sl-` key is never an admin token, whatever the configuration says.
+ * Whether an Authorization header carries the bearer token whose SHA-256 is `tokenHash`. The
+ * token is compared as a digest in constant time; a native `sl-` key never matches, whatever
+ * the configuration says.
  */
+export function bearerMatches(header: string | undefined, tokenHash: Buffer | null): boolean {
+  const match = /^bearer\s+(\S+)$/i.exec((header ?? '').trim());
+  const token = match?.[1];
+  return !!tokenHash && !!token && !token.startsWith(NATIVE_PREFIX) && digestsEqual(hashSecret(token), tokenHash);
+}
+
+/** Bearer admin token check for /admin/v1. */
 export function requireAdmin(tokenHash: Buffer | null): RequestHandler {
   return (req, res, next) => {
-    const header = req.headers.authorization ?? '';
-    const match = /^bearer\s+(\S+)$/i.exec(header.trim());
-    const token = match?.[1];
-    if (!tokenHash || !token || token.startsWith(NATIVE_PREFIX) || !digestsEqual(hashSecret(token), tokenHash)) {
+    if (!bearerMatches(req.headers.authorization, tokenHash)) {
       sendError(res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
       return;
     }

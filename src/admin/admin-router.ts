@@ -14,6 +14,7 @@ const settingsProperties = {
   models: nullable({ type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1 } }),
   monthly_ceiling_usd: nullable({ type: 'string', minLength: 1, maxLength: 32 }),
   expires_at: nullable({ type: 'string', minLength: 1, maxLength: 64 }),
+  rpm_limit: nullable({ type: 'integer', minimum: 0, maximum: 1_000_000 }),
 };
 const createKeySchema = compileSchema({ type: 'object', additionalProperties: false, required: ['name'], properties: settingsProperties });
 const patchKeySchema = compileSchema({ type: 'object', additionalProperties: false, properties: settingsProperties });
@@ -34,7 +35,8 @@ function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
   return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
 }
 
-function validBody<T>(req: Request, check: ReturnType<typeof compileSchema>): T {
+/** The body checked against a compiled schema, or a 400 naming the field (for plugins' admin routes too). */
+export function validBody<T>(req: Request, check: ReturnType<typeof compileSchema>): T {
   if (!check(req.body)) throw bodyError(check.errors);
   return req.body as T;
 }

@@ -5,6 +5,8 @@
  * SQLite implementation answers synchronously.
  */
 
+import type { StatusStore } from './status.js';
+
 export type KeyStatus = 'active' | 'revoked';
 
 export interface KeyRecord {
@@ -23,6 +25,8 @@ export interface KeyRecord {
   rotatedAt: number | null;
   /** Truncated form of the current value, e.g. `sl-abcd…wxyz`. */
   display: string;
+  /** Requests-per-minute cap: null = the gateway's default, 0 = no cap. */
+  rpmLimit: number | null;
 }
 
 /** A presented value resolved to its key; `validUntil` is set on values replaced by a rotation. */
@@ -38,6 +42,8 @@ export interface NewKey {
   models: string[] | null;
   monthlyCeilingNanos: number | null;
   expiresAt: number | null;
+  /** Requests-per-minute cap; absent or null: the gateway's default. */
+  rpmLimit?: number | null;
   /** SHA-256 of the value and its truncated display; the raw value is never given to the store. */
   valueHash: Buffer;
   display: string;
@@ -49,6 +55,7 @@ export interface KeyPatch {
   models?: string[] | null;
   monthlyCeilingNanos?: number | null;
   expiresAt?: number | null;
+  rpmLimit?: number | null;
 }
 
 export interface KeyRotation {
@@ -169,6 +176,7 @@ export interface Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly ledger: LedgerStore;
+  readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;

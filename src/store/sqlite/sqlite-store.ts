@@ -2,10 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
+import type { StatusStore } from '../status.js';
 import type { KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteStatusStore } from './status-store.js';
 
 type Db = Database.Database;
 
@@ -22,6 +24,7 @@ interface KeyRow {
   updated_at: number;
   revoked_at: number | null;
   rotated_at: number | null;
+  rpm_limit: number | null;
   display: string;
 }
 
@@ -37,6 +40,7 @@ const toKey = (row: KeyRow): KeyRecord => ({
   revokedAt: row.revoked_at,
   rotatedAt: row.rotated_at,
   display: row.display,
+  rpmLimit: row.rpm_limit,
 });
 
 /** Key columns plus the display of the key's current value. */
@@ -71,8 +75,8 @@ class SqliteKeyStore implements KeyStore {
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, status, expires_at, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @now, @now)`);
+      (id, name, models, monthly_ceiling_nano, status, expires_at, rpm_limit, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @rpmLimit, @now, @now)`);
     this.insertValue = db.prepare(
       'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
     );
@@ -106,6 +110,7 @@ class SqliteKeyStore implements KeyStore {
         models: input.models === null ? null : JSON.stringify(input.models),
         ceiling: input.monthlyCeilingNanos,
         expiresAt: input.expiresAt,
+        rpmLimit: input.rpmLimit ?? null,
         now: input.now,
       });
       this.insertValue.run(input.valueHash, id, input.display, input.now);
@@ -149,6 +154,10 @@ class SqliteKeyStore implements KeyStore {
     if (patch.expiresAt !== undefined) {
       sets.push('expires_at = @expiresAt');
       values['expiresAt'] = patch.expiresAt;
+    }
+    if (patch.rpmLimit !== undefined) {
+      sets.push('rpm_limit = @rpmLimit');
+      values['rpmLimit'] = patch.rpmLimit;
     }
     sets.push('updated_at = @now');
     const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = @id`).run(values);
@@ -195,6 +204,7 @@ export class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly ledger: LedgerStore;
+  readonly status: StatusStore;
 
   private constructor(
     private readonly db: Db,
@@ -203,6 +213,7 @@ export class SqliteStore implements Store {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
     this.ledger = new SqliteLedgerStore(db);
+    this.status = new SqliteStatusStore(db);
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
