@@ -53,6 +53,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     log: log.child({ plugin }),
     upstreamCredential: (family) => config.upstreams[family].api_key,
+    simulatedFamilies: options.simulatedFamilies ?? [],
   });
   const chain = new Chain(await loadPlugins(config.plugins, context, options.plugins), log);
   const bases = Object.fromEntries(FAMILIES.map((f) => [f, config.upstreams[f].base_url])) as Record<Family, string>;

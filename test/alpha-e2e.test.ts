@@ -121,7 +121,8 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
 });
 
 t.test('alpha errors mapped to our envelope, mid-stream failures end in an error event', async (t) => {
-  const h = await startHarness(t);
+  // The mapping of one upstream answer, so no retries here (test/retry.test.ts has them).
+  const h = await startHarness(t, { env: { GATEWAY_RETRY_MAX: '0' } });
   const { key } = await h.createKey();
   const client = h.client(key);
   await mappedErrors(t, h, key, h.alpha, MODEL, [

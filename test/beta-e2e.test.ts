@@ -189,7 +189,8 @@ t.test('beta JSON mode, embeddings, legacy completions', async (t) => {
 });
 
 t.test('beta errors mapped to our envelope, mid-stream failures end in an error event', async (t) => {
-  const h = await startHarness(t);
+  // The mapping of one upstream answer, so no retries here (test/retry.test.ts has them).
+  const h = await startHarness(t, { env: { GATEWAY_RETRY_MAX: '0' } });
   const { key } = await h.createKey();
   const client = h.client(key);
   await mappedErrors(t, h, key, h.beta, MODEL, [

@@ -74,6 +74,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     log: createLogger('silent'),
     metrics: new Registry(),
     upstreamCredential: () => undefined,
+    simulatedFamilies: [],
   };
   const ceiling = await ceilingPlugin.setup(context, {});
   const ledger = await ledgerPlugin.setup(context, {});

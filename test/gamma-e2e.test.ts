@@ -118,7 +118,8 @@ t.test('upstream failures become our envelope', async (t) => {
   const deadPort = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 
-  const h = await startHarness(t);
+  // The mapping of one upstream answer, so no retries here (test/retry.test.ts has them).
+  const h = await startHarness(t, { env: { GATEWAY_RETRY_MAX: '0' } });
   const { key } = await h.createKey();
   const client = h.client(key);
 
@@ -155,7 +156,7 @@ t.test('upstream failures become our envelope', async (t) => {
   t.ok(seen.length >= 1, 'the chunks before the reset were relayed');
 
   // An upstream that refuses connections: 502 JSON, and the gateway keeps serving.
-  const dead = await startHarness(t, { env: { GAMMA_BASE_URL: `http://127.0.0.1:${deadPort}` } });
+  const dead = await startHarness(t, { env: { GAMMA_BASE_URL: `http://127.0.0.1:${deadPort}`, GATEWAY_RETRY_MAX: '0' } });
   const deadKey = await dead.createKey();
   const refused = await raw(dead.origin, 'POST', '/v1/chat/completions', {
     headers: { authorization: `Bearer ${deadKey.key}`, 'content-type': 'application/json' },

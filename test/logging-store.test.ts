@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { createLogger } from '../src/log.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startHarness } from './helpers/harness.js';
 
@@ -50,7 +51,10 @@ t.test('the SQLite store: WAL, foreign keys, numbered migrations run once', asyn
   t.teardown(() => db.close());
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   const migrations = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
-  t.same(migrations, [{ version: 1, name: 'keys' }, { version: 2, name: 'ledger' }], 'each migration recorded once across two opens');
+  t.same(migrations, MIGRATIONS.map(({ version, name }) => ({ version, name })), 'each migration recorded once across two opens');
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  t.same(tables, ['key_values', 'keys', 'ledger', 'reservations', 'schema_migrations', 'settings', 'spend', 'sqlite_sequence']);
+  t.same(tables, [
+    'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'reservations', 'schema_migrations', 'settings', 'spend',
+    'sqlite_sequence', 'status_latency', 'status_rollups',
+  ]);
 });

@@ -45,9 +45,21 @@ export class FailedAttemptLimiter {
 }
 
 /**
- * Bearer admin token check. The token is compared as a SHA-256 digest in constant time; a
- * native `sl-` key is never an admin token, whatever the configuration says. An address that
- * keeps presenting wrong tokens is refused with 429 for the rest of the minute.
+ * Whether an Authorization header carries the bearer token whose SHA-256 is `tokenHash`, and
+ * which token it is. The token is compared as a digest in constant time; a native `sl-` key
+ * never matches, whatever the configuration says.
+ */
+function matchingBearer(header: string | undefined, tokenHash: Buffer | null): string | undefined {
+  const match = /^bearer\s+(\S+)$/i.exec((header ?? '').trim());
+  const token = match?.[1];
+  return tokenHash && token && !token.startsWith(NATIVE_PREFIX) && digestsEqual(hashSecret(token), tokenHash) ? token : undefined;
+}
+
+export const bearerMatches = (header: string | undefined, tokenHash: Buffer | null): boolean => matchingBearer(header, tokenHash) !== undefined;
+
+/**
+ * Bearer admin token check for /admin/v1. An address that keeps presenting wrong tokens is
+ * refused with 429 for the rest of the minute.
  */
 export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLimiter): RequestHandler {
   return (req, res, next) => {
@@ -57,10 +69,8 @@ export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLim
       sendError(res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
       return;
     }
-    const header = req.headers.authorization ?? '';
-    const match = /^bearer\s+(\S+)$/i.exec(header.trim());
-    const token = match?.[1];
-    if (!tokenHash || !token || token.startsWith(NATIVE_PREFIX) || !digestsEqual(hashSecret(token), tokenHash)) {
+    const token = matchingBearer(req.headers.authorization, tokenHash);
+    if (!token) {
       limiter.fail(address);
       sendError(res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
       return;

@@ -17,6 +17,7 @@ const settingsProperties = {
   models: nullable({ type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1 } }),
   monthly_ceiling_usd: nullable({ type: 'string', minLength: 1, maxLength: 32 }),
   expires_at: nullable({ type: 'string', minLength: 1, maxLength: 64 }),
+  rpm_limit: nullable({ type: 'integer', minimum: 0, maximum: 1_000_000 }),
 };
 const createKeySchema = compileSchema({ type: 'object', additionalProperties: false, required: ['name'], properties: settingsProperties });
 const patchKeySchema = compileSchema({ type: 'object', additionalProperties: false, properties: settingsProperties });

@@ -40,10 +40,35 @@ export type JsonObject = Record<string, unknown>;
 /** Monotonic milliseconds (performance.now()) of the phases of a call; 0 = not reached. */
 export interface Timings {
   received: number;
+  /** Start of the latest upstream attempt. */
   upstreamStart: number;
+  /** Response headers of the latest upstream attempt. */
   upstreamHeaders: number;
+  /** The answering upstream's body (or stream) ended, normally or not. */
+  upstreamEnd: number;
   firstByte: number;
   completed: number;
+}
+
+/**
+ * One upstream attempt of a call, in order. A bounded `code` says how it ended: null for an
+ * answer that was used, the upstream's status (`'503'`) or a failure kind (`'connect'`,
+ * `'connect_timeout'`, `'headers_timeout'`, `'reset'`, `'stream_idle'`).
+ */
+export interface UpstreamAttempt {
+  /** Canonical ID of the model asked (a fallback attempt names the sibling). */
+  model: string;
+  family: Family;
+  /** Upstream HTTP status, 0 when none arrived. */
+  status: number;
+  code: string | null;
+  /** Monotonic ms: the attempt started, and its headers arrived or it failed. */
+  startedAt: number;
+  endedAt: number;
+  /** Milliseconds waited before this attempt (retry backoff), 0 for the first. */
+  waitMs: number;
+  /** What the gateway did next: retried the same model, fell back to a sibling, or nothing. */
+  then: 'retry' | 'fallback' | null;
 }
 
 /**
@@ -77,6 +102,8 @@ export class Call {
   upstreamStatus = 0;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
+  /** Every upstream attempt, in order (retries and fallbacks included). */
+  readonly upstreamAttempts: UpstreamAttempt[] = [];
   readonly timings: Timings;
   /** The caller's request headers as received (the proxy core replaces `req.headers` per attempt). */
   readonly callerHeaders: IncomingHttpHeaders;
@@ -91,7 +118,7 @@ export class Call {
     private readonly rawBody: Buffer | undefined,
   ) {
     this.callerHeaders = req.headers;
-    this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, firstByte: 0, completed: 0 };
+    this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, upstreamEnd: 0, firstByte: 0, completed: 0 };
   }
 
   get family(): Family | null {
@@ -125,4 +152,16 @@ export class Call {
     return this.parsedBody;
   }
 
+  /**
+   * Milliseconds the gateway itself spent on the call up to `now`: everything but the time
+   * spent waiting on upstreams (each attempt until its headers or failure, then the answering
+   * body or stream) and retry backoff. Per-event stream translation overlaps the upstream's
+   * own pacing and so is not counted.
+   */
+  overheadMs(now: number): number {
+    let outside = now - this.timings.received;
+    for (const attempt of this.upstreamAttempts) outside -= attempt.endedAt - attempt.startedAt + attempt.waitMs;
+    if (this.timings.upstreamEnd) outside -= this.timings.upstreamEnd - this.timings.upstreamHeaders;
+    return Math.max(0, outside);
+  }
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Family } from '../config/schema.js';
 import type { Call, EndpointName, JsonObject } from './call.js';
 import type { PluginHooks, UpstreamHead } from './plugin.js';
+import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
 export interface LoadedPlugin {
@@ -36,6 +37,8 @@ export class Chain {
   private readonly closeHooks: Array<Hook<'close'>>;
   private readonly translators = new Map<Family, TranslatorProvider>();
   private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
+  /** The retry policy of the plugin that provides one; none → every attempt is the only one. */
+  readonly retryPolicy: RetryPolicy | undefined;
 
   constructor(
     private readonly plugins: readonly LoadedPlugin[],
@@ -49,6 +52,9 @@ export class Chain {
     this.chunkHooks = collect(reversed, 'onResponseChunk');
     this.completeHooks = collect(reversed, 'onComplete');
     this.closeHooks = collect(reversed, 'close');
+    const policies = plugins.filter((p) => p.hooks.retryPolicy);
+    if (policies.length > 1) throw new Error(`plugins: two plugins provide a retry policy (second: ${policies[1]?.name})`);
+    this.retryPolicy = policies[0]?.hooks.retryPolicy;
     for (const plugin of plugins) {
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
         if (this.responders.has(endpoint as EndpointName)) throw new Error(`plugins: two plugins answer ${endpoint} (second: ${plugin.name})`);

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Family, GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { Call, EndpointName, JsonObject } from './call.js';
+import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
 /** What a plugin gets at setup: shared services, never per-request state. */
@@ -21,6 +22,8 @@ export interface PluginContext {
   readonly clock: Clock;
   /** The vendor credential configured for a family, if any. */
   upstreamCredential(family: Family): string | undefined;
+  /** Families answered by a built-in simulator instead of the real vendor. */
+  readonly simulatedFamilies: readonly Family[];
 }
 
 /** Status and headers of one upstream answer, before its body. */
@@ -62,6 +65,8 @@ export interface PluginHooks {
   adminRoutes?(router: Router): void;
   /** A translator between the reference format and one vendor family. */
   translator?: TranslatorProvider;
+  /** Whether and when a failed upstream attempt is tried again (at most one plugin provides it). */
+  retryPolicy?: RetryPolicy;
   /** At shutdown, in reverse chain order. */
   close?(): void | Promise<void>;
 }

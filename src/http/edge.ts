@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import { ENDPOINTS } from '../chain/call.js';
 import { GatewayError } from './errors.js';
+import { escapeHtml } from './html.js';
 import { sendError } from './respond.js';
 
 /**
@@ -17,9 +18,6 @@ export const DOCUMENTED_PATHS: ReadonlyArray<readonly [string, string]> = [
   ['/v1/models', 'GET'],
   ['/v1/models/:id', 'GET'],
 ];
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function htmlPage(status: number, title: string, detail: string): string {
   return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${status} ${escapeHtml(title)}</title></head>` +

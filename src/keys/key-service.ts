@@ -25,6 +25,7 @@ export function keyJson(key: KeyRecord, now: number, value?: string): Record<str
     key: value ?? key.display,
     models: key.models,
     monthly_ceiling_usd: key.monthlyCeilingNanos === null ? null : formatUsd(key.monthlyCeilingNanos),
+    rpm_limit: key.rpmLimit,
     status: effectiveStatus(key, now),
     created_at: iso(key.createdAt),
     updated_at: iso(key.updatedAt),
@@ -45,6 +46,8 @@ export interface KeySettingsInput {
   models?: string[] | null;
   monthly_ceiling_usd?: string | null;
   expires_at?: string | null;
+  /** Requests per minute: a positive cap, 0 for none, null for the gateway's default. */
+  rpm_limit?: number | null;
 }
 
 export class KeyService {
@@ -63,6 +66,7 @@ export class KeyService {
       models: settings.models ?? null,
       monthlyCeilingNanos: settings.monthlyCeilingNanos ?? null,
       expiresAt: settings.expiresAt ?? null,
+      rpmLimit: settings.rpmLimit ?? null,
       valueHash: hashSecret(value),
       display: truncateKey(value),
       now: this.clock.now(),
@@ -103,6 +107,7 @@ export class KeyService {
       patch.monthlyCeilingNanos = input.monthly_ceiling_usd === null ? null : this.amount(input.monthly_ceiling_usd);
     }
     if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : this.instant(input.expires_at);
+    if (input.rpm_limit !== undefined) patch.rpmLimit = input.rpm_limit;
     return patch;
   }
 

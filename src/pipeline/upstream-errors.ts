@@ -13,7 +13,7 @@ export function upstreamFailureError(failure: UpstreamFailure, family: Family, t
     case 'connect_timeout':
       return new GatewayError(504, `Could not connect to the ${family} upstream in time. Re-issue the request or lower max_tokens.`);
     case 'stream_idle':
-      return new GatewayError(504, `The ${family} upstream stream went silent for ${timeoutMs / 1000} s and was ended.`);
+      return new GatewayError(504, `The ${family} upstream went silent for ${timeoutMs / 1000} s in the middle of its reply, and the request was ended.`);
     default:
       return new GatewayError(502, `The ${family} upstream could not be reached or failed: ${failure.message}.`);
   }

@@ -121,9 +121,10 @@ export class ProxyCore {
 
   /**
    * Sends one attempt to the family's upstream. Resolves with the upstream response (status
-   * and headers read, body not) or rejects with an UpstreamFailure.
+   * and headers read, body not) or rejects with an UpstreamFailure. `headersMs` shortens the
+   * configured header timeout (a retry gets only what is left of the request's deadline).
    */
-  send(call: Call, family: Family, request: UpstreamRequest): Promise<IncomingMessage> {
+  send(call: Call, family: Family, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
     const target = this.targets.get(family);
     if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
     const { req, res } = call;
@@ -134,7 +135,7 @@ export class ProxyCore {
       const onCallerClose = (): void => {
         if (!res.writableFinished) attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
       };
-      const attempt = new PendingAttempt(url, resolve, reject, () => res.off('close', onCallerClose), this.timeouts.headersMs);
+      const attempt = new PendingAttempt(url, resolve, reject, () => res.off('close', onCallerClose), headersMs);
       this.pending.set(req, attempt);
       res.once('close', onCallerClose);
       this.proxy.web(req, res as ServerResponse, {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Directives } from './reply-plan.js';
 
@@ -33,6 +34,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request arrived (performance.now()), for tests that check retry pacing. */
+  at: number;
 }
 
 export interface VendorErrorBody {
@@ -94,6 +97,8 @@ export class SimServer {
   /** The most recent requests (bounded). */
   readonly requests: RecordedRequest[] = [];
   chunkDelayMs: number;
+  /** Requests whose response has not closed yet (a hanging one stays until the gateway aborts it). */
+  openRequests = 0;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private origin = '';
@@ -192,11 +197,16 @@ export class SimServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = performance.now();
+    this.openRequests += 1;
+    res.once('close', () => {
+      this.openRequests -= 1;
+    });
     const url = new URL(req.url ?? '/', 'http://sim');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    this.requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body: text });
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body: text, at });
     if (this.requests.length > RECORD_LIMIT) this.requests.shift();
 
     if (this.options.apiKey && !this.vendor.authenticated(req.headers, url, this.options.apiKey)) {

@@ -5,6 +5,8 @@
  * SQLite implementation answers synchronously.
  */
 
+import type { StatusStore } from './status.js';
+
 export type KeyStatus = 'active' | 'revoked';
 
 export interface KeyRecord {
@@ -25,6 +27,8 @@ export interface KeyRecord {
   previousValidUntil: number | null;
   /** Truncated form of the current value, e.g. `sl-abcd…wxyz`. */
   display: string;
+  /** Requests-per-minute cap: null = the gateway's default, 0 = no cap. */
+  rpmLimit: number | null;
 }
 
 /** A presented value resolved to its key; `validUntil` is set on values replaced by a rotation. */
@@ -40,6 +44,8 @@ export interface NewKey {
   models: string[] | null;
   monthlyCeilingNanos: number | null;
   expiresAt: number | null;
+  /** Requests-per-minute cap; absent or null: the gateway's default. */
+  rpmLimit?: number | null;
   /** SHA-256 of the value and its truncated display; the raw value is never given to the store. */
   valueHash: Buffer;
   display: string;
@@ -51,6 +57,7 @@ export interface KeyPatch {
   models?: string[] | null;
   monthlyCeilingNanos?: number | null;
   expiresAt?: number | null;
+  rpmLimit?: number | null;
 }
 
 export interface KeyRotation {
@@ -232,6 +239,7 @@ export interface Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;

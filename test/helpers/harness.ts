@@ -8,7 +8,7 @@ import type { Plugin } from '../../src/chain/plugin.js';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { GatewayConfig, PluginEntry } from '../../src/config/schema.js';
+import type { Family, GatewayConfig, PluginEntry } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
 import { createAlphaSimulator } from '../../src/simulators/alpha-sim.js';
@@ -55,6 +55,8 @@ export interface HarnessOptions {
   beta?: SimServer;
   /** Edits applied to the loaded config before the gateway is built. */
   configure?: (config: GatewayConfig) => void;
+  /** Families to present as answered by a simulator (the status page's banner). */
+  simulatedFamilies?: Family[];
 }
 
 export interface Harness {
@@ -122,6 +124,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
       log,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.registered ? { plugins: options.registered } : {}),
+      ...(options.simulatedFamilies ? { simulatedFamilies: options.simulatedFamilies } : {}),
     });
   } catch (error) {
     await store.close();

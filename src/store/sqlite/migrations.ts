@@ -87,6 +87,52 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 3,
+    name: 'operations',
+    sql: `
+      -- Per-key requests-per-minute cap (rate-limit plugin): NULL = the configured default, 0 = none.
+      ALTER TABLE keys ADD COLUMN rpm_limit INTEGER;
+      -- Status site: traffic per model rolled up per minute (kept ~a day) and per hour (kept ~a month).
+      CREATE TABLE status_rollups (
+        period   TEXT NOT NULL CHECK (period IN ('minute', 'hour')),
+        start    INTEGER NOT NULL,              -- epoch ms of the minute or hour
+        model    TEXT NOT NULL,                 -- canonical model ID
+        requests INTEGER NOT NULL,
+        failures INTEGER NOT NULL,
+        PRIMARY KEY (period, start, model)
+      ) WITHOUT ROWID;
+      -- Latency of successful requests: counts per bucket index (bounds live in the status plugin).
+      CREATE TABLE status_latency (
+        period TEXT NOT NULL CHECK (period IN ('minute', 'hour')),
+        start  INTEGER NOT NULL,
+        model  TEXT NOT NULL,
+        bucket INTEGER NOT NULL,
+        count  INTEGER NOT NULL,
+        PRIMARY KEY (period, start, model, bucket)
+      ) WITHOUT ROWID;
+      CREATE TABLE incidents (
+        id          TEXT PRIMARY KEY,
+        title       TEXT NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN ('investigating', 'identified', 'monitoring', 'resolved')),
+        impact      TEXT NOT NULL CHECK (impact IN ('minor', 'major', 'critical')),
+        models      TEXT NOT NULL,              -- JSON array of canonical IDs; [] = the whole gateway
+        automatic   INTEGER NOT NULL,
+        started_at  INTEGER NOT NULL,
+        resolved_at INTEGER,
+        updated_at  INTEGER NOT NULL
+      );
+      CREATE INDEX incidents_by_start ON incidents(started_at);
+      CREATE TABLE incident_updates (
+        incident_id TEXT NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        at          INTEGER NOT NULL,
+        status      TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        PRIMARY KEY (incident_id, seq)
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
     version: 4,
     name: 'imports and audit',
     sql: `

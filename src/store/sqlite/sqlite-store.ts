@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
+import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteStatusStore } from './status-store.js';
 
 type Db = Database.Database;
 
@@ -23,6 +25,7 @@ interface KeyRow {
   updated_at: number;
   revoked_at: number | null;
   rotated_at: number | null;
+  rpm_limit: number | null;
   display: string;
   /** Absent from the hot-path lookup by value, which does not need it. */
   previous_valid_until?: number | null;
@@ -41,6 +44,7 @@ const toKey = (row: KeyRow): KeyRecord => ({
   rotatedAt: row.rotated_at,
   previousValidUntil: row.previous_valid_until ?? null,
   display: row.display,
+  rpmLimit: row.rpm_limit,
 });
 
 /** Key columns plus the display of the key's current value and the end of its last rotation's grace. */
@@ -76,8 +80,8 @@ class SqliteKeyStore implements KeyStore {
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, status, expires_at, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @now, @now)`);
+      (id, name, models, monthly_ceiling_nano, status, expires_at, rpm_limit, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @rpmLimit, @now, @now)`);
     this.insertValue = db.prepare(
       'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
     );
@@ -111,6 +115,7 @@ class SqliteKeyStore implements KeyStore {
         models: input.models === null ? null : JSON.stringify(input.models),
         ceiling: input.monthlyCeilingNanos,
         expiresAt: input.expiresAt,
+        rpmLimit: input.rpmLimit ?? null,
         now: input.now,
       });
       this.insertValue.run(input.valueHash, id, input.display, input.now);
@@ -154,6 +159,10 @@ class SqliteKeyStore implements KeyStore {
     if (patch.expiresAt !== undefined) {
       sets.push('expires_at = @expiresAt');
       values['expiresAt'] = patch.expiresAt;
+    }
+    if (patch.rpmLimit !== undefined) {
+      sets.push('rpm_limit = @rpmLimit');
+      values['rpmLimit'] = patch.rpmLimit;
     }
     sets.push('updated_at = @now');
     const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = @id`).run(values);
@@ -202,6 +211,7 @@ export class SqliteStore implements Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly status: StatusStore;
 
   private constructor(
     private readonly db: Db,
@@ -212,6 +222,7 @@ export class SqliteStore implements Store {
     this.imports = new SqliteImportStore(db);
     this.audit = new SqliteAuditStore(db);
     this.ledger = new SqliteLedgerStore(db);
+    this.status = new SqliteStatusStore(db);
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */

@@ -1,0 +1,65 @@
+import { collectDefaultMetrics } from 'prom-client';
+import { bearerMatches } from '../../src/admin/admin-auth.js';
+import { definePlugin } from '../../src/chain/plugin.js';
+import { GatewayError } from '../../src/http/errors.js';
+import { sendError } from '../../src/http/respond.js';
+import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/http/side-server.js';
+import { hashSecret } from '../../src/keys/key-material.js';
+import { GatewaySeries } from './series.js';
+
+/**
+ * `metrics`: Prometheus text on `/metrics` from the gateway's own prom-client registry — the
+ * gateway's series (see series.ts) and Node's default process metrics. Served on the gateway's
+ * port, or on a port of its own (`port`), optionally behind a bearer token (`token`). List it
+ * first so that its onRequest counts every call in flight and its onComplete runs last.
+ */
+
+interface MetricsConfig {
+  /** A separate listener for /metrics; null serves it on the gateway's port. */
+  port: number | null;
+  /** Host of the separate listener (default: the gateway's host). */
+  host: string | null;
+  /** Bearer token required to scrape; null: none. */
+  token: string | null;
+}
+
+export default definePlugin<MetricsConfig>({
+  name: 'metrics',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ...OPERATOR_PORT_PROPERTIES,
+      token: { anyOf: [{ type: 'string', minLength: 16 }, { type: 'null' }], default: null },
+    },
+  },
+  async setup({ metrics: registry, config, log }, settings) {
+    collectDefaultMetrics({ register: registry });
+    const series = new GatewaySeries(registry);
+    const tokenHash = settings.token === null ? null : hashSecret(settings.token);
+    const placed = await placeOperatorRoutes(settings.port, settings.host ?? config.server.host, (router) => {
+      router.get('/metrics', async (req, res) => {
+        if (tokenHash && !bearerMatches(req.headers.authorization, tokenHash)) {
+          sendError(res, new GatewayError(401, 'A valid metrics token is required: Authorization: Bearer <token>.'));
+          return;
+        }
+        const text = await registry.metrics();
+        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+        res.end(text);
+      });
+    });
+    if (placed.side) log.info({ origin: placed.side.origin }, 'metrics listening on their own port');
+    return {
+      ...(placed.routes ? { routes: placed.routes } : {}),
+      onRequest(call) {
+        series.started(call);
+      },
+      onComplete(call) {
+        series.completed(call);
+      },
+      async close() {
+        await placed.side?.close();
+      },
+    };
+  },
+});

@@ -1,0 +1,134 @@
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Call } from '../../src/chain/call.js';
+import { costOf } from '../../src/catalogue/cost.js';
+
+/**
+ * The gateway's series. Every label value comes from configuration or a fixed set — the
+ * canonical model ID, the family, the endpoint name, a status class, an upstream status or
+ * failure kind — never from a key, a caller's string or a raw path.
+ */
+
+/** 5 ms … 120 s: fast refusals to the longest non-streamed completions. */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120];
+/** The gateway's own share is small: 0.25 ms … 1 s. */
+export const OVERHEAD_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+/** Label value for calls refused before their model was known (401, 400). */
+const NONE = 'none';
+
+const statusClass = (status: number): string => (status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : NONE);
+
+export class GatewaySeries {
+  private readonly requests;
+  private readonly duration;
+  private readonly firstToken;
+  private readonly overhead;
+  private readonly attempts;
+  private readonly upstreamErrors;
+  private readonly retries;
+  private readonly fallbacks;
+  private readonly tokens;
+  private readonly cost;
+  private readonly inFlight;
+  /** Calls counted in flight, so a call refused before this plugin's onRequest is never decremented. */
+  private readonly flying = new WeakSet<Call>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+      new Counter({ name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+      new Histogram({ name, help, labelNames, buckets, registers });
+    this.requests = counter(
+      'gateway_requests_total',
+      'Calls answered, by canonical model, family, endpoint and status class.',
+      ['model', 'family', 'endpoint', 'status_class'],
+    );
+    this.duration = histogram(
+      'gateway_request_duration_seconds',
+      'From request received to reply complete, for calls that reached an upstream.',
+      ['model', 'family', 'endpoint'],
+      LATENCY_BUCKETS,
+    );
+    this.firstToken = histogram(
+      'gateway_time_to_first_token_seconds',
+      'From request received to the first streamed event written to the caller (streamed calls).',
+      ['model', 'family'],
+      LATENCY_BUCKETS,
+    );
+    this.overhead = histogram(
+      'gateway_overhead_seconds',
+      'Time the gateway itself spent on a call: total minus upstream exchanges and retry backoff.',
+      ['family'],
+      OVERHEAD_BUCKETS,
+    );
+    this.attempts = counter(
+      'gateway_upstream_attempts_total',
+      'Upstream attempts (first tries, retries and fallbacks), by the model asked.',
+      ['model', 'family'],
+    );
+    this.upstreamErrors = counter(
+      'gateway_upstream_errors_total',
+      'Failed upstream attempts, by family and code: the upstream status, or connect, connect_timeout, ' +
+        'headers_timeout, reset, stream_idle, stream_error, invalid_body.',
+      ['family', 'code'],
+    );
+    this.retries = counter(
+      'gateway_upstream_retries_total',
+      'Retries of the same model, by the code of the failure that caused them.',
+      ['model', 'family', 'reason'],
+    );
+    this.fallbacks = counter('gateway_fallbacks_total', 'Calls handed to a sibling model after a 503.', ['family', 'from', 'to']);
+    this.tokens = counter(
+      'gateway_tokens_total',
+      'Tokens billed, by the model that answered and kind (prompt, completion).',
+      ['model', 'family', 'kind'],
+    );
+    this.cost = counter(
+      'gateway_charged_cost_nanodollars_total',
+      'Charged cost in nano-dollars (1e-9 USD; integers, exact), by the model that answered.',
+      ['model', 'family'],
+    );
+    this.inFlight = new Gauge({ name: 'gateway_requests_in_flight', help: 'Calls being handled now.', registers });
+  }
+
+  started(call: Call): void {
+    this.flying.add(call);
+    this.inFlight.inc();
+  }
+
+  /** Everything about a finished call, once (from onComplete). */
+  completed(call: Call): void {
+    if (this.flying.delete(call)) this.inFlight.dec();
+    const model = call.model;
+    const labels = { model: model?.id ?? NONE, family: model?.family ?? NONE };
+    this.requests.inc({ ...labels, endpoint: call.endpoint.name, status_class: statusClass(call.status) });
+    this.countAttempts(call);
+    if (!model) return;
+    if (call.attempts > 0) {
+      const now = performance.now();
+      const { received, firstByte } = call.timings;
+      this.duration.observe({ ...labels, endpoint: call.endpoint.name }, (now - received) / 1000);
+      if (call.stream && firstByte) this.firstToken.observe(labels, (firstByte - received) / 1000);
+      this.overhead.observe({ family: model.family }, call.overheadMs(now) / 1000);
+    }
+    if (call.usage) {
+      this.tokens.inc({ ...labels, kind: 'prompt' }, call.usage.promptTokens);
+      this.tokens.inc({ ...labels, kind: 'completion' }, call.usage.completionTokens);
+      this.cost.inc(labels, costOf(model, call.usage).charged);
+    }
+  }
+
+  private countAttempts(call: Call): void {
+    const attempts = call.upstreamAttempts;
+    attempts.forEach((attempt, index) => {
+      const { model, family, code } = attempt;
+      this.attempts.inc({ model, family });
+      if (code) this.upstreamErrors.inc({ family, code });
+      if (attempt.then === 'retry') this.retries.inc({ model, family, reason: code ?? NONE });
+      const next = attempts[index + 1];
+      if (attempt.then === 'fallback' && next) this.fallbacks.inc({ family, from: model, to: next.model });
+    });
+  }
+}

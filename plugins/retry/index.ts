@@ -1,0 +1,73 @@
+import type { Catalogue, ModelEntry } from '../../src/catalogue/catalogue.js';
+import { PluginConfigError } from '../../src/chain/load-plugins.js';
+import { definePlugin } from '../../src/chain/plugin.js';
+import { FAMILIES, type Family } from '../../src/config/schema.js';
+import { createRetryPolicy, SPEC_CADENCE } from './policy.js';
+
+/**
+ * `retry`: the policy the pipeline consults after a failed upstream attempt, before any byte
+ * reached the caller — spec 7.4's cadence for connection errors, timeouts, 502, 503 and 504,
+ * a 429 only when its Retry-After fits the deadline, at most `retry.max` (GATEWAY_RETRY_MAX)
+ * times — and the sibling fallback on 503 for the families the operator lists.
+ */
+
+interface RetryConfig {
+  cadence: Array<{ delay_ms: number; jitter_ms: number }>;
+  min_attempt_ms: number;
+  /** family → { model: sibling }; a family not listed never falls back. */
+  fallback: Partial<Record<Family, Record<string, string>>>;
+}
+
+const siblings = { type: 'object', additionalProperties: { type: 'string', minLength: 1 } } as const;
+
+function resolveFallback(catalogue: Catalogue, fallback: RetryConfig['fallback']): Map<string, ModelEntry> {
+  const map = new Map<string, ModelEntry>();
+  for (const [family, pairs] of Object.entries(fallback) as Array<[Family, Record<string, string>]>) {
+    for (const [from, to] of Object.entries(pairs)) {
+      const where = `plugin "retry": config /fallback/${family}/${from}`;
+      const primary = catalogue.resolve(from);
+      const sibling = catalogue.resolve(to);
+      if (!primary) throw new PluginConfigError(`${where}: unknown model '${from}'`);
+      if (!sibling) throw new PluginConfigError(`${where}: unknown sibling '${to}'`);
+      if (primary.family !== family || sibling.family !== family) {
+        throw new PluginConfigError(`${where}: '${primary.id}' and '${sibling.id}' must both belong to the ${family} family`);
+      }
+      if (primary.id === sibling.id) throw new PluginConfigError(`${where}: a model cannot be its own sibling`);
+      map.set(primary.id, sibling);
+    }
+  }
+  return map;
+}
+
+export default definePlugin<RetryConfig>({
+  name: 'retry',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      cadence: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['delay_ms', 'jitter_ms'],
+          properties: { delay_ms: { type: 'integer', minimum: 0 }, jitter_ms: { type: 'integer', minimum: 0 } },
+        },
+        default: SPEC_CADENCE.map((step) => ({ delay_ms: step.delayMs, jitter_ms: step.jitterMs })),
+      },
+      min_attempt_ms: { type: 'integer', minimum: 0, default: 1000 },
+      fallback: { type: 'object', additionalProperties: false, properties: Object.fromEntries(FAMILIES.map((f) => [f, siblings])), default: {} },
+    },
+  },
+  setup({ config, catalogue }, settings) {
+    return {
+      retryPolicy: createRetryPolicy({
+        max: config.retry.max,
+        cadence: settings.cadence.map((step) => ({ delayMs: step.delay_ms, jitterMs: step.jitter_ms })),
+        minAttemptMs: settings.min_attempt_ms,
+        fallback: resolveFallback(catalogue, settings.fallback),
+      }),
+    };
+  },
+});

@@ -1,0 +1,38 @@
+import type { StatusSample, StatusStore } from '../../src/store/status.js';
+import { bucketOf } from './latency-buckets.js';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Per-model figures of the current minutes, kept in memory and added to the store's rollups on
+ * `flush()` (on a timer, before every read, at shutdown): recording a call costs a map lookup.
+ */
+export class MinuteRecorder {
+  private pending = new Map<string, StatusSample & { latency: Map<number, number> }>();
+
+  constructor(private readonly store: StatusStore) {}
+
+  /** A call that reached `model`'s upstream: failed or not, and the latency of a success. */
+  record(model: string, now: number, failed: boolean, latencyMs: number | null): void {
+    const minute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const slot = `${minute} ${model}`;
+    let sample = this.pending.get(slot);
+    if (!sample) {
+      sample = { model, minute, requests: 0, failures: 0, latency: new Map() };
+      this.pending.set(slot, sample);
+    }
+    sample.requests += 1;
+    if (failed) sample.failures += 1;
+    if (latencyMs !== null) {
+      const bucket = bucketOf(latencyMs);
+      sample.latency.set(bucket, (sample.latency.get(bucket) ?? 0) + 1);
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const samples = [...this.pending.values()];
+    this.pending = new Map();
+    await this.store.record(samples);
+  }
+}

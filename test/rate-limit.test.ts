@@ -1,0 +1,85 @@
+import t from 'tap';
+import { SlidingWindow } from '../plugins/rate-limit/sliding-window.js';
+import { chatBody, FakeClock, raw, startHarness } from './helpers/harness.js';
+import { pluginConfig } from './helpers/ops.js';
+
+t.test('sliding window: at most N in any 60 s, exact waits, cap changes, idle ids swept', async (t) => {
+  const window = new SlidingWindow(60_000);
+  t.equal(window.take('a', 3, 0), 0);
+  t.equal(window.take('a', 3, 10), 0);
+  t.equal(window.take('a', 3, 20), 0);
+  t.equal(window.take('a', 3, 30), 59_970, 'the oldest admission leaves the window at 60 000');
+  t.equal(window.take('a', 3, 60_000), 0, 'then one more is admitted');
+  t.equal(window.take('a', 3, 60_001), 9, 'the next waits for the admission at 10');
+  t.equal(window.take('b', 3, 60_001), 0, 'ids are independent');
+  // Lowering the cap keeps the most recent admissions (20 and 60 000).
+  t.equal(window.take('a', 2, 60_002), 18);
+  t.equal(window.take('a', 2, 60_020), 0);
+  // Raising it makes room at once.
+  t.equal(window.take('a', 5, 60_030), 0);
+  t.equal(window.size, 2);
+  window.sweep(119_999);
+  t.equal(window.size, 2, 'both still have admissions in the window');
+  window.sweep(120_030);
+  t.equal(window.size, 0, 'idle ids are forgotten');
+});
+
+t.test('per-key requests-per-minute cap: 429 with Retry-After in whole seconds', async (t) => {
+  const clock = new FakeClock();
+  const h = await startHarness(t, { clock });
+  const created = await h.admin('POST', '/keys', { name: 'capped', rpm_limit: 2 });
+  t.equal(created.status, 201);
+  const capped = (await created.json()) as { id: string; key: string; rpm_limit: number };
+  t.equal(capped.rpm_limit, 2, 'the admin API shows the cap');
+  const free = await h.createKey();
+  const send = (key: string, model = 'gamma-5.4') =>
+    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody(model) });
+
+  t.equal((await send(capped.key)).status, 200);
+  clock.advance(1000);
+  t.equal((await send(capped.key)).status, 200);
+  const upstreamBefore = h.gamma.requests.length;
+  const limited = await send(capped.key);
+  t.equal(limited.status, 429);
+  t.equal(limited.headers.get('retry-after'), '59', 'until the first request of the minute leaves the window');
+  t.match(limited.json(), { error: { type: 'rate_limited', code: 'rate_limit_exceeded', param: null } });
+  t.match(limited.json().error.message, /limited to 2 requests per minute/);
+  t.equal(h.gamma.requests.length, upstreamBefore, 'a refused request never reaches the upstream');
+  t.equal((await send(free.key)).status, 200, 'other keys are untouched');
+
+  clock.advance(58_500);
+  t.equal((await send(capped.key)).headers.get('retry-after'), '1', 'rounded up to whole seconds');
+  clock.advance(500);
+  t.equal((await send(capped.key)).status, 200, 'admitted once the window moved on');
+
+  // The cap can be changed or removed through the admin API.
+  const patched = await h.admin('PATCH', `/keys/${capped.id}`, { rpm_limit: 10 });
+  t.equal(((await patched.json()) as { rpm_limit: number }).rpm_limit, 10);
+  t.equal((await send(capped.key)).status, 200);
+  await h.admin('PATCH', `/keys/${capped.id}`, { rpm_limit: null });
+  for (let i = 0; i < 5; i++) t.equal((await send(capped.key)).status, 200, 'no cap without a default');
+
+  for (const bad of [-1, 1.5, '10']) {
+    const res = await h.admin('PATCH', `/keys/${capped.id}`, { rpm_limit: bad });
+    t.equal(res.status, 400, `rpm_limit ${JSON.stringify(bad)} is refused`);
+    t.match(await res.json(), { error: { param: 'rpm_limit' } });
+  }
+});
+
+t.test('the configured default, the 0 exemption, and the check order', async (t) => {
+  const clock = new FakeClock();
+  const h = await startHarness(t, { clock, configure: pluginConfig('rate-limit', { default_rpm: 1 }) });
+  const plain = await h.createKey({ models: ['gamma-5.4'] });
+  const exempt = await h.createKey({ rpm_limit: 0 });
+  const send = (key: string, model = 'gamma-5.4') =>
+    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody(model) });
+
+  // Refusals earlier in the chain do not use up the minute: 404 and 403 come first.
+  t.equal((await send(plain.key, 'gamma-9')).status, 404);
+  t.equal((await send(plain.key, 'gamma-5.2')).status, 403);
+  t.equal((await send(plain.key)).status, 200, 'the default of 1 per minute applies');
+  t.equal((await send(plain.key)).status, 429);
+  t.equal((await send(plain.key, 'gamma-5.2')).status, 403, 'allowlist 403 before the rate cap 429');
+  t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: 'Bearer sl-00000000000000000000000000000000' }, body: chatBody() })).status, 401);
+  for (let i = 0; i < 3; i++) t.equal((await send(exempt.key)).status, 200, 'rpm_limit 0: no cap for this key');
+});
