@@ -188,3 +188,33 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
 
   t.same(problems, [], 'no script errors and no CSP violations in the console');
 });
+
+t.test('the dashboard on a port of its own serves the page and the APIs it calls', async (t) => {
+  const assets = mkdtempSync(join(tmpdir(), 'dashboard-assets-'));
+  t.teardown(() => rmSync(assets, { recursive: true, force: true }));
+  await buildDashboard(assets);
+  const h = await startHarness(t, {
+    configure: (config) => {
+      const entry = config.plugins.find((p) => p.name === 'dashboard');
+      if (entry) entry.config = { assets_dir: assets, port: 0 };
+    },
+  });
+  const line = h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === 'dashboard listening on its own port');
+  const side = line?.origin as string;
+  t.match(side, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.not(side, h.origin);
+  const page = await fetch(`${side}/dashboard`);
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-security-policy'), /connect-src 'self'/);
+  t.equal((await fetch(`${h.origin}/dashboard`)).status, 404, 'not on the gateway port any more');
+  const keys = await fetch(`${side}/admin/v1/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.equal(keys.status, 200, "the admin API answers on the dashboard's port");
+  t.equal((await fetch(`${side}/admin/v1/keys`)).status, 401, 'behind the same token');
+  t.equal(((await (await fetch(`${side}/v1/models`)).json()) as { data: unknown[] }).data.length, 11);
+  t.equal((await fetch(`${side}/v1/chat/completions`, { method: 'POST' })).status, 404, 'the API for callers is not there');
+
+  const browser = await launchBrowser(t);
+  const tab = await browser.newPage();
+  await signIn(tab, side);
+  t.ok(await tab.getByRole('button', { name: 'Create key' }).isVisible(), 'signed in through the side port');
+});

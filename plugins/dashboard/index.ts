@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Response } from 'express';
+import type { Response, Router } from 'express';
 import { definePlugin } from '../../src/chain/plugin.js';
+import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/http/side-server.js';
 
 /**
  * `dashboard`: serves the web dashboard (built by `npm run build` into dist/dashboard) at
- * /dashboard. The page talks only to /admin/v1 with the admin token as Bearer. Every
- * response carries a strict Content-Security-Policy: same-origin scripts, styles and
- * requests only, no inline code, no framing.
+ * /dashboard — on the gateway's port, or on a port of its own (`port`), which then also
+ * answers the two APIs the page calls (/admin/v1 and /v1/models) by handing them to the
+ * gateway. The page talks only to /admin/v1 with the admin token as Bearer. Every response
+ * carries a strict Content-Security-Policy: same-origin scripts, styles and requests only, no
+ * inline code, no framing.
  */
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -28,6 +31,9 @@ const ASSETS: Readonly<Record<string, string>> = {
 interface DashboardConfig {
   /** Where the built bundle is; relative paths are from the package root. */
   assets_dir: string;
+  /** A port of its own (null: the gateway's), and the host it binds (null: the gateway's). */
+  port: number | null;
+  host: string | null;
 }
 
 export default definePlugin<DashboardConfig>({
@@ -35,9 +41,9 @@ export default definePlugin<DashboardConfig>({
   configSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { assets_dir: { type: 'string', minLength: 1, default: 'dist/dashboard' } },
+    properties: { assets_dir: { type: 'string', minLength: 1, default: 'dist/dashboard' }, ...OPERATOR_PORT_PROPERTIES },
   },
-  setup({ log }, config) {
+  async setup({ log, config: gateway, dispatch }, config) {
     const dir = resolve(config.assets_dir);
     const files = new Map<string, Buffer>();
     for (const name of Object.keys(ASSETS)) {
@@ -57,15 +63,25 @@ export default definePlugin<DashboardConfig>({
       res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': ASSETS[name] as string, 'content-length': String(body.length), 'cache-control': cache });
       res.end(body);
     };
+    const mount = (router: Router): void => {
+      router.get(['/dashboard', '/dashboard/'], (_req, res) => send(res, 'index.html'));
+      router.get('/dashboard/assets/:file', (req, res) => {
+        const name = `assets/${String(req.params['file'])}`;
+        if (name in ASSETS) send(res, name);
+        else res.writeHead(404, SECURITY_HEADERS).end();
+      });
+    };
+    const placed = await placeOperatorRoutes(config.port, config.host ?? gateway.server.host, (router) => {
+      mount(router);
+      // On its own port the page's API calls are the gateway's to answer, with their full path.
+      router.use(['/admin/v1', '/v1/models'], (req, res) => {
+        req.url = req.originalUrl;
+        dispatch(req, res);
+      });
+    });
+    if (placed.side) log.info({ origin: placed.side.origin }, 'dashboard listening on its own port');
     return {
-      routes(router) {
-        router.get(['/dashboard', '/dashboard/'], (_req, res) => send(res, 'index.html'));
-        router.get('/dashboard/assets/:file', (req, res) => {
-          const name = `assets/${String(req.params['file'])}`;
-          if (name in ASSETS) send(res, name);
-          else res.writeHead(404, SECURITY_HEADERS).end();
-        });
-      },
+      ...(placed.side ? { close: () => placed.side?.close() } : { routes: mount }),
     };
   },
 });
