@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -11,7 +12,11 @@ import type { Plugin, PluginContext } from './chain/plugin.js';
 import { systemClock, type Clock } from './clock.js';
 import { FAMILIES, type Family, type GatewayConfig } from './config/schema.js';
 import { createApp } from './http/app.js';
+import { GatewayError } from './http/errors.js';
+import { sendError } from './http/respond.js';
 import { KeyService } from './keys/key-service.js';
+import { createConnectors } from './imports/connectors.js';
+import { ImportService } from './imports/import-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
@@ -43,6 +48,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, catalogue, store, log } = options;
   const clock = options.clock ?? systemClock;
   const metrics = new Registry();
+  // Bound once the plugins are set up; until then `dispatch` answers 503.
+  let app: Express | undefined;
   const context = (plugin: string): PluginContext => ({
     config,
     catalogue,
@@ -52,6 +59,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     log: log.child({ plugin }),
     upstreamCredential: (family) => config.upstreams[family].api_key,
     simulatedFamilies: options.simulatedFamilies ?? [],
+    dispatch: (req, res) => {
+      if (app) app(req, res);
+      else sendError(res, new GatewayError(503, 'The gateway is still starting.'));
+    },
   });
   const chain = new Chain(await loadPlugins(config.plugins, context, options.plugins), log);
   const bases = Object.fromEntries(FAMILIES.map((f) => [f, config.upstreams[f].base_url])) as Record<Family, string>;
@@ -68,11 +79,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const admin = adminRouter({
     store,
     keys,
+    imports: new ImportService(store, catalogue, clock, createConnectors(config.imports.connectors)),
     clock,
+    log,
     adminTokenHash: await adminTokenHash(store, config.admin.token),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
   });
-  const app = createApp({ catalogue, chain, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
+  app = createApp({ catalogue, chain, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
 
   const server = createServer(app);
   let inFlight = 0;

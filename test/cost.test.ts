@@ -75,6 +75,9 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     metrics: new Registry(),
     upstreamCredential: () => undefined,
     simulatedFamilies: [],
+    dispatch: () => {
+      throw new Error('not used by the ledger and ceiling plugins');
+    },
   };
   const ceiling = await ceilingPlugin.setup(context, {});
   const ledger = await ledgerPlugin.setup(context, {});

@@ -54,7 +54,7 @@ t.test('the SQLite store: WAL, foreign keys, numbered migrations run once', asyn
   t.same(migrations, MIGRATIONS.map(({ version, name }) => ({ version, name })), 'each migration recorded once across two opens');
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
   t.same(tables, [
-    'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'reservations', 'schema_migrations', 'settings', 'spend',
-    'sqlite_sequence', 'status_latency', 'status_rollups',
+    'audit_log', 'imported_keys', 'imported_usage', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'reservations',
+    'schema_migrations', 'settings', 'spend', 'sqlite_sequence', 'status_latency', 'status_rollups',
   ]);
 });

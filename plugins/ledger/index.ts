@@ -1,5 +1,7 @@
 import type { Request, Response } from 'express';
-import { handled } from '../../src/admin/admin-router.js';
+import { handled } from '../../src/admin/admin-body.js';
+import { cycleOf } from '../../src/billing/cycle.js';
+import { formatUsd } from '../../src/catalogue/money.js';
 import { definePlugin } from '../../src/chain/plugin.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { sendJson } from '../../src/http/respond.js';
@@ -11,7 +13,8 @@ import { usageReport } from './usage-report.js';
  * pipeline awaits before the last byte of a reply (for a stream, before `data: [DONE]`): an
  * answered call is committed. The row's transaction also adds its cost to the cycle's spend
  * and drops the call's ceiling reservation. Serves `GET /v1/usage` and, for operators,
- * `GET /admin/v1/keys/:id/usage` with the same body.
+ * `GET /admin/v1/keys/:id/usage` with the same body; `GET /admin/v1/usage` (every key) and
+ * `GET /admin/v1/usage/keys` (each key's cycle spend and last call) for the dashboard.
  */
 export default definePlugin({
   name: 'ledger',
@@ -31,6 +34,20 @@ export default definePlugin({
         },
       },
       adminRoutes(router) {
+        router.get('/usage', handled(async (_req: Request, res: Response) => {
+          sendJson(res, 200, JSON.stringify(await usageReport(store, null, clock.now())));
+        }));
+        // Per key, this cycle's spend and holds and the last call: the dashboard's key table.
+        router.get('/usage/keys', handled(async (_req: Request, res: Response) => {
+          const activity = await store.ledger.keyActivity(cycleOf(clock.now()).id);
+          const data = activity.map((a) => ({
+            key_id: a.keyId,
+            cycle_spent_usd: formatUsd(a.spent),
+            cycle_reserved_usd: formatUsd(a.reserved),
+            last_used_at: a.lastUsedAt === null ? null : new Date(a.lastUsedAt).toISOString(),
+          }));
+          sendJson(res, 200, JSON.stringify({ object: 'list', data }));
+        }));
         router.get('/keys/:id/usage', handled(async (req: Request, res: Response) => {
           const id = String(req.params['id']);
           const key = await store.keys.get(id);

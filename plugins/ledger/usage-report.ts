@@ -33,13 +33,15 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /**
  * The body of `GET /v1/usage` (and of `GET /admin/v1/keys/:id/usage`): the key's ledger for
  * the last 30 days — totals, per-day per-model rows — and the current cycle's spend and
- * in-flight reservations against its ceiling. Shape documented in README "Money".
+ * in-flight reservations against its ceiling. Shape documented in README "Money". With no
+ * key (`GET /admin/v1/usage`), the same over every key, without a ceiling.
  */
-export async function usageReport(store: Store, key: KeyRecord, now: number): Promise<JsonObject> {
+export async function usageReport(store: Store, key: KeyRecord | null, now: number): Promise<JsonObject> {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const since = today - (USAGE_WINDOW_DAYS - 1) * DAY_MS;
   const cycle = cycleOf(now);
-  const [days, spend] = await Promise.all([store.ledger.dailyUsage(key.id, since), store.ledger.cycleSpend(key.id, cycle.id)]);
+  const keyId = key?.id ?? null;
+  const [days, spend] = await Promise.all([store.ledger.dailyUsage(keyId, since), store.ledger.cycleSpend(keyId, cycle.id)]);
 
   const totals: Sums = { requests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 };
   for (const day of days) {
@@ -49,10 +51,10 @@ export async function usageReport(store: Store, key: KeyRecord, now: number): Pr
     totals.chargedNanos += day.chargedNanos;
     totals.listNanos += day.listNanos;
   }
-  const ceiling = key.monthlyCeilingNanos;
+  const ceiling = key?.monthlyCeilingNanos ?? null;
   return {
     object: 'usage',
-    key_id: key.id,
+    key_id: keyId,
     period: { start: iso(since), end: iso(now), days: USAGE_WINDOW_DAYS },
     totals: sumsJson(totals),
     cycle: {

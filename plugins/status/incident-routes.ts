@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { handled, validBody } from '../../src/admin/admin-router.js';
+import { handled, validBody } from '../../src/admin/admin-body.js';
 import type { Catalogue } from '../../src/catalogue/catalogue.js';
 import type { Clock } from '../../src/clock.js';
 import { compileSchema } from '../../src/config/validate.js';

@@ -1,12 +1,15 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { ErrorObject } from 'ajv';
 import type { Clock } from '../clock.js';
 import { compileSchema } from '../config/validate.js';
-import { GatewayError, invalidRequest, toGatewayError } from '../http/errors.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { GatewayError } from '../http/errors.js';
+import { handled, sendBody, validBody } from './admin-body.js';
 import { keyJson, type KeyService, type KeySettingsInput } from '../keys/key-service.js';
 import type { Store } from '../store/store.js';
-import { requireAdmin } from './admin-auth.js';
+import type { Logger } from 'pino';
+import type { ImportService } from '../imports/import-service.js';
+import { FailedAttemptLimiter, requireAdmin } from './admin-auth.js';
+import { auditTrail } from './audit.js';
+import { importsRouter } from './imports-routes.js';
 
 const nullable = (schema: object): object => ({ anyOf: [schema, { type: 'null' }] });
 const settingsProperties = {
@@ -19,60 +22,44 @@ const settingsProperties = {
 const createKeySchema = compileSchema({ type: 'object', additionalProperties: false, required: ['name'], properties: settingsProperties });
 const patchKeySchema = compileSchema({ type: 'object', additionalProperties: false, properties: settingsProperties });
 
-/** The first Ajv error as a 400 naming the field. */
-function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
-  const error = errors?.[0];
-  if (!error) return invalidRequest('The request body is invalid.');
-  const field =
-    error.keyword === 'required' ? String(error.params['missingProperty'])
-    : error.keyword === 'additionalProperties' ? String(error.params['additionalProperty'])
-    : error.instancePath.split('/')[1] ?? null;
-  const reason =
-    error.keyword === 'required' ? 'is required'
-    : error.keyword === 'additionalProperties' ? 'is not a known field'
-    : error.keyword === 'anyOf' ? 'has the wrong type'
-    : error.message ?? 'is invalid';
-  return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
-}
-
-/** The body checked against a compiled schema, or a 400 naming the field (for plugins' admin routes too). */
-export function validBody<T>(req: Request, check: ReturnType<typeof compileSchema>): T {
-  if (!check(req.body)) throw bodyError(check.errors);
-  return req.body as T;
-}
-
-type Handler = (req: Request, res: Response) => Promise<void>;
-
-/** Wraps an async admin handler so every failure is answered in our envelope (plugins' admin routes use it too). */
-export const handled =
-  (handler: Handler): Handler =>
-  async (req, res) => {
-    try {
-      await handler(req, res);
-    } catch (error) {
-      sendError(res, toGatewayError(error));
-    }
-  };
-
 export interface AdminDeps {
   /** Mounts the plugins' admin routes (behind the same token check). */
   mountPluginRoutes: (router: Router) => void;
   store: Store;
   keys: KeyService;
+  imports: ImportService;
   clock: Clock;
+  log: Logger;
   /** SHA-256 of the admin token, or null when none is configured (the API then refuses everything). */
   adminTokenHash: Buffer | null;
 }
 
-/** `/admin/v1`: key management per decisions.md ("Admin API"). */
+/** Admin answers are never cached, sniffed or leaked through a Referer. */
+const adminHeaders: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'no-referrer');
+  next();
+};
+
+/** `/admin/v1`: key management per decisions.md ("Admin API"), imports, the audit trail, and plugins' admin routes. */
 export function adminRouter(deps: AdminDeps): Router {
   const router = express.Router();
   const { store, keys, clock } = deps;
   const notFound = (id: string): GatewayError => new GatewayError(404, `No key with id '${id}'.`, { param: 'id' });
-  const send = (res: Response, status: number, body: unknown): void => sendJson(res, status, JSON.stringify(body));
+  const send = sendBody;
 
-  router.use(requireAdmin(deps.adminTokenHash));
+  router.use(adminHeaders);
+  router.use(auditTrail(store.audit, clock, deps.log));
+  router.use(requireAdmin(deps.adminTokenHash, new FailedAttemptLimiter(clock)));
+  router.use('/imports', importsRouter(deps.imports));
   router.use(express.json({ limit: '1mb', type: () => true }));
+
+  router.get('/audit', handled(async (req, res) => {
+    const limit = Math.min(Math.max(Number(req.query['limit']) || 200, 1), 1000);
+    const entries = await store.audit.list(limit);
+    send(res, 200, { object: 'list', data: entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })) });
+  }));
 
   router.post('/keys', handled(async (req, res) => {
     const input = validBody<KeySettingsInput & { name: string }>(req, createKeySchema);

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/catalogue.js';
@@ -24,6 +24,11 @@ export interface PluginContext {
   upstreamCredential(family: Family): string | undefined;
   /** Families answered by a built-in simulator instead of the real vendor. */
   readonly simulatedFamilies: readonly Family[];
+  /**
+   * Hands a request to the gateway's own routes (as if it had arrived on the gateway's port):
+   * for a plugin whose pages live on a port of their own but call the gateway's APIs.
+   */
+  dispatch(req: IncomingMessage, res: ServerResponse): void;
 }
 
 /** Status and headers of one upstream answer, before its body. */

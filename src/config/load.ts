@@ -32,6 +32,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_UPSTREAM_TIMEOUT_MS', ['timeouts', 'upstream_ms'], 'int'],
   ['GATEWAY_STREAM_IDLE_TIMEOUT_MS', ['timeouts', 'stream_idle_ms'], 'int'],
   ['GATEWAY_CONNECT_TIMEOUT_MS', ['timeouts', 'connect_ms'], 'int'],
+  ['IMPORT_AGGREGATOR_BASE_URL', ['imports', 'connectors', 'aggregator', 'base_url'], 'string'],
   ...FAMILIES.flatMap((family) => {
     const prefix = family.toUpperCase();
     return [

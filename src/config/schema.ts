@@ -27,6 +27,8 @@ export interface GatewayConfig {
   upstreams: Record<Family, UpstreamConfig>;
   timeouts: { upstream_ms: number; stream_idle_ms: number; connect_ms: number };
   retry: { max: number };
+  /** Live fetchers of imported keys' usage history, by key kind (see src/imports/connectors.ts). */
+  imports: { connectors: { aggregator?: { base_url: string } } };
   plugins: PluginEntry[];
 }
 
@@ -101,6 +103,26 @@ export const gatewayConfigSchema = {
       additionalProperties: false,
       default: {},
       properties: { max: { type: 'integer', minimum: 0, maximum: 4, default: 2 } },
+    },
+    imports: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        connectors: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            aggregator: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['base_url'],
+              properties: { base_url: { type: 'string', pattern: '^https?://' } },
+            },
+          },
+        },
+      },
     },
     plugins: {
       type: 'array',

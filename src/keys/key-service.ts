@@ -32,6 +32,8 @@ export function keyJson(key: KeyRecord, now: number, value?: string): Record<str
     expires_at: iso(key.expiresAt),
     revoked_at: iso(key.revokedAt),
     rotated_at: iso(key.rotatedAt),
+    // A rotated key's previous value still works until then (null once the grace is over).
+    previous_valid_until: key.status === 'active' && key.previousValidUntil !== null && key.previousValidUntil > now ? iso(key.previousValidUntil) : null,
   };
 }
 

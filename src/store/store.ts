@@ -23,6 +23,8 @@ export interface KeyRecord {
   updatedAt: number;
   revokedAt: number | null;
   rotatedAt: number | null;
+  /** When the last value replaced by a rotation stops (or stopped) working; null if never rotated. */
+  previousValidUntil: number | null;
   /** Truncated form of the current value, e.g. `sl-abcd…wxyz`. */
   display: string;
   /** Requests-per-minute cap: null = the gateway's default, 0 = no cap. */
@@ -86,6 +88,56 @@ export interface KeyStore {
 export interface SettingsStore {
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;
+}
+
+/** Prefix family of an imported key. */
+export type ImportKind = 'qua-' | 'sk-' | 'or-';
+
+export interface ImportedKey {
+  id: string;
+  kind: ImportKind;
+  /** Hex SHA-256 of the pasted value. */
+  fingerprint: string;
+  last4: string;
+  label: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One day × model line of an imported usage history. */
+export interface ImportedUsageRow {
+  day: string;
+  modelRaw: string;
+  /** Canonical catalogue ID, or null for a model the catalogue does not know. */
+  modelId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costNanos: number;
+}
+
+export interface ImportStore {
+  /** The import with this fingerprint, created if new; its history replaced by `rows` when given (one transaction). */
+  upsert(input: { kind: ImportKind; fingerprint: string; last4: string; label: string; now: number }, rows: ImportedUsageRow[] | null): Promise<{ key: ImportedKey; created: boolean }>;
+  list(): Promise<ImportedKey[]>;
+  get(id: string): Promise<ImportedKey | undefined>;
+  history(id: string): Promise<ImportedUsageRow[]>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface AuditEntry {
+  at: number;
+  /** Fingerprint of the admin token used (never the token), or `unauthenticated`. */
+  actor: string;
+  /** What was done, e.g. `POST /keys/key_x/revoke`. */
+  action: string;
+  target: string | null;
+  status: number;
+}
+
+export interface AuditStore {
+  record(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  list(limit: number): Promise<Array<AuditEntry & { id: number }>>;
 }
 
 /** A spend reservation an admitted call holds until its ledger row settles it. */
@@ -167,14 +219,25 @@ export interface LedgerStore {
   release(reservationId: number): Promise<void>;
   /** Drops every reservation an instance holds (left by a crash); returns how many. */
   releaseInstance(instance: string): Promise<number>;
-  cycleSpend(keyId: string, cycle: string): Promise<CycleSpend>;
-  /** A key's rows admitted at or after `since`, summed per UTC day and model, oldest first. */
-  dailyUsage(keyId: string, since: number): Promise<DailyUsage[]>;
+  /** A key's spend and reservations in a cycle; `null` sums every key. */
+  cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend>;
+  /** A key's rows (every key's for `null`) admitted at or after `since`, summed per UTC day and model, oldest first. */
+  dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]>;
+  /** Every key's spend and reservations in a cycle and its last admitted call. */
+  keyActivity(cycle: string): Promise<KeyActivity[]>;
+}
+
+export interface KeyActivity extends CycleSpend {
+  keyId: string;
+  /** Epoch ms of the key's last call that reached an upstream; null if none. */
+  lastUsedAt: number | null;
 }
 
 export interface Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly imports: ImportStore;
+  readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { CycleSpend, DailyUsage, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
+import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 type Db = Database.Database;
 
@@ -28,6 +28,10 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly insertRow;
   private readonly addSpend;
   private readonly dailyStmt;
+  private readonly dailyAllStmt;
+  private readonly spentAllStmt;
+  private readonly reservedAllStmt;
+  private readonly activityStmt;
   private readonly reserveTx;
   private readonly recordTx;
   private readonly snapshotSpend;
@@ -47,11 +51,20 @@ export class SqliteLedgerStore implements LedgerStore {
        @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs)`);
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano) VALUES (?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`);
-    this.dailyStmt = db.prepare(`SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model,
+    const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano
-      FROM ledger WHERE key_id = ? AND admitted_at >= ?
-      GROUP BY day, model ORDER BY day, model`);
+      FROM ledger WHERE ${where}
+      GROUP BY day, model ORDER BY day, model`;
+    this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?'));
+    this.dailyAllStmt = db.prepare(daily('admitted_at >= ?'));
+    this.spentAllStmt = db.prepare('SELECT COALESCE(SUM(charged_nano), 0) FROM spend WHERE cycle = ?').pluck();
+    this.reservedAllStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE cycle = ?').pluck();
+    this.activityStmt = db.prepare(`SELECT k.id AS key_id,
+        (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
+        COALESCE((SELECT s.charged_nano FROM spend s WHERE s.key_id = k.id AND s.cycle = @cycle), 0) AS spent,
+        (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
+      FROM keys k ORDER BY k.created_at, k.id`);
 
     const reserve = db.transaction((input: ReserveInput): ReserveResult => {
       const { spent, reserved } = this.readSpend(input.keyId, input.cycle);
@@ -70,7 +83,11 @@ export class SqliteLedgerStore implements LedgerStore {
     });
     this.recordTx = (row: LedgerRow, reservationId: number | null): void => record.immediate(row, reservationId);
     // A read transaction: spend and reservations from one snapshot, never a settlement half-seen.
-    this.snapshotSpend = db.transaction((keyId: string, cycle: string): CycleSpend => this.readSpend(keyId, cycle));
+    this.snapshotSpend = db.transaction((keyId: string | null, cycle: string): CycleSpend =>
+      keyId === null
+        ? { spent: this.spentAllStmt.get(cycle) as number, reserved: this.reservedAllStmt.get(cycle) as number }
+        : this.readSpend(keyId, cycle),
+    );
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
@@ -89,12 +106,18 @@ export class SqliteLedgerStore implements LedgerStore {
     return this.deleteInstance.run(instance).changes;
   }
 
-  async cycleSpend(keyId: string, cycle: string): Promise<CycleSpend> {
+  async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {
     return this.snapshotSpend(keyId, cycle);
   }
 
-  async dailyUsage(keyId: string, since: number): Promise<DailyUsage[]> {
-    return (this.dailyStmt.all(keyId, since) as DailyRow[]).map((row) => ({
+  async keyActivity(cycle: string): Promise<KeyActivity[]> {
+    const rows = this.activityStmt.all({ cycle }) as Array<{ key_id: string; last_used_at: number | null; spent: number; reserved: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, spent: row.spent, reserved: row.reserved }));
+  }
+
+  async dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]> {
+    const rows = keyId === null ? this.dailyAllStmt.all(since) : this.dailyStmt.all(keyId, since);
+    return (rows as DailyRow[]).map((row) => ({
       day: row.day,
       model: row.model,
       requests: row.requests,

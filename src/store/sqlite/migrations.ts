@@ -132,4 +132,42 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    name: 'imports and audit',
+    sql: `
+      -- Keys of other gateways, vendors and aggregators pasted into the dashboard: only a
+      -- fingerprint and the last 4 characters are kept, never the value.
+      CREATE TABLE imported_keys (
+        id          TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL CHECK (kind IN ('qua-', 'sk-', 'or-')),
+        fingerprint TEXT NOT NULL UNIQUE,      -- hex SHA-256 of the value
+        last4       TEXT NOT NULL,
+        label       TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      -- Their usage history, mirrored from an uploaded export or a connector.
+      CREATE TABLE imported_usage (
+        import_id     TEXT NOT NULL REFERENCES imported_keys(id) ON DELETE CASCADE,
+        day           TEXT NOT NULL,           -- YYYY-MM-DD
+        model_raw     TEXT NOT NULL,           -- as the export wrote it
+        model_id      TEXT,                    -- canonical catalogue ID; NULL = unknown model
+        input_tokens  INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cost_nano     INTEGER NOT NULL         -- what the traffic cost elsewhere
+      );
+      CREATE INDEX imported_usage_by_import ON imported_usage(import_id, day);
+      -- Every admin action: who (admin token fingerprint), what, when, and how it ended.
+      CREATE TABLE audit_log (
+        id      INTEGER PRIMARY KEY,
+        at      INTEGER NOT NULL,
+        actor   TEXT NOT NULL,
+        action  TEXT NOT NULL,
+        target  TEXT,
+        status  INTEGER NOT NULL
+      );
+      CREATE INDEX audit_log_by_time ON audit_log(at);
+    `,
+  },
 ];

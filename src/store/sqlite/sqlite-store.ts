@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import type { StatusStore } from '../status.js';
-import type { KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
+import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
@@ -26,6 +27,8 @@ interface KeyRow {
   rotated_at: number | null;
   rpm_limit: number | null;
   display: string;
+  /** Absent from the hot-path lookup by value, which does not need it. */
+  previous_valid_until?: number | null;
 }
 
 const toKey = (row: KeyRow): KeyRecord => ({
@@ -39,13 +42,15 @@ const toKey = (row: KeyRow): KeyRecord => ({
   updatedAt: row.updated_at,
   revokedAt: row.revoked_at,
   rotatedAt: row.rotated_at,
+  previousValidUntil: row.previous_valid_until ?? null,
   display: row.display,
   rpmLimit: row.rpm_limit,
 });
 
-/** Key columns plus the display of the key's current value. */
+/** Key columns plus the display of the key's current value and the end of its last rotation's grace. */
 const KEY_SELECT = `
-  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display
+  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display,
+    (SELECT MAX(p.valid_until) FROM key_values p WHERE p.key_id = k.id AND p.valid_until IS NOT NULL) AS previous_valid_until
   FROM keys k`;
 
 export function migrate(db: Db): void {
@@ -53,7 +58,7 @@ export function migrate(db: Db): void {
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const migration of MIGRATIONS) {
+  for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
     db.transaction(() => {
       if (applied.get(migration.version)) return;
@@ -203,6 +208,8 @@ class SqliteSettingsStore implements SettingsStore {
 export class SqliteStore implements Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly imports: ImportStore;
+  readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly status: StatusStore;
 
@@ -212,6 +219,8 @@ export class SqliteStore implements Store {
   ) {
     this.keys = new SqliteKeyStore(db);
     this.settings = new SqliteSettingsStore(db);
+    this.imports = new SqliteImportStore(db);
+    this.audit = new SqliteAuditStore(db);
     this.ledger = new SqliteLedgerStore(db);
     this.status = new SqliteStatusStore(db);
   }

@@ -1,0 +1,42 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Request, Response } from 'express';
+import { GatewayError, invalidRequest, toGatewayError } from '../http/errors.js';
+import { sendError, sendJson } from '../http/respond.js';
+
+/** Helpers shared by the admin routers: body checks that name the field, and async handlers answered in our envelope. */
+
+function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
+  const error = errors?.[0];
+  if (!error) return invalidRequest('The request body is invalid.');
+  const field =
+    error.keyword === 'required' ? String(error.params['missingProperty'])
+    : error.keyword === 'additionalProperties' ? String(error.params['additionalProperty'])
+    : error.instancePath.split('/')[1] ?? null;
+  const reason =
+    error.keyword === 'required' ? 'is required'
+    : error.keyword === 'additionalProperties' ? 'is not a known field'
+    : error.keyword === 'anyOf' ? 'has the wrong type'
+    : error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`
+    : error.message ?? 'is invalid';
+  return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
+}
+
+export function validBody<T>(req: Request, check: ValidateFunction): T {
+  if (!check(req.body)) throw bodyError(check.errors);
+  return req.body as T;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** Wraps an async admin handler so every failure is answered in our envelope. */
+export const handled =
+  (handler: Handler): Handler =>
+  async (req, res) => {
+    try {
+      await handler(req, res);
+    } catch (error) {
+      sendError(res, toGatewayError(error));
+    }
+  };
+
+export const sendBody = (res: Response, status: number, body: unknown): void => sendJson(res, status, JSON.stringify(body));

@@ -1,0 +1,79 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { onUnauthorised, session } from './api.js';
+import { AuditPage } from './pages/audit.js';
+import { ImportsPage } from './pages/imports.js';
+import { KeysPage } from './pages/keys.js';
+import { SignIn } from './pages/sign-in.js';
+import { UsagePage } from './pages/usage.js';
+
+const PAGES = {
+  keys: { title: 'Keys', component: KeysPage },
+  usage: { title: 'Usage', component: UsagePage },
+  imports: { title: 'Imports', component: ImportsPage },
+  audit: { title: 'Audit', component: AuditPage },
+} as const;
+type PageName = keyof typeof PAGES;
+
+const pageFromHash = (): PageName => {
+  const name = location.hash.replace(/^#\/?/, '');
+  return name in PAGES ? (name as PageName) : 'keys';
+};
+
+function App() {
+  const [signedIn, setSignedIn] = useState(session.token !== null);
+  const [reason, setReason] = useState<string | null>(null);
+  const [page, setPage] = useState<PageName>(pageFromHash());
+
+  useEffect(() => {
+    const onHash = () => setPage(pageFromHash());
+    window.addEventListener('hashchange', onHash);
+    const stop = onUnauthorised(() => {
+      session.signOut();
+      setReason('Your admin token is no longer accepted; sign in again.');
+      setSignedIn(false);
+    });
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      stop();
+    };
+  }, []);
+  useEffect(() => {
+    document.title = `${PAGES[page].title} · Gateway dashboard`;
+  }, [page]);
+
+  if (!signedIn) return <SignIn reason={reason} onSignedIn={() => (setReason(null), setSignedIn(true))} />;
+  const Page = PAGES[page].component;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Gateway</span>
+        <nav aria-label="Dashboard">
+          {(Object.keys(PAGES) as PageName[]).map((name) => (
+            <a key={name} href={`#/${name}`} aria-current={name === page ? 'page' : undefined}>
+              {PAGES[name].title}
+            </a>
+          ))}
+        </nav>
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            session.signOut();
+            setSignedIn(false);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,81 @@
+/** Shapes of the admin API as the dashboard reads them. */
+
+export interface KeyView {
+  id: string;
+  name: string;
+  /** Truncated, except right after create/rotate. */
+  key: string;
+  models: string[] | null;
+  monthly_ceiling_usd: string | null;
+  status: 'active' | 'revoked' | 'expired';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  rotated_at: string | null;
+  /** Set while the value replaced by the last rotation still works. */
+  previous_valid_until: string | null;
+}
+
+/** GET /admin/v1/usage/keys: a key's spend this cycle and its last call. */
+export interface KeyActivityView {
+  key_id: string;
+  cycle_spent_usd: string;
+  cycle_reserved_usd: string;
+  last_used_at: string | null;
+}
+
+interface Sums {
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: string;
+  list_cost_usd: string;
+  savings_usd: string;
+}
+
+export interface UsageDay extends Sums {
+  date: string;
+  model: string;
+}
+
+/** GET /v1/usage, /admin/v1/keys/:id/usage and /admin/v1/usage. */
+export interface UsageView {
+  key_id: string | null;
+  totals: Sums;
+  cycle: { start: string; end: string; ceiling_usd: string | null; spent_usd: string; reserved_usd: string; remaining_usd: string | null };
+  data: UsageDay[];
+}
+
+export interface ImportView {
+  id: string;
+  kind: string;
+  prefix: string;
+  kind_description: string;
+  key: string;
+  fingerprint: string;
+  label: string;
+  connector: boolean;
+  created_at: string;
+  history: { rows: number; from: string | null; to: string | null; days: number; unknown_models: string[] };
+  projection: {
+    output_tokens: number;
+    paid_elsewhere_usd: string;
+    list_cost_usd: string;
+    charged_cost_usd: string;
+    savings_usd: string;
+    monthly_savings_usd: string;
+    per_model: Array<{ model: string; output_tokens: number; list_cost_usd: string; charged_cost_usd: string; savings_usd: string }>;
+    assumptions: string[];
+  };
+  daily?: Array<{ date: string; model: string; model_id: string | null; input_tokens: number; output_tokens: number; cost_usd: string }>;
+}
+
+export interface AuditView {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+  status: number;
+}
