@@ -12,6 +12,8 @@ import type { Plugin, PluginContext } from './chain/plugin.js';
 import { systemClock, type Clock } from './clock.js';
 import { FAMILIES, type Family, type GatewayConfig } from './config/schema.js';
 import { createApp } from './http/app.js';
+import { hotPath } from './http/hot-path.js';
+import { logRequests } from './http/request-log.js';
 import { GatewayError } from './http/errors.js';
 import { sendError } from './http/respond.js';
 import { KeyService } from './keys/key-service.js';
@@ -87,11 +89,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   app = createApp({ catalogue, chain, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
 
-  const server = createServer(app);
+  const hot = hotPath(pipeline, config.server.max_body_bytes, log);
+  const logRequest = logRequests(log);
+  const express = app;
   let inFlight = 0;
   let drained: (() => void) | null = null;
   let closing: Promise<void> | null = null;
-  server.on('request', (_req, res) => {
+  const server = createServer((req, res) => {
     // While draining, requests that still arrive on kept-alive connections are served, and
     // those connections are told to close.
     if (closing) res.setHeader('connection', 'close');
@@ -100,6 +104,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
     });
+    logRequest(req, res);
+    if (!hot(req, res)) express(req, res);
   });
 
   async function shutdown(): Promise<void> {

@@ -37,6 +37,10 @@ export type Outcome = 'pending' | 'ok' | 'rejected' | 'upstream_error' | 'client
 
 export type JsonObject = Record<string, unknown>;
 
+/** The call a response belongs to, for those who see only the response (the request log). */
+const callsByResponse = new WeakMap<ServerResponse, Call>();
+export const callOf = (res: ServerResponse): Call | undefined => callsByResponse.get(res);
+
 /** Monotonic milliseconds (performance.now()) of the phases of a call; 0 = not reached. */
 export interface Timings {
   received: number;
@@ -118,6 +122,7 @@ export class Call {
     private readonly rawBody: Buffer | undefined,
   ) {
     this.callerHeaders = req.headers;
+    callsByResponse.set(res, this);
     this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, upstreamEnd: 0, firstByte: 0, completed: 0 };
   }
 

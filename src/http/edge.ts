@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ENDPOINTS } from '../chain/call.js';
 import { GatewayError } from './errors.js';
 import { escapeHtml } from './html.js';
+import { pathOf } from './request-log.js';
 import { sendError } from './respond.js';
 
 /**
@@ -91,7 +92,8 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       sendError(res, error);
       return;
     }
-    log.error({ err: error, path: req.path }, 'unexpected failure at the edge');
-    sendError(res, new GatewayError(500, `The gateway hit an unexpected condition handling ${req.method} ${req.path}.`));
+    const path = pathOf(req.url);
+    log.error({ err: error, path }, 'unexpected failure at the edge');
+    sendError(res, new GatewayError(500, `The gateway hit an unexpected condition handling ${req.method} ${path}.`));
   };
 }

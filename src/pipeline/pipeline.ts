@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ModelEntry } from '../catalogue/catalogue.js';
@@ -57,21 +57,22 @@ export class Pipeline {
 
   /** An Express handler for one endpoint; the body (if any) was read by the edge as raw bytes. */
   handler(endpoint: Endpoint): (req: Request, res: Response) => Promise<void> {
-    return async (req, res) => {
-      const raw = Buffer.isBuffer(req.body) ? (req.body as Buffer) : undefined;
-      const call = new Call(endpoint, req, res, this.options.clock.now(), raw);
-      res.locals['call'] = call;
-      res.once('close', () => {
-        if (!res.writableFinished) call.callerGone = true;
-      });
-      try {
-        await this.options.chain.onRequest(call);
-        if (endpoint.upstream) await this.exchange(call);
-        else await this.respondLocally(call);
-      } catch (error) {
-        await this.fail(call, error);
-      }
-    };
+    return (req, res) => this.serve(endpoint, req, res, Buffer.isBuffer(req.body) ? (req.body as Buffer) : undefined);
+  }
+
+  /** Serves one call of an endpoint; `raw` is the request body as read by the edge. */
+  async serve(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, raw: Buffer | undefined): Promise<void> {
+    const call = new Call(endpoint, req, res, this.options.clock.now(), raw);
+    res.once('close', () => {
+      if (!res.writableFinished) call.callerGone = true;
+    });
+    try {
+      await this.options.chain.onRequest(call);
+      if (endpoint.upstream) await this.exchange(call);
+      else await this.respondLocally(call);
+    } catch (error) {
+      await this.fail(call, error);
+    }
   }
 
   /** An endpoint the gateway answers itself, through the plugin that provides it. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { GroupCommit } from './group-commit.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 type Db = Database.Database;
@@ -14,9 +15,10 @@ interface DailyRow {
 }
 
 /**
- * The ledger, spend and reservations in SQLite. Admission and settlement are each one
- * `BEGIN IMMEDIATE` transaction: the write lock is taken before the first read, so two
- * processes sharing the file cannot both read the same spend and both admit. Statements are
+ * The ledger, spend and reservations in SQLite. Admissions and settlements run in
+ * `BEGIN IMMEDIATE` transactions (group-committed: those queued in one event-loop turn share
+ * one): the write lock is taken before the first read, so two processes sharing the file
+ * cannot both read the same spend and both admit. Statements are
  * prepared once; with WAL and synchronous=NORMAL a commit is one append to the WAL, no fsync.
  */
 export class SqliteLedgerStore implements LedgerStore {
@@ -32,8 +34,9 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly spentAllStmt;
   private readonly reservedAllStmt;
   private readonly activityStmt;
-  private readonly reserveTx;
-  private readonly recordTx;
+  private readonly writes: GroupCommit;
+  private readonly reserveOp: (input: ReserveInput) => ReserveResult;
+  private readonly recordOp: (row: LedgerRow, reservationId: number | null) => void;
   private readonly snapshotSpend;
 
   constructor(db: Db) {
@@ -66,22 +69,20 @@ export class SqliteLedgerStore implements LedgerStore {
         (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
       FROM keys k ORDER BY k.created_at, k.id`);
 
-    const reserve = db.transaction((input: ReserveInput): ReserveResult => {
+    this.writes = new GroupCommit(db);
+    this.reserveOp = (input: ReserveInput): ReserveResult => {
       const { spent, reserved } = this.readSpend(input.keyId, input.cycle);
       if (spent >= input.ceilingNanos || spent + reserved + input.nanos > input.ceilingNanos) {
         return { admitted: false, spent, reserved };
       }
       const id = Number(this.insertReservation.run(input.keyId, input.cycle, input.nanos, input.instance, input.now).lastInsertRowid);
       return { admitted: true, reservation: { id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
-    });
-    this.reserveTx = (input: ReserveInput): ReserveResult => reserve.immediate(input);
-
-    const record = db.transaction((row: LedgerRow, reservationId: number | null): void => {
+    };
+    this.recordOp = (row: LedgerRow, reservationId: number | null): void => {
       this.insertRow.run({ ...row, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0 });
       this.addSpend.run(row.keyId, row.cycle, row.chargedNanos);
       if (reservationId !== null) this.deleteReservation.run(reservationId);
-    });
-    this.recordTx = (row: LedgerRow, reservationId: number | null): void => record.immediate(row, reservationId);
+    };
     // A read transaction: spend and reservations from one snapshot, never a settlement half-seen.
     this.snapshotSpend = db.transaction((keyId: string | null, cycle: string): CycleSpend =>
       keyId === null
@@ -90,16 +91,16 @@ export class SqliteLedgerStore implements LedgerStore {
     );
   }
 
-  async reserve(input: ReserveInput): Promise<ReserveResult> {
-    return this.reserveTx(input);
+  reserve(input: ReserveInput): Promise<ReserveResult> {
+    return this.writes.write(() => this.reserveOp(input));
   }
 
-  async record(row: LedgerRow, reservationId: number | null): Promise<void> {
-    this.recordTx(row, reservationId);
+  record(row: LedgerRow, reservationId: number | null): Promise<void> {
+    return this.writes.write(() => this.recordOp(row, reservationId));
   }
 
-  async release(reservationId: number): Promise<void> {
-    this.deleteReservation.run(reservationId);
+  release(reservationId: number): Promise<void> {
+    return this.writes.write(() => void this.deleteReservation.run(reservationId));
   }
 
   async releaseInstance(instance: string): Promise<number> {

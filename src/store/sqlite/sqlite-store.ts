@@ -68,7 +68,12 @@ export function migrate(db: Db): void {
   }
 }
 
+/** How long, and how many, resolved key values are remembered (see findByValueHash). */
+const RECENT_KEYS_MS = 1000;
+const RECENT_KEYS_LIMIT = 10_000;
+
 class SqliteKeyStore implements KeyStore {
+  private readonly recent = new Map<string, { match: KeyValueMatch; until: number }>();
   private readonly insertKey;
   private readonly insertValue;
   private readonly byHash;
@@ -107,6 +112,7 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async create(input: NewKey): Promise<KeyRecord> {
+    this.recent.clear();
     const id = `key_${randomToken(20)}`;
     this.db.transaction(() => {
       this.insertKey.run({
@@ -123,9 +129,22 @@ class SqliteKeyStore implements KeyStore {
     return this.mustGet(id);
   }
 
+  /**
+   * Every request looks its key up by value: recent answers are kept for a second so the hot
+   * path rarely reads SQLite. Any key change made through this store clears them at once;
+   * changes made by another gateway instance on the same file arrive within the second.
+   */
   async findByValueHash(hash: Buffer): Promise<KeyValueMatch | undefined> {
+    const id = hash.toString('base64');
+    const now = Date.now();
+    const recent = this.recent.get(id);
+    if (recent && recent.until > now) return recent.match;
     const row = this.byHash.get(hash) as (KeyRow & { value_hash: Buffer; value_valid_until: number | null }) | undefined;
-    return row ? { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until } : undefined;
+    if (!row) return undefined;
+    const match = { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until };
+    if (this.recent.size >= RECENT_KEYS_LIMIT) this.recent.clear();
+    this.recent.set(id, { match, until: now + RECENT_KEYS_MS });
+    return match;
   }
 
   async get(id: string): Promise<KeyRecord | undefined> {
@@ -142,6 +161,7 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async update(id: string, patch: KeyPatch, now: number): Promise<KeyRecord | undefined> {
+    this.recent.clear();
     const sets: string[] = [];
     const values: Record<string, unknown> = { id, now };
     if (patch.name !== undefined) {
@@ -170,11 +190,13 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(id: string, now: number): Promise<KeyRecord | undefined> {
+    this.recent.clear();
     const result = this.revokeStmt.run(now, now, id);
     return result.changes ? this.get(id) : undefined;
   }
 
   async rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
+    this.recent.clear();
     return this.rotateTx.immediate(id, rotation) ? this.get(id) : undefined;
   }
 

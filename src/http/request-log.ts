@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { callOf } from '../chain/call.js';
+
+const tenths = (ms: number): number => Math.round(ms * 10) / 10;
+
+/** The path of a request URL without its query (which may carry anything a caller typed). */
+export function pathOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  return query === -1 ? raw : raw.slice(0, query);
+}
+
+/**
+ * One log line per request, whatever answered it (the hot path, Express, a plugin): method,
+ * path, status, canonical model, key id — never the key, a header or a body —, outcome, latency
+ * and upstream latency.
+ */
+export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = performance.now();
+    res.once('close', () => {
+      const call = callOf(res);
+      const t = call?.timings;
+      log.info(
+        {
+          method: req.method,
+          path: pathOf(req.url),
+          status: call?.status || res.statusCode,
+          model: call?.model?.id,
+          key_id: call?.key?.id,
+          outcome: call?.outcome,
+          attempts: call?.attempts || undefined,
+          latency_ms: tenths(performance.now() - started),
+          upstream_ms: t && t.upstreamHeaders ? tenths(t.upstreamHeaders - t.upstreamStart) : undefined,
+        },
+        'request',
+      );
+    });
+  };
+}
