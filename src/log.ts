@@ -20,8 +20,15 @@ const REDACT_PATHS = [
   'key',
 ];
 
+/**
+ * Standard output, written asynchronously: a request's log line never waits for the write,
+ * and lines that pile up while a write is under way leave together. `logger.flush()` at
+ * shutdown writes what is left.
+ */
+export const stdoutDestination = (): DestinationStream => pino.destination({ dest: 1, sync: false });
+
 /** The one root logger; plugins and requests get children of it. JSON lines, no pretty-printing. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination: DestinationStream = stdoutDestination()): Logger {
   return pino(
     {
       level,

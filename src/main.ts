@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     gateway
       .close()
       .then(() => Promise.all(simulators.servers.map((sim) => sim.close())))
+      // The log is written asynchronously: what is still buffered goes out before the exit.
+      .then(() => new Promise<void>((resolve) => log.flush(() => resolve())))
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         log.error({ err: error }, 'shutdown failed');

@@ -42,20 +42,56 @@ function deltasIn(chunk: JsonObject): number {
   return n;
 }
 
+/**
+ * The fast path's reading of a chunk's raw JSON. Inside JSON strings every quote is escaped,
+ * so an unescaped `"usage":{`, `"error"` or `,"usage":null` can only be a key of the chunk
+ * itself (or, for `"error"`, a harmless false alarm that takes the slow path).
+ */
+const NULL_USAGE = ',"usage":null';
+const OUTPUT_DELTA = /"(?:content|text)":"[^"]|"tool_calls":\[/;
+
 class GammaStream implements StreamTranslator {
   usage: Usage | null = null;
   relayedDeltas = 0;
 
   constructor(
     private readonly canonical: string,
-    /** Whether chunks must be re-serialised (model renamed, or usage forced on by us). */
-    private readonly rewrite: boolean,
+    /** Whether the upstream's model name differs from the canonical ID (every chunk is rewritten). */
+    private readonly renamed: boolean,
     private readonly callerWantsUsage: boolean,
   ) {}
 
   event(event: SseEvent): string {
-    if (event.data === '[DONE]') return '';
-    const chunk = parseUpstreamJson(event.data, 'gamma', 'a stream event');
+    const data = event.data;
+    if (data === '[DONE]') return '';
+    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+  }
+
+  /**
+   * Most chunks carry a delta and `"usage":null` (usage is always asked for upstream): relay
+   * them without parsing, dropping the `usage` key the caller did not ask for. Returns null
+   * for anything else (usage, errors, renamed models, unusual spacing): the parsed path.
+   */
+  private ordinaryChunk(data: string): string | null {
+    // Not an object at all (garbage) goes to the parser, which refuses it.
+    if (this.renamed || data.charCodeAt(0) !== 123 || data.charCodeAt(data.length - 1) !== 125) return null;
+    if (data.includes('"usage":{') || data.includes('"error"')) return null;
+    let out = data;
+    if (!this.callerWantsUsage) {
+      const at = data.indexOf(NULL_USAGE);
+      if (at !== -1) {
+        if (data.indexOf(NULL_USAGE, at + 1) !== -1) return null;
+        out = data.slice(0, at) + data.slice(at + NULL_USAGE.length);
+      } else if (data.includes('"usage"')) {
+        return null;
+      }
+    }
+    if (OUTPUT_DELTA.test(data)) this.relayedDeltas += 1;
+    return `data: ${out}\n\n`;
+  }
+
+  private parsedChunk(data: string): string {
+    const chunk = parseUpstreamJson(data, 'gamma', 'a stream event');
     const error = chunk['error'] as JsonObject | undefined;
     if (error) {
       throw new GatewayError(502, `The gamma upstream failed mid-stream: ${String(error['message'] ?? 'unknown error')}`);
@@ -65,7 +101,7 @@ class GammaStream implements StreamTranslator {
     const usageOnly = Array.isArray(choices) && choices.length === 0;
     if (usageOnly && !this.callerWantsUsage) return '';
     this.relayedDeltas += deltasIn(chunk);
-    if (!this.rewrite) return `data: ${event.data}\n\n`;
+    if (!this.renamed && (this.callerWantsUsage || !('usage' in chunk))) return `data: ${data}\n\n`;
     if (!this.callerWantsUsage) delete chunk['usage'];
     chunk['model'] = this.canonical;
     return `data: ${JSON.stringify(chunk)}\n\n`;
@@ -125,7 +161,7 @@ export class GammaTranslator implements Translator {
 
   stream(): StreamTranslator {
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
-    return new GammaStream(canonical, this.forceUsage || this.upstreamModel !== canonical, this.call.includeUsage);
+    return new GammaStream(canonical, this.upstreamModel !== canonical, this.call.includeUsage);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -27,11 +27,17 @@ export function relayStream(
 ): Promise<void> {
   const { res } = call;
   let waitingForDrain = false;
-  const write = (frame: string): void => {
-    if (frame === '' || res.destroyed) return;
+  /** Frames of the upstream chunk being parsed: those that arrived together leave in one write. */
+  let batch = '';
+  const flush = (): void => {
+    if (batch === '' || res.destroyed) {
+      batch = '';
+      return;
+    }
     if (call.timings.firstByte === 0) call.timings.firstByte = performance.now();
-    options.onFrame?.(frame);
-    if (!res.write(frame) && !waitingForDrain) {
+    const text = batch;
+    batch = '';
+    if (!res.write(text) && !waitingForDrain) {
       waitingForDrain = true;
       upstream.pause();
       res.once('drain', () => {
@@ -40,13 +46,18 @@ export function relayStream(
       });
     }
   };
+  const add = (frame: string): void => {
+    if (frame === '') return;
+    options.onFrame?.(frame);
+    batch += frame;
+  };
   // A translator refuses a malformed or error event by throwing; that ends the stream.
   let failure: unknown;
   const parser = createParser({
     onEvent: (event) => {
       if (failure !== undefined) return;
       try {
-        write(translator.event({ event: event.event, data: event.data }));
+        add(translator.event({ event: event.event, data: event.data }));
       } catch (error) {
         failure = error;
         upstream.destroy();
@@ -55,22 +66,15 @@ export function relayStream(
   });
 
   return new Promise<void>((resolve, reject) => {
-    let idle: NodeJS.Timeout | undefined;
-    const armIdle = (): void => {
-      clearTimeout(idle);
-      idle = setTimeout(
-        () => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)),
-        options.idleMs,
-      );
-    };
-    armIdle();
+    const idle = setTimeout(
+      () => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)),
+      options.idleMs,
+    );
     upstream.setEncoding('utf8');
     upstream.on('data', (text: string) => {
-      armIdle();
-      // Frames that arrived together leave together: one write to the socket, not one per event.
-      res.cork();
+      idle.refresh();
       parser.feed(text);
-      res.uncork();
+      flush();
     });
     finished(upstream, (error) => {
       clearTimeout(idle);
@@ -82,7 +86,8 @@ export function relayStream(
         reject(error instanceof UpstreamFailure ? error : new UpstreamFailure('reset', `the upstream stream broke off (${error.message})`));
       } else {
         try {
-          write(translator.end());
+          add(translator.end());
+          flush();
           resolve();
         } catch (endError) {
           reject(endError);

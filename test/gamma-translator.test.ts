@@ -1,0 +1,54 @@
+import t from 'tap';
+import { GammaTranslator } from '../plugins/vendor-gamma/translator.js';
+import { makeCall, thrown } from './helpers/translate.js';
+
+/**
+ * The gamma stream relay, byte for byte: ordinary chunks are relayed without parsing (and the
+ * `usage: null` the gateway asked for is dropped when the caller did not ask), everything else
+ * takes the parsed path. Literal upstream chunks in, literal caller frames out.
+ */
+
+const CONTENT = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}';
+const ROLE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
+const USAGE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
+const TRICKY = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"say \\",\\"usage\\":null and \\"error\\""},"finish_reason":null}],"usage":null}';
+const SPACED = '{"id": "chatcmpl-1", "model": "gamma-5.4", "choices": [{"index": 0, "delta": {"content": "Hi"}}], "usage": null}';
+const NO_USAGE = '{"id":"chatcmpl-1","model":"gamma-5.4","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}]}';
+
+function stream(model: string, includeUsage: boolean) {
+  const call = makeCall({ model, messages: [{ role: 'user', content: 'x' }], stream: true }, { model, stream: true, includeUsage });
+  return new GammaTranslator(call, 'k', null).stream();
+}
+const data = (frame: string): string => frame.replace(/^data: /, '').replace(/\n\n$/, '');
+
+t.test('ordinary chunks: relayed as they came, minus the usage key the caller did not ask for', async (t) => {
+  const s = stream('gamma-5.4', false);
+  t.equal(s.event({ data: ROLE }), `data: ${ROLE.replace(',"usage":null', '')}\n\n`);
+  t.equal(s.event({ data: CONTENT }), `data: ${CONTENT.replace(',"usage":null', '')}\n\n`, 'byte for byte but the usage key');
+  t.equal(s.event({ data: NO_USAGE }), `data: ${NO_USAGE}\n\n`, 'a chunk without usage is untouched');
+  const tricky = s.event({ data: TRICKY });
+  const expected = JSON.parse(TRICKY) as Record<string, unknown>;
+  delete expected['usage'];
+  t.same(JSON.parse(data(tricky)), expected, 'text that looks like the keys stays text');
+  t.equal(JSON.parse(data(tricky)).choices[0].delta.content, 'say ","usage":null and "error"');
+  const spaced = s.event({ data: SPACED });
+  t.notOk('usage' in JSON.parse(data(spaced)), 'other spacing takes the parsed path, and the key still goes');
+  t.equal(s.event({ data: USAGE }), '', 'the usage chunk is not relayed');
+  t.same(s.usage, { promptTokens: 3, completionTokens: 2 }, 'but it is read for the ledger');
+  t.equal(s.relayedDeltas, 4, 'content, tool-call, tricky and spaced chunks are output deltas; the role chunk is not');
+  t.equal(s.event({ data: '[DONE]' }), '', "the upstream's [DONE] is the gateway's to send");
+});
+
+t.test('the caller asked for usage: everything relayed as it came', async (t) => {
+  const s = stream('gamma-5.4', true);
+  t.equal(s.event({ data: CONTENT }), `data: ${CONTENT}\n\n`);
+  t.equal(s.event({ data: USAGE }), `data: ${USAGE}\n\n`);
+  t.same(s.usage, { promptTokens: 3, completionTokens: 2 });
+});
+
+t.test('errors and garbage end the stream with our envelope', async (t) => {
+  const s = stream('gamma-5.4', false);
+  t.match(thrown(() => s.event({ data: '{"error":{"message":"boom","type":"server_error"}}' })), { status: 502, message: /mid-stream: boom/ });
+  t.match(thrown(() => s.event({ data: 'not json' })), { status: 502 });
+  t.match(thrown(() => s.event({ data: '{"choices": [' })), { status: 502 });
+});
