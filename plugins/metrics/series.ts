@@ -19,17 +19,39 @@ const NONE = 'none';
 
 const statusClass = (status: number): string => (status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : NONE);
 
+/**
+ * Label sets bound once: prom-client hashes a label object on every `inc`/`observe`; the hot
+ * path looks the bound child up by a string key instead. Keys are the (bounded) label values.
+ */
+class Bound<Child> {
+  private readonly children = new Map<string, Child>();
+
+  constructor(private readonly bind: (labels: Record<string, string>) => Child) {}
+
+  get(key: string, labels: Record<string, string>): Child {
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.bind(labels);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+}
+
+type CounterChild = { inc(value?: number): void };
+type HistogramChild = { observe(value: number): void };
+
 export class GatewaySeries {
-  private readonly requests;
-  private readonly duration;
-  private readonly firstToken;
-  private readonly overhead;
-  private readonly attempts;
+  private readonly requests: Bound<CounterChild>;
+  private readonly duration: Bound<HistogramChild>;
+  private readonly firstToken: Bound<HistogramChild>;
+  private readonly overhead: Bound<HistogramChild>;
+  private readonly attempts: Bound<CounterChild>;
   private readonly upstreamErrors;
   private readonly retries;
   private readonly fallbacks;
-  private readonly tokens;
-  private readonly cost;
+  private readonly tokens: Bound<CounterChild>;
+  private readonly cost: Bound<CounterChild>;
   private readonly inFlight;
   /** Calls counted in flight, so a call refused before this plugin's onRequest is never decremented. */
   private readonly flying = new WeakSet<Call>();
@@ -40,30 +62,38 @@ export class GatewaySeries {
       new Counter({ name, help, labelNames, registers });
     const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
       new Histogram({ name, help, labelNames, buckets, registers });
-    this.requests = counter(
+    const boundCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => {
+      const series = counter(name, help, labelNames);
+      return new Bound<CounterChild>((labels) => series.labels(labels as Record<L, string>));
+    };
+    const boundHistogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => {
+      const series = histogram(name, help, labelNames, buckets);
+      return new Bound<HistogramChild>((labels) => series.labels(labels as Record<L, string>));
+    };
+    this.requests = boundCounter(
       'gateway_requests_total',
       'Calls answered, by canonical model, family, endpoint and status class.',
       ['model', 'family', 'endpoint', 'status_class'],
     );
-    this.duration = histogram(
+    this.duration = boundHistogram(
       'gateway_request_duration_seconds',
       'From request received to reply complete, for calls that reached an upstream.',
       ['model', 'family', 'endpoint'],
       LATENCY_BUCKETS,
     );
-    this.firstToken = histogram(
+    this.firstToken = boundHistogram(
       'gateway_time_to_first_token_seconds',
       'From request received to the first streamed event written to the caller (streamed calls).',
       ['model', 'family'],
       LATENCY_BUCKETS,
     );
-    this.overhead = histogram(
+    this.overhead = boundHistogram(
       'gateway_overhead_seconds',
       'Time the gateway itself spent on a call: total minus upstream exchanges and retry backoff.',
       ['family'],
       OVERHEAD_BUCKETS,
     );
-    this.attempts = counter(
+    this.attempts = boundCounter(
       'gateway_upstream_attempts_total',
       'Upstream attempts (first tries, retries and fallbacks), by the model asked.',
       ['model', 'family'],
@@ -80,12 +110,12 @@ export class GatewaySeries {
       ['model', 'family', 'reason'],
     );
     this.fallbacks = counter('gateway_fallbacks_total', 'Calls handed to a sibling model after a 503.', ['family', 'from', 'to']);
-    this.tokens = counter(
+    this.tokens = boundCounter(
       'gateway_tokens_total',
       'Tokens billed, by the model that answered and kind (prompt, completion).',
       ['model', 'family', 'kind'],
     );
-    this.cost = counter(
+    this.cost = boundCounter(
       'gateway_charged_cost_nanodollars_total',
       'Charged cost in nano-dollars (1e-9 USD; integers, exact), by the model that answered.',
       ['model', 'family'],
@@ -102,21 +132,25 @@ export class GatewaySeries {
   completed(call: Call): void {
     if (this.flying.delete(call)) this.inFlight.dec();
     const model = call.model;
-    const labels = { model: model?.id ?? NONE, family: model?.family ?? NONE };
-    this.requests.inc({ ...labels, endpoint: call.endpoint.name, status_class: statusClass(call.status) });
+    const id = model?.id ?? NONE;
+    const family = model?.family ?? NONE;
+    const endpoint = call.endpoint.name;
+    const status = statusClass(call.status);
+    this.requests.get(`${id}|${endpoint}|${status}`, { model: id, family, endpoint, status_class: status }).inc();
     this.countAttempts(call);
     if (!model) return;
+    const labels = { model: id, family };
     if (call.attempts > 0) {
       const now = performance.now();
       const { received, firstByte } = call.timings;
-      this.duration.observe({ ...labels, endpoint: call.endpoint.name }, (now - received) / 1000);
-      if (call.stream && firstByte) this.firstToken.observe(labels, (firstByte - received) / 1000);
-      this.overhead.observe({ family: model.family }, call.overheadMs(now) / 1000);
+      this.duration.get(`${id}|${endpoint}`, { ...labels, endpoint }).observe((now - received) / 1000);
+      if (call.stream && firstByte) this.firstToken.get(id, labels).observe((firstByte - received) / 1000);
+      this.overhead.get(family, { family }).observe(call.overheadMs(now) / 1000);
     }
     if (call.usage) {
-      this.tokens.inc({ ...labels, kind: 'prompt' }, call.usage.promptTokens);
-      this.tokens.inc({ ...labels, kind: 'completion' }, call.usage.completionTokens);
-      this.cost.inc(labels, costOf(model, call.usage).charged);
+      this.tokens.get(`${id}|prompt`, { ...labels, kind: 'prompt' }).inc(call.usage.promptTokens);
+      this.tokens.get(`${id}|completion`, { ...labels, kind: 'completion' }).inc(call.usage.completionTokens);
+      this.cost.get(id, labels).inc(costOf(model, call.usage).charged);
     }
   }
 
@@ -124,7 +158,7 @@ export class GatewaySeries {
     const attempts = call.upstreamAttempts;
     attempts.forEach((attempt, index) => {
       const { model, family, code } = attempt;
-      this.attempts.inc({ model, family });
+      this.attempts.get(model, { model, family }).inc();
       if (code) this.upstreamErrors.inc({ family, code });
       if (attempt.then === 'retry') this.retries.inc({ model, family, reason: code ?? NONE });
       const next = attempts[index + 1];
