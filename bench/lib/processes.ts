@@ -1,0 +1,157 @@
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Every process the bench starts, pinned to a core where `taskset` exists, and all of them
+ * killed on the way out: at the end, on an error, on Ctrl-C. Nothing is left running.
+ */
+
+export interface CorePlan {
+  /** Whether `taskset` pins anything (false: the processes float and the output says so). */
+  pinned: boolean;
+  /** The core of the servers (simulators, floor, gateway): one core, so they compete as they would on one box. */
+  servers: number | null;
+  /** The core of the load generator (and this orchestrator, idle while a load runs). */
+  load: number | null;
+}
+
+function hasTaskset(): boolean {
+  return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Servers on one core, the load on another: load on core 0, servers on core 1 (on two cores
+ * that is everything there is; on more, the rest stay free for the system).
+ */
+export function planCores(cores: number): CorePlan {
+  if (cores < 2 || !hasTaskset()) return { pinned: false, servers: null, load: null };
+  return { pinned: true, servers: 1, load: 0 };
+}
+
+/** The cores a process may run on, as the kernel has it (`Cpus_allowed_list`). */
+export function allowedCores(pid: number): string {
+  try {
+    return /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+/** Resident set size in KiB (`VmRSS`), or null once the process is gone. */
+export function rssKiB(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU time (user + system, all threads) a process has used so far, in ms; 10 ms resolution on most kernels. */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+export interface Started {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+}
+
+export class ProcessGroup {
+  private readonly children: Started[] = [];
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    process.stderr.write(`\nbench: ${signal}, stopping every process it started\n`);
+    this.killAll();
+    process.exit(130);
+  };
+
+  constructor(private readonly plan: CorePlan) {
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
+    // Last resort (an uncaught error ends the process): still kill the children.
+    process.once('exit', () => this.killAll());
+  }
+
+  /**
+   * Starts `node <args>` on the given core (`taskset -c` execs node, so the pid is node's).
+   * `output`: a file descriptor for its stdout and stderr (default: this terminal). `ipc`:
+   * open a channel for `readyMessage` (bench processes; the gateway runs as in production, without).
+   */
+  spawnNode(name: string, core: number | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean } = {}): Started {
+    // A title of its own (it replaces the command line in ps and /proc/<pid>/cmdline): on a
+    // shared machine someone's `pkill -f dist/src/main.js` must not end the bench's gateway.
+    const node = [process.execPath, `--title=model-gateway-bench:${name.replace(/\s+/g, '-')}`, ...args];
+    const [command, ...rest] = this.plan.pinned && core !== null ? ['taskset', '-c', String(core), ...node] : node;
+    const output = options.output ?? 'inherit';
+    const stdio: StdioOptions = ['ignore', output, output, ...(options.ipc === false ? [] : ['ipc' as const])];
+    const child = spawn(command as string, rest, { stdio, env: options.env ?? process.env });
+    if (child.pid === undefined) throw new Error(`bench: could not start ${name}`);
+    const started = { name, child, pid: child.pid };
+    this.children.push(started);
+    child.once('exit', (code, signal) => {
+      const index = this.children.indexOf(started);
+      if (index >= 0) this.children.splice(index, 1);
+      // Any exit before stopAll is a failure, a clean one too: a SIGTERM from outside ends the gateway with code 0.
+      if (!this.stopping) {
+        this.lost ??= `${name} (pid ${started.pid}) exited during the run (${signal ?? `code ${code}`})`;
+        process.stderr.write(`\n!!! bench: ${this.lost} !!!\n`);
+      }
+    });
+    return started;
+  }
+
+  private stopping = false;
+  private lost: string | null = null;
+
+  /** Throws if a process died before the end (a measurement after that would be meaningless). */
+  assertAlive(): void {
+    if (this.lost) throw new Error(`bench: ${this.lost}; stopping (another process on this machine killing it?)`);
+  }
+
+  /** Those still running, for the "which core" lines. */
+  running(): readonly Started[] {
+    return this.children;
+  }
+
+  /** SIGTERM every child, then SIGKILL whoever is left after a grace period. */
+  async stopAll(graceMs = 3000): Promise<void> {
+    this.stopping = true;
+    const exits = this.children.map(({ child }) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()))));
+    for (const { child } of this.children) child.kill('SIGTERM');
+    const timer = setTimeout(() => this.killAll(), graceMs);
+    await Promise.all(exits);
+    clearTimeout(timer);
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+
+  private killAll(): void {
+    this.stopping = true;
+    for (const { child } of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** The first IPC message of a child that says it is ready (or the reason it exited first). */
+export function readyMessage<T>(started: Started, timeoutMs = 20_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bench: ${started.name} not ready after ${timeoutMs} ms`)), timeoutMs);
+    started.child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as T);
+    });
+    started.child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bench: ${started.name} exited (${code}) before it was ready`));
+    });
+  });
+}

@@ -1,0 +1,95 @@
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { percentiles } from '../lib/stats.js';
+import { checkBody } from './checks.js';
+import type { RequestSpec } from '../lib/workload.js';
+import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
+
+/**
+ * Open loop: requests start on an even schedule (every 1000/rate ms) whether or not earlier
+ * ones have answered, so a slow answer does not delay the next request and latency is
+ * measured without queueing in the generator (no coordinated omission). Even spacing rather
+ * than Poisson: at a few hundred requests/s it loads the target steadily and makes rounds
+ * comparable; bursts are the closed loop's job.
+ */
+
+type FailureKind = 'socket' | 'timeouts' | 'non200' | 'wrong';
+type Sample = { ok: true; total: number; ttfb: number } | { ok: false; failure: FailureKind; detail: string };
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let settled = false;
+    const settle = (sample: Sample): void => {
+      if (!settled) resolve(sample);
+      settled = true;
+    };
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } },
+      (res) => {
+        let ttfb = NaN;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          if (!chunks.length) ttfb = performance.now() - started;
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const total = performance.now() - started;
+          const body = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
+          if (!checkBody(request.check, body)) return settle({ ok: false, failure: 'wrong', detail: body.slice(-300) });
+          settle({ ok: true, total, ttfb });
+        });
+        res.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `response: ${error.message}` }));
+      },
+    );
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      settle({ ok: false, failure: 'timeouts', detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
+      req.destroy();
+    });
+    req.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `request: ${error.message}` }));
+    req.end(request.body);
+  });
+}
+
+export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
+  const agent = new http.Agent({ keepAlive: true });
+  const urls = job.requests.map((request) => new URL(request.url));
+  const total = Math.round(job.rate * job.durationS);
+  const interval = 1000 / job.rate;
+  const pending: Array<Promise<Sample>> = [];
+  const late: number[] = [];
+  const start = performance.now() + 5;
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const now = performance.now();
+      // Catch up on every slot whose time has come (a late timer must not lower the rate).
+      while (pending.length < total && start + pending.length * interval <= now) {
+        late.push(now - (start + pending.length * interval));
+        const which = pending.length % job.requests.length;
+        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL));
+      }
+      if (pending.length >= total) return resolve();
+      setTimeout(tick, Math.max(0, start + pending.length * interval - performance.now()));
+    };
+    tick();
+  });
+  const samples = await Promise.all(pending);
+  agent.destroy();
+  const failures: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
+  const totals: number[] = [];
+  const ttfbs: number[] = [];
+  for (const sample of samples) {
+    if (!sample.ok) {
+      failures[sample.failure] += 1;
+      failures.first ??= sample.detail;
+    } else {
+      totals.push(sample.total);
+      ttfbs.push(sample.ttfb);
+    }
+  }
+  return { type: 'open', sent: total, ok: totals.length, total: percentiles(totals), ttfb: percentiles(ttfbs), lateP99: percentiles(late).p99, failures };
+}

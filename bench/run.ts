@@ -1,0 +1,82 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { compare, type CompareSettings } from './compare.js';
+import { comparisonReport, failures } from './report.js';
+import { coreLines, machine, startBench, stopBench, type Bench } from './lib/setup.js';
+import { soak, type SoakSettings } from './soak.js';
+
+/**
+ * `npm run bench [-- --quick] [--soak] [--profile]`: builds, then measures the gateway against a bare
+ * http-proxy-3 forwarder (the floor) and the simulator itself (direct), on loopback, each
+ * server in its own process. See README "Performance".
+ *
+ *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 10 minutes
+ *   --quick   3 short rounds: about 1.5 minutes, to try it
+ *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
+ *   --soak --quick  the soak's mechanics in one minute
+ *   --profile  also write a CPU profile of the gateway (node --cpu-prof) to bench/results/
+ */
+
+const FULL: CompareSettings = { rounds: 3, closedS: 8, openS: 10, warmS: 2, connections: 32, rate: 200 };
+const QUICK: CompareSettings = { rounds: 3, closedS: 1, openS: 1.5, warmS: 0.5, connections: 32, rate: 200 };
+const SOAK: SoakSettings = { durationS: 600, sampleS: 30, rate: 200, fromS: 120 };
+const SOAK_QUICK: SoakSettings = { durationS: 60, sampleS: 5, rate: 200, fromS: 15 };
+
+const args = new Set(process.argv.slice(2));
+for (const arg of args) {
+  if (arg !== '--quick' && arg !== '--soak' && arg !== '--profile') {
+    process.stderr.write(`bench: unknown option ${arg} (use --quick, --soak, --profile)\n`);
+    process.exit(2);
+  }
+}
+const quick = args.has('--quick');
+const soaking = args.has('--soak');
+const profiling = args.has('--profile');
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const resultsDir = resolve('bench/results');
+mkdirSync(resultsDir, { recursive: true });
+const kind = soaking ? 'soak' : 'bench';
+const resultFile = resolve(resultsDir, `${kind}-${stamp}${quick ? '-quick' : ''}.txt`);
+const gatewayLog = resolve(resultsDir, `gateway-${stamp}.log`);
+
+const progress = (line: string): void => {
+  process.stderr.write(`  … ${line}\n`);
+};
+
+const box = machine();
+const head = [
+  `npm run bench${args.size ? ` -- ${[...args].join(' ')}` : ''}   (${new Date().toISOString()})`,
+  `machine: ${box.cores} cores, ${box.cpu}, node ${box.node}; load average (1/5/15 min) at start ${box.load()}`,
+];
+process.stderr.write(`${head.join('\n')}\nstarting the simulators,${soaking ? '' : ' the floor,'} the gateway (log: ${gatewayLog}) and the load generator …\n`);
+
+let bench: Bench | null = null;
+let failed = 0;
+const out: string[] = [...head];
+try {
+  bench = await startBench({ gatewayLog, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null });
+  out.push('processes (each in its own; "cores" = the cores it may run on):', ...coreLines(bench), '');
+  if (soaking) {
+    const result = await soak(bench, quick ? SOAK_QUICK : SOAK, progress);
+    out.push(...result.lines);
+    failed = result.failed;
+  } else {
+    const comparison = await compare(bench, quick ? QUICK : FULL, progress);
+    out.push(...comparisonReport(comparison), '', 'Raw per-round figures (JSON):', JSON.stringify(comparison));
+    failed = failures(comparison).total;
+  }
+} catch (error) {
+  out.push(`!!! THE BENCH FAILED: ${(error as Error).message} !!!`);
+  failed = Math.max(failed, 1);
+} finally {
+  if (bench) await stopBench(bench);
+}
+out.push(`load average (1/5/15 min) at the end ${box.load()}; gateway log: ${gatewayLog}`);
+if (profiling) out.push(`gateway CPU profile (open in Chrome DevTools or speedscope): ${resolve(resultsDir, `profile-${stamp}`)}/`);
+
+const text = out.join('\n');
+writeFileSync(resultFile, `${text}\n`);
+// The raw JSON goes to the file only; the terminal gets the table.
+process.stdout.write(`\n${text.replace(/\nRaw per-round figures \(JSON\):\n.*\n/, '\n')}\nwritten to ${resultFile}\n`);
+if (failed) process.exitCode = 1;
