@@ -11,17 +11,16 @@ export interface BootstrapSecrets {
 }
 
 /**
- * First start on an empty database: mint a first `sl-` key and, when no GATEWAY_ADMIN_TOKEN
- * is configured, an admin token (only its hash is kept). Returns the secrets to show once;
- * later starts return nothing.
+ * First start on an empty database with no GATEWAY_ADMIN_TOKEN (decisions.md): mint an admin
+ * token (only its hash is kept) and a first `sl-` key, and return them to be shown once. An
+ * operator who configured a token creates keys through the admin API: nothing is minted, and
+ * no secret reaches the terminal (or the log files it is piped to). Later starts return nothing.
  */
 export async function bootstrap(store: Store, keys: KeyService, configuredAdminToken: string | undefined, now: number): Promise<BootstrapSecrets> {
+  if (configuredAdminToken) return {};
   if ((await store.settings.get(BOOTSTRAPPED)) !== undefined || (await store.keys.count()) > 0) return {};
-  const secrets: BootstrapSecrets = {};
-  if (!configuredAdminToken) {
-    secrets.adminToken = `gwadmin-${randomToken(40)}`;
-    await store.settings.set(ADMIN_TOKEN_SETTING, hashSecret(secrets.adminToken).toString('hex'));
-  }
+  const secrets: BootstrapSecrets = { adminToken: `gwadmin-${randomToken(40)}` };
+  await store.settings.set(ADMIN_TOKEN_SETTING, hashSecret(secrets.adminToken as string).toString('hex'));
   secrets.firstKey = (await keys.create({ name: 'first key' })).value;
   await store.settings.set(BOOTSTRAPPED, new Date(now).toISOString());
   return secrets;

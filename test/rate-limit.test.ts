@@ -83,3 +83,19 @@ t.test('the configured default, the 0 exemption, and the check order', async (t)
   t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: 'Bearer sl-00000000000000000000000000000000' }, body: chatBody() })).status, 401);
   for (let i = 0; i < 3; i++) t.equal((await send(exempt.key)).status, 200, 'rpm_limit 0: no cap for this key');
 });
+
+t.test('the window keeps what was admitted, not room for the whole cap', async (t) => {
+  const window = new SlidingWindow(60_000);
+  const before = process.memoryUsage().arrayBuffers;
+  let refused = 0;
+  for (let key = 0; key < 200; key++) for (let i = 0; i < 3; i++) refused += window.take(`k${key}`, 1_000_000, i) === 0 ? 0 : 1;
+  t.equal(refused, 0);
+  const grown = process.memoryUsage().arrayBuffers - before;
+  t.ok(grown < 1_000_000, `200 keys with a cap of 1,000,000 and 3 admissions each take ${grown} bytes, not 200 × 8 MB`);
+  // Growth past the first slots, then the cap, still exact.
+  let busyRefused = 0;
+  for (let i = 0; i < 40; i++) busyRefused += window.take('busy', 40, 1000 + i) === 0 ? 0 : 1;
+  t.equal(busyRefused, 0, '40 admissions fit a cap of 40');
+  t.equal(window.take('busy', 40, 2000), 59_000, 'the 41st within the window waits for the first to leave it');
+  t.equal(window.take('busy', 40, 61_000), 0, 'and is admitted once it has');
+});

@@ -64,3 +64,18 @@ t.test('a broken config is one clear line, not a stack trace', async (t) => {
   t.match(run.output(), /gateway: .*gateway\.yaml: \/server\/port must be integer/);
   t.notMatch(run.output(), /\n\s+at /, 'no stack trace');
 });
+
+t.test('with GATEWAY_ADMIN_TOKEN set, the first start mints and prints no secret', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-start-token-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const token = 'operator-chosen-admin-token-0123';
+  const run = spawnGateway({ GATEWAY_DB: join(dir, 'gateway.db'), GATEWAY_ADMIN_TOKEN: token });
+  t.teardown(() => run.kill('SIGKILL'));
+  const origin = await run.ready;
+  const keys = await fetch(`${origin}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } });
+  t.same(((await keys.json()) as { data: unknown[] }).data, [], 'no key was minted: the operator creates them');
+  await new Promise((r) => setTimeout(r, 200));
+  t.notMatch(run.output(), /sl-[A-Za-z0-9]{32}|First start/, 'nothing secret on the terminal');
+  run.kill('SIGTERM');
+  t.equal(await run.exited, 0);
+});

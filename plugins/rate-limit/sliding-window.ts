@@ -1,28 +1,32 @@
 /**
- * An exact sliding-window cap: at most `limit` admissions in any `windowMs`. Each id keeps a
- * ring of its last `limit` admission times, so a check is O(1) and the memory is bounded by the
- * cap; ids idle for a whole window are swept.
+ * An exact sliding-window cap: at most `limit` admissions in any `windowMs`. Each id keeps the
+ * times of its admissions still inside the window, oldest first, in a ring that grows on
+ * demand (doubling, never beyond the cap): a check is O(1) amortised and the memory follows
+ * the traffic actually seen, not the size of the cap. Ids idle for a whole window are swept.
  */
 
 interface Ring {
   times: Float64Array;
-  /** Where the next admission is written; once the ring is full, also the oldest admission. */
-  next: number;
+  /** Index of the oldest admission. */
+  start: number;
   count: number;
 }
 
-/** The ring's admissions, oldest first. */
-function chronological(ring: Ring): number[] {
-  const size = ring.times.length;
-  const first = (ring.next - ring.count + size) % size;
-  return Array.from({ length: ring.count }, (_, i) => ring.times[(first + i) % size] as number);
+const INITIAL_CAPACITY = 16;
+
+function newRing(capacity: number): Ring {
+  return { times: new Float64Array(capacity), start: 0, count: 0 };
 }
 
-function ringOf(limit: number, recent: readonly number[]): Ring {
-  const kept = recent.slice(-limit);
-  const times = new Float64Array(limit);
-  times.set(kept);
-  return { times, next: kept.length % limit, count: kept.length };
+const at = (ring: Ring, i: number): number => ring.times[(ring.start + i) % ring.times.length] as number;
+
+/** A ring of `capacity` slots holding the newest `keep` admissions of `ring`, oldest first. */
+function resized(ring: Ring, capacity: number, keep: number): Ring {
+  const next = newRing(capacity);
+  const from = ring.count - keep;
+  for (let i = 0; i < keep; i++) next.times[i] = at(ring, from + i);
+  next.count = keep;
+  return next;
 }
 
 export class SlidingWindow {
@@ -32,29 +36,29 @@ export class SlidingWindow {
 
   /** Admits and counts a request at `now` (0), or answers how many ms until one would be admitted. */
   take(id: string, limit: number, now: number): number {
-    let ring = this.rings.get(id);
-    // A changed cap keeps the most recent admissions that still fit.
-    if (!ring || ring.times.length !== limit) {
-      ring = ringOf(limit, ring ? chronological(ring) : []);
+    let ring = this.rings.get(id) ?? newRing(Math.min(limit, INITIAL_CAPACITY));
+    // Admissions that left the window no longer count.
+    while (ring.count > 0 && at(ring, 0) + this.windowMs <= now) {
+      ring.start = (ring.start + 1) % ring.times.length;
+      ring.count -= 1;
+    }
+    // A lowered cap keeps only the most recent admissions that still fit.
+    if (ring.times.length > limit) ring = resized(ring, limit, Math.min(ring.count, limit));
+    if (ring.count >= limit) {
       this.rings.set(id, ring);
+      return at(ring, 0) + this.windowMs - now;
     }
-    if (ring.count === limit) {
-      const oldest = ring.times[ring.next] as number;
-      const wait = oldest + this.windowMs - now;
-      if (wait > 0) return wait;
-    } else {
-      ring.count += 1;
-    }
-    ring.times[ring.next] = now;
-    ring.next = (ring.next + 1) % limit;
+    if (ring.count === ring.times.length) ring = resized(ring, Math.min(limit, ring.times.length * 2), ring.count);
+    ring.times[(ring.start + ring.count) % ring.times.length] = now;
+    ring.count += 1;
+    this.rings.set(id, ring);
     return 0;
   }
 
   /** Forgets ids whose newest admission left the window. */
   sweep(now: number): void {
     for (const [id, ring] of this.rings) {
-      const newest = ring.times[(ring.next - 1 + ring.times.length) % ring.times.length] as number;
-      if (now - newest >= this.windowMs) this.rings.delete(id);
+      if (ring.count === 0 || now - at(ring, ring.count - 1) >= this.windowMs) this.rings.delete(id);
     }
   }
 
