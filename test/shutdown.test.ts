@@ -51,6 +51,7 @@ t.test('SIGTERM: stop accepting, let the in-flight stream finish, exit 0', async
   }
   t.equal(text.split(' ').length, 20, 'the in-flight stream completed in full');
   t.equal(await gateway.exited, 0);
+  t.match(gateway.output(), /"msg":"stopped"/, 'the batched log is flushed before the exit');
 });
 
 t.test('SIGTERM: the drain is bounded by the grace period', async (t) => {

@@ -20,8 +20,8 @@ const NONE = 'none';
 const statusClass = (status: number): string => (status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : NONE);
 
 /**
- * Label sets bound once: prom-client hashes a label object on every `inc`/`observe`; the hot
- * path looks the bound child up by a string key instead. Keys are the (bounded) label values.
+ * Histogram label sets resolved and validated once, then looked up by a string key (prom-client
+ * still hashes the set on each observation; counters avoid even that, see DeferredCounter).
  */
 class Bound<Child> {
   private readonly children = new Map<string, Child>();
@@ -38,20 +38,52 @@ class Bound<Child> {
   }
 }
 
-type CounterChild = { inc(value?: number): void };
 type HistogramChild = { observe(value: number): void };
 
+/**
+ * A counter summed here per label set and handed to prom-client only when scraped (its
+ * `collect`): prom-client hashes the label object on every `inc`, which the hot path then
+ * never pays. Keys are the (bounded) label values.
+ */
+class DeferredCounter {
+  private readonly sums = new Map<string, { labels: Record<string, string>; pending: number; reported: boolean }>();
+
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[]) {
+    const sums = this.sums;
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const sum of sums.values()) {
+          if (sum.pending === 0 && sum.reported) continue;
+          this.inc(sum.labels, sum.pending);
+          sum.pending = 0;
+          sum.reported = true;
+        }
+      },
+    });
+  }
+
+  add(key: string, labels: Record<string, string>, value = 1): void {
+    const sum = this.sums.get(key);
+    if (sum) sum.pending += value;
+    else this.sums.set(key, { labels, pending: value, reported: false });
+  }
+}
+
 export class GatewaySeries {
-  private readonly requests: Bound<CounterChild>;
+  private readonly requests: DeferredCounter;
   private readonly duration: Bound<HistogramChild>;
   private readonly firstToken: Bound<HistogramChild>;
   private readonly overhead: Bound<HistogramChild>;
-  private readonly attempts: Bound<CounterChild>;
+  private readonly attempts: DeferredCounter;
   private readonly upstreamErrors;
   private readonly retries;
   private readonly fallbacks;
-  private readonly tokens: Bound<CounterChild>;
-  private readonly cost: Bound<CounterChild>;
+  private readonly tokens: DeferredCounter;
+  private readonly cost: DeferredCounter;
   private readonly inFlight;
   /** Calls counted in flight, so a call refused before this plugin's onRequest is never decremented. */
   private readonly flying = new WeakSet<Call>();
@@ -62,15 +94,12 @@ export class GatewaySeries {
       new Counter({ name, help, labelNames, registers });
     const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
       new Histogram({ name, help, labelNames, buckets, registers });
-    const boundCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => {
-      const series = counter(name, help, labelNames);
-      return new Bound<CounterChild>((labels) => series.labels(labels as Record<L, string>));
-    };
+    const deferredCounter = (name: string, help: string, labelNames: readonly string[]) => new DeferredCounter(registry, name, help, labelNames);
     const boundHistogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => {
       const series = histogram(name, help, labelNames, buckets);
       return new Bound<HistogramChild>((labels) => series.labels(labels as Record<L, string>));
     };
-    this.requests = boundCounter(
+    this.requests = deferredCounter(
       'gateway_requests_total',
       'Calls answered, by canonical model, family, endpoint and status class.',
       ['model', 'family', 'endpoint', 'status_class'],
@@ -93,7 +122,7 @@ export class GatewaySeries {
       ['family'],
       OVERHEAD_BUCKETS,
     );
-    this.attempts = boundCounter(
+    this.attempts = deferredCounter(
       'gateway_upstream_attempts_total',
       'Upstream attempts (first tries, retries and fallbacks), by the model asked.',
       ['model', 'family'],
@@ -110,12 +139,12 @@ export class GatewaySeries {
       ['model', 'family', 'reason'],
     );
     this.fallbacks = counter('gateway_fallbacks_total', 'Calls handed to a sibling model after a 503.', ['family', 'from', 'to']);
-    this.tokens = boundCounter(
+    this.tokens = deferredCounter(
       'gateway_tokens_total',
       'Tokens billed, by the model that answered and kind (prompt, completion).',
       ['model', 'family', 'kind'],
     );
-    this.cost = boundCounter(
+    this.cost = deferredCounter(
       'gateway_charged_cost_nanodollars_total',
       'Charged cost in nano-dollars (1e-9 USD; integers, exact), by the model that answered.',
       ['model', 'family'],
@@ -136,7 +165,7 @@ export class GatewaySeries {
     const family = model?.family ?? NONE;
     const endpoint = call.endpoint.name;
     const status = statusClass(call.status);
-    this.requests.get(`${id}|${endpoint}|${status}`, { model: id, family, endpoint, status_class: status }).inc();
+    this.requests.add(`${id}|${endpoint}|${status}`, { model: id, family, endpoint, status_class: status });
     this.countAttempts(call);
     if (!model) return;
     const labels = { model: id, family };
@@ -148,9 +177,9 @@ export class GatewaySeries {
       this.overhead.get(family, { family }).observe(call.overheadMs(now) / 1000);
     }
     if (call.usage) {
-      this.tokens.get(`${id}|prompt`, { ...labels, kind: 'prompt' }).inc(call.usage.promptTokens);
-      this.tokens.get(`${id}|completion`, { ...labels, kind: 'completion' }).inc(call.usage.completionTokens);
-      this.cost.get(id, labels).inc(costOf(model, call.usage).charged);
+      this.tokens.add(`${id}|prompt`, { ...labels, kind: 'prompt' }, call.usage.promptTokens);
+      this.tokens.add(`${id}|completion`, { ...labels, kind: 'completion' }, call.usage.completionTokens);
+      this.cost.add(id, labels, costOf(model, call.usage).charged);
     }
   }
 
@@ -158,7 +187,7 @@ export class GatewaySeries {
     const attempts = call.upstreamAttempts;
     attempts.forEach((attempt, index) => {
       const { model, family, code } = attempt;
-      this.attempts.get(model, { model, family }).inc();
+      this.attempts.add(model, { model, family });
       if (code) this.upstreamErrors.inc({ family, code });
       if (attempt.then === 'retry') this.retries.inc({ model, family, reason: code ?? NONE });
       const next = attempts[index + 1];

@@ -230,8 +230,9 @@ export class Pipeline {
     const { chain } = this.options;
     const { res } = call;
     const stream = translator.stream();
+    // The headers leave with the first frames (one write); relayStream sends them alone if the
+    // upstream is slow to produce any.
     res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
     call.status = 200;
     try {
       await relayStream(call, upstream, stream, {

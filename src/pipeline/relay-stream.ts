@@ -6,6 +6,9 @@ import type { Call } from '../chain/call.js';
 import type { StreamTranslator } from '../chain/translator.js';
 import { UpstreamFailure } from '../proxy/proxy-core.js';
 
+/** How long the response headers may wait to share a write with the first frames. */
+const HEADERS_ALONE_AFTER_MS = 50;
+
 export interface StreamRelayOptions {
   idleMs: number;
   /** Observers of each frame written (the chain's onResponseChunk), or null when there are none. */
@@ -27,6 +30,9 @@ export function relayStream(
 ): Promise<void> {
   const { res } = call;
   let waitingForDrain = false;
+  const headersAlone = setTimeout(() => {
+    if (!res.destroyed) res.flushHeaders();
+  }, HEADERS_ALONE_AFTER_MS);
   /** Frames of the upstream chunk being parsed: those that arrived together leave in one write. */
   let batch = '';
   const flush = (): void => {
@@ -34,7 +40,10 @@ export function relayStream(
       batch = '';
       return;
     }
-    if (call.timings.firstByte === 0) call.timings.firstByte = performance.now();
+    if (call.timings.firstByte === 0) {
+      call.timings.firstByte = performance.now();
+      clearTimeout(headersAlone);
+    }
     const text = batch;
     batch = '';
     if (!res.write(text) && !waitingForDrain) {
@@ -71,13 +80,27 @@ export function relayStream(
       options.idleMs,
     );
     upstream.setEncoding('utf8');
+    // The HTTP parser emits one 'data' per chunk of the upstream's chunked body, all in the same
+    // tick when they arrived in one read: the write waits for the end of that tick, so frames that
+    // arrived together leave in one write.
+    let flushQueued = false;
+    const flushAtEndOfTick = (): void => {
+      flushQueued = false;
+      flush();
+    };
     upstream.on('data', (text: string) => {
       idle.refresh();
       parser.feed(text);
-      flush();
+      if (!flushQueued) {
+        flushQueued = true;
+        queueMicrotask(flushAtEndOfTick);
+      }
     });
     finished(upstream, (error) => {
       clearTimeout(idle);
+      clearTimeout(headersAlone);
+      // What arrived before the end (or the break) reaches the caller first.
+      if (!call.callerGone) flush();
       if (call.callerGone) {
         reject(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
       } else if (failure !== undefined) {
