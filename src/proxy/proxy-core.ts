@@ -40,6 +40,13 @@ interface Target {
   agent: http.Agent;
 }
 
+/**
+ * The attempt in flight for a caller's request, as a symbol property of the request (a WeakMap
+ * would keep every request alive through V8's young-generation collections; see `callOf`).
+ */
+const PENDING = Symbol('gateway.pendingAttempt');
+type WithAttempt = IncomingMessage & { [PENDING]?: PendingAttempt };
+
 /** One attempt in flight; settles exactly once. */
 class PendingAttempt {
   proxyReq: ClientRequest | null = null;
@@ -90,7 +97,6 @@ function describeSocketError(error: NodeJS.ErrnoException): UpstreamFailure {
 export class ProxyCore {
   private readonly proxy: ProxyServer;
   private readonly targets: ReadonlyMap<Family, Target>;
-  private readonly pending = new WeakMap<IncomingMessage, PendingAttempt>();
 
   constructor(
     bases: Readonly<Record<Family, string>>,
@@ -113,7 +119,7 @@ export class ProxyCore {
       // The library never listens for errors on the upstream response; a reset after the
       // headers must not become an uncaught exception. The relay observes it via finished().
       proxyRes.on('error', () => undefined);
-      const attempt = this.pending.get(req);
+      const attempt = (req as WithAttempt)[PENDING];
       if (attempt) attempt.succeed(proxyRes);
       else proxyRes.destroy();
     });
@@ -136,7 +142,7 @@ export class ProxyCore {
         if (!res.writableFinished) attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
       };
       const attempt = new PendingAttempt(url, resolve, reject, () => res.off('close', onCallerClose), headersMs);
-      this.pending.set(req, attempt);
+      (req as WithAttempt)[PENDING] = attempt;
       res.once('close', onCallerClose);
       this.proxy.web(req, res as ServerResponse, {
         target: url,
@@ -148,7 +154,7 @@ export class ProxyCore {
 
   /** The pending attempt an event belongs to; events of an earlier attempt of the same request are ignored. */
   private attemptOf(req: IncomingMessage, target: unknown): PendingAttempt | undefined {
-    const attempt = this.pending.get(req);
+    const attempt = (req as WithAttempt)[PENDING];
     return attempt && attempt.target === target ? attempt : undefined;
   }
 
