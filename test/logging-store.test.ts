@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { createLogger } from '../src/log.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { configureConnection, PAGE_CACHE_KIB, SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startHarness } from './helpers/harness.js';
 
 t.test('one log line per request, with the key id and never the key', async (t) => {
@@ -36,6 +36,18 @@ t.test('auth headers are redacted wherever they appear in a log object', async (
   const text = lines.join('');
   for (const secret of ['sl-secretsecret', 'vendor-secret', 'g-secret', 'other-secret', 'cfg-secret']) t.notMatch(text, secret);
   t.match(text, /\[redacted\]/);
+});
+
+t.test('the gateway connection: WAL, NORMAL sync, foreign keys, a bounded page cache', async (t) => {
+  const db = new Database(':memory:');
+  t.teardown(() => db.close());
+  configureConnection(db);
+  t.equal(db.pragma('synchronous', { simple: true }), 1, 'synchronous = NORMAL');
+  t.equal(db.pragma('foreign_keys', { simple: true }), 1);
+  t.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+  // better-sqlite3's own default is 16 MiB, which a growing ledger fills (RSS creep in the soak).
+  t.equal(db.pragma('cache_size', { simple: true }), -PAGE_CACHE_KIB);
+  t.ok(PAGE_CACHE_KIB < 16000);
 });
 
 t.test('the SQLite store: WAL, foreign keys, numbered migrations run once', async (t) => {
