@@ -7,10 +7,11 @@ import { adminRouter } from './admin/admin-router.js';
 import { adminTokenHash } from './bootstrap.js';
 import type { Catalogue } from './catalogue/catalogue.js';
 import { Chain } from './chain/chain.js';
-import { loadPlugins } from './chain/load-plugins.js';
-import type { Plugin, PluginContext } from './chain/plugin.js';
+import { setupPlugins } from './chain/load-plugins.js';
+import type { PluginContext } from './chain/plugin.js';
+import type { ResolvedPlugin } from './chain/resolve-plugins.js';
 import { systemClock, type Clock } from './clock.js';
-import { FAMILIES, type Family, type GatewayConfig } from './config/schema.js';
+import type { GatewayConfig } from './config/schema.js';
 import { createApp } from './http/app.js';
 import { hotPath } from './http/hot-path.js';
 import { logRequests } from './http/request-log.js';
@@ -28,11 +29,11 @@ export interface GatewayOptions {
   catalogue: Catalogue;
   store: Store;
   log: Logger;
+  /** The enabled plugins in chain order, resolved from the config (see src/setup.ts). */
+  plugins: readonly ResolvedPlugin[];
   clock?: Clock;
   /** Families answered by a built-in simulator (shown on /status, logged at start). */
-  simulatedFamilies?: readonly Family[];
-  /** Plugins registered by name by an embedding program; the config still lists and orders them. */
-  plugins?: Readonly<Record<string, Plugin>>;
+  simulatedFamilies?: readonly string[];
 }
 
 export interface Gateway {
@@ -49,6 +50,10 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, catalogue, store, log } = options;
   const clock = options.clock ?? systemClock;
+  const families = options.plugins.flatMap(({ plugin }) => (plugin.vendor ? [plugin.vendor.family] : []));
+  for (const family of catalogue.unservedFamilies(families)) {
+    log.warn({ family }, `no enabled vendor plugin serves the ${family} family of the catalogue: its models answer 503`);
+  }
   const metrics = new Registry();
   // Bound once the plugins are set up; until then `dispatch` answers 503.
   let app: Express | undefined;
@@ -59,15 +64,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     metrics,
     log: log.child({ plugin }),
-    upstreamCredential: (family) => config.upstreams[family].api_key,
+    families,
+    upstreamCredential: (family) => config.upstreams[family]?.api_key,
     simulatedFamilies: options.simulatedFamilies ?? [],
     dispatch: (req, res) => {
       if (app) app(req, res);
       else sendError(res, new GatewayError(503, 'The gateway is still starting.'));
     },
   });
-  const chain = new Chain(await loadPlugins(config.plugins, context, options.plugins), log);
-  const bases = Object.fromEntries(FAMILIES.map((f) => [f, config.upstreams[f].base_url])) as Record<Family, string>;
+  const chain = new Chain(await setupPlugins(options.plugins, context), log);
+  const bases = Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url ?? '']));
   const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms });
   const pipeline = new Pipeline({
     chain,

@@ -1,29 +1,28 @@
 import { adminTokenHash, bootstrap, bootstrapBanner } from './bootstrap.js';
 import { loadCatalogue } from './catalogue/catalogue.js';
-import { PluginConfigError } from './chain/load-plugins.js';
 import { systemClock } from './clock.js';
-import { loadConfig } from './config/load.js';
-import { ValidationError } from './config/validate.js';
+import { BootError } from './config/boot-error.js';
 import { createGateway } from './gateway.js';
 import { KeyService } from './keys/key-service.js';
 import { createLogger } from './log.js';
+import { loadSetup } from './setup.js';
 import { startSimulatorsForMissingCredentials } from './simulators/start-simulators.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 
 /** `npm start`: config from GATEWAY_CONFIG (default config/gateway.yaml) with env overrides. */
 async function main(): Promise<void> {
   const env = process.env;
-  const loaded = loadConfig(env['GATEWAY_CONFIG'] ?? 'config/gateway.yaml', env);
+  const loaded = await loadSetup(env['GATEWAY_CONFIG'] ?? 'config/gateway.yaml', env);
   const { config } = loaded;
   const log = createLogger(config.log.level);
   const catalogue = loadCatalogue(loaded.cataloguePath);
-  const simulators = await startSimulatorsForMissingCredentials(config, log);
+  const simulators = await startSimulatorsForMissingCredentials(config, loaded.vendors, log);
   const store = SqliteStore.open(config.database.path);
   const secrets = await bootstrap(store, new KeyService(store, catalogue, systemClock), config.admin.token, systemClock.now());
   if (!(await adminTokenHash(store, config.admin.token))) {
     log.warn('no admin token: set GATEWAY_ADMIN_TOKEN to use /admin/v1');
   }
-  const gateway = await createGateway({ config, catalogue, store, log, simulatedFamilies: simulators.families });
+  const gateway = await createGateway({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families });
   const origin = await gateway.listen(config.server.port, config.server.host);
   log.info(
     { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: config.database.path },
@@ -54,7 +53,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Configuration mistakes get one clear line naming the file and path, not a stack trace.
-  if (error instanceof ValidationError || error instanceof PluginConfigError) {
+  if (error instanceof BootError) {
     process.stderr.write(`gateway: ${error.message}\n`);
   } else {
     process.stderr.write(`gateway: failed to start: ${(error as Error).stack ?? String(error)}\n`);

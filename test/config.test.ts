@@ -5,6 +5,7 @@ import t from 'tap';
 import { loadCatalogue } from '../src/catalogue/catalogue.js';
 import { formatUsd, parseUsd, pricePerTokenNanos } from '../src/catalogue/money.js';
 import { loadConfig } from '../src/config/load.js';
+import { loadSetup } from '../src/setup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
 const file = (name: string, text: string): string => {
@@ -44,7 +45,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
     GATEWAY_ADMIN_TOKEN: 'admin-token-0123456789',
     GATEWAY_INSTANCE_ID: 'gw-2',
   };
-  const { config, overrides } = loadConfig('config/gateway.yaml', env);
+  const { config, overrides } = await loadSetup('config/gateway.yaml', env);
   t.equal(config.server.host, '0.0.0.0');
   t.equal(config.server.port, 9090);
   t.equal(config.database.path, '/tmp/x.db');
@@ -53,9 +54,10 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(config.timeouts.stream_idle_ms, 2500);
   t.equal(config.server.max_body_bytes, 1024);
   t.equal(config.log.level, 'debug');
-  t.equal(config.upstreams.gamma.base_url, 'http://127.0.0.1:9000');
-  t.equal(config.upstreams.gamma.api_key, 'k-gamma');
-  t.equal(config.upstreams.alpha.api_key, 'k-alpha');
+  t.equal(config.upstreams['gamma']?.base_url, 'http://127.0.0.1:9000');
+  t.equal(config.upstreams['gamma']?.api_key, 'k-gamma');
+  t.equal(config.upstreams['alpha']?.api_key, 'k-alpha');
+  t.equal(config.upstreams['beta']?.base_url, 'https://generativelanguage.googleapis.com', 'from the file');
   t.equal(config.admin.token, 'admin-token-0123456789');
   t.equal(config.server.instance_id, 'gw-2');
   t.same(overrides.sort(), Object.keys(env).sort());
@@ -65,10 +67,14 @@ t.test('config errors name the file and the path at fault', async (t) => {
   t.throws(() => loadConfig(join(dir, 'missing.yaml'), {}), { message: /missing\.yaml.*cannot be read/ });
   t.throws(() => loadConfig('config/gateway.yaml', { PORT: 'eighty' }), { message: /\/server\/port must be integer.*PORT/ });
   t.throws(() => loadConfig('config/gateway.yaml', { GATEWAY_RETRY_MAX: '9' }), { message: /\/retry\/max must be <= 4/ });
-  t.throws(() => loadConfig('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), { message: /\/upstreams\/gamma\/base_url/ });
+  await t.rejects(loadSetup('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), { message: /gateway\.yaml: \/upstreams\/gamma\/base_url .*GAMMA_BASE_URL/ });
   t.throws(() => loadConfig('config/gateway.yaml', { LOG_LEVEL: 'loud' }), { message: /\/log\/level must be one of/ });
   t.throws(() => loadConfig(file('typo.yaml', `${upstreams}server: {prot: 1}\n`), {}), { message: /typo\.yaml: \/server\/prot is not a known setting/ });
-  t.throws(() => loadConfig(file('noup.yaml', 'plugins: []\n'), {}), { message: /\/upstreams is required/ });
+  await t.rejects(loadSetup(file('stray.yaml', `${upstreams}`), {}), { message: /stray\.yaml: \/upstreams\/alpha names a family that no enabled vendor plugin declares/ });
+  const vendorsOnly = 'plugins: [{name: model-normalise}, {name: vendor-gamma}]\n';
+  const defaults = await loadSetup(file('defaults.yaml', vendorsOnly), {});
+  t.same(defaults.config.upstreams, { gamma: { base_url: 'https://api.openai.com' } }, 'a vendor with no upstream entry gets its default origin');
+  t.same(defaults.vendors.map((v) => v.family), ['gamma']);
   t.throws(() => loadConfig(file('list.yaml', '- 1\n'), {}), { message: /must be a mapping/ });
 });
 
@@ -114,8 +120,11 @@ t.test('the catalogue: the 11 models, aliases, prices, and its errors', async (t
     message: /\/models\/0\/price\/output\/charged must match pattern/,
   });
   t.throws(() => loadCatalogue(file('fam.yaml', `${families}models: [${model('').replace('gamma', 'delta')}]\n`)), {
-    message: /\/models\/0\/family must be one of alpha, beta, gamma/,
+    message: /fam\.yaml: \/models\/0\/family "delta" is not listed under families/,
   });
+  const extra = loadCatalogue(file('extra.yaml', `families: {alpha: {owned_by: a}, delta: {owned_by: d}}\nmodels: [${model('').replace('gamma', 'delta')}]\n`));
+  t.same(extra.unservedFamilies(['alpha', 'beta', 'gamma']), ['delta'], 'a family no vendor plugin serves is named');
+  t.same(extra.unservedFamilies(['alpha', 'delta']), []);
 });
 
 t.test('money is exact integer nano-dollars', async (t) => {

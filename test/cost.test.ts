@@ -73,6 +73,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     clock,
     log: createLogger('silent'),
     metrics: new Registry(),
+    families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
     simulatedFamilies: [],
     dispatch: () => {

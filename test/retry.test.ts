@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import t from 'tap';
-import { createGammaSimulator } from '../src/simulators/gamma-sim.js';
+import { createGammaSimulator } from '../plugins/vendor-gamma/simulator.js';
 import { chatBody, GAMMA_UPSTREAM_KEY, raw, startHarness } from './helpers/harness.js';
 import { deadPort, pluginConfig, SHORT_CADENCE } from './helpers/ops.js';
 

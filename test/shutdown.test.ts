@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import t from 'tap';
-import { createGammaSimulator } from '../src/simulators/gamma-sim.js';
+import { createGammaSimulator } from '../plugins/vendor-gamma/simulator.js';
 import { ADMIN_TOKEN, GAMMA_UPSTREAM_KEY } from './helpers/harness.js';
 import { spawnGateway } from './helpers/spawn-gateway.js';
 

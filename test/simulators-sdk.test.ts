@@ -1,10 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import t from 'tap';
-import { createAlphaSimulator } from '../src/simulators/alpha-sim.js';
-import { createBetaSimulator } from '../src/simulators/beta-sim.js';
+import { createAlphaSimulator } from '../plugins/vendor-alpha/simulator.js';
+import { createBetaSimulator } from '../plugins/vendor-beta/simulator.js';
 import { startSimulatorsForMissingCredentials } from '../src/simulators/start-simulators.js';
-import { loadConfig } from '../src/config/load.js';
+import { loadSetup } from '../src/setup.js';
 import { createLogger } from '../src/log.js';
 import { Writable } from 'node:stream';
 
@@ -111,14 +111,14 @@ t.test('the beta simulator through the official beta SDK', async (t) => {
 });
 
 t.test('npm start serves every family without a credential from its simulator', async (t) => {
-  const { config } = loadConfig('config/gateway.yaml', { GAMMA_API_KEY: 'real-gamma-key' });
+  const { config, vendors } = await loadSetup('config/gateway.yaml', { GAMMA_API_KEY: 'real-gamma-key' });
   const lines: string[] = [];
   const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
-  const started = await startSimulatorsForMissingCredentials(config, log);
+  const started = await startSimulatorsForMissingCredentials(config, vendors, log);
   t.teardown(() => Promise.all(started.servers.map((sim) => sim.close())));
   t.same(started.families, ['alpha', 'beta'], 'gamma has a key, so only alpha and beta are simulated');
-  t.match(config.upstreams.alpha.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  t.equal(config.upstreams.gamma.base_url, 'https://api.openai.com');
+  t.match(config.upstreams['alpha']?.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.equal(config.upstreams['gamma']?.base_url, 'https://api.openai.com');
   t.match(lines.join(''), /SIMULATOR: no ALPHA_API_KEY is set/);
   t.match(lines.join(''), /SIMULATOR: no BETA_API_KEY is set/);
 });

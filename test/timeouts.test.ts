@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import t from 'tap';
-import { createGammaSimulator } from '../src/simulators/gamma-sim.js';
+import { createGammaSimulator } from '../plugins/vendor-gamma/simulator.js';
 import type { SimServer } from '../src/simulators/sim-server.js';
 import { chatBody, GAMMA_UPSTREAM_KEY, raw, startHarness } from './helpers/harness.js';
 import { blackhole, pluginConfig } from './helpers/ops.js';

@@ -1,5 +1,5 @@
-import { createAlphaSimulator } from '../../src/simulators/alpha-sim.js';
-import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
+import { createAlphaSimulator } from '../../plugins/vendor-alpha/simulator.js';
+import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import { stopOnSignal } from './lifecycle.js';
 
 /**

@@ -1,8 +1,6 @@
 import { cycleOf, type BillingCycle } from '../../src/billing/cycle.js';
 import { formatUsd, type Nanos } from '../../src/catalogue/money.js';
-import { PluginConfigError } from '../../src/chain/load-plugins.js';
 import { definePlugin } from '../../src/chain/plugin.js';
-import type { PluginEntry } from '../../src/config/schema.js';
 import { GatewayError } from '../../src/http/errors.js';
 import type { CycleSpend } from '../../src/store/store.js';
 import { reservationFor } from './reservation.js';
@@ -15,14 +13,6 @@ import { reservationFor } from './reservation.js';
  * what no row settled (the call never reached an upstream) is released here. Reservations of
  * this instance left by a crash are released at start.
  */
-
-/** Spend is what the ledger records: without it after us, a ceiling would never be reached. */
-function requireLedgerAfter(plugins: readonly PluginEntry[]): void {
-  const enabled = plugins.filter((entry) => entry.enabled).map((entry) => entry.name);
-  if (enabled.indexOf('ledger') < enabled.indexOf('ceiling')) {
-    throw new PluginConfigError('config /plugins: plugin "ceiling" needs plugin "ledger" listed after it (the ledger records the spend it limits)');
-  }
-}
 
 function ceilingReached(ceiling: Nanos, cycle: BillingCycle, spend: CycleSpend, needed: Nanos): GatewayError {
   const spent = `spent $${formatUsd(spend.spent)}, held by requests in flight $${formatUsd(spend.reserved)}`;
@@ -40,8 +30,9 @@ function ceilingReached(ceiling: Nanos, cycle: BillingCycle, spend: CycleSpend, 
 export default definePlugin({
   name: 'ceiling',
   after: ['auth', 'model-normalise'],
+  // Spend is what the ledger records: without it after us, a ceiling would never be reached.
+  before: ['ledger'],
   async setup({ store, config, log }) {
-    requireLedgerAfter(config.plugins);
     const instance = config.server.instance_id;
     const released = await store.ledger.releaseInstance(instance);
     if (released > 0) log.warn({ released, instance }, 'released spend reservations left by an earlier run of this instance');

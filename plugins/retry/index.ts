@@ -1,7 +1,6 @@
 import type { Catalogue, ModelEntry } from '../../src/catalogue/catalogue.js';
-import { PluginConfigError } from '../../src/chain/load-plugins.js';
+import { PluginConfigError } from '../../src/chain/resolve-plugins.js';
 import { definePlugin } from '../../src/chain/plugin.js';
-import { FAMILIES, type Family } from '../../src/config/schema.js';
 import { createRetryPolicy, SPEC_CADENCE } from './policy.js';
 
 /**
@@ -15,14 +14,14 @@ interface RetryConfig {
   cadence: Array<{ delay_ms: number; jitter_ms: number }>;
   min_attempt_ms: number;
   /** family → { model: sibling }; a family not listed never falls back. */
-  fallback: Partial<Record<Family, Record<string, string>>>;
+  fallback: Record<string, Record<string, string>>;
 }
 
 const siblings = { type: 'object', additionalProperties: { type: 'string', minLength: 1 } } as const;
 
 function resolveFallback(catalogue: Catalogue, fallback: RetryConfig['fallback']): Map<string, ModelEntry> {
   const map = new Map<string, ModelEntry>();
-  for (const [family, pairs] of Object.entries(fallback) as Array<[Family, Record<string, string>]>) {
+  for (const [family, pairs] of Object.entries(fallback)) {
     for (const [from, to] of Object.entries(pairs)) {
       const where = `plugin "retry": config /fallback/${family}/${from}`;
       const primary = catalogue.resolve(from);
@@ -57,7 +56,7 @@ export default definePlugin<RetryConfig>({
         default: SPEC_CADENCE.map((step) => ({ delay_ms: step.delayMs, jitter_ms: step.jitterMs })),
       },
       min_attempt_ms: { type: 'integer', minimum: 0, default: 1000 },
-      fallback: { type: 'object', additionalProperties: false, properties: Object.fromEntries(FAMILIES.map((f) => [f, siblings])), default: {} },
+      fallback: { type: 'object', additionalProperties: siblings, default: {} },
     },
   },
   setup({ config, catalogue }, settings) {

@@ -1,5 +1,4 @@
 import type { Catalogue } from '../../src/catalogue/catalogue.js';
-import type { Family } from '../../src/config/schema.js';
 import type { IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from '../../src/store/status.js';
 import { quantile } from './latency-buckets.js';
 
@@ -20,7 +19,7 @@ export type State = 'operational' | 'degraded' | 'partial_outage' | 'major_outag
 
 export interface ModelStatus {
   id: string;
-  family: Family;
+  family: string;
   state: State;
   /** Answered by a built-in simulator, not the real vendor. */
   simulated: boolean;
@@ -46,7 +45,7 @@ export interface IncidentJson {
 export interface StatusReport {
   generated_at: string;
   status: { state: State; description: string };
-  simulated_families: Family[];
+  simulated_families: string[];
   uptime: Uptime;
   models: ModelStatus[];
   /** Open ones and those of the last 30 days, newest first. */
@@ -95,7 +94,7 @@ function since(now: number, window: (typeof WINDOWS)[number]): number {
   return Math.floor((now - window.ms) / unit) * unit;
 }
 
-export async function buildReport(store: StatusStore, catalogue: Catalogue, simulated: readonly Family[], now: number): Promise<StatusReport> {
+export async function buildReport(store: StatusStore, catalogue: Catalogue, simulated: readonly string[], now: number): Promise<StatusReport> {
   const totals = new Map<WindowName, ModelTotals[]>();
   for (const window of WINDOWS) totals.set(window.name, await store.totals(window.period, since(now, window)));
   const latency = new Map<string, Map<number, number>>();

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/chain/plugin.js';
-import { FAMILIES, type Family } from '../../src/config/schema.js';
+import { PluginConfigError } from '../../src/chain/resolve-plugins.js';
 
 /**
  * `upstream-headers`: adds fixed headers to every upstream request, optionally only for some
@@ -8,7 +8,8 @@ import { FAMILIES, type Family } from '../../src/config/schema.js';
  */
 interface UpstreamHeadersConfig {
   headers: Record<string, string>;
-  families: Family[];
+  /** Families whose upstream requests get the headers; null: every family. */
+  families: string[] | null;
 }
 
 export default definePlugin<UpstreamHeadersConfig>({
@@ -19,13 +20,16 @@ export default definePlugin<UpstreamHeadersConfig>({
     required: ['headers'],
     properties: {
       headers: { type: 'object', additionalProperties: { type: 'string' } },
-      families: { type: 'array', items: { enum: [...FAMILIES] }, default: [...FAMILIES] },
+      families: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null },
     },
   },
-  setup(_context, config) {
+  setup({ families }, config) {
+    const unknown = config.families?.find((family) => !families.includes(family));
+    if (unknown) throw new PluginConfigError(`plugin "upstream-headers": config /families names "${unknown}", which no enabled vendor plugin serves`);
+    const only = config.families === null ? null : new Set(config.families);
     return {
       onUpstreamRequest(call, request) {
-        if (call.family && config.families.includes(call.family)) Object.assign(request.headers, config.headers);
+        if (call.family && (only === null || only.has(call.family))) Object.assign(request.headers, config.headers);
       },
     };
   },

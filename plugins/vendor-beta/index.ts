@@ -14,10 +14,17 @@ interface BetaConfig {
   remote_images: { allow_cidrs: string[]; ca_file?: string };
 }
 
+const FAMILY = 'beta';
+
 /** `vendor-beta`: the beta family, whose upstream speaks a Gemini-style `generateContent` API. */
 export default definePlugin<BetaConfig>({
   name: 'vendor-beta',
   after: ['model-normalise'],
+  vendor: {
+    family: FAMILY,
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    simulator: async () => (await import('./simulator.js')).createBetaSimulator(),
+  },
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -36,8 +43,8 @@ export default definePlugin<BetaConfig>({
   setup({ catalogue, upstreamCredential }, config) {
     const images = config.remote_images;
     const services = {
-      apiKey: upstreamCredential('beta'),
-      embeddingModel: catalogue.families.beta.embeddingModel,
+      apiKey: upstreamCredential(FAMILY),
+      embeddingModel: catalogue.families.get(FAMILY)?.embeddingModel ?? null,
       fetcher: new GuardedFetcher({
         policy: policyAllowing(images.allow_cidrs),
         ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
@@ -45,7 +52,7 @@ export default definePlugin<BetaConfig>({
       signatures: new ThoughtSignatures(),
     };
     return {
-      translator: { family: 'beta', create: (call) => new BetaTranslator(call, services) },
+      translator: { family: FAMILY, create: (call) => new BetaTranslator(call, services) },
     };
   },
 });

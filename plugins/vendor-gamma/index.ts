@@ -1,15 +1,22 @@
 import { definePlugin } from '../../src/chain/plugin.js';
 import { GammaTranslator } from './translator.js';
 
+const FAMILY = 'gamma';
+
 /** `vendor-gamma`: the gamma family, whose upstream speaks the reference format. */
 export default definePlugin({
   name: 'vendor-gamma',
   after: ['model-normalise'],
+  vendor: {
+    family: FAMILY,
+    defaultBaseUrl: 'https://api.openai.com',
+    simulator: async () => (await import('./simulator.js')).createGammaSimulator(),
+  },
   setup({ catalogue, upstreamCredential }) {
-    const apiKey = upstreamCredential('gamma');
-    const embeddingModel = catalogue.families.gamma.embeddingModel;
+    const apiKey = upstreamCredential(FAMILY);
+    const embeddingModel = catalogue.families.get(FAMILY)?.embeddingModel ?? null;
     return {
-      translator: { family: 'gamma', create: (call) => new GammaTranslator(call, apiKey, embeddingModel) },
+      translator: { family: FAMILY, create: (call) => new GammaTranslator(call, apiKey, embeddingModel) },
     };
   },
 });

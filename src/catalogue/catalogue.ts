@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { FAMILIES, type Family } from '../config/schema.js';
 import { compileValidator, ValidationError } from '../config/validate.js';
+import { FAMILY_NAME } from '../vendors/vendor.js';
 import { pricePerTokenNanos, type Nanos } from './money.js';
 
 export const CAPABILITIES = ['tools', 'vision', 'json', 'embeddings'] as const;
@@ -17,7 +17,8 @@ export interface Price {
 
 export interface ModelEntry {
   id: string;
-  family: Family;
+  /** The vendor family that serves it (declared by a vendor plugin). */
+  family: string;
   /** The name the vendor knows the model by. */
   upstream: string;
   created: number;
@@ -41,7 +42,7 @@ interface RawPrice {
 }
 interface RawModel {
   id: string;
-  family: Family;
+  family: string;
   upstream?: string;
   created: number;
   price: { output: RawPrice; input?: RawPrice };
@@ -50,7 +51,7 @@ interface RawModel {
   aliases: string[];
 }
 interface RawCatalogue {
-  families: Record<Family, { owned_by: string; embedding_model?: string }>;
+  families: Record<string, { owned_by: string; embedding_model?: string }>;
   models: RawModel[];
 }
 
@@ -74,12 +75,8 @@ const catalogueSchema = {
   additionalProperties: false,
   required: ['families', 'models'],
   properties: {
-    families: {
-      type: 'object',
-      additionalProperties: false,
-      required: [...FAMILIES],
-      properties: { alpha: family, beta: family, gamma: family },
-    },
+    // Which families may appear is decided by the enabled vendor plugins (Catalogue.checkFamilies).
+    families: { type: 'object', minProperties: 1, propertyNames: { pattern: FAMILY_NAME.source }, additionalProperties: family },
     models: {
       type: 'array',
       minItems: 1,
@@ -89,7 +86,7 @@ const catalogueSchema = {
         required: ['id', 'family', 'created', 'price', 'capabilities', 'max_output_tokens'],
         properties: {
           id: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]*$' },
-          family: { enum: [...FAMILIES] },
+          family: { type: 'string', pattern: FAMILY_NAME.source },
           upstream: { type: 'string', minLength: 1 },
           created: { type: 'integer', minimum: 0 },
           price: {
@@ -121,22 +118,26 @@ function toPrice(raw: RawPrice): Price {
 
 export class Catalogue {
   readonly models: readonly ModelEntry[];
-  readonly families: Readonly<Record<Family, FamilyEntry>>;
+  readonly families: ReadonlyMap<string, FamilyEntry>;
   private readonly byName = new Map<string, ModelEntry>();
 
-  constructor(raw: RawCatalogue, source: string) {
-    this.families = {
-      alpha: { ownedBy: raw.families.alpha.owned_by, embeddingModel: raw.families.alpha.embedding_model ?? null },
-      beta: { ownedBy: raw.families.beta.owned_by, embeddingModel: raw.families.beta.embedding_model ?? null },
-      gamma: { ownedBy: raw.families.gamma.owned_by, embeddingModel: raw.families.gamma.embedding_model ?? null },
-    };
+  constructor(
+    raw: RawCatalogue,
+    /** The file it came from, named in errors. */
+    readonly source: string,
+  ) {
+    this.families = new Map(
+      Object.entries(raw.families).map(([name, family]) => [name, { ownedBy: family.owned_by, embeddingModel: family.embedding_model ?? null }]),
+    );
     this.models = raw.models.map((model, index) => {
+      const family = this.families.get(model.family);
+      if (!family) throw new ValidationError(source, `/models/${index}/family`, `"${model.family}" is not listed under families`);
       const entry: ModelEntry = {
         id: model.id,
         family: model.family,
         upstream: model.upstream ?? model.id,
         created: model.created,
-        ownedBy: this.families[model.family].ownedBy,
+        ownedBy: family.ownedBy,
         output: toPrice(model.price.output),
         input: toPrice(model.price.input ?? { list: '0', charged: '0' }),
         capabilities: new Set(model.capabilities),
@@ -151,6 +152,20 @@ export class Catalogue {
       }
       return entry;
     });
+  }
+
+  /** The family entry of a model's family (every model's family is listed: checked at load). */
+  family(name: string): FamilyEntry {
+    return this.families.get(name) as FamilyEntry;
+  }
+
+  /**
+   * The catalogue's families that no enabled vendor plugin serves: their models stay listed and
+   * answer 503 naming the family until its plugin is enabled (a vendor switched off for a while
+   * need not be cut out of the catalogue).
+   */
+  unservedFamilies(served: readonly string[]): string[] {
+    return [...this.families.keys()].filter((name) => !served.includes(name));
   }
 
   /** Canonical entry for an ID or alias (case-insensitive, trimmed), or undefined. */

@@ -12,7 +12,7 @@ const mark = (yes: boolean): string => (yes ? 'yes' : '—');
 
 export function supportTable(catalogue: Catalogue): string {
   const rows = catalogue.models.map((model) => {
-    const embeddingModel = catalogue.families[model.family].embeddingModel;
+    const embeddingModel = catalogue.family(model.family).embeddingModel;
     const embeddings = model.capabilities.has('embeddings') && embeddingModel ? `yes (${embeddingModel})` : '—';
     return `| ${model.family} | \`${model.id}\` | ${mark(model.capabilities.has('tools'))} | ${mark(model.capabilities.has('vision'))} | ${mark(model.capabilities.has('json'))} | ${embeddings} | ${model.maxOutputTokens} |`;
   });

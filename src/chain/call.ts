@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
-import type { Family } from '../config/schema.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
 
@@ -68,7 +67,7 @@ export interface Timings {
 export interface UpstreamAttempt {
   /** Canonical ID of the model asked (a fallback attempt names the sibling). */
   model: string;
-  family: Family;
+  family: string;
   /** Upstream HTTP status, 0 when none arrived. */
   status: number;
   code: string | null;
@@ -133,7 +132,7 @@ export class Call {
     this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, upstreamEnd: 0, firstByte: 0, completed: 0 };
   }
 
-  get family(): Family | null {
+  get family(): string | null {
     return this.model?.family ?? null;
   }
 

@@ -1,13 +1,15 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Family } from '../config/schema.js';
 import type { Call, EndpointName, JsonObject } from './call.js';
 import type { PluginHooks, UpstreamHead } from './plugin.js';
+import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
 export interface LoadedPlugin {
   readonly name: string;
+  /** Where the YAML lists it (`config /plugins/3`), for boot errors. */
+  readonly where: string;
   readonly hooks: PluginHooks;
 }
 
@@ -35,7 +37,7 @@ export class Chain {
   private readonly chunkHooks: Array<Hook<'onResponseChunk'>>;
   private readonly completeHooks: Array<Hook<'onComplete'>>;
   private readonly closeHooks: Array<Hook<'close'>>;
-  private readonly translators = new Map<Family, TranslatorProvider>();
+  private readonly translators = new Map<string, TranslatorProvider>();
   private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
   /** The retry policy of the plugin that provides one; none → every attempt is the only one. */
   readonly retryPolicy: RetryPolicy | undefined;
@@ -53,17 +55,18 @@ export class Chain {
     this.completeHooks = collect(reversed, 'onComplete');
     this.closeHooks = collect(reversed, 'close');
     const policies = plugins.filter((p) => p.hooks.retryPolicy);
-    if (policies.length > 1) throw new Error(`plugins: two plugins provide a retry policy (second: ${policies[1]?.name})`);
+    const second = policies[1];
+    if (second) throw new PluginConfigError(`${second.where}: plugin "${second.name}" provides a retry policy, and so does "${policies[0]?.name}"`);
     this.retryPolicy = policies[0]?.hooks.retryPolicy;
     for (const plugin of plugins) {
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
-        if (this.responders.has(endpoint as EndpointName)) throw new Error(`plugins: two plugins answer ${endpoint} (second: ${plugin.name})`);
+        if (this.responders.has(endpoint as EndpointName)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
         this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks));
       }
       const provider = plugin.hooks.translator;
       if (!provider) continue;
       if (this.translators.has(provider.family)) {
-        throw new Error(`plugins: two plugins translate family ${provider.family} (second: ${plugin.name})`);
+        throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" translates the family ${provider.family}, which another plugin already translates`);
       }
       this.translators.set(provider.family, provider);
     }
@@ -83,7 +86,7 @@ export class Chain {
     for (const plugin of this.plugins) plugin.hooks.adminRoutes?.(router);
   }
 
-  translator(family: Family): TranslatorProvider | undefined {
+  translator(family: string): TranslatorProvider | undefined {
     return this.translators.get(family);
   }
 

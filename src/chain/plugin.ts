@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Clock } from '../clock.js';
-import type { Family, GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
+import type { VendorDeclaration } from '../vendors/vendor.js';
 import type { Call, EndpointName, JsonObject } from './call.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
@@ -20,10 +21,12 @@ export interface PluginContext {
   /** The gateway's own prom-client registry (not the global one). */
   readonly metrics: Registry;
   readonly clock: Clock;
+  /** The families the enabled vendor plugins declare, in chain order. */
+  readonly families: readonly string[];
   /** The vendor credential configured for a family, if any. */
-  upstreamCredential(family: Family): string | undefined;
+  upstreamCredential(family: string): string | undefined;
   /** Families answered by a built-in simulator instead of the real vendor. */
-  readonly simulatedFamilies: readonly Family[];
+  readonly simulatedFamilies: readonly string[];
   /**
    * Hands a request to the gateway's own routes (as if it had arrived on the gateway's port):
    * for a plugin whose pages live on a port of their own but call the gateway's APIs.
@@ -80,6 +83,10 @@ export interface Plugin<Config = Record<string, unknown>> {
   readonly name: string;
   /** Plugins that must stand earlier in the chain; checked at boot. */
   readonly after?: readonly string[];
+  /** Plugins that must stand later in the chain (e.g. the ledger after the ceiling); checked at boot. */
+  readonly before?: readonly string[];
+  /** A vendor plugin's family: its name, default upstream and simulator (see src/vendors/vendor.ts). */
+  readonly vendor?: VendorDeclaration;
   /** JSON Schema of this plugin's `config:` block in the YAML (defaults are filled in). */
   readonly configSchema?: object;
   setup(context: PluginContext, config: Config): PluginHooks | Promise<PluginHooks>;

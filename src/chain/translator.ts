@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Family } from '../config/schema.js';
 import type { GatewayError } from '../http/errors.js';
 import type { Call, Usage } from './call.js';
 
@@ -53,6 +52,6 @@ export interface Translator {
 }
 
 export interface TranslatorProvider {
-  readonly family: Family;
+  readonly family: string;
   create(call: Call): Translator;
 }

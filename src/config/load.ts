@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { FAMILIES, gatewayConfigSchema, type GatewayConfig } from './schema.js';
+import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { compileValidator, ValidationError } from './validate.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -33,13 +33,6 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_STREAM_IDLE_TIMEOUT_MS', ['timeouts', 'stream_idle_ms'], 'int'],
   ['GATEWAY_CONNECT_TIMEOUT_MS', ['timeouts', 'connect_ms'], 'int'],
   ['IMPORT_AGGREGATOR_BASE_URL', ['imports', 'connectors', 'aggregator', 'base_url'], 'string'],
-  ...FAMILIES.flatMap((family) => {
-    const prefix = family.toUpperCase();
-    return [
-      [`${prefix}_BASE_URL`, ['upstreams', family, 'base_url'], 'string'],
-      [`${prefix}_API_KEY`, ['upstreams', family, 'api_key'], 'string'],
-    ] as const;
-  }),
 ];
 
 const validateConfig = compileValidator<GatewayConfig>(gatewayConfigSchema, 'config');

@@ -1,8 +1,5 @@
 /** The JSON Schema of `config/gateway.yaml` and the TypeScript shape it guarantees. */
 
-export const FAMILIES = ['alpha', 'beta', 'gamma'] as const;
-export type Family = (typeof FAMILIES)[number];
-
 export interface UpstreamConfig {
   /** Origin (with optional path prefix) under which the vendor's own paths live; never ends in /v1. */
   base_url: string;
@@ -14,6 +11,8 @@ export interface PluginEntry {
   name: string;
   enabled: boolean;
   config: Record<string, unknown>;
+  /** Folder of a plugin kept outside `plugins/`, relative to the config file. */
+  path?: string;
 }
 
 export interface GatewayConfig {
@@ -24,7 +23,8 @@ export interface GatewayConfig {
   catalogue: string;
   log: { level: string };
   admin: { token?: string };
-  upstreams: Record<Family, UpstreamConfig>;
+  /** One entry per family an enabled vendor plugin declares (filled from its defaults and env; see src/vendors). */
+  upstreams: Record<string, UpstreamConfig>;
   timeouts: { upstream_ms: number; stream_idle_ms: number; connect_ms: number };
   retry: { max: number };
   /** Live fetchers of imported keys' usage history, by key kind (see src/imports/connectors.ts). */
@@ -32,7 +32,7 @@ export interface GatewayConfig {
   plugins: PluginEntry[];
 }
 
-const upstream = {
+export const upstreamSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['base_url'],
@@ -47,7 +47,7 @@ const positiveInt = { type: 'integer', minimum: 1 } as const;
 export const gatewayConfigSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['upstreams', 'plugins'],
+  required: ['plugins'],
   properties: {
     server: {
       type: 'object',
@@ -82,12 +82,8 @@ export const gatewayConfigSchema = {
       default: {},
       properties: { token: { type: 'string', minLength: 16 } },
     },
-    upstreams: {
-      type: 'object',
-      additionalProperties: false,
-      required: [...FAMILIES],
-      properties: { alpha: upstream, beta: upstream, gamma: upstream },
-    },
+    // Which families may appear is decided by the enabled vendor plugins (src/vendors/upstreams.ts).
+    upstreams: { type: 'object', default: {}, additionalProperties: upstreamSchema },
     timeouts: {
       type: 'object',
       additionalProperties: false,
@@ -134,6 +130,7 @@ export const gatewayConfigSchema = {
           name: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
           enabled: { type: 'boolean', default: true },
           config: { type: 'object', default: {} },
+          path: { type: 'string', minLength: 1 },
         },
       },
     },

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { BootError } from './boot-error.js';
 
 /**
  * One Ajv instance for every schema of the gateway (config, catalogue, plugin configs,
@@ -23,7 +24,7 @@ export function describeError(error: ErrorObject): { path: string; message: stri
   return { path, message: error.message ?? 'is invalid' };
 }
 
-export class ValidationError extends Error {
+export class ValidationError extends BootError {
   constructor(
     readonly source: string,
     readonly path: string,

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Family } from '../config/schema.js';
 import { GatewayError, type ErrorStatus } from './errors.js';
 
 /**
@@ -46,7 +45,7 @@ export interface UpstreamErrorDetail {
   code?: string | undefined;
 }
 
-export function upstreamError(family: Family, status: number, headers: IncomingHttpHeaders, detail: UpstreamErrorDetail): GatewayError {
+export function upstreamError(family: string, status: number, headers: IncomingHttpHeaders, detail: UpstreamErrorDetail): GatewayError {
   const effective = detail.statusHint ?? status;
   const mapped = mapUpstreamStatus(effective);
   const own = detail.message?.trim();

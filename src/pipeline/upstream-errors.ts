@@ -1,9 +1,8 @@
-import type { Family } from '../config/schema.js';
 import { GatewayError } from '../http/errors.js';
 import type { UpstreamFailure } from '../proxy/proxy-core.js';
 
 /** A failure to get an answer from an upstream → our envelope (502 or 504), never naming credentials. */
-export function upstreamFailureError(failure: UpstreamFailure, family: Family, timeoutMs: number): GatewayError {
+export function upstreamFailureError(failure: UpstreamFailure, family: string, timeoutMs: number): GatewayError {
   switch (failure.kind) {
     case 'headers_timeout':
       return new GatewayError(

@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { Call } from '../chain/call.js';
 import type { UpstreamRequest } from '../chain/translator.js';
-import type { Family } from '../config/schema.js';
 import { upstreamHeaders } from './headers.js';
 
 /**
@@ -96,14 +95,14 @@ function describeSocketError(error: NodeJS.ErrnoException): UpstreamFailure {
 
 export class ProxyCore {
   private readonly proxy: ProxyServer;
-  private readonly targets: ReadonlyMap<Family, Target>;
+  private readonly targets: ReadonlyMap<string, Target>;
 
   constructor(
-    bases: Readonly<Record<Family, string>>,
+    bases: Readonly<Record<string, string>>,
     private readonly timeouts: ProxyTimeouts,
   ) {
     this.targets = new Map(
-      (Object.entries(bases) as Array<[Family, string]>).map(([family, base]) => {
+      (Object.entries(bases) as Array<[string, string]>).map(([family, base]) => {
         const url = new URL(base.endsWith('/') ? base : `${base}/`);
         const options = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
         const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
@@ -130,7 +129,7 @@ export class ProxyCore {
    * and headers read, body not) or rejects with an UpstreamFailure. `headersMs` shortens the
    * configured header timeout (a retry gets only what is left of the request's deadline).
    */
-  send(call: Call, family: Family, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
+  send(call: Call, family: string, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
     const target = this.targets.get(family);
     if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
     const { req, res } = call;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
+import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import { ADMIN_TOKEN, GAMMA_UPSTREAM_KEY } from './harness.js';
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js';
 

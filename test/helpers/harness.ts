@@ -7,13 +7,13 @@ import OpenAI from 'openai';
 import type { Plugin } from '../../src/chain/plugin.js';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
 import type { Clock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Family, GatewayConfig, PluginEntry } from '../../src/config/schema.js';
+import type { GatewayConfig, PluginEntry } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
-import { createAlphaSimulator } from '../../src/simulators/alpha-sim.js';
-import { createBetaSimulator } from '../../src/simulators/beta-sim.js';
-import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
+import { loadSetup } from '../../src/setup.js';
+import { createAlphaSimulator } from '../../plugins/vendor-alpha/simulator.js';
+import { createBetaSimulator } from '../../plugins/vendor-beta/simulator.js';
+import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
@@ -56,7 +56,7 @@ export interface HarnessOptions {
   /** Edits applied to the loaded config before the gateway is built. */
   configure?: (config: GatewayConfig) => void;
   /** Families to present as answered by a simulator (the status page's banner). */
-  simulatedFamilies?: Family[];
+  simulatedFamilies?: string[];
 }
 
 export interface Harness {
@@ -102,9 +102,6 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const { config, cataloguePath } = loadConfig('config/gateway.yaml', env);
-  if (options.plugins) config.plugins = options.plugins;
-  options.configure?.(config);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -112,26 +109,15 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
       done();
     },
   });
-  const log = createLogger(config.log.level, sink);
-  const catalogue = loadCatalogue(cataloguePath);
-  const store = SqliteStore.open(dbPath);
-  let gateway: Gateway;
+  let parts: { config: GatewayConfig; catalogue: Catalogue; store: SqliteStore; gateway: Gateway };
   try {
-    gateway = await createGateway({
-      config,
-      catalogue,
-      store,
-      log,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.registered ? { plugins: options.registered } : {}),
-      ...(options.simulatedFamilies ? { simulatedFamilies: options.simulatedFamilies } : {}),
-    });
+    parts = await assemble(options, env, dbPath, sink);
   } catch (error) {
-    await store.close();
     await closeSims();
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  const { config, catalogue, store, gateway } = parts;
   const origin = await gateway.listen(0, '127.0.0.1');
   const clients: OpenAI[] = [];
 
@@ -177,6 +163,34 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
   };
   t.teardown(() => harness.close());
   return harness;
+}
+
+/** Config, catalogue, store and gateway as `npm start` builds them; nothing is left open if a step fails. */
+async function assemble(options: HarnessOptions, env: Record<string, string>, dbPath: string, sink: Writable) {
+  const setup = await loadSetup('config/gateway.yaml', env, {
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(options.registered ? { registered: options.registered } : {}),
+  });
+  const { config } = setup;
+  options.configure?.(config);
+  const log = createLogger(config.log.level, sink);
+  const catalogue = loadCatalogue(setup.cataloguePath);
+  const store = SqliteStore.open(dbPath);
+  try {
+    const gateway = await createGateway({
+      config,
+      catalogue,
+      store,
+      log,
+      plugins: setup.plugins,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.simulatedFamilies ? { simulatedFamilies: options.simulatedFamilies } : {}),
+    });
+    return { config, catalogue, store, gateway };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /** Raw HTTP against the gateway, for what the official client cannot send (bad JSON, odd headers). */

@@ -63,7 +63,8 @@ export function admin<T>(method: string, path: string, body?: unknown, token = s
 
 export interface ModelInfo {
   id: string;
-  family: 'alpha' | 'beta' | 'gamma';
+  /** The vendor family serving it, as the gateway's vendor plugins name it. */
+  family: string;
   owned_by: string;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { float32Base64 } from '../reference/embeddings.js';
-import { embedText, planReply, readDirectives, type ReplyPlan, type SimRequest, type SimToolChoice } from './reply-plan.js';
-import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from './sim-server.js';
+import { float32Base64 } from '../../src/reference/embeddings.js';
+import { embedText, planReply, readDirectives, type ReplyPlan, type SimRequest, type SimToolChoice } from '../../src/simulators/reply-plan.js';
+import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from '../../src/simulators/sim-server.js';
 
 /**
  * Simulator of the gamma family's upstream, which speaks the reference format itself

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { embedText, planReply, readDirectives, type ReplyPlan, type SimChoice, type SimRequest, type SimToolChoice } from './reply-plan.js';
-import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from './sim-server.js';
+import { embedText, planReply, readDirectives, type ReplyPlan, type SimChoice, type SimRequest, type SimToolChoice } from '../../src/simulators/reply-plan.js';
+import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from '../../src/simulators/sim-server.js';
 
 /**
  * Simulator of the beta family's upstream, a Gemini-style API (wire-formats §3):
