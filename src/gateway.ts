@@ -1,21 +1,22 @@
 import type { Express } from 'express';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { adminRouter } from './admin/admin-router.js';
 import { adminTokenHash } from './bootstrap.js';
 import type { Catalogue } from './catalogue/catalogue.js';
+import { ENDPOINTS } from './chain/call.js';
 import { Chain } from './chain/chain.js';
 import { setupPlugins } from './chain/load-plugins.js';
 import type { PluginContext } from './chain/plugin.js';
 import type { ResolvedPlugin } from './chain/resolve-plugins.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
+import { apiEntry } from './http/api-entry.js';
 import { createApp } from './http/app.js';
-import { hotPath } from './http/hot-path.js';
-import { logRequests } from './http/request-log.js';
+import { bodyReader } from './http/body-reader.js';
 import { GatewayError } from './http/errors.js';
+import { GatewayServer } from './http/server.js';
 import { sendError } from './http/respond.js';
 import { KeyService } from './keys/key-service.js';
 import { createConnectors } from './imports/connectors.js';
@@ -80,8 +81,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     proxy,
     clock,
     log,
-    upstreamTimeoutMs: config.timeouts.upstream_ms,
-    streamIdleMs: config.timeouts.stream_idle_ms,
+    body: bodyReader(config.server.max_body_bytes),
+    limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({
@@ -93,44 +94,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     adminTokenHash: await adminTokenHash(store, config.admin.token),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
   });
-  app = createApp({ catalogue, chain, pipeline, admin, log, maxBodyBytes: config.server.max_body_bytes });
-
-  const hot = hotPath(pipeline, config.server.max_body_bytes, log);
-  const logRequest = logRequests(log);
-  const express = app;
-  let inFlight = 0;
-  let drained: (() => void) | null = null;
-  let closing: Promise<void> | null = null;
-  const server = createServer((req, res) => {
-    // While draining, requests that still arrive on kept-alive connections are served, and
-    // those connections are told to close.
-    if (closing) res.setHeader('connection', 'close');
-    inFlight += 1;
-    res.once('close', () => {
-      inFlight -= 1;
-      if (inFlight === 0) drained?.();
-    });
-    logRequest(req, res);
-    if (!hot(req, res)) express(req, res);
+  const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });
+  app = express;
+  const http = new GatewayServer({
+    api: apiEntry(Object.values(ENDPOINTS), pipeline),
+    fallback: express,
+    log,
+    shutdownGraceMs: config.server.shutdown_grace_ms,
   });
 
+  let closing: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
-    const grace = config.server.shutdown_grace_ms;
-    log.info({ in_flight: inFlight, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    if (inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, grace);
-        drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    if (inFlight > 0) log.warn({ in_flight: inFlight }, 'grace period over: closing remaining connections');
-    server.closeAllConnections();
-    await stopped;
+    await http.drain();
     await chain.close();
     proxy.close();
     await store.close();
@@ -138,18 +113,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   return {
-    server,
+    server: http.server,
     metrics,
     chain,
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          const address = server.address() as AddressInfo;
-          resolve(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
-        });
-      }),
+    listen: (port, host) => http.listen(port, host),
     close: () => (closing ??= shutdown()),
   };
 }

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { PluginConfigError, resolvePlugins, type ResolvedPlugin } from './chain/resolve-plugins.js';
 import type { Plugin } from './chain/plugin.js';
 import { loadConfig, type Env, type LoadedConfig } from './config/load.js';
-import type { PluginEntry } from './config/schema.js';
+import type { GatewayConfig } from './config/schema.js';
 import { settleUpstreams } from './vendors/upstreams.js';
 import type { VendorDeclaration } from './vendors/vendor.js';
 
@@ -15,8 +15,8 @@ export interface GatewaySetup extends LoadedConfig {
 }
 
 export interface SetupOptions {
-  /** Replaces the plugin list of the file (tests). */
-  plugins?: PluginEntry[];
+  /** Edits the loaded config before its plugins are resolved (an embedding program's or a test's overrides). */
+  edit?: (config: GatewayConfig) => void;
   /** Plugins registered by name by an embedding program, found before the plugins/ folder. */
   registered?: Readonly<Record<string, Plugin>>;
 }
@@ -28,7 +28,7 @@ export interface SetupOptions {
  */
 export async function loadSetup(file: string, env: Env, options: SetupOptions = {}): Promise<GatewaySetup> {
   const loaded = loadConfig(file, env);
-  if (options.plugins) loaded.config.plugins = options.plugins;
+  options.edit?.(loaded.config);
   const plugins = await resolvePlugins(loaded.config.plugins, dirname(loaded.file), options.registered);
   const vendors: VendorDeclaration[] = [];
   for (const { plugin, where } of plugins) {

@@ -1,14 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { isCredentialHeader } from '../../src/http/credential-headers.js';
-import { GatewayError } from '../../src/http/errors.js';
-import {
-  digestsEqual,
-  hashSecret,
-  IMPORTABLE_PREFIXES,
-  importablePrefixOf,
-  NATIVE_KEY_PATTERN,
-} from '../../src/keys/key-material.js';
+import { definePlugin, digestsEqual, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN } from '../../src/plugin-api.js';
 
 /**
  * `auth`: Bearer `sl-` keys. Every presented token takes the same path — hashed, looked up,
@@ -28,7 +19,8 @@ export default definePlugin({
   name: 'auth',
   setup({ store, clock }) {
     return {
-      async onRequest(call) {
+      // From the headers alone: a caller without a valid key never gets a body buffered.
+      async onHeaders(call) {
         const header = call.callerHeaders.authorization;
         if (header === undefined || header.trim() === '') {
           const foreign = foreignAuthHeader(call.callerHeaders);

@@ -1,7 +1,4 @@
-import type { Call, JsonObject } from '../../src/chain/call.js';
-import { definePlugin } from '../../src/chain/plugin.js';
-import type { Capability } from '../../src/catalogue/catalogue.js';
-import { invalidRequest } from '../../src/http/errors.js';
+import { definePlugin, invalidRequest, type Call, type Capability, type JsonObject } from '../../src/plugin-api.js';
 
 /**
  * `capabilities`: refuses, before any upstream, what the model's catalogue entry does not

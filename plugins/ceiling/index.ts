@@ -1,8 +1,4 @@
-import { cycleOf, type BillingCycle } from '../../src/billing/cycle.js';
-import { formatUsd, type Nanos } from '../../src/catalogue/money.js';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError } from '../../src/http/errors.js';
-import type { CycleSpend } from '../../src/store/store.js';
+import { cycleOf, definePlugin, formatUsd, GatewayError, type BillingCycle, type CycleSpend, type Nanos } from '../../src/plugin-api.js';
 import { reservationFor } from './reservation.js';
 
 /**

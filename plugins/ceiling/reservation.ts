@@ -1,7 +1,4 @@
-import type { Call } from '../../src/chain/call.js';
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import { costOf } from '../../src/catalogue/cost.js';
-import type { Nanos } from '../../src/catalogue/money.js';
+import { costOf, type Call, type ModelEntry, type Nanos } from '../../src/plugin-api.js';
 
 const positiveInt = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;

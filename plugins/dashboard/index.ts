@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Response, Router } from 'express';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/http/side-server.js';
+import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/plugin-api.js';
 
 /**
  * `dashboard`: serves the web dashboard (built by `npm run build` into dist/dashboard) at

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
+import { definePlugin } from '../../src/plugin-api.js';
 
 /**
  * `health`: `GET /healthz` — the process is up and serving (liveness); `GET /readyz` — the

@@ -1,10 +1,5 @@
 import type { Request, Response } from 'express';
-import { handled } from '../../src/admin/admin-body.js';
-import { cycleOf } from '../../src/billing/cycle.js';
-import { formatUsd } from '../../src/catalogue/money.js';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError } from '../../src/http/errors.js';
-import { sendJson } from '../../src/http/respond.js';
+import { cycleOf, definePlugin, formatUsd, GatewayError, handled, sendJson } from '../../src/plugin-api.js';
 import { ledgerRow } from './ledger-row.js';
 import { usageReport } from './usage-report.js';
 

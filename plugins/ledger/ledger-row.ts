@@ -1,8 +1,4 @@
-import type { Call } from '../../src/chain/call.js';
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import { costOf } from '../../src/catalogue/cost.js';
-import { cycleOf } from '../../src/billing/cycle.js';
-import type { KeyRecord, LedgerRow } from '../../src/store/store.js';
+import { costOf, cycleOf, type Call, type KeyRecord, type LedgerRow, type ModelEntry } from '../../src/plugin-api.js';
 
 /** Milliseconds between two monotonic marks, to 0.1 ms; null when either was not reached. */
 const span = (from: number, to: number): number | null => (from > 0 && to > 0 ? Math.round((to - from) * 10) / 10 : null);

@@ -1,7 +1,4 @@
-import { cycleOf } from '../../src/billing/cycle.js';
-import { formatUsd, type Nanos } from '../../src/catalogue/money.js';
-import type { JsonObject } from '../../src/chain/call.js';
-import type { KeyRecord, Store } from '../../src/store/store.js';
+import { cycleOf, formatUsd, type JsonObject, type KeyRecord, type Nanos, type Store } from '../../src/plugin-api.js';
 
 /** The ledger window of GET /v1/usage: today (UTC) and the 29 days before it. */
 export const USAGE_WINDOW_DAYS = 30;

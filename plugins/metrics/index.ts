@@ -1,10 +1,5 @@
 import { collectDefaultMetrics } from 'prom-client';
-import { bearerMatches } from '../../src/admin/admin-auth.js';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError } from '../../src/http/errors.js';
-import { sendError } from '../../src/http/respond.js';
-import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/http/side-server.js';
-import { hashSecret } from '../../src/keys/key-material.js';
+import { bearerMatches, definePlugin, GatewayError, hashSecret, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, sendError } from '../../src/plugin-api.js';
 import { GatewaySeries } from './series.js';
 
 /**

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Call } from '../../src/chain/call.js';
-import { costOf } from '../../src/catalogue/cost.js';
+import { costOf, type Call } from '../../src/plugin-api.js';
 
 /**
  * The gateway's series. Every label value comes from configuration or a fixed set — the

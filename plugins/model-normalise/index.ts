@@ -1,6 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import { checkRequestBody } from '../../src/reference/request-schemas.js';
+import { checkRequestBody, definePlugin, GatewayError, invalidRequest } from '../../src/plugin-api.js';
 
 /**
  * `model-normalise`: checks the request body (400 naming the field: first `model`, then the

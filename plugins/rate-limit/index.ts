@@ -1,5 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError } from '../../src/http/errors.js';
+import { definePlugin, GatewayError } from '../../src/plugin-api.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /**

@@ -1,6 +1,4 @@
-import type { Catalogue, ModelEntry } from '../../src/catalogue/catalogue.js';
-import { PluginConfigError } from '../../src/chain/resolve-plugins.js';
-import { definePlugin } from '../../src/chain/plugin.js';
+import { definePlugin, PluginConfigError, type Catalogue, type ModelEntry } from '../../src/plugin-api.js';
 import { createRetryPolicy, SPEC_CADENCE } from './policy.js';
 
 /**
@@ -19,9 +17,10 @@ interface RetryConfig {
 
 const siblings = { type: 'object', additionalProperties: { type: 'string', minLength: 1 } } as const;
 
-function resolveFallback(catalogue: Catalogue, fallback: RetryConfig['fallback']): Map<string, ModelEntry> {
+function resolveFallback(catalogue: Catalogue, families: readonly string[], fallback: RetryConfig['fallback']): Map<string, ModelEntry> {
   const map = new Map<string, ModelEntry>();
   for (const [family, pairs] of Object.entries(fallback)) {
+    if (!families.includes(family)) throw new PluginConfigError(`plugin "retry": config /fallback/${family} names a family no enabled vendor plugin serves`);
     for (const [from, to] of Object.entries(pairs)) {
       const where = `plugin "retry": config /fallback/${family}/${from}`;
       const primary = catalogue.resolve(from);
@@ -59,13 +58,13 @@ export default definePlugin<RetryConfig>({
       fallback: { type: 'object', additionalProperties: siblings, default: {} },
     },
   },
-  setup({ config, catalogue }, settings) {
+  setup({ config, catalogue, families }, settings) {
     return {
       retryPolicy: createRetryPolicy({
         max: config.retry.max,
         cadence: settings.cadence.map((step) => ({ delayMs: step.delay_ms, jitterMs: step.jitter_ms })),
         minAttemptMs: settings.min_attempt_ms,
-        fallback: resolveFallback(catalogue, settings.fallback),
+        fallback: resolveFallback(catalogue, families, settings.fallback),
       }),
     };
   },

@@ -1,6 +1,4 @@
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import type { Call } from '../../src/chain/call.js';
-import type { AttemptFailure, RetryDecision, RetryPolicy } from '../../src/chain/retry.js';
+import type { AttemptFailure, Call, ModelEntry, RetryDecision, RetryPolicy } from '../../src/plugin-api.js';
 
 /** One step of the backoff cadence: `delayMs` ± `jitterMs`, uniformly. */
 export interface CadenceStep {

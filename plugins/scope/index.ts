@@ -1,5 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
-import { GatewayError } from '../../src/http/errors.js';
+import { definePlugin, GatewayError } from '../../src/plugin-api.js';
 
 /** `scope`: a key's model allowlist (403 model_not_allowed), checked on the canonical ID. */
 export default definePlugin({

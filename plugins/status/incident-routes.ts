@@ -1,11 +1,5 @@
 import type { Router } from 'express';
-import { handled, validBody } from '../../src/admin/admin-body.js';
-import type { Catalogue } from '../../src/catalogue/catalogue.js';
-import type { Clock } from '../../src/clock.js';
-import { compileSchema } from '../../src/config/validate.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import { sendJson } from '../../src/http/respond.js';
-import type { IncidentImpact, IncidentRecord, IncidentStatus, StatusStore } from '../../src/store/status.js';
+import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock, type IncidentImpact, type IncidentRecord, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
 import { incidentJson } from './report.js';
 
 /** `/admin/v1/incidents`: operators open, update and resolve incidents shown on /status. */

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../../src/clock.js';
-import type { StatusStore } from '../../src/store/status.js';
+import type { Clock, StatusStore } from '../../src/plugin-api.js';
 import { SlidingCounts } from './sliding-counts.js';
 
 export interface WatchSettings {

@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Call } from '../../src/chain/call.js';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/http/side-server.js';
+import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, type Call } from '../../src/plugin-api.js';
 import { mountIncidentRoutes } from './incident-routes.js';
 import { IncidentWatch } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';

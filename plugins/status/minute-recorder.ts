@@ -1,4 +1,4 @@
-import type { StatusSample, StatusStore } from '../../src/store/status.js';
+import type { StatusSample, StatusStore } from '../../src/plugin-api.js';
 import { bucketOf } from './latency-buckets.js';
 
 const MINUTE_MS = 60_000;

@@ -1,5 +1,4 @@
-import type { Catalogue } from '../../src/catalogue/catalogue.js';
-import type { IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from '../../src/store/status.js';
+import type { Catalogue, IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from '../../src/plugin-api.js';
 import { quantile } from './latency-buckets.js';
 
 /** The figures of /status and /status.json: what the gateway recorded, not a prober's view. */

@@ -1,5 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
-import { PluginConfigError } from '../../src/chain/resolve-plugins.js';
+import { definePlugin, PluginConfigError } from '../../src/plugin-api.js';
 
 /**
  * `upstream-headers`: adds fixed headers to every upstream request, optionally only for some

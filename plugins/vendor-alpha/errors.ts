@@ -1,7 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonObject } from '../../src/chain/call.js';
-import type { GatewayError } from '../../src/http/errors.js';
-import { upstreamError } from '../../src/http/upstream-status.js';
+import { upstreamError, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
 
 /**
  * Alpha error bodies (`{"type":"error","error":{"type","message"}}`) → our envelope (wire-formats

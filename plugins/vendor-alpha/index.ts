@@ -1,4 +1,4 @@
-import { definePlugin } from '../../src/chain/plugin.js';
+import { definePlugin } from '../../src/plugin-api.js';
 import { AlphaTranslator } from './translator.js';
 
 const FAMILY = 'alpha';

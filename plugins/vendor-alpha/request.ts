@@ -1,7 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import { invalidRequest } from '../../src/http/errors.js';
-import type { ChatRequest, Part, ToolChoice } from '../../src/reference/chat-request.js';
+import { invalidRequest, type ChatRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
 
 /**
  * Reference chat request → alpha Messages request (wire-formats §4.1, alpha column).

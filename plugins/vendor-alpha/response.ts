@@ -1,6 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
-import type { FinishReason, Reply, ReplyToolCall, ReplyUsage } from '../../src/reference/reply.js';
-import { tokenCount } from '../../src/reference/upstream-json.js';
+import { tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { JSON_TOOL } from './request.js';
 
 /** Alpha message → the neutral reply (wire-formats §4.3, alpha column). */

@@ -1,11 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Call } from '../../src/chain/call.js';
-import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import { ReferenceCallShape } from '../../src/reference/call-shape.js';
-import { parseChatRequest } from '../../src/reference/chat-request.js';
-import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
+import { GatewayError, invalidRequest, parseChatRequest, parseUpstreamJson, ReferenceCallShape, type Call, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { alphaError } from './errors.js';
 import { alphaRequestBody } from './request.js';
 import { alphaReply } from './response.js';

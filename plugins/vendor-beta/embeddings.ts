@@ -1,6 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
-import { GatewayError } from '../../src/http/errors.js';
-import type { EmbeddingsRequest } from '../../src/reference/embeddings.js';
+import { GatewayError, type EmbeddingsRequest, type JsonObject } from '../../src/plugin-api.js';
 
 /** Reference embeddings ⇄ beta `:batchEmbedContents` (one entry per input, in order). */
 

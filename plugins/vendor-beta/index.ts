@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { definePlugin } from '../../src/chain/plugin.js';
-import { policyAllowing } from '../../src/net/address-policy.js';
-import { GuardedFetcher } from '../../src/net/guarded-fetch.js';
+import { definePlugin, GuardedFetcher, policyAllowing } from '../../src/plugin-api.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
+import type { JsonObject } from '../../src/plugin-api.js';
 
 /**
  * Beta `logprobsResult` → reference `logprobs` (`responseLogprobs`/`logprobs` ⇄

@@ -1,6 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import type { ChatRequest, Part, ToolChoice, Turn } from '../../src/reference/chat-request.js';
+import { GatewayError, invalidRequest, type ChatRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
 /**

@@ -1,7 +1,4 @@
-import type { JsonObject } from '../../src/chain/call.js';
-import { mintId } from '../../src/reference/ids.js';
-import type { FinishReason, Reply, ReplyChoice, ReplyToolCall, ReplyUsage } from '../../src/reference/reply.js';
-import { tokenCount } from '../../src/reference/upstream-json.js';
+import { mintId, tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { referenceLogprobs } from './logprobs.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { embedText, planReply, readDirectives, type ReplyPlan, type SimChoice, type SimRequest, type SimToolChoice } from '../../src/simulators/reply-plan.js';
-import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from '../../src/simulators/sim-server.js';
+import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 
 /**
  * Simulator of the beta family's upstream, a Gemini-style API (wire-formats §3):

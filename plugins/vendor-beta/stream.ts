@@ -1,9 +1,4 @@
-import type { JsonObject, Usage } from '../../src/chain/call.js';
-import type { SseEvent, StreamTranslator } from '../../src/chain/translator.js';
-import { GatewayError } from '../../src/http/errors.js';
-import { ledgerUsage, type ReplyUsage } from '../../src/reference/reply.js';
-import type { ReferenceStreamWriter } from '../../src/reference/stream-writer.js';
-import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
+import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReferenceStreamWriter, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
 import { betaFinish, betaUsage, partsOf, readPart } from './response.js';

@@ -1,14 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Call } from '../../src/chain/call.js';
-import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
-import type { ModelEntry } from '../../src/catalogue/catalogue.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import type { GuardedFetcher } from '../../src/net/guarded-fetch.js';
-import { ReferenceCallShape } from '../../src/reference/call-shape.js';
-import { parseChatRequest } from '../../src/reference/chat-request.js';
-import { embeddingsBody, parseEmbeddingsRequest, type EmbeddingsRequest } from '../../src/reference/embeddings.js';
-import { inlineRemoteImages } from '../../src/reference/inline-images.js';
-import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
+import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseChatRequest, parseEmbeddingsRequest, parseUpstreamJson, ReferenceCallShape, type Call, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { betaRequestBody } from './request.js';

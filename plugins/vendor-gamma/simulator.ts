@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { float32Base64 } from '../../src/reference/embeddings.js';
-import { embedText, planReply, readDirectives, type ReplyPlan, type SimRequest, type SimToolChoice } from '../../src/simulators/reply-plan.js';
-import { faultFromDirectives, SimServer, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from '../../src/simulators/sim-server.js';
+import { embedText, faultFromDirectives, float32Base64, planReply, readDirectives, SimServer, type ReplyPlan, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 
 /**
  * Simulator of the gamma family's upstream, which speaks the reference format itself

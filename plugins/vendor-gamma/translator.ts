@@ -1,9 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
-import type { SseEvent, StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
-import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import { upstreamError } from '../../src/http/upstream-status.js';
-import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
+import { GatewayError, invalidRequest, parseUpstreamJson, tokenCount, upstreamError, type Call, type JsonObject, type SseEvent, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest, type Usage } from '../../src/plugin-api.js';
 
 /**
  * Gamma speaks the reference format, so its translator is nearly the identity: the model

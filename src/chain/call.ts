@@ -46,6 +46,35 @@ const CALL = Symbol('gateway.call');
 type WithCall = ServerResponse & { [CALL]?: Call };
 export const callOf = (res: ServerResponse): Call | undefined => (res as WithCall)[CALL];
 
+/**
+ * Deepest nesting a request body may have. JSON.parse copes with any depth, but JSON.stringify
+ * and schema checks recurse: a body 5,000 levels deep overflowed the stack (a 500). Tool
+ * schemas and structured inputs stay far below this.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** The deepest `[`/`{` nesting of a JSON text, outside strings (one pass, no parsing). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 || c === 123) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 /** Monotonic milliseconds (performance.now()) of the phases of a call; 0 = not reached. */
 export interface Timings {
   received: number;
@@ -104,8 +133,6 @@ export class Call {
   /** HTTP status sent (or that would have been sent) to the caller. */
   status = 0;
   error: GatewayError | null = null;
-  /** Set when the caller's connection closed before the reply was complete. */
-  callerGone = false;
   /** Upstream attempts made (0: the call never reached an upstream). */
   attempts = 0;
   /** Status of the last upstream response, 0 if none. */
@@ -118,6 +145,8 @@ export class Call {
   /** The caller's request headers as received (the proxy core replaces `req.headers` per attempt). */
   readonly callerHeaders: IncomingHttpHeaders;
   private parsedBody: JsonObject | undefined;
+  /** Aborted once, when the caller goes away: everything the call waits on listens to it. */
+  private readonly aborter = new AbortController();
 
   constructor(
     readonly endpoint: Endpoint,
@@ -125,7 +154,8 @@ export class Call {
     readonly res: ServerResponse,
     /** Epoch ms of admission (the billing cycle is the admission's). */
     readonly admittedAt: number,
-    private readonly rawBody: Buffer | undefined,
+    /** The request bytes; the pipeline hands them over once read (after the header checks). */
+    private rawBody: Buffer | undefined = undefined,
   ) {
     this.callerHeaders = req.headers;
     (res as WithCall)[CALL] = this;
@@ -134,6 +164,26 @@ export class Call {
 
   get family(): string | null {
     return this.model?.family ?? null;
+  }
+
+  /** The call's one abort signal: aborted when the caller's connection closes before the reply is complete. */
+  get signal(): AbortSignal {
+    return this.aborter.signal;
+  }
+
+  /** Whether the caller went away before the reply was complete. */
+  get callerGone(): boolean {
+    return this.aborter.signal.aborted;
+  }
+
+  /** The caller's connection closed early: abort the upstream attempt, the backoff or the relay in progress. */
+  callerLeft(): void {
+    this.aborter.abort(new Error('the caller closed the connection'));
+  }
+
+  /** The request bytes as read by the pipeline. */
+  receiveBody(raw: Buffer): void {
+    this.rawBody = raw;
   }
 
   /** The raw request bytes, exactly as the caller sent them. */
@@ -150,9 +200,13 @@ export class Call {
     if (!this.rawBody || this.rawBody.length === 0) {
       throw invalidRequest('The request body is empty; send a JSON object with Content-Type: application/json.', null, 'invalid_json');
     }
+    const text = this.rawBody.toString('utf8');
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, null, 'invalid_json');
+    }
     let value: unknown;
     try {
-      value = JSON.parse(this.rawBody.toString('utf8'));
+      value = JSON.parse(text);
     } catch (error) {
       throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
     }

@@ -25,12 +25,21 @@ function collect<K extends keyof PluginHooks>(plugins: readonly LoadedPlugin[], 
   return hooks;
 }
 
+/** Runs hooks one after another; synchronous ones cost no await. */
+async function runInOrder(hooks: ReadonlyArray<(call: Call) => void | Promise<void>>, call: Call): Promise<void> {
+  for (const hook of hooks) {
+    const pending = hook(call);
+    if (pending) await pending;
+  }
+}
+
 /**
  * Runs the hooks of the configured plugins. The hook lists are built once at boot so that a
  * request pays only for the hooks that exist.
  */
 export class Chain {
   readonly names: readonly string[];
+  private readonly headerHooks: Array<Hook<'onHeaders'>>;
   private readonly requestHooks: Array<Hook<'onRequest'>>;
   private readonly upstreamRequestHooks: Array<Hook<'onUpstreamRequest'>>;
   private readonly upstreamResponseHooks: Array<Hook<'onUpstreamResponse'>>;
@@ -48,6 +57,7 @@ export class Chain {
   ) {
     const reversed = [...plugins].reverse();
     this.names = plugins.map((p) => p.name);
+    this.headerHooks = collect(plugins, 'onHeaders');
     this.requestHooks = collect(plugins, 'onRequest');
     this.upstreamRequestHooks = collect(plugins, 'onUpstreamRequest');
     this.upstreamResponseHooks = collect(reversed, 'onUpstreamResponse');
@@ -90,12 +100,14 @@ export class Chain {
     return this.translators.get(family);
   }
 
-  /** Gatekeeping, in config order; a hook refuses the call by throwing. Sync hooks cost no await. */
-  async onRequest(call: Call): Promise<void> {
-    for (const hook of this.requestHooks) {
-      const pending = hook(call);
-      if (pending) await pending;
-    }
+  /** Header checks, in config order, before the body is read; a hook refuses the call by throwing. */
+  onHeaders(call: Call): Promise<void> {
+    return runInOrder(this.headerHooks, call);
+  }
+
+  /** Gatekeeping, in config order; a hook refuses the call by throwing. */
+  onRequest(call: Call): Promise<void> {
+    return runInOrder(this.requestHooks, call);
   }
 
   onUpstreamRequest(call: Call, request: UpstreamRequest): void {

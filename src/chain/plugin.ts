@@ -49,6 +49,11 @@ export interface UpstreamHead {
  * can stall a stream.
  */
 export interface PluginHooks {
+  /**
+   * Before the request body is read: checks that need only the headers (the key), so that a
+   * refused caller never makes the gateway buffer a body. Throw a GatewayError to refuse.
+   */
+  onHeaders?(call: Call): void | Promise<void>;
   /** Before the upstream call: gatekeeping (throw a GatewayError to refuse) and enrichment of the call. */
   onRequest?(call: Call): void | Promise<void>;
   /** Each upstream attempt, after translation: may add headers. */

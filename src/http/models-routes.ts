@@ -11,6 +11,9 @@ const modelObject = (model: ModelEntry): Record<string, unknown> => ({
   family: model.family,
 });
 
+/** The model-list paths (Express patterns), documented: another method is the edge's 405. */
+export const MODEL_PATHS = ['/v1/models', '/v1/models/:id'] as const;
+
 /** `GET /v1/models` (no key) and `GET /v1/models/{id}` from the catalogue, serialised once at boot. */
 export function mountModelRoutes(app: Express, catalogue: Catalogue): void {
   const list = JSON.stringify({ object: 'list', data: catalogue.models.map(modelObject) });

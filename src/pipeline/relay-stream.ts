@@ -75,6 +75,9 @@ export function relayStream(
   });
 
   return new Promise<void>((resolve, reject) => {
+    // A caller who leaves ends the upstream request: nothing more is produced, or billed.
+    const onAbort = (): void => void upstream.destroy();
+    call.signal.addEventListener('abort', onAbort, { once: true });
     const idle = setTimeout(
       () => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)),
       options.idleMs,
@@ -97,6 +100,7 @@ export function relayStream(
       }
     });
     finished(upstream, (error) => {
+      call.signal.removeEventListener('abort', onAbort);
       clearTimeout(idle);
       clearTimeout(headersAlone);
       // What arrived before the end (or the break) reaches the caller first.

@@ -10,7 +10,7 @@ import { upstreamHeaders } from './headers.js';
 /**
  * The streaming proxy core: the only module that imports http-proxy-3. It sends one upstream
  * attempt and hands back the upstream response with its body unread, so the relay can stream
- * it. The library's traps (see docs/architecture notes) are handled here: a global error
+ * it. The library's traps are handled here: a global error
  * listener, the body re-sent from a buffer, our own response handling, connect and header
  * timeouts, keep-alive agents, and the caller's headers curated before they are copied.
  */
@@ -132,17 +132,20 @@ export class ProxyCore {
   send(call: Call, family: string, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
     const target = this.targets.get(family);
     if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
-    const { req, res } = call;
+    const { req, res, signal } = call;
     // http-proxy-3 copies req.headers verbatim: give it the curated set for this attempt.
     req.headers = upstreamHeaders(call.callerHeaders, request.headers, request.body.length) as typeof req.headers;
     const url = new URL(request.path, target.base);
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const onCallerClose = (): void => {
-        if (!res.writableFinished) attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
-      };
-      const attempt = new PendingAttempt(url, resolve, reject, () => res.off('close', onCallerClose), headersMs);
+      // The caller leaving (the call's signal) ends the attempt and its upstream request.
+      const onAbort = (): void => attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
+      const attempt = new PendingAttempt(url, resolve, reject, () => signal.removeEventListener('abort', onAbort), headersMs);
+      if (signal.aborted) {
+        attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
+        return;
+      }
       (req as WithAttempt)[PENDING] = attempt;
-      res.once('close', onCallerClose);
+      signal.addEventListener('abort', onAbort, { once: true });
       this.proxy.web(req, res as ServerResponse, {
         target: url,
         agent: target.agent,

@@ -168,11 +168,13 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
 /** Config, catalogue, store and gateway as `npm start` builds them; nothing is left open if a step fails. */
 async function assemble(options: HarnessOptions, env: Record<string, string>, dbPath: string, sink: Writable) {
   const setup = await loadSetup('config/gateway.yaml', env, {
-    ...(options.plugins ? { plugins: options.plugins } : {}),
+    edit: (config) => {
+      if (options.plugins) config.plugins = options.plugins;
+      options.configure?.(config);
+    },
     ...(options.registered ? { registered: options.registered } : {}),
   });
   const { config } = setup;
-  options.configure?.(config);
   const log = createLogger(config.log.level, sink);
   const catalogue = loadCatalogue(setup.cataloguePath);
   const store = SqliteStore.open(dbPath);

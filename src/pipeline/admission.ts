@@ -1,0 +1,17 @@
+import type { Call } from '../chain/call.js';
+import type { Chain } from '../chain/chain.js';
+import type { BodyReader } from '../http/body-reader.js';
+
+/**
+ * Gatekeeping, in the contract's order: the edge's 413 from a declared length, the checks that
+ * need only the headers (the key: 401) before a single body byte is buffered, then the body,
+ * then the chain's request hooks (body 400, model 404, allowlist 403, rate cap 429, ceiling
+ * 402). A hook refuses by throwing.
+ */
+export async function admit(call: Call, chain: Chain, body: BodyReader): Promise<void> {
+  const post = call.endpoint.method === 'POST';
+  if (post) body.checkDeclaredLength(call.req);
+  await chain.onHeaders(call);
+  if (post) call.receiveBody(await body.read(call.req, call.res));
+  await chain.onRequest(call);
+}

@@ -1,0 +1,37 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Call } from '../chain/call.js';
+import type { Chain } from '../chain/chain.js';
+import { isGatewayError } from '../http/errors.js';
+import { sendError, sseErrorFrame } from '../http/respond.js';
+import { failed } from './outcome.js';
+
+/**
+ * Runs the completion hooks exactly once per call (the ledger's row, metrics, status), stamping
+ * `timings.completed`. Callers await it before the last byte of a reply, so an answered call
+ * is accounted for; a hook's failure is rethrown (the reply is then not acknowledged).
+ */
+export async function complete(call: Call, chain: Chain): Promise<void> {
+  if (call.timings.completed !== 0) return;
+  call.timings.completed = performance.now();
+  await chain.onComplete(call);
+}
+
+/**
+ * Ends a call that did not succeed: its outcome decided (outcome.ts), the completion hooks run,
+ * then the error in our envelope — as a JSON reply before any header went out, as a last SSE
+ * frame after. Nothing is written to a caller who left.
+ */
+export async function endInFailure(call: Call, thrown: unknown, chain: Chain, log: Logger): Promise<void> {
+  if (!isGatewayError(thrown) && !call.callerGone) log.error({ err: thrown }, 'unexpected failure in a call');
+  const error = failed(call, thrown);
+  try {
+    await complete(call, chain);
+  } catch (hookError) {
+    log.error({ err: hookError }, 'completion hooks failed for a failed call');
+  }
+  const { res } = call;
+  if (!error || res.destroyed) return;
+  if (res.headersSent) res.end(sseErrorFrame(error));
+  else sendError(res, error);
+}

@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Call } from '../chain/call.js';
+import type { Chain } from '../chain/chain.js';
+import type { StreamTranslator, Translator } from '../chain/translator.js';
+import { sendJson, SSE_DONE, SSE_HEADERS } from '../http/respond.js';
+import { UpstreamFailure } from '../proxy/proxy-core.js';
+import { complete } from './completion.js';
+import { succeeded } from './outcome.js';
+import { relayStream } from './relay-stream.js';
+import { upstreamFailureError, type FailureLimits } from './upstream-errors.js';
+
+/**
+ * The relay of an answer to the caller: the translated body, or the stream event by event.
+ * Completion runs before the last byte (for a stream, before its closing `data: [DONE]`).
+ */
+
+export interface RelayDeps {
+  chain: Chain;
+  limits: FailureLimits;
+}
+
+const now = (): number => performance.now();
+
+/** Records how the answering attempt failed after its headers (a broken stream, a body that is not the vendor's format). */
+function markAttempt(call: Call, code: string): void {
+  const attempt = call.upstreamAttempts.at(-1);
+  if (attempt) attempt.code = code;
+}
+
+export async function relayBody(call: Call, translator: Translator, raw: Buffer, deps: RelayDeps): Promise<void> {
+  let out;
+  try {
+    out = translator.response(raw);
+  } catch (error) {
+    markAttempt(call, 'invalid_body');
+    throw error;
+  }
+  call.usage = out.usage;
+  succeeded(call);
+  await complete(call, deps.chain);
+  if (call.callerGone) return;
+  call.timings.firstByte = now();
+  if (deps.chain.wantsChunks) deps.chain.onResponseChunk(call, out.body);
+  sendJson(call.res, 200, out.body);
+}
+
+/** A stream cut short is billed for what was produced: the vendor's count where it gave one, else the relayed deltas. */
+function settleUsage(call: Call, stream: StreamTranslator): void {
+  if (stream.usage) {
+    call.usage = stream.usage;
+  } else {
+    call.usage = { promptTokens: 0, completionTokens: stream.relayedDeltas };
+    call.usageEstimated = true;
+  }
+}
+
+export async function relayStreamed(call: Call, translator: Translator, upstream: IncomingMessage, deps: RelayDeps): Promise<void> {
+  const { chain } = deps;
+  const { res } = call;
+  const stream = translator.stream();
+  // The headers leave with the first frames (one write); relayStream sends them alone if the
+  // upstream is slow to produce any.
+  res.writeHead(200, SSE_HEADERS);
+  call.status = 200;
+  try {
+    await relayStream(call, upstream, stream, {
+      idleMs: deps.limits.streamIdleMs,
+      onFrame: chain.wantsChunks ? (frame) => chain.onResponseChunk(call, frame) : null,
+    });
+  } catch (error) {
+    call.timings.upstreamEnd = now();
+    settleUsage(call, stream);
+    if (call.callerGone) throw error;
+    markAttempt(call, error instanceof UpstreamFailure ? error.kind : 'stream_error');
+    throw error instanceof UpstreamFailure ? upstreamFailureError(error, call.family, deps.limits) : error;
+  }
+  call.timings.upstreamEnd = now();
+  settleUsage(call, stream);
+  succeeded(call);
+  await complete(call, chain);
+  if (chain.wantsChunks) chain.onResponseChunk(call, SSE_DONE);
+  res.end(SSE_DONE);
+}

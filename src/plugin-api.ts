@@ -1,0 +1,66 @@
+/**
+ * The plugin contract: everything a plugin under plugins/ may use of the core, and nothing
+ * else. Plugins import from this module only, so a newcomer reads here what a plugin can do and
+ * the core can move behind it. Grouped by what a plugin is for.
+ */
+
+// The plugin itself: its definition, setup context, hooks, and the call every hook sees.
+export { definePlugin } from './chain/plugin.js';
+export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/plugin.js';
+export { PluginConfigError } from './chain/resolve-plugins.js';
+export type { Call, Endpoint, EndpointName, JsonObject, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
+export type { VendorDeclaration } from './vendors/vendor.js';
+export type { Clock } from './clock.js';
+
+// Refusing and answering: the error envelope, JSON replies, admin and operator routes.
+export { GatewayError, invalidRequest } from './http/errors.js';
+export type { ErrorStatus } from './http/errors.js';
+export { sendError, sendJson } from './http/respond.js';
+export { handled, validBody } from './admin/admin-body.js';
+export { bearerMatches } from './admin/admin-auth.js';
+export { compileSchema } from './config/validate.js';
+export { html, SafeHtml } from './http/html.js';
+export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-server.js';
+
+// Keys and credentials.
+export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from './keys/key-material.js';
+export { isCredentialHeader } from './http/credential-headers.js';
+
+// The catalogue, money and billing.
+export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js';
+export { formatUsd } from './catalogue/money.js';
+export type { Nanos } from './catalogue/money.js';
+export { costOf } from './catalogue/cost.js';
+export { cycleOf } from './billing/cycle.js';
+export type { BillingCycle } from './billing/cycle.js';
+
+// The store a plugin's setup receives.
+export type { CycleSpend, KeyRecord, LedgerRow, Store } from './store/store.js';
+export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+
+// Retries.
+export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
+
+// A vendor family: translating the reference format to the vendor's wire format and back.
+export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
+export { parseChatRequest } from './reference/chat-request.js';
+export type { ChatRequest, Part, ToolChoice, Turn } from './reference/chat-request.js';
+export { checkRequestBody } from './reference/request-schemas.js';
+export { ReferenceCallShape } from './reference/call-shape.js';
+export { ledgerUsage } from './reference/reply.js';
+export type { FinishReason, Reply, ReplyChoice, ReplyToolCall, ReplyUsage } from './reference/reply.js';
+export { ReferenceStreamWriter } from './reference/stream-writer.js';
+export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
+export type { EmbeddingsRequest } from './reference/embeddings.js';
+export { mintId } from './reference/ids.js';
+export { parseUpstreamJson, tokenCount } from './reference/upstream-json.js';
+export { upstreamError } from './http/upstream-status.js';
+export { inlineRemoteImages } from './reference/inline-images.js';
+export { GuardedFetcher } from './net/guarded-fetch.js';
+export { policyAllowing } from './net/address-policy.js';
+
+// A vendor's simulator: a real HTTP server speaking its wire format, with faults for tests.
+export { faultFromDirectives, SimServer } from './simulators/sim-server.js';
+export type { SimContext, SimOptions, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
+export { embedText, planReply, readDirectives } from './simulators/reply-plan.js';
+export type { ReplyPlan, SimChoice, SimRequest, SimToolChoice } from './simulators/reply-plan.js';
