@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import { PluginConfigError, resolvePlugins, type ResolvedPlugin } from './chain/resolve-plugins.js';
 import type { Plugin } from './chain/plugin.js';
 import { loadConfig, type Env, type LoadedConfig } from './config/load.js';
@@ -29,7 +28,7 @@ export interface SetupOptions {
 export async function loadSetup(file: string, env: Env, options: SetupOptions = {}): Promise<GatewaySetup> {
   const loaded = loadConfig(file, env);
   options.edit?.(loaded.config);
-  const plugins = await resolvePlugins(loaded.config.plugins, dirname(loaded.file), options.registered);
+  const plugins = await resolvePlugins(loaded.config.plugins, loaded.file, options.registered);
   const vendors: VendorDeclaration[] = [];
   for (const { plugin, where } of plugins) {
     if (!plugin.vendor) continue;

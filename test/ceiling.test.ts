@@ -163,10 +163,10 @@ t.test('reservations of calls that fail or are refused later are released', asyn
 t.test('the ceiling plugin refuses to start without the ledger after it', async (t) => {
   await t.rejects(
     startHarness(t, { plugins: ['auth', 'model-normalise', 'scope', 'ceiling', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })) }),
-    { message: /config \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/ },
+    { message: /gateway\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/ },
   );
   await t.rejects(
     startHarness(t, { plugins: ['auth', 'model-normalise', 'ledger', 'ceiling', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })) }),
-    { message: /config \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/ },
+    { message: /gateway\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/ },
   );
 });

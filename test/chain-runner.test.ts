@@ -63,10 +63,10 @@ const plain = (name: string, order: Pick<Plugin, 'after' | 'before'> = {}): Plug
 t.test('after and before are checked at boot, naming the YAML path', async (t) => {
   const registered = { a: plain('a'), b: plain('b', { after: ['a'] }), c: plain('c', { before: ['a'] }) };
   t.same((await resolvePlugins([entry('a'), entry('b')], '.', registered)).map((p) => p.name), ['a', 'b']);
-  await t.rejects(resolvePlugins([entry('b'), entry('a')], '.', registered), { message: 'config /plugins/0: plugin "b" must come after "a" in the plugin list' });
+  await t.rejects(resolvePlugins([entry('b'), entry('a')], 'gw.yaml', registered), { message: 'gw.yaml: /plugins/0: plugin "b" must come after "a" in the plugin list' });
   await t.rejects(resolvePlugins([entry('b')], '.', registered), { message: /must come after "a"/, name: 'PluginConfigError' }, 'a missing plugin it needs first');
   t.same((await resolvePlugins([entry('c'), entry('a')], '.', registered)).map((p) => p.name), ['c', 'a']);
-  await t.rejects(resolvePlugins([entry('a'), entry('c')], '.', registered), { message: 'config /plugins/1: plugin "c" needs "a" listed after it in the plugin list' });
+  await t.rejects(resolvePlugins([entry('a'), entry('c')], 'gw.yaml', registered), { message: 'gw.yaml: /plugins/1: plugin "c" needs "a" listed after it in the plugin list' });
   await t.rejects(resolvePlugins([entry('c')], '.', registered), { message: /needs "a" listed after it/ });
   t.same((await resolvePlugins([entry('a', { enabled: false }), entry('c', { enabled: false })], '.', registered)).length, 0, 'disabled plugins are not checked');
   await t.rejects(resolvePlugins([entry('ceiling')], '.'), { message: /plugin "ceiling" must come after "auth"/ });
@@ -78,11 +78,15 @@ t.test('a plugin kept outside plugins/ is loaded from the path its entry names',
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   mkdirSync(join(dir, 'greeter'));
   writeFileSync(join(dir, 'greeter', 'index.js'), "export default { name: 'greeter', setup: () => ({}) };\n");
-  const [greeter] = await resolvePlugins([entry('greeter', { path: 'greeter' })], dir);
+  const configFile = join(dir, 'gateway.yaml');
+  const [greeter] = await resolvePlugins([entry('greeter', { path: 'greeter' })], configFile);
   t.equal(greeter?.plugin.name, 'greeter', 'relative to the config file');
-  await t.rejects(resolvePlugins([entry('greeter', { path: 'nowhere' })], dir), { message: /config \/plugins\/0: no plugin named "greeter"/ });
+  await t.rejects(resolvePlugins([entry('greeter', { path: 'nowhere' })], configFile), { message: /gateway\.yaml: \/plugins\/0: no plugin named "greeter"/ });
   writeFileSync(join(dir, 'greeter', 'index.js'), "export default { name: 'someone-else', setup: () => ({}) };\n");
   mkdirSync(join(dir, 'other'));
   writeFileSync(join(dir, 'other', 'index.js'), "export default { name: 'someone-else', setup: () => ({}) };\n");
-  await t.rejects(resolvePlugins([entry('greeter', { path: 'other' })], dir), { message: /calls itself "someone-else"/ });
+  await t.rejects(resolvePlugins([entry('greeter', { path: 'other' })], configFile), { message: /calls itself "someone-else"/ });
+  await t.rejects(resolvePlugins([entry('upstream-headers', { config: { headers: { a: 1 } } })], configFile), {
+    message: /gateway\.yaml: \/plugins\/0\/config\/headers\/a must be string$/,
+  }, "a plugin's config schema names the file and the path inside the block");
 });

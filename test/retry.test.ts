@@ -218,7 +218,7 @@ t.test('sibling fallback on 503: answered and billed as the sibling', async (t) 
 
 t.test('fallback configuration mistakes stop the gateway with the path named', async (t) => {
   for (const [fallback, message] of [
-    [{ gamma: { 'gamma-5.4': 'alpha-sonnet-4.6' } }, /fallback\/gamma\/gamma-5.4: .*must both belong to the gamma family/],
+    [{ gamma: { 'gamma-5.4': 'alpha-sonnet-4.6' } }, /gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5.4: .*must both belong to the gamma family/],
     [{ gamma: { 'gamma-9': 'gamma-5.2' } }, /unknown model 'gamma-9'/],
     [{ gamma: { 'gamma-5.4': 'gamma-5-4' } }, /its own sibling/],
   ] as const) {

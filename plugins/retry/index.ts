@@ -20,9 +20,9 @@ const siblings = { type: 'object', additionalProperties: { type: 'string', minLe
 function resolveFallback(catalogue: Catalogue, families: readonly string[], fallback: RetryConfig['fallback']): Map<string, ModelEntry> {
   const map = new Map<string, ModelEntry>();
   for (const [family, pairs] of Object.entries(fallback)) {
-    if (!families.includes(family)) throw new PluginConfigError(`plugin "retry": config /fallback/${family} names a family no enabled vendor plugin serves`);
+    if (!families.includes(family)) throw new PluginConfigError(`/fallback/${family} names a family no enabled vendor plugin serves`);
     for (const [from, to] of Object.entries(pairs)) {
-      const where = `plugin "retry": config /fallback/${family}/${from}`;
+      const where = `/fallback/${family}/${from}`;
       const primary = catalogue.resolve(from);
       const sibling = catalogue.resolve(to);
       if (!primary) throw new PluginConfigError(`${where}: unknown model '${from}'`);

@@ -24,7 +24,7 @@ export default definePlugin<UpstreamHeadersConfig>({
   },
   setup({ families }, config) {
     const unknown = config.families?.find((family) => !families.includes(family));
-    if (unknown) throw new PluginConfigError(`plugin "upstream-headers": config /families names "${unknown}", which no enabled vendor plugin serves`);
+    if (unknown) throw new PluginConfigError(`/families names "${unknown}", which no enabled vendor plugin serves`);
     const only = config.families === null ? null : new Set(config.families);
     return {
       onUpstreamRequest(call, request) {

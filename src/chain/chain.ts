@@ -8,7 +8,7 @@ import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
 export interface LoadedPlugin {
   readonly name: string;
-  /** Where the YAML lists it (`config /plugins/3`), for boot errors. */
+  /** Where the YAML lists it (`<config file>: /plugins/3`), for boot errors. */
   readonly where: string;
   readonly hooks: PluginHooks;
 }

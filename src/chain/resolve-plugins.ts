@@ -1,15 +1,19 @@
 import { access } from 'node:fs/promises';
-import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BootError } from '../config/boot-error.js';
 import type { PluginEntry } from '../config/schema.js';
-import { compileValidator } from '../config/validate.js';
+import { compileValidator, ValidationError } from '../config/validate.js';
 import type { Plugin } from './plugin.js';
 
 /** plugins/<name>/index.(ts|js), next to src/ both in the source tree and in dist/. */
 const PLUGINS_ROOT = new URL('../../plugins/', import.meta.url);
 
-/** A plugin-list mistake (unknown plugin, wrong order, bad config): one line naming the YAML path. */
+/**
+ * A plugin-list mistake (unknown plugin, wrong order, bad config): one line naming the YAML
+ * file and path. Thrown by a plugin's own setup, its message starts with the path inside the
+ * plugin's `config:` block (`/fallback/delta names …`); the loader puts the file and entry first.
+ */
 export class PluginConfigError extends BootError {
   constructor(message: string) {
     super(message);
@@ -22,7 +26,7 @@ export interface ResolvedPlugin {
   readonly name: string;
   readonly plugin: Plugin;
   readonly config: Record<string, unknown>;
-  /** `config /plugins/3`, for errors that name the YAML entry. */
+  /** `<config file>: /plugins/3`, for errors that name the YAML entry. */
   readonly where: string;
 }
 
@@ -32,22 +36,35 @@ function isPlugin(value: unknown): value is Plugin {
 }
 
 /** The folder a plugin lives in: `plugins/<name>/`, or the entry's own `path` (relative to the config file). */
-function folderOf(entry: PluginEntry, configDir: string): URL {
+function folderOf(entry: PluginEntry, configFile: string): URL {
   if (entry.path === undefined) return new URL(`${entry.name}/`, PLUGINS_ROOT);
-  const folder = isAbsolute(entry.path) ? entry.path : resolvePath(configDir, entry.path);
+  const folder = isAbsolute(entry.path) ? entry.path : resolvePath(dirname(configFile), entry.path);
   return pathToFileURL(`${folder}/`);
 }
 
-async function importPlugin(entry: PluginEntry, where: string, configDir: string): Promise<Plugin> {
-  const folder = folderOf(entry, configDir);
+async function importPlugin(entry: PluginEntry, where: string, configFile: string): Promise<Plugin> {
+  const folder = folderOf(entry, configFile);
   const url = new URL('index.js', folder);
   const source = new URL('index.ts', folder);
-  const found = await Promise.any([access(url).then(() => url), access(source).then(() => source)]).catch(() => null);
-  if (!found) throw new PluginConfigError(`${where}: no plugin named "${entry.name}" (expected ${fileURLToPath(source)})`);
-  const module = (await import(found.href)) as { default?: unknown };
-  if (!isPlugin(module.default)) throw new PluginConfigError(`${where}: ${fileURLToPath(found)} does not export a plugin as default`);
-  if (module.default.name !== entry.name) throw new PluginConfigError(`${where}: ${fileURLToPath(found)} calls itself "${module.default.name}"`);
+  const exists = await Promise.any([access(url), access(source)]).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) throw new PluginConfigError(`${where}: no plugin named "${entry.name}" (expected ${fileURLToPath(source)})`);
+  // Always the .js URL: compiled, it is the file; from source, the TypeScript loader maps it to the .ts.
+  const module = (await import(url.href)) as { default?: unknown };
+  if (!isPlugin(module.default)) throw new PluginConfigError(`${where}: ${fileURLToPath(folder)} does not export a plugin as default`);
+  if (module.default.name !== entry.name) throw new PluginConfigError(`${where}: ${fileURLToPath(folder)} calls itself "${module.default.name}"`);
   return module.default;
+}
+
+function validPluginConfig(schema: object, config: Record<string, unknown>, configFile: string, index: number): Record<string, unknown> {
+  try {
+    return compileValidator<Record<string, unknown>>(schema, 'plugin config')(config);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(configFile, `/plugins/${index}/config${error.path === '/' ? '' : error.path}`, error.detail);
+  }
 }
 
 /** `after` names plugins that must stand earlier in the list, `before` plugins that must stand later. */
@@ -75,19 +92,20 @@ function checkOrder(resolved: readonly ResolvedPlugin[]): void {
  */
 export async function resolvePlugins(
   entries: readonly PluginEntry[],
-  configDir: string,
+  /** The YAML file listing them: errors name it, and entries' `path`s are relative to it. */
+  configFile: string,
   registered: Readonly<Record<string, Plugin>> = {},
 ): Promise<ResolvedPlugin[]> {
   const resolved: ResolvedPlugin[] = [];
   for (const [index, entry] of entries.entries()) {
-    const where = `config /plugins/${index}`;
+    const where = `${configFile}: /plugins/${index}`;
     if (!entry.enabled) continue;
     if (resolved.some((p) => p.name === entry.name)) throw new PluginConfigError(`${where}: plugin "${entry.name}" is listed twice`);
-    const plugin = registered[entry.name] ?? (await importPlugin(entry, where, configDir));
+    const plugin = registered[entry.name] ?? (await importPlugin(entry, where, configFile));
     if (!plugin.configSchema && Object.keys(entry.config).length > 0) {
       throw new PluginConfigError(`${where}/config: plugin "${entry.name}" takes no config`);
     }
-    const config = plugin.configSchema ? compileValidator<Record<string, unknown>>(plugin.configSchema, `${where}/config`)(entry.config) : entry.config;
+    const config = plugin.configSchema ? validPluginConfig(plugin.configSchema, entry.config, configFile, index) : entry.config;
     resolved.push({ name: entry.name, plugin, config, where });
   }
   checkOrder(resolved);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { BootError } from '../config/boot-error.js';
 import { logRequests } from './request-log.js';
 
 /** A request handler that says whether it took the request. */
@@ -51,9 +52,11 @@ export class GatewayServer {
   listen(port: number, host: string): Promise<string> {
     const { server } = this;
     return new Promise((resolve, reject) => {
-      server.once('error', reject);
+      // A port in use or not ours to take is the operator's to fix (HOST, PORT): one line.
+      const refused = (error: NodeJS.ErrnoException): void => reject(new BootError(`cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`));
+      server.once('error', refused);
       server.listen(port, host, () => {
-        server.off('error', reject);
+        server.off('error', refused);
         const address = server.address() as AddressInfo;
         resolve(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
       });
