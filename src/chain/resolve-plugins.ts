@@ -12,7 +12,7 @@ const PLUGINS_ROOT = new URL('../../plugins/', import.meta.url);
 /**
  * A plugin-list mistake (unknown plugin, wrong order, bad config): one line naming the YAML
  * file and path. Thrown by a plugin's own setup, its message starts with the path inside the
- * plugin's `config:` block (`/fallback/delta names …`); the loader puts the file and entry first.
+ * plugin's `config:` block (`/fallback/gamma/gamma-5.4: …`); the loader puts the file and entry first.
  */
 export class PluginConfigError extends BootError {
   constructor(message: string) {

@@ -44,6 +44,8 @@ interface Teardown {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /** Another config file than config/gateway.yaml. */
+  configFile?: string;
   /** Replaces the plugin list of config/gateway.yaml. */
   plugins?: PluginEntry[];
   /** Plugins registered by name (for test-only plugins). */
@@ -167,7 +169,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
 
 /** Config, catalogue, store and gateway as `npm start` builds them; nothing is left open if a step fails. */
 async function assemble(options: HarnessOptions, env: Record<string, string>, dbPath: string, sink: Writable) {
-  const setup = await loadSetup('config/gateway.yaml', env, {
+  const setup = await loadSetup(options.configFile ?? 'config/gateway.yaml', env, {
     edit: (config) => {
       if (options.plugins) config.plugins = options.plugins;
       options.configure?.(config);
