@@ -15,7 +15,8 @@ import { createAlphaSimulator } from '../../src/simulators/alpha-sim.js';
 import { createBetaSimulator } from '../../src/simulators/beta-sim.js';
 import { createGammaSimulator } from '../../src/simulators/gamma-sim.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
@@ -66,7 +67,7 @@ export interface Harness {
   alpha: SimServer;
   beta: SimServer;
   gateway: Gateway;
-  store: SqliteStore;
+  store: Store;
   catalogue: Catalogue;
   config: GatewayConfig;
   dbPath: string;
@@ -114,7 +115,8 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
   });
   const log = createLogger(config.log.level, sink);
   const catalogue = loadCatalogue(cataloguePath);
-  const store = SqliteStore.open(dbPath);
+  // The production factory: the SQLite file at GATEWAY_DB, with the key-lookup memory.
+  const store = await openStore(config.database);
   let gateway: Gateway;
   try {
     gateway = await createGateway({
