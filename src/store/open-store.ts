@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../config/schema.js';
+import { PostgresStore } from './postgres/pg-store.js';
 import { RecentKeys } from './recent-keys.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -25,9 +26,12 @@ export const isPostgresUrl = (url: string | undefined): url is string => url !==
 export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   const { url } = database;
   if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
-  // PostgreSQL comes with the next commit.
-  if (isPostgresUrl(url)) throw new Error('PostgreSQL is not supported yet');
-  const store = SqliteStore.open(database.path);
+  const store = isPostgresUrl(url)
+    ? await PostgresStore.open(url, {
+        ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+        ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+      })
+    : SqliteStore.open(database.path);
   return withRecentKeys(store);
 }
 
