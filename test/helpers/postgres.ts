@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
 /**
@@ -27,7 +27,7 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-/** The server binaries: `pg_config --bindir`, else the newest /usr/lib/postgresql/N/bin. */
+/** The server binaries: `pg_config --bindir`, the newest /usr/lib/postgresql/N/bin, or initdb's folder on PATH. */
 function binDir(): string {
   const candidates: string[] = [];
   try {
@@ -38,6 +38,9 @@ function binDir(): string {
   if (existsSync('/usr/lib/postgresql')) {
     const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => `/usr/lib/postgresql/${v}/bin`));
+  }
+  for (const dir of (process.env['PATH'] ?? '').split(':')) {
+    if (dir && existsSync(join(dir, 'initdb'))) candidates.push(dirname(realpathSync(join(dir, 'initdb'))));
   }
   const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
   if (!found) {
