@@ -10,6 +10,8 @@ import { PgStatusStore } from './status-store.js';
 
 export type PostgresOptions = PoolOptions;
 
+const READY_TIMEOUT_MS = 5000;
+
 /**
  * The store on PostgreSQL, for several gateway instances sharing one database. The only module
  * tree that imports `pg`. Every method is either one statement (atomic on its own, committed
@@ -47,7 +49,18 @@ export class PostgresStore implements Store {
 
   async checkWritable(): Promise<void> {
     // A write, not a ping: a read-only replica or a read-only transaction default fails here.
-    await this.pool.query("INSERT INTO settings (name, value) VALUES ('ready_probe', '1') ON CONFLICT (name) DO NOTHING");
+    // Bounded: a readiness probe must answer even when the server has stopped answering.
+    const probe = this.pool.query("INSERT INTO settings (name, value) VALUES ('ready_probe', '1') ON CONFLICT (name) DO NOTHING");
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`PostgreSQL did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    });
+    probe.catch(() => undefined); // its failure after the timeout is no one's business
+    try {
+      await Promise.race([probe, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   close(): Promise<void> {

@@ -31,6 +31,8 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     // A database that cannot be reached fails a call (and /readyz) within this, not never.
     connectionTimeoutMillis: 10_000,
     application_name: 'model-gateway',
+    // A peer that vanished without closing (network cut) is noticed instead of waited on forever.
+    keepAlive: true,
     types: exactTypes,
   });
   // Without a listener, an idle connection's error would be an uncaught exception.
