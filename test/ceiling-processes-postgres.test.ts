@@ -8,6 +8,11 @@ import { startPostgres } from './helpers/postgres.js';
  * in src/main.ts picks PostgreSQL) share keys and ceilings; 60 calls against a ceiling of 10,
  * exactly 10 admitted across both.
  */
+
+// Two gateways compiled through the TypeScript loader take ~20 s on a busy 2-core machine; the
+// runner's 60 s per file left too little margin (the SQLite twin, ceiling-processes, has the same cost).
+t.setTimeout(180_000);
+
 t.test('two gateway processes on one PostgreSQL database: 60 calls against a ceiling of 10, exactly 10 admitted', async (t) => {
   const url = await (await startPostgres(t)).createDatabase();
   const { db, start } = await gatewayProcesses(t, 0);

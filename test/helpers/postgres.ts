@@ -102,7 +102,8 @@ export async function startPostgres(t: Teardown): Promise<PostgresServer> {
         // Already gone.
       }
     }
-    rmSync(dir, { recursive: true, force: true });
+    // Retried: the server's last processes may still be writing as an immediate stop returns.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   };
   // Never left behind, even if the file's teardown does not run.
   process.once('exit', stopNow);
