@@ -1,5 +1,4 @@
 import type { GatewayConfig } from '../config/schema.js';
-import { PostgresStore } from './postgres/pg-store.js';
 import { RecentKeys } from './recent-keys.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -26,8 +25,9 @@ export const isPostgresUrl = (url: string | undefined): url is string => url !==
 export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   const { url } = database;
   if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
+  // Loaded only when asked for: a SQLite deployment never loads pg.
   const store = isPostgresUrl(url)
-    ? await PostgresStore.open(url, {
+    ? await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
         ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
         ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
       })
