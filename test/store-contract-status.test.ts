@@ -17,35 +17,33 @@ contract('status rollups: samples added into their minute and their hour, summed
   ]);
   // A second write into the same minute adds to it (another flush, another instance).
   await store.status.record([{ model: 'gamma-5.4', minute: T0, requests: 1, failures: 1, latency: new Map([[5, 1]]) }]);
-  const byModel = <T extends { model: string }>(rows: T[]): T[] => [...rows].sort((a, b) => (a.model < b.model ? -1 : 1));
-  const byBucket = <T extends { model: string; bucket: number }>(rows: T[]): T[] =>
-    [...rows].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : a.bucket - b.bucket));
+  // Both come back ordered by model (and bucket), in byte order.
 
-  t.same(byModel(await store.status.totals('minute', T0)), [
+  t.same(await store.status.totals('minute', T0), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 16, failures: 2 },
   ]);
   t.same(await store.status.totals('minute', T0 + MINUTE + 1), [], 'since is inclusive of a minute start only');
-  t.same(byModel(await store.status.totals('minute', T0 + MINUTE)), [
+  t.same(await store.status.totals('minute', T0 + MINUTE), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ]);
-  t.same(byModel(await store.status.totals('hour', T0)), [
+  t.same(await store.status.totals('hour', T0), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 16, failures: 2 },
   ], 'both minutes in the hour of T0');
-  t.same(byBucket(await store.status.latency('hour', T0)), [
+  t.same(await store.status.latency('hour', T0), [
     { model: 'gamma-5.4', bucket: 3, count: 9 },
     { model: 'gamma-5.4', bucket: 5, count: 6 },
   ]);
-  t.same(byBucket(await store.status.latency('minute', T0 + MINUTE)), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+  t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
 
   await store.status.prune(T0 + MINUTE, T0);
-  t.same(byModel(await store.status.totals('minute', 0)), [
+  t.same(await store.status.totals('minute', 0), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ], 'minutes before the cut are gone');
-  t.same(byBucket(await store.status.latency('minute', 0)), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+  t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
   await store.status.prune(T0 + MINUTE, T0 + HOUR);
   t.same(await store.status.totals('hour', 0), []);

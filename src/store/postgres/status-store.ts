@@ -69,13 +69,13 @@ export class PgStatusStore implements StatusStore {
 
   async totals(period: RollupPeriod, since: number): Promise<ModelTotals[]> {
     const sql = `SELECT model, SUM(requests)::bigint AS requests, SUM(failures)::bigint AS failures
-      FROM status_rollups WHERE period = $1 AND start >= $2 GROUP BY model`;
+      FROM status_rollups WHERE period = $1 AND start >= $2 GROUP BY model ORDER BY model COLLATE "C"`;
     return (await this.pool.query<ModelTotals>(sql, [period, since])).rows;
   }
 
   async latency(period: RollupPeriod, since: number): Promise<LatencyCount[]> {
     const sql = `SELECT model, bucket, SUM(count)::bigint AS count
-      FROM status_latency WHERE period = $1 AND start >= $2 GROUP BY model, bucket`;
+      FROM status_latency WHERE period = $1 AND start >= $2 GROUP BY model, bucket ORDER BY model COLLATE "C", bucket`;
     return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
   }
 

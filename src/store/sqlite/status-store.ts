@@ -41,9 +41,9 @@ export class SqliteStatusStore implements StatusStore {
       VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = count + excluded.count`);
     this.sumTotals = db.prepare(`SELECT model, SUM(requests) AS requests, SUM(failures) AS failures
-      FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model`);
+      FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model ORDER BY model`);
     this.sumLatency = db.prepare(`SELECT model, bucket, SUM(count) AS count
-      FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket`);
+      FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket ORDER BY model, bucket`);
     this.pruneRollups = db.prepare('DELETE FROM status_rollups WHERE period = ? AND start < ?');
     this.pruneLatency = db.prepare('DELETE FROM status_latency WHERE period = ? AND start < ?');
     this.insertIncident = db.prepare(`INSERT INTO incidents
