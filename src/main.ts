@@ -7,7 +7,7 @@ import { KeyService } from './keys/key-service.js';
 import { createLogger } from './log.js';
 import { loadSetup } from './setup.js';
 import { startSimulatorsForMissingCredentials } from './simulators/start-simulators.js';
-import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { describeDatabase, openStore } from './store/open-store.js';
 
 /** `npm start`: config from GATEWAY_CONFIG (default config/gateway.yaml) with env overrides. */
 async function main(): Promise<void> {
@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const log = createLogger(config.log.level);
   const catalogue = loadCatalogue(loaded.cataloguePath);
   const simulators = await startSimulatorsForMissingCredentials(config, loaded.vendors, log);
-  const store = SqliteStore.open(config.database.path);
+  const store = await openStore(config.database, {
+    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'),
+  });
   const secrets = await bootstrap(store, new KeyService(store, catalogue, systemClock), config.admin.token, systemClock.now());
   if (!(await adminTokenHash(store, config.admin.token))) {
     log.warn('no admin token: set GATEWAY_ADMIN_TOKEN to use /admin/v1');
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
   const gateway = await createGateway({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families });
   const origin = await gateway.listen(config.server.port, config.server.host);
   log.info(
-    { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: config.database.path },
+    { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: describeDatabase(config.database) },
     'gateway listening',
   );
   // Secrets of the first start go to the terminal once, never into the structured log.

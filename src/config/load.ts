@@ -26,6 +26,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
+  ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['GATEWAY_ADMIN_TOKEN', ['admin', 'token'], 'string'],
   ['GATEWAY_RETRY_MAX', ['retry', 'max'], 'int'],

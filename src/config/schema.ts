@@ -18,7 +18,8 @@ export interface PluginEntry {
 export interface GatewayConfig {
   /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
   server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
-  database: { path: string };
+  /** `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path` (src/store/open-store.ts). */
+  database: { path: string; url?: string };
   /** Path of the model catalogue, relative to the config file. */
   catalogue: string;
   log: { level: string };
@@ -65,7 +66,10 @@ export const gatewayConfigSchema = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { path: { type: 'string', minLength: 1, default: 'data/gateway.db' } },
+      properties: {
+        path: { type: 'string', minLength: 1, default: 'data/gateway.db' },
+        url: { type: 'string', pattern: '^postgres(ql)?://' },
+      },
     },
     catalogue: { type: 'string', minLength: 1, default: 'models.yaml' },
     log: {

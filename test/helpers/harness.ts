@@ -15,7 +15,8 @@ import { createAlphaSimulator } from '../../plugins/vendor-alpha/simulator.js';
 import { createBetaSimulator } from '../../plugins/vendor-beta/simulator.js';
 import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
@@ -68,7 +69,7 @@ export interface Harness {
   alpha: SimServer;
   beta: SimServer;
   gateway: Gateway;
-  store: SqliteStore;
+  store: Store;
   catalogue: Catalogue;
   config: GatewayConfig;
   dbPath: string;
@@ -111,9 +112,9 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
       done();
     },
   });
-  let parts: { config: GatewayConfig; catalogue: Catalogue; store: SqliteStore; gateway: Gateway };
+  let parts: { config: GatewayConfig; catalogue: Catalogue; store: Store; gateway: Gateway };
   try {
-    parts = await assemble(options, env, dbPath, sink);
+    parts = await assemble(options, env, sink);
   } catch (error) {
     await closeSims();
     rmSync(dir, { recursive: true, force: true });
@@ -168,7 +169,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
 }
 
 /** Config, catalogue, store and gateway as `npm start` builds them; nothing is left open if a step fails. */
-async function assemble(options: HarnessOptions, env: Record<string, string>, dbPath: string, sink: Writable) {
+async function assemble(options: HarnessOptions, env: Record<string, string>, sink: Writable) {
   const setup = await loadSetup(options.configFile ?? 'config/gateway.yaml', env, {
     edit: (config) => {
       if (options.plugins) config.plugins = options.plugins;
@@ -179,7 +180,8 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, db
   const { config } = setup;
   const log = createLogger(config.log.level, sink);
   const catalogue = loadCatalogue(setup.cataloguePath);
-  const store = SqliteStore.open(dbPath);
+  // The production factory: the SQLite file at GATEWAY_DB, with the key-lookup memory.
+  const store = await openStore(config.database);
   try {
     const gateway = await createGateway({
       config,

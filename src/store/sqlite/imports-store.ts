@@ -1,35 +1,7 @@
 import type Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
+import { toImport, toImportedUsage, type ImportedUsageDbRow, type ImportRow } from '../rows.js';
 import type { AuditEntry, AuditStore, ImportKind, ImportStore, ImportedKey, ImportedUsageRow } from '../store.js';
-
-interface ImportRow {
-  id: string;
-  kind: ImportKind;
-  fingerprint: string;
-  last4: string;
-  label: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface UsageRow {
-  day: string;
-  model_raw: string;
-  model_id: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_nano: number;
-}
-
-const toImport = (row: ImportRow): ImportedKey => ({
-  id: row.id,
-  kind: row.kind,
-  fingerprint: row.fingerprint,
-  last4: row.last4,
-  label: row.label,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 export class SqliteImportStore implements ImportStore {
   private readonly byFingerprint;
@@ -87,14 +59,7 @@ export class SqliteImportStore implements ImportStore {
   }
 
   async history(id: string): Promise<ImportedUsageRow[]> {
-    return (this.selectHistory.all(id) as UsageRow[]).map((row) => ({
-      day: row.day,
-      modelRaw: row.model_raw,
-      modelId: row.model_id,
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      costNanos: row.cost_nano,
-    }));
+    return (this.selectHistory.all(id) as ImportedUsageDbRow[]).map(toImportedUsage);
   }
 
   async remove(id: string): Promise<boolean> {

@@ -1,18 +1,10 @@
 import type Database from 'better-sqlite3';
+import { exactNumber, exactOrNull } from '../exact.js';
+import { toDailyUsage, type DailyRow } from '../rows.js';
 import { GroupCommit } from './group-commit.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 type Db = Database.Database;
-
-interface DailyRow {
-  day: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  charged_nano: number;
-  list_nano: number;
-}
 
 /**
  * The ledger, spend and reservations in SQLite. Admissions and settlements run in
@@ -20,6 +12,8 @@ interface DailyRow {
  * one): the write lock is taken before the first read, so two processes sharing the file
  * cannot both read the same spend and both admit. Statements are
  * prepared once; with WAL and synchronous=NORMAL a commit is one append to the WAL, no fsync.
+ * Sums are read as 64-bit integers (`safeIntegers`) and converted exactly: a sum beyond 2^53
+ * nano-dollars is refused loudly instead of rounded (src/store/exact.ts).
  */
 export class SqliteLedgerStore implements LedgerStore {
   private readonly spentStmt;
@@ -40,8 +34,8 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly snapshotSpend;
 
   constructor(db: Db) {
-    this.spentStmt = db.prepare('SELECT charged_nano FROM spend WHERE key_id = ? AND cycle = ?').pluck();
-    this.reservedStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE key_id = ? AND cycle = ?').pluck();
+    this.spentStmt = db.prepare('SELECT charged_nano FROM spend WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
+    this.reservedStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
     this.insertReservation = db.prepare(
       'INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at) VALUES (?, ?, ?, ?, ?)',
     );
@@ -59,15 +53,15 @@ export class SqliteLedgerStore implements LedgerStore {
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano
       FROM ledger WHERE ${where}
       GROUP BY day, model ORDER BY day, model`;
-    this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?'));
-    this.dailyAllStmt = db.prepare(daily('admitted_at >= ?'));
-    this.spentAllStmt = db.prepare('SELECT COALESCE(SUM(charged_nano), 0) FROM spend WHERE cycle = ?').pluck();
-    this.reservedAllStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE cycle = ?').pluck();
+    this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?')).safeIntegers();
+    this.dailyAllStmt = db.prepare(daily('admitted_at >= ?')).safeIntegers();
+    this.spentAllStmt = db.prepare('SELECT COALESCE(SUM(charged_nano), 0) FROM spend WHERE cycle = ?').pluck().safeIntegers();
+    this.reservedAllStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE cycle = ?').pluck().safeIntegers();
     this.activityStmt = db.prepare(`SELECT k.id AS key_id,
         (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
         COALESCE((SELECT s.charged_nano FROM spend s WHERE s.key_id = k.id AND s.cycle = @cycle), 0) AS spent,
         (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
-      FROM keys k ORDER BY k.created_at, k.id`);
+      FROM keys k ORDER BY k.created_at, k.id`).safeIntegers();
 
     this.writes = new GroupCommit(db);
     this.reserveOp = (input: ReserveInput): ReserveResult => {
@@ -86,7 +80,7 @@ export class SqliteLedgerStore implements LedgerStore {
     // A read transaction: spend and reservations from one snapshot, never a settlement half-seen.
     this.snapshotSpend = db.transaction((keyId: string | null, cycle: string): CycleSpend =>
       keyId === null
-        ? { spent: this.spentAllStmt.get(cycle) as number, reserved: this.reservedAllStmt.get(cycle) as number }
+        ? { spent: exactNumber(this.spentAllStmt.get(cycle) as bigint), reserved: exactNumber(this.reservedAllStmt.get(cycle) as bigint) }
         : this.readSpend(keyId, cycle),
     );
   }
@@ -112,27 +106,34 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   async keyActivity(cycle: string): Promise<KeyActivity[]> {
-    const rows = this.activityStmt.all({ cycle }) as Array<{ key_id: string; last_used_at: number | null; spent: number; reserved: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, spent: row.spent, reserved: row.reserved }));
+    const rows = this.activityStmt.all({ cycle }) as Array<{ key_id: string; last_used_at: bigint | null; spent: bigint; reserved: bigint }>;
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      lastUsedAt: exactOrNull(row.last_used_at),
+      spent: exactNumber(row.spent),
+      reserved: exactNumber(row.reserved),
+    }));
   }
 
   async dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]> {
     const rows = keyId === null ? this.dailyAllStmt.all(since) : this.dailyStmt.all(keyId, since);
-    return (rows as DailyRow[]).map((row) => ({
-      day: row.day,
-      model: row.model,
-      requests: row.requests,
-      promptTokens: row.prompt_tokens,
-      completionTokens: row.completion_tokens,
-      chargedNanos: row.charged_nano,
-      listNanos: row.list_nano,
-    }));
+    return (rows as Array<Record<keyof DailyRow, string | bigint>>).map((row) =>
+      toDailyUsage({
+        day: String(row.day),
+        model: String(row.model),
+        requests: exactNumber(row.requests as bigint),
+        prompt_tokens: exactNumber(row.prompt_tokens as bigint),
+        completion_tokens: exactNumber(row.completion_tokens as bigint),
+        charged_nano: exactNumber(row.charged_nano as bigint),
+        list_nano: exactNumber(row.list_nano as bigint),
+      }),
+    );
   }
 
   private readSpend(keyId: string, cycle: string): CycleSpend {
     return {
-      spent: (this.spentStmt.get(keyId, cycle) as number | undefined) ?? 0,
-      reserved: this.reservedStmt.get(keyId, cycle) as number,
+      spent: exactNumber((this.spentStmt.get(keyId, cycle) as bigint | undefined) ?? 0),
+      reserved: exactNumber(this.reservedStmt.get(keyId, cycle) as bigint),
     };
   }
 }

@@ -2,11 +2,9 @@
  * Numbered migrations, applied in order at start inside one IMMEDIATE transaction each.
  * Never edit a migration that has shipped: add the next number.
  */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
+
+export type { Migration };
 
 export const MIGRATIONS: readonly Migration[] = [
   {

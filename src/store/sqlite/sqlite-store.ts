@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import type { StatusStore } from '../status.js';
+import { KEY_BY_HASH_SELECT, KEY_SELECT, keyPatchColumns, toKey, type KeyRow, type KeyValueRow } from '../rows.js';
 import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
@@ -33,45 +34,6 @@ export function configureConnection(db: Db): void {
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  models: string | null;
-  monthly_ceiling_nano: number | null;
-  status: 'active' | 'revoked';
-  expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-  revoked_at: number | null;
-  rotated_at: number | null;
-  rpm_limit: number | null;
-  display: string;
-  /** Absent from the hot-path lookup by value, which does not need it. */
-  previous_valid_until?: number | null;
-}
-
-const toKey = (row: KeyRow): KeyRecord => ({
-  id: row.id,
-  name: row.name,
-  models: row.models === null ? null : (JSON.parse(row.models) as string[]),
-  monthlyCeilingNanos: row.monthly_ceiling_nano,
-  status: row.status,
-  expiresAt: row.expires_at,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  revokedAt: row.revoked_at,
-  rotatedAt: row.rotated_at,
-  previousValidUntil: row.previous_valid_until ?? null,
-  display: row.display,
-  rpmLimit: row.rpm_limit,
-});
-
-/** Key columns plus the display of the key's current value and the end of its last rotation's grace. */
-const KEY_SELECT = `
-  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display,
-    (SELECT MAX(p.valid_until) FROM key_values p WHERE p.key_id = k.id AND p.valid_until IS NOT NULL) AS previous_valid_until
-  FROM keys k`;
-
 export function migrate(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
@@ -87,12 +49,8 @@ export function migrate(db: Db): void {
   }
 }
 
-/** How long, and how many, resolved key values are remembered (see findByValueHash). */
-const RECENT_KEYS_MS = 1000;
-const RECENT_KEYS_LIMIT = 10_000;
-
+/** Keys and their values. Lookups by value are remembered by the factory's wrapper (recent-keys.ts), not here. */
 class SqliteKeyStore implements KeyStore {
-  private readonly recent = new Map<string, { match: KeyValueMatch; until: number }>();
   private readonly insertKey;
   private readonly insertValue;
   private readonly byHash;
@@ -109,9 +67,7 @@ class SqliteKeyStore implements KeyStore {
     this.insertValue = db.prepare(
       'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
     );
-    this.byHash = db.prepare(`SELECT v.hash AS value_hash, v.valid_until AS value_valid_until, k.*,
-        (SELECT c.display FROM key_values c WHERE c.key_id = k.id AND c.valid_until IS NULL) AS display
-      FROM key_values v JOIN keys k ON k.id = v.key_id WHERE v.hash = ?`);
+    this.byHash = db.prepare(`${KEY_BY_HASH_SELECT} WHERE v.hash = ?`);
     this.byId = db.prepare(`${KEY_SELECT} WHERE k.id = ?`);
     this.all = db.prepare(`${KEY_SELECT} ORDER BY k.created_at, k.id`);
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM keys').pluck();
@@ -131,7 +87,6 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async create(input: NewKey): Promise<KeyRecord> {
-    this.recent.clear();
     const id = `key_${randomToken(20)}`;
     this.db.transaction(() => {
       this.insertKey.run({
@@ -148,22 +103,9 @@ class SqliteKeyStore implements KeyStore {
     return this.mustGet(id);
   }
 
-  /**
-   * Every request looks its key up by value: recent answers are kept for a second so the hot
-   * path rarely reads SQLite. Any key change made through this store clears them at once;
-   * changes made by another gateway instance on the same file arrive within the second.
-   */
   async findByValueHash(hash: Buffer): Promise<KeyValueMatch | undefined> {
-    const id = hash.toString('base64');
-    const now = Date.now();
-    const recent = this.recent.get(id);
-    if (recent && recent.until > now) return recent.match;
-    const row = this.byHash.get(hash) as (KeyRow & { value_hash: Buffer; value_valid_until: number | null }) | undefined;
-    if (!row) return undefined;
-    const match = { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until };
-    if (this.recent.size >= RECENT_KEYS_LIMIT) this.recent.clear();
-    this.recent.set(id, { match, until: now + RECENT_KEYS_MS });
-    return match;
+    const row = this.byHash.get(hash) as KeyValueRow | undefined;
+    return row && { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until };
   }
 
   async get(id: string): Promise<KeyRecord | undefined> {
@@ -180,42 +122,18 @@ class SqliteKeyStore implements KeyStore {
   }
 
   async update(id: string, patch: KeyPatch, now: number): Promise<KeyRecord | undefined> {
-    this.recent.clear();
-    const sets: string[] = [];
-    const values: Record<string, unknown> = { id, now };
-    if (patch.name !== undefined) {
-      sets.push('name = @name');
-      values['name'] = patch.name;
-    }
-    if (patch.models !== undefined) {
-      sets.push('models = @models');
-      values['models'] = patch.models === null ? null : JSON.stringify(patch.models);
-    }
-    if (patch.monthlyCeilingNanos !== undefined) {
-      sets.push('monthly_ceiling_nano = @ceiling');
-      values['ceiling'] = patch.monthlyCeilingNanos;
-    }
-    if (patch.expiresAt !== undefined) {
-      sets.push('expires_at = @expiresAt');
-      values['expiresAt'] = patch.expiresAt;
-    }
-    if (patch.rpmLimit !== undefined) {
-      sets.push('rpm_limit = @rpmLimit');
-      values['rpmLimit'] = patch.rpmLimit;
-    }
-    sets.push('updated_at = @now');
-    const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = @id`).run(values);
+    const columns = keyPatchColumns(patch);
+    const sets = [...columns.map(([column]) => `${column} = ?`), 'updated_at = ?'];
+    const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = ?`).run(...columns.map(([, value]) => value), now, id);
     return result.changes ? this.get(id) : undefined;
   }
 
   async revoke(id: string, now: number): Promise<KeyRecord | undefined> {
-    this.recent.clear();
     const result = this.revokeStmt.run(now, now, id);
     return result.changes ? this.get(id) : undefined;
   }
 
   async rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
-    this.recent.clear();
     return this.rotateTx.immediate(id, rotation) ? this.get(id) : undefined;
   }
 

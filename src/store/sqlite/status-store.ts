@@ -1,10 +1,9 @@
 import type Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
+import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
 import type {
-  IncidentImpact,
   IncidentPatch,
   IncidentRecord,
-  IncidentStatus,
   IncidentUpdate,
   LatencyCount,
   ModelTotals,
@@ -15,20 +14,6 @@ import type {
 } from '../status.js';
 
 type Db = Database.Database;
-
-const HOUR_MS = 3_600_000;
-
-interface IncidentRow {
-  id: string;
-  title: string;
-  status: IncidentStatus;
-  impact: IncidentImpact;
-  models: string;
-  automatic: number;
-  started_at: number;
-  resolved_at: number | null;
-  updated_at: number;
-}
 
 /** The status site's rollups and incident log in SQLite (see migration 3). */
 export class SqliteStatusStore implements StatusStore {
@@ -56,9 +41,9 @@ export class SqliteStatusStore implements StatusStore {
       VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = count + excluded.count`);
     this.sumTotals = db.prepare(`SELECT model, SUM(requests) AS requests, SUM(failures) AS failures
-      FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model`);
+      FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model ORDER BY model`);
     this.sumLatency = db.prepare(`SELECT model, bucket, SUM(count) AS count
-      FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket`);
+      FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket ORDER BY model, bucket`);
     this.pruneRollups = db.prepare('DELETE FROM status_rollups WHERE period = ? AND start < ?');
     this.pruneLatency = db.prepare('DELETE FROM status_latency WHERE period = ? AND start < ?');
     this.insertIncident = db.prepare(`INSERT INTO incidents
@@ -80,8 +65,7 @@ export class SqliteStatusStore implements StatusStore {
   async record(samples: readonly StatusSample[]): Promise<void> {
     this.db.transaction(() => {
       for (const sample of samples) {
-        const hour = Math.floor(sample.minute / HOUR_MS) * HOUR_MS;
-        for (const [period, start] of [['minute', sample.minute], ['hour', hour]] as const) {
+        for (const [period, start] of rollupsOf(sample)) {
           this.addRollup.run(period, start, sample.model, sample.requests, sample.failures);
           for (const [bucket, count] of sample.latency) this.addLatency.run(period, start, sample.model, bucket, count);
         }
@@ -125,27 +109,17 @@ export class SqliteStatusStore implements StatusStore {
   }
 
   async updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined> {
-    const current = this.byId.get(id) as IncidentRow | undefined;
-    if (!current) return undefined;
-    const status = patch.status ?? current.status;
-    // Resolving stamps the time once; reopening clears it.
-    const resolvedAt = status === 'resolved' ? (current.resolved_at ?? patch.now) : null;
-    this.db.transaction(() => {
-      this.updateIncidentRow.run(
-        patch.title ?? current.title,
-        status,
-        patch.impact ?? current.impact,
-        patch.models ? JSON.stringify(patch.models) : current.models,
-        resolvedAt,
-        patch.now,
-        id,
-      );
-      if (patch.message !== undefined || patch.status !== undefined) {
-        const message = patch.message ?? `Status changed to ${status}.`;
-        this.insertUpdate.run(id, this.nextSeq.get(id) as number, patch.now, status, message);
-      }
-    })();
-    return this.getIncident(id);
+    // IMMEDIATE: the row is read under the write lock, so a concurrent update (another process
+    // on the file) is neither lost nor given the same sequence number.
+    const found = this.db.transaction((): boolean => {
+      const current = this.byId.get(id) as IncidentRow | undefined;
+      if (!current) return false;
+      const next = patchIncident(current, patch);
+      this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, patch.now, id);
+      if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id) as number, patch.now, next.update.status, next.update.message);
+      return true;
+    }).immediate();
+    return found ? this.getIncident(id) : undefined;
   }
 
   async getIncident(id: string): Promise<IncidentRecord | undefined> {
@@ -162,18 +136,7 @@ export class SqliteStatusStore implements StatusStore {
   }
 
   private toIncident(row: IncidentRow): IncidentRecord {
-    return {
-      id: row.id,
-      title: row.title,
-      status: row.status,
-      impact: row.impact,
-      models: JSON.parse(row.models) as string[],
-      automatic: row.automatic === 1,
-      startedAt: row.started_at,
-      resolvedAt: row.resolved_at,
-      updatedAt: row.updated_at,
-      updates: this.updatesOf.all(row.id) as IncidentUpdate[],
-    };
+    return toIncident(row, this.updatesOf.all(row.id) as IncidentUpdate[]);
   }
 
   private async mustGet(id: string): Promise<IncidentRecord> {

@@ -1,0 +1,62 @@
+import type { GatewayConfig } from '../config/schema.js';
+import { RecentKeys } from './recent-keys.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+export type DatabaseConfig = GatewayConfig['database'];
+
+export interface OpenStoreOptions {
+  /** PostgreSQL: connections per process (default 10). */
+  poolSize?: number;
+  /** PostgreSQL: an idle pooled connection failed; the pool replaces it. For the log. */
+  onBackgroundError?: (error: Error) => void;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+export const isPostgresUrl = (url: string | undefined): url is string => url !== undefined && POSTGRES_URL.test(url);
+
+/**
+ * The one place that picks a backend: `database.url` (env GATEWAY_DATABASE_URL) with a
+ * postgres:// or postgresql:// URL opens PostgreSQL; without one, the SQLite file at
+ * `database.path` (env GATEWAY_DB). Either way, migrations are applied before it resolves, and
+ * key lookups by value go through the one-second memory of recent-keys.ts.
+ */
+export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
+  const { url } = database;
+  if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
+  // Loaded only when asked for: a SQLite deployment never loads pg.
+  const store = isPostgresUrl(url)
+    ? await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
+        ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+        ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+      })
+    : SqliteStore.open(database.path);
+  return withRecentKeys(store);
+}
+
+function withRecentKeys(store: Store): Store {
+  return {
+    keys: new RecentKeys(store.keys),
+    settings: store.settings,
+    imports: store.imports,
+    audit: store.audit,
+    ledger: store.ledger,
+    status: store.status,
+    checkWritable: () => store.checkWritable(),
+    close: () => store.close(),
+  };
+}
+
+/** The database for the start-up log: the SQLite path, or the URL without its password. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (!isPostgresUrl(database.url)) return database.path;
+  try {
+    const url = new URL(database.url);
+    if (url.password) url.password = '***';
+    for (const name of [...url.searchParams.keys()]) if (/pass/i.test(name)) url.searchParams.set(name, '***');
+    return url.toString();
+  } catch {
+    return 'postgresql://(unparsable url)';
+  }
+}

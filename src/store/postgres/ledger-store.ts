@@ -1,0 +1,132 @@
+import type { Pool } from 'pg';
+import { toDailyUsage, type DailyRow } from '../rows.js';
+import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
+
+/**
+ * Admission, in one statement: the key's spend row for the cycle is created or locked by the
+ * upsert (ON CONFLICT DO UPDATE always works on the newest committed version of the row and
+ * holds its lock to the end of the statement), the rule is checked on that version, and the
+ * reservation is inserted only if the upsert admitted. Any number of connections or gateway
+ * instances queue on the row; none can decide on a stale spend. No row comes back: refused.
+ * The insert of a new row proposes the same rule for spent = reserved = 0.
+ */
+const RESERVE = {
+  name: 'ledger_reserve',
+  text: `WITH admitted AS (
+      INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano)
+      SELECT $1::text, $2::text, 0, $3::bigint WHERE 0 < $4::bigint AND $3::bigint <= $4::bigint
+      ON CONFLICT (key_id, cycle) DO UPDATE SET reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano
+        WHERE s.charged_nano < $4::bigint AND s.charged_nano + s.reserved_nano + EXCLUDED.reserved_nano <= $4::bigint
+      RETURNING 1)
+    INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at)
+    SELECT $1::text, $2::text, $3::bigint, $5::text, $6::bigint FROM admitted
+    RETURNING id`,
+};
+
+/**
+ * Settlement, in one statement (so committed when it resolves): the row, the cost added to
+ * the cycle's spend, the reservation dropped and what it held taken off its cycle's
+ * `reserved_nano`. The two spend changes are summed per (key, cycle) first, because one
+ * statement may change a row only once (the reservation normally belongs to the row's own key
+ * and cycle).
+ */
+const RECORD = {
+  name: 'ledger_record',
+  text: `WITH released AS (
+      DELETE FROM reservations WHERE id = $18::bigint RETURNING key_id, cycle, amount_nano
+    ), written AS (
+      INSERT INTO ledger (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
+        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+    ), deltas (key_id, cycle, charged, held) AS (
+      SELECT $3::text, $2::text, $14::bigint, 0::bigint
+      UNION ALL SELECT key_id, cycle, 0, amount_nano FROM released
+    )
+    INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano)
+    SELECT key_id, cycle, SUM(charged)::bigint, -SUM(held)::bigint FROM deltas GROUP BY key_id, cycle
+    ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano,
+      reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano`,
+};
+
+const RELEASE = {
+  name: 'ledger_release',
+  text: `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING key_id, cycle, amount_nano)
+    UPDATE spend s SET reserved_nano = s.reserved_nano - gone.amount_nano FROM gone
+    WHERE s.key_id = gone.key_id AND s.cycle = gone.cycle`,
+};
+
+const RELEASE_INSTANCE = `WITH gone AS (DELETE FROM reservations WHERE instance = $1 RETURNING key_id, cycle, amount_nano),
+    held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount FROM gone GROUP BY key_id, cycle),
+    settled AS (UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount FROM held
+      WHERE s.key_id = held.key_id AND s.cycle = held.cycle)
+  SELECT COUNT(*) AS released FROM gone`;
+
+const SPEND_KEY = {
+  name: 'ledger_spend_key',
+  text: 'SELECT charged_nano AS spent, reserved_nano AS reserved FROM spend WHERE key_id = $1 AND cycle = $2',
+};
+const SPEND_ALL = `SELECT COALESCE(SUM(charged_nano), 0)::bigint AS spent, COALESCE(SUM(reserved_nano), 0)::bigint AS reserved
+  FROM spend WHERE cycle = $1`;
+
+// A UTC day of an epoch-ms instant, as SQLite's strftime('%Y-%m-%d', ms / 1000, 'unixepoch') gives it.
+const daily = (where: string): string => `SELECT to_char(to_timestamp(admitted_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+    model, COUNT(*) AS requests, SUM(prompt_tokens)::bigint AS prompt_tokens, SUM(completion_tokens)::bigint AS completion_tokens,
+    SUM(charged_nano)::bigint AS charged_nano, SUM(list_nano)::bigint AS list_nano
+  FROM ledger WHERE ${where}
+  GROUP BY day, model ORDER BY day, model COLLATE "C"`;
+const DAILY_KEY = daily('key_id = $1 AND admitted_at >= $2');
+const DAILY_ALL = daily('admitted_at >= $1');
+
+const ACTIVITY = `SELECT k.id AS key_id,
+    (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
+    COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.reserved_nano, 0) AS reserved
+  FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
+  ORDER BY k.created_at, k.id COLLATE "C"`;
+
+/** The ledger, spend and reservations in PostgreSQL: every admission and settlement is one statement, one round trip. */
+export class PgLedgerStore implements LedgerStore {
+  constructor(private readonly pool: Pool) {}
+
+  async reserve(input: ReserveInput): Promise<ReserveResult> {
+    const values = [input.keyId, input.cycle, input.nanos, input.ceilingNanos, input.instance, input.now];
+    const held = (await this.pool.query<{ id: number }>({ ...RESERVE, values })).rows[0];
+    if (held) return { admitted: true, reservation: { id: held.id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
+    // Refused: the figures for the 402, read after the decision (never older than what it saw).
+    return { admitted: false, ...(await this.cycleSpend(input.keyId, input.cycle)) };
+  }
+
+  async record(row: LedgerRow, reservationId: number | null): Promise<void> {
+    const values = [
+      row.admittedAt, row.cycle, row.keyId, row.model, row.family, row.endpoint, row.stream, row.status, row.outcome, row.attempts,
+      row.promptTokens, row.completionTokens, row.usageEstimated, row.chargedNanos, row.listNanos, row.upstreamMs, row.ttftMs,
+      reservationId,
+    ];
+    await this.pool.query({ ...RECORD, values });
+  }
+
+  async release(reservationId: number): Promise<void> {
+    await this.pool.query({ ...RELEASE, values: [reservationId] });
+  }
+
+  async releaseInstance(instance: string): Promise<number> {
+    return (await this.pool.query<{ released: number }>(RELEASE_INSTANCE, [instance])).rows[0]?.released ?? 0;
+  }
+
+  async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {
+    const result =
+      keyId === null
+        ? await this.pool.query<CycleSpend>(SPEND_ALL, [cycle])
+        : await this.pool.query<CycleSpend>({ ...SPEND_KEY, values: [keyId, cycle] });
+    return result.rows[0] ?? { spent: 0, reserved: 0 };
+  }
+
+  async dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]> {
+    const result = keyId === null ? await this.pool.query<DailyRow>(DAILY_ALL, [since]) : await this.pool.query<DailyRow>(DAILY_KEY, [keyId, since]);
+    return result.rows.map(toDailyUsage);
+  }
+
+  async keyActivity(cycle: string): Promise<KeyActivity[]> {
+    const rows = (await this.pool.query<{ key_id: string; last_used_at: number | null; spent: number; reserved: number }>(ACTIVITY, [cycle])).rows;
+    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, spent: row.spent, reserved: row.reserved }));
+  }
+}

@@ -1,0 +1,171 @@
+import type { Migration } from '../migration.js';
+
+/**
+ * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
+ * src/store/sqlite/migrations.ts, in PostgreSQL's types — `bigint` for money (nano-dollars),
+ * counts and epoch-ms times, `bytea` for hashes, `boolean` for flags, `double precision` for
+ * latencies, JSON lists as text (read by the same code on both backends). Two additions, both
+ * named where they appear: `spend.reserved_nano` and `incidents.rowid`. Never edit a
+ * migration that has shipped: add the next number (on both backends).
+ */
+export const PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'keys',
+    sql: `
+      CREATE TABLE keys (
+        id                   text PRIMARY KEY,
+        name                 text NOT NULL,
+        models               text,              -- JSON array of canonical IDs; NULL = all models
+        monthly_ceiling_nano bigint,            -- NULL = no ceiling
+        status               text NOT NULL CHECK (status IN ('active', 'revoked')),
+        expires_at           bigint,            -- epoch ms; NULL = never
+        created_at           bigint NOT NULL,
+        updated_at           bigint NOT NULL,
+        revoked_at           bigint,
+        rotated_at           bigint
+      );
+      CREATE TABLE key_values (
+        hash        bytea PRIMARY KEY,          -- SHA-256 of the value; the value itself is never stored
+        key_id      text NOT NULL REFERENCES keys(id) ON DELETE CASCADE,
+        display     text NOT NULL,
+        created_at  bigint NOT NULL,
+        valid_until bigint
+      );
+      CREATE INDEX key_values_by_key ON key_values(key_id, valid_until);
+      CREATE TABLE settings (
+        name  text PRIMARY KEY,
+        value text NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'ledger',
+    sql: `
+      CREATE TABLE ledger (
+        id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        admitted_at       bigint NOT NULL,
+        cycle             text NOT NULL,
+        key_id            text NOT NULL REFERENCES keys(id),
+        model             text NOT NULL,
+        family            text NOT NULL,
+        endpoint          text NOT NULL,
+        stream            boolean NOT NULL,
+        status            integer NOT NULL,
+        outcome           text NOT NULL,
+        attempts          integer NOT NULL,
+        prompt_tokens     bigint NOT NULL,
+        completion_tokens bigint NOT NULL,
+        usage_estimated   boolean NOT NULL,
+        charged_nano      bigint NOT NULL,
+        list_nano         bigint NOT NULL,
+        upstream_ms       double precision,
+        ttft_ms           double precision
+      );
+      CREATE INDEX ledger_by_key_time ON ledger(key_id, admitted_at);
+      -- reserved_nano (PostgreSQL only): what the cycle's reservations hold, kept in the same
+      -- statement as every reservation added or dropped. Admission locks this one row and
+      -- decides on it in a single statement; summing the reservations instead would read them
+      -- from a snapshot taken before the lock was granted (READ COMMITTED) and miss a
+      -- reservation committed in between.
+      CREATE TABLE spend (
+        key_id        text NOT NULL REFERENCES keys(id),
+        cycle         text NOT NULL,
+        charged_nano  bigint NOT NULL,
+        reserved_nano bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (key_id, cycle)
+      );
+      CREATE TABLE reservations (
+        id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,  -- never reused
+        key_id      text NOT NULL,
+        cycle       text NOT NULL,
+        amount_nano bigint NOT NULL,
+        instance    text NOT NULL,
+        created_at  bigint NOT NULL
+      );
+      CREATE INDEX reservations_by_key ON reservations(key_id, cycle);
+      CREATE INDEX reservations_by_instance ON reservations(instance);
+    `,
+  },
+  {
+    version: 3,
+    name: 'operations',
+    sql: `
+      ALTER TABLE keys ADD COLUMN rpm_limit integer;
+      CREATE TABLE status_rollups (
+        period   text NOT NULL CHECK (period IN ('minute', 'hour')),
+        start    bigint NOT NULL,
+        model    text NOT NULL,
+        requests bigint NOT NULL,
+        failures bigint NOT NULL,
+        PRIMARY KEY (period, start, model)
+      );
+      CREATE TABLE status_latency (
+        period text NOT NULL CHECK (period IN ('minute', 'hour')),
+        start  bigint NOT NULL,
+        model  text NOT NULL,
+        bucket integer NOT NULL,
+        count  bigint NOT NULL,
+        PRIMARY KEY (period, start, model, bucket)
+      );
+      -- rowid (PostgreSQL only): SQLite's implicit insertion order, which orders incidents
+      -- that started at the same instant.
+      CREATE TABLE incidents (
+        id          text PRIMARY KEY,
+        rowid       bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        title       text NOT NULL,
+        status      text NOT NULL CHECK (status IN ('investigating', 'identified', 'monitoring', 'resolved')),
+        impact      text NOT NULL CHECK (impact IN ('minor', 'major', 'critical')),
+        models      text NOT NULL,
+        automatic   boolean NOT NULL,
+        started_at  bigint NOT NULL,
+        resolved_at bigint,
+        updated_at  bigint NOT NULL
+      );
+      CREATE INDEX incidents_by_start ON incidents(started_at);
+      CREATE TABLE incident_updates (
+        incident_id text NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
+        seq         integer NOT NULL,
+        at          bigint NOT NULL,
+        status      text NOT NULL,
+        message     text NOT NULL,
+        PRIMARY KEY (incident_id, seq)
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: 'imports and audit',
+    sql: `
+      CREATE TABLE imported_keys (
+        id          text PRIMARY KEY,
+        kind        text NOT NULL CHECK (kind IN ('qua-', 'sk-', 'or-')),
+        fingerprint text NOT NULL UNIQUE,
+        last4       text NOT NULL,
+        label       text NOT NULL,
+        created_at  bigint NOT NULL,
+        updated_at  bigint NOT NULL
+      );
+      CREATE TABLE imported_usage (
+        import_id     text NOT NULL REFERENCES imported_keys(id) ON DELETE CASCADE,
+        day           text NOT NULL,
+        model_raw     text NOT NULL,
+        model_id      text,
+        input_tokens  bigint NOT NULL,
+        output_tokens bigint NOT NULL,
+        cost_nano     bigint NOT NULL
+      );
+      CREATE INDEX imported_usage_by_import ON imported_usage(import_id, day);
+      CREATE TABLE audit_log (
+        id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at      bigint NOT NULL,
+        actor   text NOT NULL,
+        action  text NOT NULL,
+        target  text,
+        status  integer NOT NULL
+      );
+      CREATE INDEX audit_log_by_time ON audit_log(at);
+    `,
+  },
+];

@@ -1,0 +1,148 @@
+import type { Pool } from 'pg';
+import { randomToken } from '../../keys/key-material.js';
+import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
+import type {
+  IncidentPatch,
+  IncidentRecord,
+  IncidentUpdate,
+  LatencyCount,
+  ModelTotals,
+  NewIncident,
+  RollupPeriod,
+  StatusSample,
+  StatusStore,
+} from '../status.js';
+import { inTransaction } from './pool.js';
+
+/**
+ * Every rollup and latency row of a batch in one statement (one round trip, atomic). The rows
+ * are summed per primary key first — ON CONFLICT may touch a row once per statement, and two
+ * minutes of one hour meet in the hour's row — and sorted, so instances writing overlapping
+ * rows lock them in the same order.
+ */
+const RECORD = `WITH rollups AS (
+    INSERT INTO status_rollups (period, start, model, requests, failures)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[])
+    ON CONFLICT (period, start, model) DO UPDATE SET
+      requests = status_rollups.requests + EXCLUDED.requests, failures = status_rollups.failures + EXCLUDED.failures)
+  INSERT INTO status_latency (period, start, model, bucket, count)
+  SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::integer[], $10::bigint[])
+  ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = status_latency.count + EXCLUDED.count`;
+
+const UPDATES_OF = `SELECT incident_id, at, status, message FROM incident_updates
+  WHERE incident_id = ANY($1::text[]) ORDER BY incident_id, seq DESC`;
+
+type Keyed = { key: Array<string | number>; values: number[] };
+
+/** Rows summed per primary key, in a fixed order, laid out column by column for unnest(). */
+function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
+  const sums = new Map<string, Keyed>();
+  for (const row of rows) {
+    const id = JSON.stringify(row.key);
+    const seen = sums.get(id);
+    if (seen) row.values.forEach((value, i) => (seen.values[i] = (seen.values[i] ?? 0) + value));
+    else sums.set(id, { key: row.key, values: [...row.values] });
+  }
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const [, row] of [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    [...row.key, ...row.values].forEach((value, i) => columns[i]?.push(value));
+  }
+  return columns;
+}
+
+/** The status site's rollups and incident log in PostgreSQL (see migration 3). */
+export class PgStatusStore implements StatusStore {
+  constructor(private readonly pool: Pool) {}
+
+  async record(samples: readonly StatusSample[]): Promise<void> {
+    const rollups: Keyed[] = [];
+    const latency: Keyed[] = [];
+    for (const sample of samples) {
+      for (const [period, start] of rollupsOf(sample)) {
+        rollups.push({ key: [period, start, sample.model], values: [sample.requests, sample.failures] });
+        for (const [bucket, count] of sample.latency) latency.push({ key: [period, start, sample.model, bucket], values: [count] });
+      }
+    }
+    if (rollups.length === 0) return;
+    await this.pool.query(RECORD, [...summedColumns(rollups, 5), ...summedColumns(latency, 5)]);
+  }
+
+  async totals(period: RollupPeriod, since: number): Promise<ModelTotals[]> {
+    const sql = `SELECT model, SUM(requests)::bigint AS requests, SUM(failures)::bigint AS failures
+      FROM status_rollups WHERE period = $1 AND start >= $2 GROUP BY model ORDER BY model COLLATE "C"`;
+    return (await this.pool.query<ModelTotals>(sql, [period, since])).rows;
+  }
+
+  async latency(period: RollupPeriod, since: number): Promise<LatencyCount[]> {
+    const sql = `SELECT model, bucket, SUM(count)::bigint AS count
+      FROM status_latency WHERE period = $1 AND start >= $2 GROUP BY model, bucket ORDER BY model COLLATE "C", bucket`;
+    return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
+  }
+
+  async prune(minutesBefore: number, hoursBefore: number): Promise<void> {
+    const old = "(period = 'minute' AND start < $1) OR (period = 'hour' AND start < $2)";
+    await this.pool.query(`WITH rollups AS (DELETE FROM status_rollups WHERE ${old}) DELETE FROM status_latency WHERE ${old}`, [
+      minutesBefore,
+      hoursBefore,
+    ]);
+  }
+
+  async createIncident(input: NewIncident): Promise<IncidentRecord> {
+    const id = `inc_${randomToken(16)}`;
+    await this.pool.query(
+      `WITH incident AS (
+         INSERT INTO incidents (id, title, status, impact, models, automatic, started_at, resolved_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) RETURNING id)
+       INSERT INTO incident_updates (incident_id, seq, at, status, message) SELECT id, 1, $7::bigint, $3::text, $9::text FROM incident`,
+      [id, input.title, input.status, input.impact, JSON.stringify(input.models), input.automatic, input.now,
+        input.status === 'resolved' ? input.now : null, input.message],
+    );
+    const incident = await this.getIncident(id);
+    if (!incident) throw new Error(`incident ${id} vanished`);
+    return incident;
+  }
+
+  async updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined> {
+    // The row is locked before it is read: concurrent updates queue, none is lost, and each
+    // reads the sequence numbers the one before it committed.
+    const found = await inTransaction(this.pool, async (client) => {
+      const current = (await client.query<IncidentRow>('SELECT * FROM incidents WHERE id = $1 FOR UPDATE', [id])).rows[0];
+      if (!current) return false;
+      const next = patchIncident(current, patch);
+      await client.query('UPDATE incidents SET title = $1, status = $2, impact = $3, models = $4, resolved_at = $5, updated_at = $6 WHERE id = $7', [
+        next.title, next.status, next.impact, next.models, next.resolvedAt, patch.now, id,
+      ]);
+      if (next.update) {
+        await client.query(
+          `INSERT INTO incident_updates (incident_id, seq, at, status, message)
+           SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4 FROM incident_updates WHERE incident_id = $1`,
+          [id, patch.now, next.update.status, next.update.message],
+        );
+      }
+      return true;
+    });
+    return found ? this.getIncident(id) : undefined;
+  }
+
+  async getIncident(id: string): Promise<IncidentRecord | undefined> {
+    return (await this.incidents('SELECT * FROM incidents WHERE id = $1', [id]))[0];
+  }
+
+  async listIncidents(since: number): Promise<IncidentRecord[]> {
+    return this.incidents('SELECT * FROM incidents WHERE resolved_at IS NULL OR started_at >= $1 ORDER BY started_at DESC, rowid DESC', [since]);
+  }
+
+  async openAutomaticIncidents(): Promise<IncidentRecord[]> {
+    return this.incidents('SELECT * FROM incidents WHERE automatic AND resolved_at IS NULL ORDER BY rowid', []);
+  }
+
+  /** Incidents and their timelines in two queries, whatever their number. */
+  private async incidents(sql: string, values: unknown[]): Promise<IncidentRecord[]> {
+    const rows = (await this.pool.query<IncidentRow>(sql, values)).rows;
+    if (rows.length === 0) return [];
+    const updates = new Map<string, IncidentUpdate[]>(rows.map((row) => [row.id, []]));
+    const result = await this.pool.query<IncidentUpdate & { incident_id: string }>(UPDATES_OF, [rows.map((row) => row.id)]);
+    for (const { incident_id, at, status, message } of result.rows) updates.get(incident_id)?.push({ at, status, message });
+    return rows.map((row) => toIncident(row, updates.get(row.id) ?? []));
+  }
+}

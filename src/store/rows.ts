@@ -1,0 +1,190 @@
+/**
+ * What both store backends share: the row shapes their queries return (same column names on
+ * SQLite and PostgreSQL), their mapping to the interface's records, and the portable SQL
+ * fragments and decisions that do not depend on the dialect. Each backend adds only its
+ * placeholders, its transactions and its concurrency control.
+ */
+
+import type { IncidentImpact, IncidentPatch, IncidentRecord, IncidentStatus, IncidentUpdate, StatusSample } from './status.js';
+import type { DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord } from './store.js';
+
+export interface KeyRow {
+  id: string;
+  name: string;
+  /** JSON array of canonical IDs, or NULL for every model. */
+  models: string | null;
+  monthly_ceiling_nano: number | null;
+  status: 'active' | 'revoked';
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  revoked_at: number | null;
+  rotated_at: number | null;
+  rpm_limit: number | null;
+  display: string;
+  /** Absent from the hot-path lookup by value, which does not need it. */
+  previous_valid_until?: number | null;
+}
+
+/** A key row found by one of its values' hashes. */
+export interface KeyValueRow extends KeyRow {
+  value_hash: Buffer;
+  value_valid_until: number | null;
+}
+
+export const toKey = (row: KeyRow): KeyRecord => ({
+  id: row.id,
+  name: row.name,
+  models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+  monthlyCeilingNanos: row.monthly_ceiling_nano,
+  status: row.status,
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  revokedAt: row.revoked_at,
+  rotatedAt: row.rotated_at,
+  previousValidUntil: row.previous_valid_until ?? null,
+  display: row.display,
+  rpmLimit: row.rpm_limit,
+});
+
+/** Key columns plus the display of the key's current value and the end of its last rotation's grace (portable SQL). */
+export const KEY_SELECT = `
+  SELECT k.*, (SELECT v.display FROM key_values v WHERE v.key_id = k.id AND v.valid_until IS NULL) AS display,
+    (SELECT MAX(p.valid_until) FROM key_values p WHERE p.key_id = k.id AND p.valid_until IS NOT NULL) AS previous_valid_until
+  FROM keys k`;
+
+/** The hot-path lookup by value hash, before its `WHERE v.hash = <placeholder>` (portable SQL). */
+export const KEY_BY_HASH_SELECT = `SELECT v.hash AS value_hash, v.valid_until AS value_valid_until, k.*,
+    (SELECT c.display FROM key_values c WHERE c.key_id = k.id AND c.valid_until IS NULL) AS display
+  FROM key_values v JOIN keys k ON k.id = v.key_id`;
+
+/** The columns a key patch sets and their values, in a fixed order (`updated_at` is the caller's). */
+export function keyPatchColumns(patch: KeyPatch): Array<[column: string, value: string | number | null]> {
+  const columns: Array<[string, string | number | null]> = [];
+  if (patch.name !== undefined) columns.push(['name', patch.name]);
+  if (patch.models !== undefined) columns.push(['models', patch.models === null ? null : JSON.stringify(patch.models)]);
+  if (patch.monthlyCeilingNanos !== undefined) columns.push(['monthly_ceiling_nano', patch.monthlyCeilingNanos]);
+  if (patch.expiresAt !== undefined) columns.push(['expires_at', patch.expiresAt]);
+  if (patch.rpmLimit !== undefined) columns.push(['rpm_limit', patch.rpmLimit]);
+  return columns;
+}
+
+export interface ImportRow {
+  id: string;
+  kind: ImportKind;
+  fingerprint: string;
+  last4: string;
+  label: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export const toImport = (row: ImportRow): ImportedKey => ({
+  id: row.id,
+  kind: row.kind,
+  fingerprint: row.fingerprint,
+  last4: row.last4,
+  label: row.label,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export interface ImportedUsageDbRow {
+  day: string;
+  model_raw: string;
+  model_id: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nano: number;
+}
+
+export const toImportedUsage = (row: ImportedUsageDbRow): ImportedUsageRow => ({
+  day: row.day,
+  modelRaw: row.model_raw,
+  modelId: row.model_id,
+  inputTokens: row.input_tokens,
+  outputTokens: row.output_tokens,
+  costNanos: row.cost_nano,
+});
+
+export interface DailyRow {
+  day: string;
+  model: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  charged_nano: number;
+  list_nano: number;
+}
+
+export const toDailyUsage = (row: DailyRow): DailyUsage => ({
+  day: row.day,
+  model: row.model,
+  requests: row.requests,
+  promptTokens: row.prompt_tokens,
+  completionTokens: row.completion_tokens,
+  chargedNanos: row.charged_nano,
+  listNanos: row.list_nano,
+});
+
+export interface IncidentRow {
+  id: string;
+  title: string;
+  status: IncidentStatus;
+  impact: IncidentImpact;
+  /** JSON array of canonical IDs; [] = the whole gateway. */
+  models: string;
+  /** SQLite keeps 0/1, PostgreSQL a boolean. */
+  automatic: number | boolean;
+  started_at: number;
+  resolved_at: number | null;
+  updated_at: number;
+}
+
+export const toIncident = (row: IncidentRow, updates: IncidentUpdate[]): IncidentRecord => ({
+  id: row.id,
+  title: row.title,
+  status: row.status,
+  impact: row.impact,
+  models: JSON.parse(row.models) as string[],
+  automatic: Boolean(row.automatic),
+  startedAt: row.started_at,
+  resolvedAt: row.resolved_at,
+  updatedAt: row.updated_at,
+  updates,
+});
+
+/** An incident row after a patch, and the timeline entry the patch adds (if any). */
+export interface PatchedIncident {
+  title: string;
+  status: IncidentStatus;
+  impact: IncidentImpact;
+  models: string;
+  resolvedAt: number | null;
+  update: { status: IncidentStatus; message: string } | null;
+}
+
+export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident {
+  const status = patch.status ?? current.status;
+  return {
+    title: patch.title ?? current.title,
+    status,
+    impact: patch.impact ?? current.impact,
+    models: patch.models ? JSON.stringify(patch.models) : current.models,
+    // Resolving stamps the time once; reopening clears it.
+    resolvedAt: status === 'resolved' ? (current.resolved_at ?? patch.now) : null,
+    update:
+      patch.message !== undefined || patch.status !== undefined
+        ? { status, message: patch.message ?? `Status changed to ${status}.` }
+        : null,
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The rollups a sample is added into: its minute and its hour. */
+export const rollupsOf = (sample: StatusSample): ReadonlyArray<readonly ['minute' | 'hour', number]> => [
+  ['minute', sample.minute],
+  ['hour', Math.floor(sample.minute / HOUR_MS) * HOUR_MS],
+];

@@ -1,0 +1,99 @@
+import { hashSecret } from '../src/keys/key-material.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import type { Store } from '../src/store/store.js';
+import { contract } from './helpers/store-backends.js';
+import { ledgerRow, newKey } from './helpers/store-fixtures.js';
+
+/**
+ * The store contract, part 3: two stores opened on one database (two gateway instances) racing
+ * each other — on SQLite and PostgreSQL. On PostgreSQL each store has its own pool, so the
+ * statements really run concurrently on separate connections.
+ */
+
+const ROUNDS = 3;
+const PER_STORE = 100;
+const DEADLINE_MS = 30_000;
+
+contract(`reserve: ${ROUNDS} rounds of 2×${PER_STORE} concurrent reservations from two stores, a ceiling that fits exactly 10`, async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const started = Date.now();
+  for (let round = 0; round < ROUNDS; round++) {
+    t.ok(Date.now() - started < DEADLINE_MS, `round ${round} starts within the time bound`);
+    const { key } = await newKey(stores[0], { monthlyCeilingNanos: 1000 });
+    const attempt = (store: Store, i: number) =>
+      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i });
+    const results = await Promise.all(
+      Array.from({ length: PER_STORE }, (_, i) => stores.map((store, s) => attempt(store, i * 2 + s))).flat(),
+    );
+    const admitted = results.flatMap((r) => (r.admitted ? [r.reservation] : []));
+    t.equal(admitted.length, 10, `round ${round}: exactly 10 admitted`);
+    t.equal(new Set(admitted.map((r) => r.id)).size, 10, 'with distinct reservation ids');
+    t.ok(results.every((r) => r.admitted || r.spent + r.reserved + 100 > 1000), 'every refusal reports figures that justify it');
+    t.same(await stores[1].ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 1000 });
+
+    // Settle them from both stores at once: half recorded at their cost, half released.
+    await Promise.all(
+      admitted.map((reservation, i) =>
+        i % 2 === 0
+          ? stores[i % 4 === 0 ? 0 : 1].ledger.record(ledgerRow(key.id, { chargedNanos: 60 }), reservation.id)
+          : stores[i % 4 === 1 ? 0 : 1].ledger.release(reservation.id),
+      ),
+    );
+    t.same(await stores[0].ledger.cycleSpend(key.id, '2026-11'), { spent: 300, reserved: 0 }, 'settled: 5 × 60 spent, nothing held');
+  }
+});
+
+contract('migrations: stores opened at once on an empty database apply each migration once', async (t, db) => {
+  const stores = await Promise.all([db.open(), db.open(), db.open()]);
+  t.equal(stores.length, 3);
+  const applied = await db.query('SELECT version, name FROM schema_migrations ORDER BY version');
+  t.same(applied, MIGRATIONS.map(({ version, name }) => ({ version, name })), 'one row per version');
+  await stores[0]?.keys.create({ name: 'k', models: null, monthlyCeilingNanos: null, expiresAt: null, valueHash: hashSecret('v'), display: 'd', now: 0 });
+  t.equal(await stores[2]?.keys.count(), 1, 'and they share one schema');
+});
+
+contract('incidents: updates from two stores at once are all recorded, with distinct sequence numbers', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const incident = await stores[0].status.createIncident({
+    title: 'Slow', status: 'investigating', impact: 'minor', models: [], automatic: false, message: 'Looking.', now: 1,
+  });
+  const messages = Array.from({ length: 20 }, (_, i) => `update ${i}`);
+  const results = await Promise.all(
+    messages.map((message, i) => stores[i % 2 === 0 ? 0 : 1].status.updateIncident(incident.id, { message, now: 10 + i })),
+  );
+  t.ok(results.every((r) => r?.id === incident.id), 'every update answered the incident');
+  const final = await stores[1].status.getIncident(incident.id);
+  t.equal(final?.updates.length, 21);
+  t.same(new Set(final?.updates.map((u) => u.message)), new Set(['Looking.', ...messages]), 'none lost');
+  const seqs = await db.query(`SELECT seq FROM incident_updates WHERE incident_id = '${incident.id}' ORDER BY seq`);
+  t.same(seqs.map((row) => Number(row['seq'])), Array.from({ length: 21 }, (_, i) => i + 1), 'sequence numbers 1…21, each once');
+});
+
+contract('keys: two rotations of one key at once leave exactly one current value', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const { key } = await newKey(stores[0], { now: 0 });
+  const values = [hashSecret('rotated by a'), hashSecret('rotated by b')];
+  await Promise.all(
+    stores.map((store, i) => store.keys.rotate(key.id, { valueHash: values[i] as Buffer, display: `d${i}`, now: 100, previousValidUntil: 1_000 })),
+  );
+  const current = await db.query(`SELECT display FROM key_values WHERE key_id = '${key.id}' AND valid_until IS NULL`);
+  t.equal(current.length, 1, 'one current value');
+  t.equal((await stores[1].keys.get(key.id))?.display, current[0]?.['display']);
+  const graced = await Promise.all(values.map((hash) => stores[0].keys.findByValueHash(hash)));
+  t.same(new Set(graced.map((m) => (m === undefined ? 'missing' : m.validUntil))), new Set([1_000, null]), 'the other value is in its grace');
+});
+
+contract('imports: two upserts of one fingerprint at once make one import with one whole history', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const history = (n: number) =>
+    Array.from({ length: 50 }, (_, i) => ({ day: `2026-11-${String((i % 28) + 1).padStart(2, '0')}`, modelRaw: `m${n}-${i}`, modelId: null, inputTokens: i, outputTokens: n, costNanos: i * n }));
+  const results = await Promise.all(
+    stores.map((store, n) => store.imports.upsert({ kind: 'sk-', fingerprint: 'f'.repeat(64), last4: 'abcd', label: `from ${n}`, now: n }, history(n + 1))),
+  );
+  t.same(results.map((r) => r.created).sort(), [false, true], 'created once, updated once');
+  t.equal(results[0]?.key.id, results[1]?.key.id);
+  const [only] = await stores[0].imports.list();
+  const rows = await stores[1].imports.history(only?.id ?? '');
+  t.equal(rows.length, 50, 'one history, not two mixed');
+  t.equal(new Set(rows.map((r) => r.outputTokens)).size, 1, 'all of it from one upload');
+});

@@ -1,0 +1,103 @@
+import type { NewIncident } from '../src/store/status.js';
+import { contract } from './helpers/store-backends.js';
+
+/** The store contract, part 4: StatusStore — rollups and the incident log — on SQLite and PostgreSQL. */
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const T0 = Date.parse('2026-11-15T12:00:00Z');
+
+contract('status rollups: samples added into their minute and their hour, summed per model since a time, pruned', async (t, db) => {
+  const store = await db.open();
+  await store.status.record([]);
+  await store.status.record([
+    { model: 'gamma-5.4', minute: T0, requests: 10, failures: 1, latency: new Map([[3, 4], [5, 5]]) },
+    { model: 'gamma-5.4', minute: T0 + MINUTE, requests: 5, failures: 0, latency: new Map([[3, 5]]) },
+    { model: 'alpha-opus-4.6', minute: T0 + MINUTE, requests: 2, failures: 2, latency: new Map() },
+  ]);
+  // A second write into the same minute adds to it (another flush, another instance).
+  await store.status.record([{ model: 'gamma-5.4', minute: T0, requests: 1, failures: 1, latency: new Map([[5, 1]]) }]);
+  // Both come back ordered by model (and bucket), in byte order.
+
+  t.same(await store.status.totals('minute', T0), [
+    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+    { model: 'gamma-5.4', requests: 16, failures: 2 },
+  ]);
+  t.same(await store.status.totals('minute', T0 + MINUTE + 1), [], 'since is inclusive of a minute start only');
+  t.same(await store.status.totals('minute', T0 + MINUTE), [
+    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+    { model: 'gamma-5.4', requests: 5, failures: 0 },
+  ]);
+  t.same(await store.status.totals('hour', T0), [
+    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+    { model: 'gamma-5.4', requests: 16, failures: 2 },
+  ], 'both minutes in the hour of T0');
+  t.same(await store.status.latency('hour', T0), [
+    { model: 'gamma-5.4', bucket: 3, count: 9 },
+    { model: 'gamma-5.4', bucket: 5, count: 6 },
+  ]);
+  t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+
+  await store.status.prune(T0 + MINUTE, T0);
+  t.same(await store.status.totals('minute', 0), [
+    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+    { model: 'gamma-5.4', requests: 5, failures: 0 },
+  ], 'minutes before the cut are gone');
+  t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+  t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
+  await store.status.prune(T0 + MINUTE, T0 + HOUR);
+  t.same(await store.status.totals('hour', 0), []);
+  t.same(await store.status.latency('hour', 0), []);
+});
+
+const incident = (fields: Partial<NewIncident> = {}): NewIncident => ({
+  title: 'Slow replies', status: 'investigating', impact: 'minor', models: ['gamma-5.4'], automatic: false, message: 'Looking.', now: T0,
+  ...fields,
+});
+
+contract('incidents: created with their first update; a patch adds an update only for a status or a message', async (t, db) => {
+  const store = await db.open();
+  const created = await store.status.createIncident(incident());
+  t.match(created.id, /^inc_[A-Za-z0-9]{16}$/);
+  t.same(created, {
+    id: created.id, title: 'Slow replies', status: 'investigating', impact: 'minor', models: ['gamma-5.4'], automatic: false,
+    startedAt: T0, resolvedAt: null, updatedAt: T0, updates: [{ at: T0, status: 'investigating', message: 'Looking.' }],
+  });
+  const quiet = await store.status.updateIncident(created.id, { title: 'Very slow', impact: 'major', models: [], now: T0 + 1 });
+  t.match(quiet, { title: 'Very slow', impact: 'major', models: [], updatedAt: T0 + 1, status: 'investigating' });
+  t.equal(quiet?.updates.length, 1, 'no status or message: no update');
+  const identified = await store.status.updateIncident(created.id, { status: 'identified', now: T0 + 2 });
+  t.same(identified?.updates[0], { at: T0 + 2, status: 'identified', message: 'Status changed to identified.' }, 'newest first');
+  const noted = await store.status.updateIncident(created.id, { message: 'A fix is rolling out.', now: T0 + 3 });
+  t.same(noted?.updates[0], { at: T0 + 3, status: 'identified', message: 'A fix is rolling out.' }, 'with the current status');
+  const resolved = await store.status.updateIncident(created.id, { status: 'resolved', message: 'Fixed.', now: T0 + 4 });
+  t.match(resolved, { status: 'resolved', resolvedAt: T0 + 4 });
+  t.match(await store.status.updateIncident(created.id, { status: 'resolved', now: T0 + 5 }), { resolvedAt: T0 + 4 }, 'stamped once');
+  t.match(await store.status.updateIncident(created.id, { status: 'monitoring', now: T0 + 6 }), { status: 'monitoring', resolvedAt: null }, 'reopening clears it');
+  t.same((await store.status.getIncident(created.id))?.updates.map((u) => u.status), [
+    'monitoring', 'resolved', 'resolved', 'identified', 'identified', 'investigating',
+  ]);
+  t.equal(await store.status.updateIncident('inc_nope', { status: 'resolved', now: T0 }), undefined);
+  t.equal(await store.status.getIncident('inc_nope'), undefined);
+  t.match(await store.status.createIncident(incident({ status: 'resolved' })), { resolvedAt: T0 }, 'created resolved: stamped at once');
+});
+
+contract('incidents: the list holds open ones and those started since, newest first; open automatic ones for a restart', async (t, db) => {
+  const store = await db.open();
+  const oldResolved = await store.status.createIncident(incident({ title: 'old', now: T0 - 10 * HOUR }));
+  await store.status.updateIncident(oldResolved.id, { status: 'resolved', now: T0 - 9 * HOUR });
+  const oldOpen = await store.status.createIncident(incident({ title: 'old but open', now: T0 - 8 * HOUR, automatic: true }));
+  const first = await store.status.createIncident(incident({ title: 'first of two at T0', now: T0 }));
+  const second = await store.status.createIncident(incident({ title: 'second of two at T0', now: T0, models: [] }));
+  const auto = await store.status.createIncident(incident({ title: 'auto', now: T0 + MINUTE, automatic: true }));
+  const autoResolved = await store.status.createIncident(incident({ title: 'auto resolved', now: T0 + 2 * MINUTE, automatic: true }));
+  await store.status.updateIncident(autoResolved.id, { status: 'resolved', now: T0 + 3 * MINUTE });
+
+  const listed = await store.status.listIncidents(T0 - HOUR);
+  t.same(listed.map((i) => i.id), [autoResolved.id, auto.id, second.id, first.id, oldOpen.id], 'newest first; the same instant in creation order, newest first');
+  t.same(listed[0]?.updates.map((u) => u.status), ['resolved', 'investigating'], 'each with its own updates');
+  t.same(listed[2]?.models, [], 'the whole gateway');
+  t.same((await store.status.listIncidents(0)).length, 6);
+  t.same((await store.status.openAutomaticIncidents()).map((i) => i.title).sort(), ['auto', 'old but open']);
+  t.same((await store.status.openAutomaticIncidents())[0]?.updates.length, 1);
+});
