@@ -3,7 +3,7 @@ import { admin, ApiError, listModels, type ModelInfo } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
 import { ErrorNote } from '../components/error-note.js';
-import { ModelPicker } from '../components/model-picker.js';
+import { formBody, KeyForm, toLocalInput } from '../components/key-form.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { approx, day, usd, when } from '../format.js';
 import type { KeyActivityView, KeyView } from '../types.js';
@@ -17,74 +17,6 @@ const STATUS_TEXT: Record<KeyView['status'], string> = {
 /** The status a person reads: a rotated key whose old value still works is "in grace". */
 const statusOf = (key: KeyView): { css: string; text: string } =>
   key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] ?? key.status };
-
-interface KeyFormValue {
-  name: string;
-  models: string[] | null;
-  ceiling: string;
-  expires: string;
-}
-
-/** `datetime-local` has no zone: the form speaks UTC and says so. */
-const toUtcIso = (local: string): string | null => (local ? `${local}:00Z` : null);
-const toLocalInput = (iso: string | null): string => (iso ? iso.slice(0, 16) : '');
-
-function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
-  initial: KeyFormValue;
-  models: ModelInfo[];
-  submitLabel: string;
-  onSubmit: (value: KeyFormValue) => Promise<void>;
-  onCancel: () => void;
-}) {
-  const [value, setValue] = useState(initial);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(value);
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e), null));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form onSubmit={submit} class="stack">
-      <label>
-        Name
-        <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: (e.currentTarget as HTMLInputElement).value })} />
-      </label>
-      <ModelPicker models={models} value={value.models} onChange={(v) => setValue({ ...value, models: v })} />
-      <label>
-        Monthly spend ceiling in US dollars (empty for none)
-        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="50.00" value={value.ceiling} onInput={(e) => setValue({ ...value, ceiling: (e.currentTarget as HTMLInputElement).value })} />
-      </label>
-      <label>
-        Expires (UTC, optional)
-        <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget as HTMLInputElement).value })} />
-      </label>
-      <ErrorNote message={error?.message ?? null} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {submitLabel}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
-  );
-}
-
-const formBody = (value: KeyFormValue) => ({
-  name: value.name,
-  models: value.models,
-  monthly_ceiling_usd: value.ceiling.trim() || null,
-  expires_at: toUtcIso(value.expires),
-});
 
 type Modal =
   | { kind: 'create' }
