@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
@@ -14,8 +15,15 @@ import { publicAddressPolicy, type AddressPolicy } from './address-policy.js';
  * from Content-Length before reading and enforced while reading; 10 s for the whole fetch.
  */
 
+/** Every address a name resolves to (for `family` 0: both families), as `dns.lookup` with `all: true` answers. */
+export type Resolver = (hostname: string, family: number) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname, family) => dnsLookup(hostname, { all: true, family });
+
 export interface GuardedFetchOptions {
   policy?: AddressPolicy;
+  /** Name resolution; the system's by default (tests give names an address of their choosing). */
+  resolve?: Resolver;
   /** An extra trusted certificate authority (PEM), e.g. a company CA, beside Node's bundled roots. */
   ca?: string | Buffer;
   maxBytes?: number;
@@ -68,16 +76,19 @@ export class GuardedFetcher {
     this.maxBytes = options.maxBytes ?? IMAGE_LIMITS.maxBytes;
     this.timeoutMs = options.timeoutMs ?? IMAGE_LIMITS.timeoutMs;
     this.maxRedirects = options.maxRedirects ?? IMAGE_LIMITS.maxRedirects;
+    const resolve = options.resolve ?? systemResolver;
     // Every address of the name must be allowed, whichever one the socket would pick.
     this.lookup = (hostname, lookupOptions, callback) => {
-      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-        if (error) return callback(error, '', 0);
-        const refused = addresses.find((entry) => !this.policy.allows(entry.address));
-        if (refused || !addresses.length) return callback(refused ? refusedAddress(refused.address) : new ImageFetchError('the name did not resolve'), '', 0);
-        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        const first = addresses[0] as LookupAddress;
-        callback(null, first.address, first.family);
-      });
+      resolve(hostname, lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : (lookupOptions.family ?? 0)).then(
+        (addresses) => {
+          const refused = addresses.find((entry) => !this.policy.allows(entry.address));
+          if (refused || !addresses.length) return callback(refused ? refusedAddress(refused.address) : new ImageFetchError('the name did not resolve'), '', 0);
+          if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+          const first = addresses[0] as LookupAddress;
+          callback(null, first.address, first.family);
+        },
+        (error: NodeJS.ErrnoException) => callback(error, '', 0),
+      );
     };
   }
 

@@ -20,6 +20,8 @@ export interface ImageServer {
   port: number;
   /** Paths requested so far. */
   hits: string[];
+  /** TCP connections accepted so far (a refusal before connecting leaves it unchanged). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startImageServer(t: Teardown, host = '127.0.0.1'): Promise
   const hits: string[] = [];
   const sockets = new Set<Socket>();
   let port = 0;
+  let connections = 0;
   const server: Server = createServer({ key: readFileSync(KEY_FILE), cert: readFileSync(CA_FILE) }, (req, res) => {
     const path = req.url ?? '/';
     hits.push(path);
@@ -68,6 +71,7 @@ export async function startImageServer(t: Teardown, host = '127.0.0.1'): Promise
     }
   });
   server.on('connection', (socket: Socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -77,6 +81,9 @@ export async function startImageServer(t: Teardown, host = '127.0.0.1'): Promise
     origin: `https://${host}:${port}`,
     port,
     hits,
+    get connections() {
+      return connections;
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
