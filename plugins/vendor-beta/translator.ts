@@ -11,6 +11,7 @@ import { inlineRemoteImages } from '../../src/reference/inline-images.js';
 import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
+import { holdImages } from './held-images.js';
 import { betaRequestBody } from './request.js';
 import { betaReply } from './response.js';
 import { BetaStream } from './stream.js';
@@ -51,7 +52,8 @@ export class BetaTranslator implements Translator {
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
     const request = parseChatRequest(this.shape.chatBody());
-    await inlineRemoteImages(request.turns, this.services.fetcher);
+    // Held until the call completes (the plugin's onComplete), whatever happens next.
+    holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
     const body = betaRequestBody(request, this.services.signatures);
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
