@@ -71,10 +71,10 @@ export class BetaTranslator implements Translator {
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.shape.writer(), this.services.signatures);
+    return new BetaStream(this.shape.writer(), this.services.signatures, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
-    return betaError(status, headers, body);
+    return betaError(status, headers, body, this.services.apiKey);
   }
 }

@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
 import type { SseEvent, StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
 import { GatewayError, invalidRequest } from '../../src/http/errors.js';
-import { upstreamError } from '../../src/http/upstream-status.js';
 import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
+import { gammaError, gammaStreamError } from './errors.js';
 
 /**
  * Gamma speaks the reference format, so its translator is nearly the identity: the model
@@ -59,6 +59,8 @@ class GammaStream implements StreamTranslator {
     /** Whether the upstream's model name differs from the canonical ID (every chunk is rewritten). */
     private readonly renamed: boolean,
     private readonly callerWantsUsage: boolean,
+    /** The gateway's gamma key, scrubbed from relayed error messages. */
+    private readonly credential: string | undefined,
   ) {}
 
   event(event: SseEvent): string {
@@ -93,9 +95,7 @@ class GammaStream implements StreamTranslator {
   private parsedChunk(data: string): string {
     const chunk = parseUpstreamJson(data, 'gamma', 'a stream event');
     const error = chunk['error'] as JsonObject | undefined;
-    if (error) {
-      throw new GatewayError(502, `The gamma upstream failed mid-stream: ${String(error['message'] ?? 'unknown error')}`);
-    }
+    if (error) throw gammaStreamError(error, this.credential);
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
     const choices = chunk['choices'];
     const usageOnly = Array.isArray(choices) && choices.length === 0;
@@ -161,18 +161,10 @@ export class GammaTranslator implements Translator {
 
   stream(): StreamTranslator {
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
-    return new GammaStream(canonical, this.upstreamModel !== canonical, this.call.includeUsage);
+    return new GammaStream(canonical, this.upstreamModel !== canonical, this.call.includeUsage, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
-    let detail: JsonObject | undefined;
-    try {
-      detail = (JSON.parse(body.toString('utf8')) as JsonObject)['error'] as JsonObject | undefined;
-    } catch {
-      detail = undefined;
-    }
-    const message = typeof detail?.['message'] === 'string' ? detail['message'] : undefined;
-    const param = typeof detail?.['param'] === 'string' ? detail['param'] : null;
-    return upstreamError('gamma', status, headers, { message, param });
+    return gammaError(status, headers, body, this.apiKey);
   }
 }
