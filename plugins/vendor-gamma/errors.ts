@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonObject } from '../../src/chain/call.js';
+import type { Call, JsonObject } from '../../src/chain/call.js';
 import type { GatewayError } from '../../src/http/errors.js';
 import { upstreamError } from '../../src/http/upstream-status.js';
 
@@ -24,4 +24,14 @@ export function gammaError(status: number, headers: IncomingHttpHeaders, body: B
 export function gammaStreamError(error: JsonObject, credential: string | undefined): GatewayError {
   const message = typeof error['message'] === 'string' ? error['message'] : undefined;
   return upstreamError('gamma', 502, {}, { message, midStream: true }, credential);
+}
+
+/**
+ * Records that an error thrown while reading a gamma answer (garbage, a truncated stream, a
+ * body that is not the endpoint's) is the upstream's fault: outcome `upstream_error`, not the
+ * `error` (the gateway failed) the pipeline would record for a translator's error. Returns it.
+ */
+export function upstreamsFault(call: Call, error: unknown): unknown {
+  call.outcome = 'upstream_error';
+  return error;
 }

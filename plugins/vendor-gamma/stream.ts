@@ -1,11 +1,20 @@
-import type { JsonObject, Usage } from '../../src/chain/call.js';
+import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
 import type { SseEvent, StreamTranslator } from '../../src/chain/translator.js';
+import { GatewayError } from '../../src/http/errors.js';
 import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
-import { gammaStreamError } from './errors.js';
+import { gammaStreamError, upstreamsFault } from './errors.js';
 
 /**
  * Gamma streams are the reference format's own: chunks are relayed as they are whenever
- * nothing needs rewriting, and parsed otherwise (usage, errors, a renamed model).
+ * nothing needs rewriting, and parsed otherwise (usage, errors, a renamed model, a finish).
+ *
+ * A stream is whole when each of the `n` choices asked for got its finish_reason: the
+ * reference format ends every choice with one. Neither `[DONE]` nor a usage chunk is enough
+ * on its own: both come after the finish reasons, so a stream that has them but lacks a
+ * finish reason was not produced by a vendor that finished, and a proxy between us and the
+ * vendor may append `[DONE]` to a cut stream. A stream that ends otherwise (closed cleanly
+ * early, an empty body, an HTML page: no events at all) is a 502 error event, never a
+ * silently truncated success.
  */
 
 interface ReferenceUsage {
@@ -39,24 +48,41 @@ function deltasIn(chunk: JsonObject): number {
  */
 const NULL_USAGE = ',"usage":null';
 const OUTPUT_DELTA = /"(?:content|text)":"[^"]|"tool_calls":\[/;
+/** A finish reason that is not null: such chunks take the parsed path, which records it. */
+const FINISHED = /"finish_reason"\s*:\s*"/;
 
 export class GammaStream implements StreamTranslator {
   usage: Usage | null = null;
   relayedDeltas = 0;
+  private readonly canonical: string;
+  private readonly callerWantsUsage: boolean;
+  /** Choices asked for (`n`), each of which must finish. */
+  private readonly choices: number;
+  private readonly finished = new Set<number>();
+  private events = 0;
 
   constructor(
-    private readonly canonical: string,
+    private readonly call: Call,
     /** Whether the upstream's model name differs from the canonical ID (every chunk is rewritten). */
     private readonly renamed: boolean,
-    private readonly callerWantsUsage: boolean,
     /** The gateway's gamma key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
-  ) {}
+  ) {
+    this.canonical = (call.model as NonNullable<Call['model']>).id;
+    this.callerWantsUsage = call.includeUsage;
+    const n = call.body['n'];
+    this.choices = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+  }
 
   event(event: SseEvent): string {
     const data = event.data;
+    this.events += 1;
     if (data === '[DONE]') return '';
-    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+    try {
+      return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+    } catch (error) {
+      throw upstreamsFault(this.call, error);
+    }
   }
 
   /**
@@ -67,7 +93,7 @@ export class GammaStream implements StreamTranslator {
   private ordinaryChunk(data: string): string | null {
     // Not an object at all (garbage) goes to the parser, which refuses it.
     if (this.renamed || data.charCodeAt(0) !== 123 || data.charCodeAt(data.length - 1) !== 125) return null;
-    if (data.includes('"usage":{') || data.includes('"error"')) return null;
+    if (data.includes('"usage":{') || data.includes('"error"') || FINISHED.test(data)) return null;
     let out = data;
     if (!this.callerWantsUsage) {
       const at = data.indexOf(NULL_USAGE);
@@ -88,6 +114,11 @@ export class GammaStream implements StreamTranslator {
     if (error) throw gammaStreamError(error, this.credential);
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
     const choices = chunk['choices'];
+    if (Array.isArray(choices)) {
+      for (const choice of choices as JsonObject[]) {
+        if (typeof choice?.['finish_reason'] === 'string') this.finished.add(tokenCount(choice['index']));
+      }
+    }
     const usageOnly = Array.isArray(choices) && choices.length === 0;
     if (usageOnly && !this.callerWantsUsage) return '';
     this.relayedDeltas += deltasIn(chunk);
@@ -98,6 +129,15 @@ export class GammaStream implements StreamTranslator {
   }
 
   end(): string {
+    if (this.events === 0) {
+      throw upstreamsFault(this.call, new GatewayError(502, 'The gamma upstream answered the stream with an empty body or one that is not an event stream.'));
+    }
+    for (let index = 0; index < this.choices; index++) {
+      if (!this.finished.has(index)) {
+        const message = `The gamma upstream ended the stream before choice ${index} finished (no finish_reason): the reply is incomplete.`;
+        throw upstreamsFault(this.call, new GatewayError(502, message));
+      }
+    }
     return '';
   }
 }

@@ -3,7 +3,7 @@ import type { Call, JsonObject } from '../../src/chain/call.js';
 import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
 import { GatewayError, invalidRequest } from '../../src/http/errors.js';
 import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
-import { gammaError } from './errors.js';
+import { gammaError, upstreamsFault } from './errors.js';
 import { GammaStream, usageOf } from './stream.js';
 
 /**
@@ -18,6 +18,24 @@ const PATHS = {
   completions: 'v1/completions',
   embeddings: 'v1/embeddings',
 } as const;
+
+/** What a non-streamed 2xx body of each endpoint must have: its non-empty list of results. */
+const SHAPES = {
+  'chat.completions': { field: 'choices', what: 'a chat completion' },
+  completions: { field: 'choices', what: 'a completion' },
+  embeddings: { field: 'data', what: 'an embeddings list' },
+} as const;
+
+/** The upstream's 2xx body, refused (502) unless it is JSON of the endpoint's shape. */
+function replyOf(raw: Buffer, endpoint: keyof typeof SHAPES): JsonObject {
+  const body = parseUpstreamJson(raw.toString('utf8'), 'gamma', 'a response');
+  const { field, what } = SHAPES[endpoint];
+  const list = body[field];
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new GatewayError(502, `The gamma upstream answered with JSON that is not ${what} (no ${field}).`);
+  }
+  return body;
+}
 
 export class GammaTranslator implements Translator {
   private readonly upstreamModel: string;
@@ -58,7 +76,12 @@ export class GammaTranslator implements Translator {
   }
 
   response(raw: Buffer): TranslatedBody {
-    const body = parseUpstreamJson(raw.toString('utf8'), 'gamma', 'a response');
+    let body: JsonObject;
+    try {
+      body = replyOf(raw, this.call.endpoint.name as keyof typeof SHAPES);
+    } catch (error) {
+      throw upstreamsFault(this.call, error);
+    }
     const usage = usageOf(body['usage']);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };
@@ -68,7 +91,7 @@ export class GammaTranslator implements Translator {
 
   stream(): StreamTranslator {
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
-    return new GammaStream(canonical, this.upstreamModel !== canonical, this.call.includeUsage, this.apiKey);
+    return new GammaStream(this.call, this.upstreamModel !== canonical, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
