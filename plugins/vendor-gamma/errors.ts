@@ -31,7 +31,7 @@ export function gammaStreamError(error: JsonObject, credential: string | undefin
  * body that is not the endpoint's) is the upstream's fault: outcome `upstream_error`, not the
  * `error` (the gateway failed) the pipeline would record for a translator's error. Returns it.
  */
-export function upstreamsFault(call: Call, error: unknown): unknown {
+export function upstreamFault(call: Call, error: unknown): unknown {
   call.outcome = 'upstream_error';
   return error;
 }

@@ -2,19 +2,19 @@ import type { Call, JsonObject, Usage } from '../../src/chain/call.js';
 import type { SseEvent, StreamTranslator } from '../../src/chain/translator.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { parseUpstreamJson, tokenCount } from '../../src/reference/upstream-json.js';
-import { gammaStreamError, upstreamsFault } from './errors.js';
+import { gammaStreamError, upstreamFault } from './errors.js';
 
 /**
  * Gamma streams are the reference format's own: chunks are relayed as they are whenever
  * nothing needs rewriting, and parsed otherwise (usage, errors, a renamed model, a finish).
  *
- * A stream is whole when each of the `n` choices asked for got its finish_reason: the
- * reference format ends every choice with one. Neither `[DONE]` nor a usage chunk is enough
- * on its own: both come after the finish reasons, so a stream that has them but lacks a
- * finish reason was not produced by a vendor that finished, and a proxy between us and the
- * vendor may append `[DONE]` to a cut stream. A stream that ends otherwise (closed cleanly
- * early, an empty body, an HTML page: no events at all) is a 502 error event, never a
- * silently truncated success.
+ * A stream is whole exactly when each of the `n` choices asked for got its finish_reason:
+ * the reference format ends every choice with one. `[DONE]` and the usage chunk are not taken
+ * as proof: in a whole stream they follow the finish reasons, so seeing them without those
+ * means frames were lost or invented on the way (a proxy may append `[DONE]` to a cut
+ * stream), and the caller's client would be left without finish reasons anyway. Any other
+ * end (closed cleanly too early; an empty body or an HTML page, which carry no events at
+ * all) is a 502 error event, never a silently truncated success.
  */
 
 interface ReferenceUsage {
@@ -81,7 +81,7 @@ export class GammaStream implements StreamTranslator {
     try {
       return this.ordinaryChunk(data) ?? this.parsedChunk(data);
     } catch (error) {
-      throw upstreamsFault(this.call, error);
+      throw upstreamFault(this.call, error);
     }
   }
 
@@ -130,12 +130,12 @@ export class GammaStream implements StreamTranslator {
 
   end(): string {
     if (this.events === 0) {
-      throw upstreamsFault(this.call, new GatewayError(502, 'The gamma upstream answered the stream with an empty body or one that is not an event stream.'));
+      throw upstreamFault(this.call, new GatewayError(502, 'The gamma upstream answered the stream with an empty body or one that is not an event stream.'));
     }
     for (let index = 0; index < this.choices; index++) {
       if (!this.finished.has(index)) {
         const message = `The gamma upstream ended the stream before choice ${index} finished (no finish_reason): the reply is incomplete.`;
-        throw upstreamsFault(this.call, new GatewayError(502, message));
+        throw upstreamFault(this.call, new GatewayError(502, message));
       }
     }
     return '';

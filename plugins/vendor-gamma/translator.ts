@@ -3,7 +3,7 @@ import type { Call, JsonObject } from '../../src/chain/call.js';
 import type { StreamTranslator, TranslatedBody, Translator, UpstreamRequest } from '../../src/chain/translator.js';
 import { GatewayError, invalidRequest } from '../../src/http/errors.js';
 import { parseUpstreamJson } from '../../src/reference/upstream-json.js';
-import { gammaError, upstreamsFault } from './errors.js';
+import { gammaError, upstreamFault } from './errors.js';
 import { GammaStream, usageOf } from './stream.js';
 
 /**
@@ -80,7 +80,7 @@ export class GammaTranslator implements Translator {
     try {
       body = replyOf(raw, this.call.endpoint.name as keyof typeof SHAPES);
     } catch (error) {
-      throw upstreamsFault(this.call, error);
+      throw upstreamFault(this.call, error);
     }
     const usage = usageOf(body['usage']);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;

@@ -23,6 +23,9 @@ export type Resolver = (hostname: string, family: number) => Promise<LookupAddre
 
 const systemResolver: Resolver = (hostname, family) => dnsLookup(hostname, { all: true, family });
 
+/** The address family a connection asks its lookup for, as a number (0: either). */
+const familyNumber = (family: number | 'IPv4' | 'IPv6' | undefined): number => (family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : (family ?? 0));
+
 export interface GuardedFetchOptions {
   policy?: AddressPolicy;
   /** Name resolution; the system's by default (tests give names an address of their choosing). */
@@ -88,7 +91,7 @@ export class GuardedFetcher {
     const resolve = options.resolve ?? systemResolver;
     // Every address of the name must be allowed, whichever one the socket would pick.
     this.lookup = (hostname, lookupOptions, callback) => {
-      resolve(hostname, lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : (lookupOptions.family ?? 0)).then(
+      resolve(hostname, familyNumber(lookupOptions.family)).then(
         (addresses) => {
           const refused = addresses.find((entry) => !this.policy.allows(entry.address));
           if (refused || !addresses.length) return callback(refused ? refusedAddress(refused.address) : new ImageFetchError('the name did not resolve'), '', 0);
