@@ -103,8 +103,11 @@ t.test('concurrent calls whose images exceed the budget: some 503, memory bounde
     t.match(result.body.error?.message, `holds as many remote image bytes as it may, so the image at messages[0].content[`);
     t.match(result.body.error?.message, `no room for 4 MiB more within 300 ms: the ${BUDGET / MIB} MiB held at once by all calls together). Try again shortly.`);
   }
-  // Each byte held is also briefly base64 text, the JSON body and its Buffer while translated.
-  t.ok(peak - before < 4 * BUDGET + 16 * MIB, `peak RSS grew ${((peak - before) / MIB).toFixed(1)} MiB: within 4 × the budget + 16 MiB`);
+  // The margin: while a call is translated its images exist about four times over for a moment
+  // (bytes, base64 text, the JSON text, its Buffer), plus the collector's slack. Measured:
+  // +81 to +140 MiB; without a budget the same calls took +409 MiB.
+  const margin = 160 * MIB;
+  t.ok(peak - before < BUDGET + margin, `peak RSS grew ${((peak - before) / MIB).toFixed(1)} MiB: within the budget + ${margin / MIB} MiB`);
   t.ok(Math.max(...samples) > 0 && Math.max(...samples) <= BUDGET, `at most the budget held while the calls ran (largest sample ${(Math.max(...samples) / MIB).toFixed(1)} MiB)`);
   t.equal(await held(), 0, 'the budget is back to zero');
 });
