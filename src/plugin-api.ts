@@ -56,7 +56,9 @@ export { mintId } from './reference/ids.js';
 export { parseUpstreamJson, tokenCount } from './reference/upstream-json.js';
 export { upstreamError } from './http/upstream-status.js';
 export { inlineRemoteImages } from './reference/inline-images.js';
-export { GuardedFetcher } from './net/guarded-fetch.js';
+export type { ReleaseImages } from './reference/inline-images.js';
+export { GuardedFetcher, IMAGE_LIMITS } from './net/guarded-fetch.js';
+export { ByteBudget } from './net/byte-budget.js';
 export { policyAllowing } from './net/address-policy.js';
 
 // A vendor's simulator: a real HTTP server speaking its wire format, with faults for tests.

@@ -74,3 +74,13 @@ contract('audit: entries newest first, up to a limit', async (t, db) => {
   t.ok((all[0]?.id ?? 0) > (all[1]?.id ?? 0), 'ids grow');
   t.same((await store.audit.list(2)).map((e) => e.action), ['POST /keys/key_a/revoke', 'GET /keys']);
 });
+
+contract('audit: pruning keeps what is newer than a date and at most the newest N rows', async (t, db) => {
+  const store = await db.open();
+  for (let at = 1; at <= 6; at++) await store.audit.record({ at, actor: 'fp1', action: `POST /keys/${at}`, target: null, status: 201 });
+  t.equal(await store.audit.prune(3, 100), 2, 'rows before the date go');
+  t.same((await store.audit.list(10)).map((e) => e.at), [6, 5, 4, 3]);
+  t.equal(await store.audit.prune(0, 2), 2, 'then all but the newest two');
+  t.same((await store.audit.list(10)).map((e) => e.at), [6, 5]);
+  t.equal(await store.audit.prune(0, 10), 0, 'nothing to do');
+});

@@ -47,15 +47,16 @@ function hint(type: string | undefined): number | undefined {
   return type === undefined ? undefined : STATUS_OF_TYPE[type];
 }
 
-export function alphaError(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+/** `credential` is the gateway's own alpha key, never relayed (see upstreamError). */
+export function alphaError(status: number, headers: IncomingHttpHeaders, body: Buffer, credential: string | undefined): GatewayError {
   const { type, message } = detailOf(parse(body));
   const code = message && CONTEXT_TOO_LONG.test(message) ? 'context_length_exceeded' : undefined;
-  return upstreamError('alpha', status, headers, { message, statusHint: hint(type), code });
+  return upstreamError('alpha', status, headers, { message, statusHint: hint(type), code }, credential);
 }
 
 /** An `event: error` inside a stream: no HTTP status but the error type's. */
-export function alphaStreamError(event: JsonObject): GatewayError {
+export function alphaStreamError(event: JsonObject, credential: string | undefined): GatewayError {
   const { type, message } = detailOf(event);
   const status = type === 'invalid_request_error' ? 400 : (hint(type) ?? 502);
-  return upstreamError('alpha', status, {}, { message: `The alpha upstream failed mid-stream: ${message ?? type ?? 'unknown error'}` });
+  return upstreamError('alpha', status, {}, { message: message ?? type, midStream: true }, credential);
 }

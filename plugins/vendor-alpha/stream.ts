@@ -21,6 +21,8 @@ export class AlphaStream implements StreamTranslator {
   constructor(
     private readonly writer: ReferenceStreamWriter,
     private readonly jsonMode: boolean,
+    /** The gateway's alpha key, scrubbed from relayed error messages. */
+    private readonly credential: string | undefined,
   ) {}
 
   get relayedDeltas(): number {
@@ -54,7 +56,7 @@ export class AlphaStream implements StreamTranslator {
         this.stopped = true;
         return '';
       case 'error':
-        throw alphaStreamError(data);
+        throw alphaStreamError(data, this.credential);
       default:
         // ping, content_block_stop, and event types newer than this translator.
         return '';

@@ -45,10 +45,10 @@ export class AlphaTranslator implements Translator {
   }
 
   stream(): StreamTranslator {
-    return new AlphaStream(this.shape.writer(), this.jsonMode);
+    return new AlphaStream(this.shape.writer(), this.jsonMode, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
-    return alphaError(status, headers, body);
+    return alphaError(status, headers, body, this.apiKey);
   }
 }

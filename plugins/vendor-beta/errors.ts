@@ -49,7 +49,8 @@ function hint(detail: BetaErrorDetail, httpStatus: number | null): number | unde
   return (detail.status ? STATUS_OF[detail.status] : undefined) ?? 502;
 }
 
-export function betaError(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+/** `credential` is the gateway's own beta key, never relayed (see upstreamError). */
+export function betaError(status: number, headers: IncomingHttpHeaders, body: Buffer, credential: string | undefined): GatewayError {
   let parsed: unknown = null;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -58,12 +59,12 @@ export function betaError(status: number, headers: IncomingHttpHeaders, body: Bu
   }
   const detail = betaErrorDetail(parsed);
   const code = detail.message && CONTEXT_TOO_LONG.test(detail.message) ? 'context_length_exceeded' : undefined;
-  return upstreamError('beta', status, headers, { message: detail.message, statusHint: hint(detail, status), code });
+  return upstreamError('beta', status, headers, { message: detail.message, statusHint: hint(detail, status), code }, credential);
 }
 
 /** An error object inside a 200 stream. */
-export function betaStreamError(event: JsonObject): GatewayError {
+export function betaStreamError(event: JsonObject, credential: string | undefined): GatewayError {
   const detail = betaErrorDetail(event);
   const status = hint(detail, null) as number;
-  return upstreamError('beta', status, {}, { message: `The beta upstream failed mid-stream: ${detail.message ?? detail.status ?? 'unknown error'}` });
+  return upstreamError('beta', status, {}, { message: detail.message ?? detail.status, midStream: true }, credential);
 }

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { definePlugin, GuardedFetcher, policyAllowing } from '../../src/plugin-api.js';
+import { Gauge } from 'prom-client';
+import { ByteBudget, definePlugin, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/plugin-api.js';
+import { releaseImages } from './held-images.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';
 
@@ -8,8 +10,11 @@ interface BetaConfig {
    * Remote images are fetched by the gateway (beta takes only inline bytes) through the guarded
    * fetcher, which refuses non-public addresses. `allow_cidrs` opens ranges an operator trusts
    * (an internal image host); `ca_file` adds a PEM certificate authority to the trusted roots.
+   * `max_bytes_held` bounds the image bytes all calls together hold at once (reserved before
+   * reading: the declared length, else the per-image maximum; held until the call completes);
+   * a call that finds no room within `budget_wait_ms` is answered 503.
    */
-  remote_images: { allow_cidrs: string[]; ca_file?: string };
+  remote_images: { allow_cidrs: string[]; ca_file?: string; max_bytes_held: number; budget_wait_ms: number };
 }
 
 const FAMILY = 'beta';
@@ -34,23 +39,37 @@ export default definePlugin<BetaConfig>({
         properties: {
           allow_cidrs: { type: 'array', default: [], items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/\\d{1,3})?$' } },
           ca_file: { type: 'string', minLength: 1 },
+          // At least one image of the largest size fits.
+          max_bytes_held: { type: 'integer', minimum: IMAGE_LIMITS.maxBytes, default: 64 * 1024 * 1024 },
+          budget_wait_ms: { type: 'integer', minimum: 0, maximum: 60_000, default: 2000 },
         },
       },
     },
   },
-  setup({ catalogue, upstreamCredential }, config) {
+  setup({ catalogue, upstreamCredential, metrics }, config) {
     const images = config.remote_images;
+    const budget = new ByteBudget(images.max_bytes_held, images.budget_wait_ms);
+    new Gauge({
+      name: 'gateway_image_bytes_held',
+      help: 'Bytes of remote images (fetched for the beta family) held now, against remote_images.max_bytes_held.',
+      registers: [metrics],
+      collect() {
+        this.set(budget.held);
+      },
+    });
     const services = {
       apiKey: upstreamCredential(FAMILY),
       embeddingModel: catalogue.families.get(FAMILY)?.embeddingModel ?? null,
       fetcher: new GuardedFetcher({
         policy: policyAllowing(images.allow_cidrs),
+        budget,
         ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
       }),
       signatures: new ThoughtSignatures(),
     };
     return {
-      translator: { family: FAMILY, create: (call) => new BetaTranslator(call, services) },
+      translator: { family: 'beta', create: (call) => new BetaTranslator(call, services) },
+      onComplete: releaseImages,
     };
   },
 });

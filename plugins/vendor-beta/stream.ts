@@ -16,6 +16,8 @@ export class BetaStream implements StreamTranslator {
   constructor(
     private readonly writer: ReferenceStreamWriter,
     private readonly signatures: ThoughtSignatures,
+    /** The gateway's beta key, scrubbed from relayed error messages. */
+    private readonly credential: string | undefined,
   ) {}
 
   get relayedDeltas(): number {
@@ -28,7 +30,7 @@ export class BetaStream implements StreamTranslator {
 
   event(event: SseEvent): string {
     const chunk = parseUpstreamJson(event.data, 'beta', 'a stream event');
-    if (chunk['error']) throw betaStreamError(chunk);
+    if (chunk['error']) throw betaStreamError(chunk, this.credential);
     if (chunk['usageMetadata']) this.vendorUsage = betaUsage(chunk['usageMetadata']);
     const candidates = Array.isArray(chunk['candidates']) ? (chunk['candidates'] as JsonObject[]) : [];
     if (!candidates.length) {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseChatRequest, parseEmbeddingsRequest, parseUpstreamJson, ReferenceCallShape, type Call, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
+import { holdImages } from './held-images.js';
 import { betaRequestBody } from './request.js';
 import { betaReply } from './response.js';
 import { BetaStream } from './stream.js';
@@ -42,7 +43,8 @@ export class BetaTranslator implements Translator {
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
     const request = parseChatRequest(this.shape.chatBody());
-    await inlineRemoteImages(request.turns, this.services.fetcher);
+    // Held until the call completes (the plugin's onComplete), whatever happens next.
+    holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
     const body = betaRequestBody(request, this.services.signatures);
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
@@ -60,10 +62,10 @@ export class BetaTranslator implements Translator {
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.shape.writer(), this.services.signatures);
+    return new BetaStream(this.shape.writer(), this.services.signatures, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
-    return betaError(status, headers, body);
+    return betaError(status, headers, body, this.services.apiKey);
   }
 }

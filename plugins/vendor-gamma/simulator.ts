@@ -233,6 +233,7 @@ export function createGammaVendor(): SimVendor {
         body: { error: { message, type: type ?? ERROR_TYPES[status] ?? 'server_error', param: null, code: null } },
       };
     },
+    streamErrorFrame: (message, type) => `data: ${JSON.stringify({ error: { message, type: type ?? 'server_error', param: null, code: null } })}\n\n`,
   };
 }
 

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseUpstreamJson, tokenCount, upstreamError, type Call, type JsonObject, type SseEvent, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { gammaError } from './errors.js';
+import { GammaStream, usageOf } from './stream.js';
 
 /**
  * Gamma speaks the reference format, so its translator is nearly the identity: the model
@@ -14,98 +16,22 @@ const PATHS = {
   embeddings: 'v1/embeddings',
 } as const;
 
-interface ReferenceUsage {
-  prompt_tokens?: unknown;
-  completion_tokens?: unknown;
-}
+/** What a non-streamed 2xx body of each endpoint must have: its non-empty list of results. */
+const SHAPES = {
+  'chat.completions': { field: 'choices', what: 'a chat completion' },
+  completions: { field: 'choices', what: 'a completion' },
+  embeddings: { field: 'data', what: 'an embeddings list' },
+} as const;
 
-function usageOf(raw: unknown): Usage | null {
-  if (typeof raw !== 'object' || raw === null) return null;
-  const usage = raw as ReferenceUsage;
-  return { promptTokens: tokenCount(usage.prompt_tokens), completionTokens: tokenCount(usage.completion_tokens) };
-}
-
-/** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
-function deltasIn(chunk: JsonObject): number {
-  const choices = chunk['choices'];
-  if (!Array.isArray(choices)) return 0;
-  let n = 0;
-  for (const choice of choices as JsonObject[]) {
-    const delta = choice['delta'] as JsonObject | undefined;
-    if (delta && ((typeof delta['content'] === 'string' && delta['content'] !== '') || Array.isArray(delta['tool_calls']))) n += 1;
-    else if (typeof choice['text'] === 'string' && choice['text'] !== '') n += 1;
+/** The upstream's 2xx body, refused (502) unless it is JSON of the endpoint's shape. */
+function replyOf(raw: Buffer, endpoint: keyof typeof SHAPES): JsonObject {
+  const body = parseUpstreamJson(raw.toString('utf8'), 'gamma', 'a response');
+  const { field, what } = SHAPES[endpoint];
+  const list = body[field];
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new GatewayError(502, `The gamma upstream answered with JSON that is not ${what} (no ${field}).`);
   }
-  return n;
-}
-
-/**
- * The fast path's reading of a chunk's raw JSON. Inside JSON strings every quote is escaped,
- * so an unescaped `"usage":{`, `"error"` or `,"usage":null` can only be a key of the chunk
- * itself (or, for `"error"`, a harmless false alarm that takes the slow path).
- */
-const NULL_USAGE = ',"usage":null';
-const OUTPUT_DELTA = /"(?:content|text)":"[^"]|"tool_calls":\[/;
-
-class GammaStream implements StreamTranslator {
-  usage: Usage | null = null;
-  relayedDeltas = 0;
-
-  constructor(
-    private readonly canonical: string,
-    /** Whether the upstream's model name differs from the canonical ID (every chunk is rewritten). */
-    private readonly renamed: boolean,
-    private readonly callerWantsUsage: boolean,
-  ) {}
-
-  event(event: SseEvent): string {
-    const data = event.data;
-    if (data === '[DONE]') return '';
-    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
-  }
-
-  /**
-   * Most chunks carry a delta and `"usage":null` (usage is always asked for upstream): relay
-   * them without parsing, dropping the `usage` key the caller did not ask for. Returns null
-   * for anything else (usage, errors, renamed models, unusual spacing): the parsed path.
-   */
-  private ordinaryChunk(data: string): string | null {
-    // Not an object at all (garbage) goes to the parser, which refuses it.
-    if (this.renamed || data.charCodeAt(0) !== 123 || data.charCodeAt(data.length - 1) !== 125) return null;
-    if (data.includes('"usage":{') || data.includes('"error"')) return null;
-    let out = data;
-    if (!this.callerWantsUsage) {
-      const at = data.indexOf(NULL_USAGE);
-      if (at !== -1) {
-        if (data.indexOf(NULL_USAGE, at + 1) !== -1) return null;
-        out = data.slice(0, at) + data.slice(at + NULL_USAGE.length);
-      } else if (data.includes('"usage"')) {
-        return null;
-      }
-    }
-    if (OUTPUT_DELTA.test(data)) this.relayedDeltas += 1;
-    return `data: ${out}\n\n`;
-  }
-
-  private parsedChunk(data: string): string {
-    const chunk = parseUpstreamJson(data, 'gamma', 'a stream event');
-    const error = chunk['error'] as JsonObject | undefined;
-    if (error) {
-      throw new GatewayError(502, `The gamma upstream failed mid-stream: ${String(error['message'] ?? 'unknown error')}`);
-    }
-    if (chunk['usage']) this.usage = usageOf(chunk['usage']);
-    const choices = chunk['choices'];
-    const usageOnly = Array.isArray(choices) && choices.length === 0;
-    if (usageOnly && !this.callerWantsUsage) return '';
-    this.relayedDeltas += deltasIn(chunk);
-    if (!this.renamed && (this.callerWantsUsage || !('usage' in chunk))) return `data: ${data}\n\n`;
-    if (!this.callerWantsUsage) delete chunk['usage'];
-    chunk['model'] = this.canonical;
-    return `data: ${JSON.stringify(chunk)}\n\n`;
-  }
-
-  end(): string {
-    return '';
-  }
+  return body;
 }
 
 export class GammaTranslator implements Translator {
@@ -147,7 +73,7 @@ export class GammaTranslator implements Translator {
   }
 
   response(raw: Buffer): TranslatedBody {
-    const body = parseUpstreamJson(raw.toString('utf8'), 'gamma', 'a response');
+    const body = replyOf(raw, this.call.endpoint.name as keyof typeof SHAPES);
     const usage = usageOf(body['usage']);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };
@@ -157,18 +83,10 @@ export class GammaTranslator implements Translator {
 
   stream(): StreamTranslator {
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
-    return new GammaStream(canonical, this.upstreamModel !== canonical, this.call.includeUsage);
+    return new GammaStream(this.call, this.upstreamModel !== canonical, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
-    let detail: JsonObject | undefined;
-    try {
-      detail = (JSON.parse(body.toString('utf8')) as JsonObject)['error'] as JsonObject | undefined;
-    } catch {
-      detail = undefined;
-    }
-    const message = typeof detail?.['message'] === 'string' ? detail['message'] : undefined;
-    const param = typeof detail?.['param'] === 'string' ? detail['param'] : null;
-    return upstreamError('gamma', status, headers, { message, param });
+    return gammaError(status, headers, body, this.apiKey);
   }
 }

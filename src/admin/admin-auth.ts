@@ -3,15 +3,22 @@ import type { Clock } from '../clock.js';
 import { GatewayError } from '../http/errors.js';
 import { sendError } from '../http/respond.js';
 import { digestsEqual, hashSecret, NATIVE_PREFIX } from '../keys/key-material.js';
-import { tokenFingerprint } from './audit.js';
+import { noteForAudit, tokenFingerprint } from './audit.js';
 
 /** Failed admin-token attempts allowed per client address and window before 429. */
 export const ADMIN_FAILURES_PER_WINDOW = 10;
 const WINDOW_MS = 60_000;
 
+interface Window {
+  start: number;
+  failures: number;
+  /** Whether the audit trail has recorded this window's lockout yet. */
+  lockoutRecorded: boolean;
+}
+
 /** Counts failed attempts per address in fixed one-minute windows. */
 export class FailedAttemptLimiter {
-  private readonly windows = new Map<string, { start: number; failures: number }>();
+  private readonly windows = new Map<string, Window>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -22,15 +29,23 @@ export class FailedAttemptLimiter {
     return Math.max(1, Math.ceil((window.start + WINDOW_MS - this.clock.now()) / 1000));
   }
 
+  /** True for the first attempt refused by this window's lockout only. */
+  firstRefusal(address: string): boolean {
+    const window = this.current(address);
+    if (!window || window.lockoutRecorded) return false;
+    window.lockoutRecorded = true;
+    return true;
+  }
+
   fail(address: string): void {
     const now = this.clock.now();
-    const window = this.current(address) ?? { start: now, failures: 0 };
+    const window = this.current(address) ?? { start: now, failures: 0, lockoutRecorded: false };
     window.failures += 1;
     this.windows.set(address, window);
     if (this.windows.size > 10_000) this.sweep(now);
   }
 
-  private current(address: string): { start: number; failures: number } | undefined {
+  private current(address: string): Window | undefined {
     const window = this.windows.get(address);
     if (window && this.clock.now() - window.start >= WINDOW_MS) {
       this.windows.delete(address);
@@ -59,13 +74,18 @@ export const bearerMatches = (header: string | undefined, tokenHash: Buffer | nu
 
 /**
  * Bearer admin token check for /admin/v1. An address that keeps presenting wrong tokens is
- * refused with 429 for the rest of the minute.
+ * refused with 429 for the rest of the minute. The audit trail records each wrong token (at
+ * most ADMIN_FAILURES_PER_WINDOW per address and minute) and the first attempt the lockout
+ * refused, noted as such; the lockout's further refusals are not written (nothing to learn
+ * from them, and each would be a row a tokenless caller could add at will).
  */
 export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLimiter): RequestHandler {
   return (req, res, next) => {
     const address = req.socket.remoteAddress ?? 'unknown';
     const wait = limiter.retryAfter(address);
     if (wait > 0) {
+      const note = `(locked out: ${address} presented ${ADMIN_FAILURES_PER_WINDOW} wrong tokens; its further attempts for ${wait} s are not recorded)`;
+      noteForAudit(res, limiter.firstRefusal(address) ? { note } : 'skip');
       sendError(res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
       return;
     }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, type ErrorStatus } from './errors.js';
+import { scrubSecrets } from './redact.js';
 
 /**
  * Maps an upstream's HTTP status to ours (decisions.md error table), for every family. Vendor
@@ -43,19 +44,35 @@ export interface UpstreamErrorDetail {
   statusHint?: number | undefined;
   /** A more specific code, e.g. `context_length_exceeded` when the vendor's message says so. */
   code?: string | undefined;
+  /** An error event inside a stream that had begun (200), not an error answer. */
+  midStream?: boolean;
 }
 
-export function upstreamError(family: string, status: number, headers: IncomingHttpHeaders, detail: UpstreamErrorDetail): GatewayError {
+/**
+ * The caller's error for a vendor's. When the vendor refused our own credential or account,
+ * its message is not relayed at all (vendors echo the key they were sent); any other message
+ * is relayed without the family's `credential` or anything shaped like a secret.
+ */
+export function upstreamError(
+  family: string,
+  status: number,
+  headers: IncomingHttpHeaders,
+  detail: UpstreamErrorDetail,
+  credential: string | undefined,
+): GatewayError {
   const effective = detail.statusHint ?? status;
   const mapped = mapUpstreamStatus(effective);
   const own = detail.message?.trim();
   let message: string;
   if (isAccountProblem(effective)) {
-    message = `The ${family} upstream refused the gateway's own credentials or account${own ? `: ${own}` : ''}. This is a gateway configuration problem, not your key.`;
+    message = `The ${family} upstream refused the gateway's own credentials or account. This is a gateway configuration problem, not your key.`;
+  } else if (detail.midStream) {
+    message = `The ${family} upstream failed mid-stream: ${own ? scrubSecrets(own, credential) : 'unknown error'}`;
   } else {
-    message = own || `The ${family} upstream answered ${status} without a readable error message.`;
+    message = own ? scrubSecrets(own, credential) : `The ${family} upstream answered ${status} without a readable error message.`;
   }
   const code = mapped === 404 ? 'model_not_found' : mapped === 400 ? detail.code : undefined;
-  const param = mapped === 400 ? (detail.param ?? null) : mapped === 404 ? 'model' : null;
+  const vendorParam = detail.param ? scrubSecrets(detail.param, credential) : null;
+  const param = mapped === 400 ? vendorParam : mapped === 404 ? 'model' : null;
   return new GatewayError(mapped, message, { param, headers: pressureHeaders(headers), ...(code ? { code } : {}) });
 }

@@ -1,9 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { publicAddressPolicy, type AddressPolicy } from './address-policy.js';
+import { BudgetExhausted, ByteBudget, type Lease } from './byte-budget.js';
 
 /**
  * Fetches a remote image for a vendor that takes only inline bytes, without letting a caller
@@ -12,20 +14,36 @@ import { publicAddressPolicy, type AddressPolicy } from './address-policy.js';
  * address checked is the address connected to (and the socket's peer is checked again on
  * connect); at most 3 redirects, each one checked the same way; 10 MiB per image, refused
  * from Content-Length before reading and enforced while reading; 10 s for the whole fetch.
+ * With a budget, the bytes of every image being read or held are reserved from it first (the
+ * declared Content-Length, else the per-image maximum): the image comes with its lease.
  */
+
+/** Every address a name resolves to (for `family` 0: both families), as `dns.lookup` with `all: true` answers. */
+export type Resolver = (hostname: string, family: number) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname, family) => dnsLookup(hostname, { all: true, family });
+
+/** The address family a connection asks its lookup for, as a number (0: either). */
+const familyNumber = (family: number | 'IPv4' | 'IPv6' | undefined): number => (family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : (family ?? 0));
 
 export interface GuardedFetchOptions {
   policy?: AddressPolicy;
+  /** Name resolution; the system's by default (tests give names an address of their choosing). */
+  resolve?: Resolver;
   /** An extra trusted certificate authority (PEM), e.g. a company CA, beside Node's bundled roots. */
   ca?: string | Buffer;
   maxBytes?: number;
   timeoutMs?: number;
   maxRedirects?: number;
+  /** Shared by every fetch of the gateway; unlimited when not given. */
+  budget?: ByteBudget;
 }
 
 export interface FetchedImage {
   mediaType: string;
   data: Buffer;
+  /** The image's bytes reserved from the budget: release once they are no longer held. */
+  lease: Lease;
 }
 
 /** Why an image was refused; the message is safe to show the caller. */
@@ -62,32 +80,39 @@ export class GuardedFetcher {
   private readonly timeoutMs: number;
   private readonly maxRedirects: number;
   private readonly lookup: LookupFunction;
+  private readonly budget: ByteBudget;
 
   constructor(private readonly options: GuardedFetchOptions = {}) {
     this.policy = options.policy ?? publicAddressPolicy;
     this.maxBytes = options.maxBytes ?? IMAGE_LIMITS.maxBytes;
     this.timeoutMs = options.timeoutMs ?? IMAGE_LIMITS.timeoutMs;
     this.maxRedirects = options.maxRedirects ?? IMAGE_LIMITS.maxRedirects;
+    this.budget = options.budget ?? new ByteBudget(Number.POSITIVE_INFINITY, 0);
+    const resolve = options.resolve ?? systemResolver;
     // Every address of the name must be allowed, whichever one the socket would pick.
     this.lookup = (hostname, lookupOptions, callback) => {
-      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-        if (error) return callback(error, '', 0);
-        const refused = addresses.find((entry) => !this.policy.allows(entry.address));
-        if (refused || !addresses.length) return callback(refused ? refusedAddress(refused.address) : new ImageFetchError('the name did not resolve'), '', 0);
-        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        const first = addresses[0] as LookupAddress;
-        callback(null, first.address, first.family);
-      });
+      resolve(hostname, familyNumber(lookupOptions.family)).then(
+        (addresses) => {
+          const refused = addresses.find((entry) => !this.policy.allows(entry.address));
+          if (refused || !addresses.length) return callback(refused ? refusedAddress(refused.address) : new ImageFetchError('the name did not resolve'), '', 0);
+          if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+          const first = addresses[0] as LookupAddress;
+          callback(null, first.address, first.family);
+        },
+        (error: NodeJS.ErrnoException) => callback(error, '', 0),
+      );
     };
   }
 
-  async fetch(url: string): Promise<FetchedImage> {
+  /** Fetches one image; `cancel` abandons it (e.g. when another image of the request failed). */
+  async fetch(url: string, cancel?: AbortSignal): Promise<FetchedImage> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const signal = cancel ? AbortSignal.any([controller.signal, cancel]) : controller.signal;
     try {
       let current = new URL(url);
       for (let redirects = 0; ; redirects++) {
-        const res = await this.get(current, controller.signal);
+        const res = await this.get(current, signal);
         const location = res.headers.location;
         if (REDIRECTS.has(res.statusCode ?? 0) && location) {
           res.resume();
@@ -99,12 +124,17 @@ export class GuardedFetcher {
           res.resume();
           throw new ImageFetchError(`the URL answered HTTP ${res.statusCode ?? 0}`);
         }
-        const data = await this.read(res);
-        return { mediaType: mediaTypeOf(res.headers['content-type'], data), data };
+        const { data, lease } = await this.read(res, signal);
+        try {
+          return { mediaType: mediaTypeOf(res.headers['content-type'], data), data, lease };
+        } catch (error) {
+          lease.release();
+          throw error;
+        }
       }
     } catch (error) {
       if (controller.signal.aborted) throw new ImageFetchError(`fetching the image took longer than ${this.timeoutMs / 1000} s`);
-      if (error instanceof ImageFetchError) throw error;
+      if (error instanceof ImageFetchError || error instanceof BudgetExhausted) throw error;
       throw new ImageFetchError(`the image could not be fetched (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     } finally {
       clearTimeout(timer);
@@ -137,13 +167,36 @@ export class GuardedFetcher {
     });
   }
 
-  private read(res: IncomingMessage): Promise<Buffer> {
-    const declared = Number(res.headers['content-length']);
-    const tooLarge = (): ImageFetchError => new ImageFetchError(`the image is larger than ${this.maxBytes / (1024 * 1024)} MiB`);
-    if (Number.isFinite(declared) && declared > this.maxBytes) {
+  /** Reserves the image's bytes (its declared length, else the most it may be), then reads it. */
+  private async read(res: IncomingMessage, signal: AbortSignal): Promise<{ data: Buffer; lease: Lease }> {
+    const header = res.headers['content-length'];
+    const declared = header === undefined ? Number.NaN : Number(header);
+    if (declared > this.maxBytes) {
       res.destroy();
-      return Promise.reject(tooLarge());
+      throw this.tooLarge();
     }
+    let lease: Lease;
+    try {
+      lease = await this.budget.acquire(Number.isFinite(declared) ? declared : this.maxBytes, signal);
+    } catch (error) {
+      res.destroy();
+      throw error;
+    }
+    try {
+      const data = await this.readBody(res);
+      lease.shrinkTo(data.length);
+      return { data, lease };
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+  }
+
+  private tooLarge(): ImageFetchError {
+    return new ImageFetchError(`the image is larger than ${this.maxBytes / (1024 * 1024)} MiB`);
+  }
+
+  private readBody(res: IncomingMessage): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -151,7 +204,7 @@ export class GuardedFetcher {
         size += chunk.length;
         if (size > this.maxBytes) {
           res.destroy();
-          reject(tooLarge());
+          reject(this.tooLarge());
           return;
         }
         chunks.push(chunk);

@@ -16,6 +16,8 @@ export interface Fault {
   status?: number;
   /** Vendor error type/status string for the error body (e.g. `overloaded_error`, `RESOURCE_EXHAUSTED`). */
   errorType?: string;
+  /** The message of the error body or the in-stream error event, instead of `simulated …`. */
+  message?: string;
   retryAfter?: string;
   /** A raw body instead of the vendor's error shape (e.g. non-JSON garbage), sent with `status` (default 200). */
   rawBody?: string;
@@ -161,7 +163,7 @@ export class SimServer {
     }
     if (fault.status) {
       const headers: Record<string, string> = fault.retryAfter ? { 'retry-after': fault.retryAfter } : {};
-      this.sendError(res, fault.status, `simulated ${fault.status}`, fault.errorType, headers);
+      this.sendError(res, fault.status, fault.message ?? `simulated ${fault.status}`, fault.errorType, headers);
       return true;
     }
     return false;
@@ -180,7 +182,7 @@ export class SimServer {
     const errorAfter = this.vendor.streamErrorFrame ? fault?.errorAfterFrames : undefined;
     for (const [index, frame] of frames.entries()) {
       if (errorAfter !== undefined && index >= errorAfter) {
-        res.end(this.vendor.streamErrorFrame?.('simulated failure mid-stream', fault?.errorType));
+        res.end(this.vendor.streamErrorFrame?.(fault?.message ?? 'simulated failure mid-stream', fault?.errorType));
         return;
       }
       if (cutAfter !== undefined && index >= cutAfter) {

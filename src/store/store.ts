@@ -138,6 +138,11 @@ export interface AuditStore {
   record(entry: AuditEntry): Promise<void>;
   /** Newest first. */
   list(limit: number): Promise<Array<AuditEntry & { id: number }>>;
+  /**
+   * Deletes the entries recorded before `olderThan` (epoch ms) and all but the `keepAtMost`
+   * newest; resolves with how many went.
+   */
+  prune(olderThan: number, keepAtMost: number): Promise<number>;
 }
 
 /** A spend reservation an admitted call holds until its ledger row settles it. */

@@ -83,4 +83,10 @@ export class PgAuditStore implements AuditStore {
     const sql = 'SELECT id, at, actor, action, target, status FROM audit_log ORDER BY id DESC LIMIT $1';
     return (await this.pool.query<AuditEntry & { id: number }>(sql, [limit])).rows;
   }
+
+  /** Rows older than `olderThan`, and all but the newest `keepAtMost`, go (the same rule as SQLite's). */
+  async prune(olderThan: number, keepAtMost: number): Promise<number> {
+    const sql = 'DELETE FROM audit_log WHERE at < $1 OR id <= (SELECT id FROM audit_log ORDER BY id DESC LIMIT 1 OFFSET $2)';
+    return (await this.pool.query(sql, [olderThan, keepAtMost])).rowCount ?? 0;
+  }
 }

@@ -70,10 +70,15 @@ export class SqliteImportStore implements ImportStore {
 export class SqliteAuditStore implements AuditStore {
   private readonly insert;
   private readonly recent;
+  private readonly removeOld;
 
   constructor(db: Database.Database) {
     this.insert = db.prepare('INSERT INTO audit_log (at, actor, action, target, status) VALUES (?, ?, ?, ?, ?)');
     this.recent = db.prepare('SELECT id, at, actor, action, target, status FROM audit_log ORDER BY id DESC LIMIT ?');
+    // Ids grow with time: everything at or below the id of the (keepAtMost + 1)-th newest row goes.
+    this.removeOld = db.prepare(
+      'DELETE FROM audit_log WHERE at < ? OR id <= (SELECT id FROM audit_log ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    );
   }
 
   async record(entry: AuditEntry): Promise<void> {
@@ -82,5 +87,9 @@ export class SqliteAuditStore implements AuditStore {
 
   async list(limit: number): Promise<Array<AuditEntry & { id: number }>> {
     return this.recent.all(limit) as Array<AuditEntry & { id: number }>;
+  }
+
+  async prune(olderThan: number, keepAtMost: number): Promise<number> {
+    return this.removeOld.run(olderThan, keepAtMost).changes;
   }
 }

@@ -1,0 +1,136 @@
+import { GatewayError, parseUpstreamJson, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { gammaStreamError } from './errors.js';
+
+/**
+ * Gamma streams are the reference format's own: chunks are relayed as they are whenever
+ * nothing needs rewriting, and parsed otherwise (usage, errors, a renamed model, a finish).
+ *
+ * A stream is whole exactly when each of the `n` choices asked for got its finish_reason:
+ * the reference format ends every choice with one. `[DONE]` and the usage chunk are not taken
+ * as proof: in a whole stream they follow the finish reasons, so seeing them without those
+ * means frames were lost or invented on the way (a proxy may append `[DONE]` to a cut
+ * stream), and the caller's client would be left without finish reasons anyway. Any other
+ * end (closed cleanly too early; an empty body or an HTML page, which carry no events at
+ * all) is a 502 error event, never a silently truncated success.
+ */
+
+interface ReferenceUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+}
+
+export function usageOf(raw: unknown): Usage | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const usage = raw as ReferenceUsage;
+  return { promptTokens: tokenCount(usage.prompt_tokens), completionTokens: tokenCount(usage.completion_tokens) };
+}
+
+/** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
+function deltasIn(chunk: JsonObject): number {
+  const choices = chunk['choices'];
+  if (!Array.isArray(choices)) return 0;
+  let n = 0;
+  for (const choice of choices as JsonObject[]) {
+    const delta = choice['delta'] as JsonObject | undefined;
+    if (delta && ((typeof delta['content'] === 'string' && delta['content'] !== '') || Array.isArray(delta['tool_calls']))) n += 1;
+    else if (typeof choice['text'] === 'string' && choice['text'] !== '') n += 1;
+  }
+  return n;
+}
+
+/**
+ * The fast path's reading of a chunk's raw JSON. Inside JSON strings every quote is escaped,
+ * so an unescaped `"usage":{`, `"error"` or `,"usage":null` can only be a key of the chunk
+ * itself (or, for `"error"`, a harmless false alarm that takes the slow path).
+ */
+const NULL_USAGE = ',"usage":null';
+const OUTPUT_DELTA = /"(?:content|text)":"[^"]|"tool_calls":\[/;
+/** A finish reason that is not null: such chunks take the parsed path, which records it. */
+const FINISHED = /"finish_reason"\s*:\s*"/;
+
+export class GammaStream implements StreamTranslator {
+  usage: Usage | null = null;
+  relayedDeltas = 0;
+  private readonly canonical: string;
+  private readonly callerWantsUsage: boolean;
+  /** Choices asked for (`n`), each of which must finish. */
+  private readonly choices: number;
+  private readonly finished = new Set<number>();
+  private events = 0;
+
+  constructor(
+    call: Call,
+    /** Whether the upstream's model name differs from the canonical ID (every chunk is rewritten). */
+    private readonly renamed: boolean,
+    /** The gateway's gamma key, scrubbed from relayed error messages. */
+    private readonly credential: string | undefined,
+  ) {
+    this.canonical = (call.model as NonNullable<Call['model']>).id;
+    this.callerWantsUsage = call.includeUsage;
+    const n = call.body['n'];
+    this.choices = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+  }
+
+  event(event: SseEvent): string {
+    const data = event.data;
+    this.events += 1;
+    if (data === '[DONE]') return '';
+    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+  }
+
+  /**
+   * Most chunks carry a delta and `"usage":null` (usage is always asked for upstream): relay
+   * them without parsing, dropping the `usage` key the caller did not ask for. Returns null
+   * for anything else (usage, errors, renamed models, unusual spacing): the parsed path.
+   */
+  private ordinaryChunk(data: string): string | null {
+    // Not an object at all (garbage) goes to the parser, which refuses it.
+    if (this.renamed || data.charCodeAt(0) !== 123 || data.charCodeAt(data.length - 1) !== 125) return null;
+    if (data.includes('"usage":{') || data.includes('"error"') || FINISHED.test(data)) return null;
+    let out = data;
+    if (!this.callerWantsUsage) {
+      const at = data.indexOf(NULL_USAGE);
+      if (at !== -1) {
+        if (data.indexOf(NULL_USAGE, at + 1) !== -1) return null;
+        out = data.slice(0, at) + data.slice(at + NULL_USAGE.length);
+      } else if (data.includes('"usage"')) {
+        return null;
+      }
+    }
+    if (OUTPUT_DELTA.test(data)) this.relayedDeltas += 1;
+    return `data: ${out}\n\n`;
+  }
+
+  private parsedChunk(data: string): string {
+    const chunk = parseUpstreamJson(data, 'gamma', 'a stream event');
+    const error = chunk['error'] as JsonObject | undefined;
+    if (error) throw gammaStreamError(error, this.credential);
+    if (chunk['usage']) this.usage = usageOf(chunk['usage']);
+    const choices = chunk['choices'];
+    if (Array.isArray(choices)) {
+      for (const choice of choices as JsonObject[]) {
+        if (typeof choice?.['finish_reason'] === 'string') this.finished.add(tokenCount(choice['index']));
+      }
+    }
+    const usageOnly = Array.isArray(choices) && choices.length === 0;
+    if (usageOnly && !this.callerWantsUsage) return '';
+    this.relayedDeltas += deltasIn(chunk);
+    if (!this.renamed && (this.callerWantsUsage || !('usage' in chunk))) return `data: ${data}\n\n`;
+    if (!this.callerWantsUsage) delete chunk['usage'];
+    chunk['model'] = this.canonical;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+
+  end(): string {
+    if (this.events === 0) {
+      throw new GatewayError(502, 'The gamma upstream answered the stream with an empty body or one that is not an event stream.');
+    }
+    for (let index = 0; index < this.choices; index++) {
+      if (!this.finished.has(index)) {
+        const message = `The gamma upstream ended the stream before choice ${index} finished (no finish_reason): the reply is incomplete.`;
+        throw new GatewayError(502, message);
+      }
+    }
+    return '';
+  }
+}

@@ -1,0 +1,128 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { startHarness } from './helpers/harness.js';
+import { openLedgerDb } from './helpers/ledger-db.js';
+
+/**
+ * A gamma answer that is not whole is an upstream error, never a success: a stream closed
+ * cleanly before every choice finished (with or without `[DONE]`), a streamed HTML page or
+ * empty body, a non-streamed 200 that is JSON but not the endpoint's shape. The caller sees an
+ * error event or a 502, and the ledger row says `upstream_error`. The gamma upstream is a small
+ * server of the test's own that answers each request with the next queued answer.
+ */
+
+type Answer = (res: ServerResponse) => void;
+
+const chunk = (choices: unknown[], usage: unknown = null): string =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gamma-5.4', choices, usage })}\n\n`;
+const delta = (index: number, content: string, finish: string | null = null): unknown => ({ index, delta: { content }, finish_reason: finish });
+const USAGE = chunk([], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+
+const sse = (body: string): Answer => (res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(body);
+};
+/** A JSON text, parsed; anything else as it is (so a failed expectation shows what came). */
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+};
+
+const json = (body: unknown): Answer => (res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+async function gammaUpstream(t: { teardown(fn: () => unknown): void }): Promise<{ origin: string; answers: Answer[] }> {
+  const answers: Answer[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once('end', () => {
+      const answer = answers.shift();
+      if (answer) answer(res);
+      else res.writeHead(500).end('{"error":{"message":"no answer queued"}}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, answers };
+}
+
+t.test('gamma answers that are not whole: an error for the caller, upstream_error in the ledger', async (t) => {
+  const upstream = await gammaUpstream(t);
+  const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
+  const { id, key } = await h.createKey();
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+
+  const call = async (path: string, body: Record<string, unknown>): Promise<{ status: number; text: string }> => {
+    const res = await fetch(`${h.baseURL}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gamma-5.4', ...body }),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  const chat = { messages: [{ role: 'user', content: 'Hi' }] };
+  const whole = chunk([delta(0, 'Hi')]) + chunk([delta(0, '', 'stop')]) + USAGE + 'data: [DONE]\n\n';
+
+  // Controls: whole answers pass, so the refusals below are about the answers, not the server.
+  upstream.answers.push(sse(whole));
+  const ok = await call('/chat/completions', { ...chat, stream: true });
+  t.equal(ok.status, 200);
+  t.match(ok.text, /"finish_reason":"stop"[\s\S]*data: \[DONE\]\n\n$/, 'a whole stream is relayed whole');
+  upstream.answers.push(json({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+  t.equal((await call('/chat/completions', chat)).status, 200, 'a whole reply is relayed');
+
+  const streams: Array<[string, Answer, RegExp, Record<string, unknown>?]> = [
+    ['closed cleanly without a finish reason or [DONE]', sse(chunk([delta(0, 'Hi')]) + chunk([delta(0, ' there')])), /before choice 0 finished/],
+    ['closed with [DONE] but no finish reason', sse(chunk([delta(0, 'Hi')]) + USAGE + 'data: [DONE]\n\n'), /before choice 0 finished/],
+    ['n = 2, one choice never finished', sse(chunk([delta(0, 'A', 'stop')]) + chunk([delta(1, 'B')]) + USAGE + 'data: [DONE]\n\n'), /before choice 1 finished/, { n: 2 }],
+    [
+      'an HTML page',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<!doctype html><html><body><h1>Service temporarily unavailable</h1></body></html>');
+      },
+      /empty body or one that is not an event stream/,
+    ],
+    ['an empty 200', sse(''), /empty body or one that is not an event stream/],
+  ];
+  for (const [what, answer, reason, extra] of streams) {
+    upstream.answers.push(answer);
+    const res = await call('/chat/completions', { ...chat, stream: true, ...extra });
+    t.equal(res.status, 200, `${what}: the stream had begun`);
+    const last = res.text.trimEnd().split('\n\n').at(-1) ?? '';
+    t.notMatch(res.text, 'data: [DONE]', `${what}: no [DONE]`);
+    t.match(parsed(last.replace(/^data: /, '')), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, `${what}: ends with our error event`);
+  }
+
+  const bodies: Array<[string, string, Record<string, unknown>, unknown, RegExp]> = [
+    ['chat without choices', '/chat/completions', chat, { id: 'x', object: 'chat.completion', model: 'gamma-5.4' }, /not a chat completion \(no choices\)/],
+    ['chat with an empty choices list', '/chat/completions', chat, { object: 'chat.completion', choices: [] }, /not a chat completion/],
+    ['an error object with status 200', '/chat/completions', chat, { error: { message: 'quota' } }, /not a chat completion/],
+    ['legacy completion without choices', '/completions', { prompt: 'Hi' }, { id: 'cmpl-x', object: 'text_completion' }, /not a completion \(no choices\)/],
+    ['embeddings without data', '/embeddings', { input: 'Hi' }, { object: 'list', model: 'gamma-embedding-3-small' }, /not an embeddings list \(no data\)/],
+  ];
+  for (const [what, path, body, reply, reason] of bodies) {
+    upstream.answers.push(json(reply));
+    const res = await call(path, body);
+    t.equal(res.status, 502, `${what}: 502`);
+    t.match(parsed(res.text), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, what);
+  }
+
+  const rows = db.rows(id);
+  t.equal(rows.length, 2 + streams.length + bodies.length, 'every call is in the ledger');
+  t.same(rows.slice(0, 2).map((row) => row.outcome), ['ok', 'ok'], 'the controls are ok');
+  for (const [index, row] of rows.slice(2).entries()) {
+    const what = [...streams, ...bodies][index]?.[0];
+    t.equal(row.outcome, 'upstream_error', `${what}: upstream_error, not ok`);
+  }
+  t.same(rows.slice(2, 2 + streams.length).map((row) => row.status), streams.map(() => 200), 'streams keep the 200 they began with');
+  t.same(rows.slice(2 + streams.length).map((row) => row.status), bodies.map(() => 502));
+});
