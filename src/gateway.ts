@@ -75,7 +75,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const chain = new Chain(await setupPlugins(options.plugins, context), log);
   const bases = Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url ?? '']));
-  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms });
+  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms, forwardedHeaders: config.forwarded_caller_headers });
   const pipeline = new Pipeline({
     chain,
     proxy,
@@ -100,7 +100,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     api: apiEntry(Object.values(ENDPOINTS), pipeline),
     fallback: express,
     log,
-    shutdownGraceMs: config.server.shutdown_grace_ms,
+    limits: config.server,
   });
 
   let closing: Promise<void> | null = null;

@@ -19,8 +19,9 @@ export async function complete(call: Call, chain: Chain): Promise<void> {
 
 /**
  * Ends a call that did not succeed: its outcome decided (outcome.ts), the completion hooks run,
- * then the error in our envelope — as a JSON reply before any header went out, as a last SSE
- * frame after. Nothing is written to a caller who left.
+ * then the error in our envelope — as a JSON reply before any header went out (with
+ * `x-should-retry: false` when the gateway itself already retried), as a last SSE frame after.
+ * Nothing is written to a caller who left.
  */
 export async function endInFailure(call: Call, thrown: unknown, chain: Chain, log: Logger): Promise<void> {
   if (!isGatewayError(thrown) && !call.callerGone) log.error({ err: thrown }, 'unexpected failure in a call');
@@ -31,7 +32,13 @@ export async function endInFailure(call: Call, thrown: unknown, chain: Chain, lo
     log.error({ err: hookError }, 'completion hooks failed for a failed call');
   }
   const { res } = call;
-  if (!error || res.destroyed) return;
-  if (res.headersSent) res.end(sseErrorFrame(error));
-  else sendError(res, error);
+  // Nothing more to say to a caller who left, or on a response the edge already ended.
+  if (!error || res.destroyed || res.writableEnded) return;
+  if (res.headersSent) {
+    res.end(sseErrorFrame(error));
+    return;
+  }
+  // The gateway already retried: the official clients' own retries would multiply the attempts.
+  if (call.upstreamAttempts.length > 1) res.setHeader('x-should-retry', 'false');
+  sendError(res, error);
 }
