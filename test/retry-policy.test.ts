@@ -31,7 +31,7 @@ const failure = (status: number, code = String(status), retryAfter: number | nul
 
 const settings = (over: Partial<RetrySettings> = {}): RetrySettings => ({ max: 4, cadence: SPEC_CADENCE, minAttemptMs: 1000, fallback: new Map(), ...over });
 
-t.test("spec 7.4's cadence, jitter at both ends", async (t) => {
+t.test("the contract's retry cadence, jitter at both ends", async (t) => {
   const low = createRetryPolicy(settings({ random: () => 0 }));
   const high = createRetryPolicy(settings({ random: () => 0.999999 }));
   const mid = createRetryPolicy(settings({ random: () => 0.5 }));

@@ -4,7 +4,7 @@ import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPO
 /**
  * `auth`: Bearer `sl-` keys. Every presented token takes the same path — hashed, looked up,
  * compared in constant time — whatever its prefix; only then is the reason for a refusal
- * chosen. Every refusal is 401 invalid_api_key (decisions.md "Keys").
+ * chosen. Every refusal is 401 invalid_api_key (docs/api-contract.md#keys).
  */
 
 const BEARER = /^bearer[ \t]+(.*)$/i;

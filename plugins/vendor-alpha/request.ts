@@ -1,7 +1,7 @@
 import { invalidRequest, type ChatRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
 
 /**
- * Reference chat request → alpha Messages request (wire-formats §4.1, alpha column).
+ * Reference chat request → alpha Messages request (docs/vendor-formats.md#alpha-request).
  *
  * JSON mode: alpha has no classic JSON mode, so `response_format` becomes a forced tool
  * (`json_response`, its input schema the caller's schema, or any object for `json_object`);

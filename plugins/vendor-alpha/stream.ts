@@ -4,7 +4,7 @@ import { JSON_TOOL } from './request.js';
 import { alphaFinish, alphaUsage } from './response.js';
 
 /**
- * Alpha's named SSE events → reference chunks (wire-formats §4.4, alpha table). Alpha numbers
+ * Alpha's named SSE events → reference chunks (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
  * all content blocks; tool calls get their own running index. In JSON mode the forced tool's
  * argument fragments are the answer's text.
  */

@@ -2,7 +2,7 @@ import { GatewayError, invalidRequest, type ChatRequest, type JsonObject, type P
 import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
 /**
- * Reference chat request → beta `GenerateContentRequest` (wire-formats §4.1, beta column).
+ * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
  * Schemas go as JSON Schema (`parametersJsonSchema`, `responseJsonSchema`), so they need no
  * rewriting into the vendor's OpenAPI subset. Remote images must have been inlined before.
  */

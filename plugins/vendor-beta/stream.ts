@@ -6,7 +6,7 @@ import type { ThoughtSignatures } from './thought-signatures.js';
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
- * reference chunks (wire-formats §4.4, beta table). Function calls arrive whole, possibly
+ * reference chunks (docs/vendor-formats.md#beta-stream). Function calls arrive whole, possibly
  * spread over chunks, and get a running index per choice; usage is the last chunk's.
  */
 export class BetaStream implements StreamTranslator {

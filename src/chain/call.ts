@@ -14,7 +14,7 @@ export interface Endpoint {
   readonly upstream: boolean;
 }
 
-/** The five documented endpoints of the spec, minus the key-free /v1/models. */
+/** The documented call endpoints (docs/api-contract.md#endpoints), minus the key-free /v1/models. */
 export const ENDPOINTS: Readonly<Record<EndpointName, Endpoint>> = {
   'chat.completions': { name: 'chat.completions', path: '/v1/chat/completions', method: 'POST', upstream: true },
   completions: { name: 'completions', path: '/v1/completions', method: 'POST', upstream: true },

@@ -18,7 +18,7 @@ export interface LoadedConfig {
 
 type Coerce = 'int' | 'string';
 
-/** Env variable → config path. Env always wins over the file (decisions.md, "Running it"). */
+/** Env variable → config path. Env always wins over the file (docs/api-contract.md#environment-knobs). */
 const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]> = [
   ['HOST', ['server', 'host'], 'string'],
   ['PORT', ['server', 'port'], 'int'],

@@ -3,8 +3,7 @@ import { invalidRequest } from '../http/errors.js';
 
 /**
  * A reference-format chat request read into a vendor-neutral shape, with the message-sequence
- * rules every non-reference vendor needs already applied (wire-formats §4.1 "message-sequence
- * normalisation"): system and developer messages pulled out (hoisted, in order, wherever they
+ * rules every non-reference vendor needs already applied (docs/vendor-formats.md#message-sequence-normalisation): system and developer messages pulled out (hoisted, in order, wherever they
  * stood), empty text dropped, consecutive same-role turns merged (tool results count as the
  * user's and go first in their turn), every tool result named after the call it answers, and
  * every call answered in the very next turn. Anything a vendor could not take is a 400 naming
