@@ -5,7 +5,6 @@ import { Registry } from 'prom-client';
 import { adminRouter } from './admin/admin-router.js';
 import { adminTokenHash } from './bootstrap.js';
 import type { Catalogue } from './catalogue/catalogue.js';
-import { ENDPOINTS } from './chain/call.js';
 import { Chain } from './chain/chain.js';
 import { setupPlugins } from './chain/load-plugins.js';
 import type { PluginContext } from './chain/plugin.js';
@@ -97,7 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });
   app = express;
   const http = new GatewayServer({
-    api: apiEntry(Object.values(ENDPOINTS), pipeline),
+    api: apiEntry(chain.endpoints, pipeline),
     fallback: express,
     log,
     limits: config.server,

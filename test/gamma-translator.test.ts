@@ -1,5 +1,5 @@
 import t from 'tap';
-import { GammaTranslator } from '../plugins/vendor-gamma/translator.js';
+import { GammaPassthrough as GammaTranslator } from '../plugins/vendor-gamma/translator.js';
 import { makeCall, thrown } from './helpers/translate.js';
 
 /**

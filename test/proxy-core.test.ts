@@ -1,7 +1,8 @@
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { Call, ENDPOINTS } from '../src/chain/call.js';
+import { Call } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import { ProxyCore, UpstreamFailure } from '../src/proxy/proxy-core.js';
 
 type Teardown = { teardown(fn: () => unknown): void };

@@ -184,8 +184,11 @@ export class SqliteStore implements Store {
     this.status = new SqliteStatusStore(db);
   }
 
-  /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
-  static open(path: string): SqliteStore {
+  /**
+   * Opens (creating if needed) the database file, sets WAL and runs pending migrations.
+   * `checkpointIntervalMs`: how often the background worker checkpoints (500 ms).
+   */
+  static open(path: string, checkpointIntervalMs = CHECKPOINT_INTERVAL_MS): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     configureConnection(db);
@@ -193,7 +196,7 @@ export class SqliteStore implements Store {
     if (path === ':memory:') return new SqliteStore(db, null);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    const checkpointer = new Checkpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+    const checkpointer = new Checkpointer(path, checkpointIntervalMs, () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
     });
     return new SqliteStore(db, checkpointer);
