@@ -48,6 +48,7 @@ export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningReque
 export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
+export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
