@@ -27,7 +27,7 @@ export const PAGE_CACHE_KIB = 4096;
 export function configureConnection(db: Db): void {
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
-  // cache); the last commits before a power loss or OS crash may not (README "Money").
+  // cache); the last commits before a power loss or OS crash may not (docs/money.md).
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
