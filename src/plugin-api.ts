@@ -43,8 +43,8 @@ export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, Rollu
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
 
 // The neutral request and reply every ingress format reads into and every vendor translates from.
-export { REASONING_EFFORTS } from './neutral/request.js';
-export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
+export { REASONING_EFFORTS, refuseUnmapped } from './neutral/request.js';
+export type { Asked, ImageSource, Mappable, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
 export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
