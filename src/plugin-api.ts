@@ -36,7 +36,7 @@ export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
-export type { CycleSpend, KeyRecord, LedgerRow, Store } from './store/store.js';
+export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, Store, StoredResponse } from './store/store.js';
 export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.
@@ -53,7 +53,9 @@ export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
 export { chatBodyFromLegacy } from './reference/legacy.js';
-export { checkRequestBody } from './reference/request-schemas.js';
+export { checkRequestBody, schemaProblem } from './reference/request-schemas.js';
+export { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence } from './reference/sequence.js';
+export type { SequenceWords } from './reference/sequence.js';
 export { ChatOutput } from './reference/chat-output.js';
 export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';
