@@ -134,6 +134,9 @@ const bodySchema = {
 
 const validate = compileSchema(bodySchema);
 
+/** Every top-level parameter the gateway knows (docs/formats/responses.md has a row for each). */
+export const RESPONSES_PARAMETERS: readonly string[] = Object.keys(bodySchema.properties);
+
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 /** What a well-formed request asks and the gateway cannot honour, for any family: the parameter and why. */
@@ -177,7 +180,10 @@ function refusedInside(body: JsonObject): RequestProblem | undefined {
     for (const [j, part] of content.entries()) {
       if (part['type'] !== 'input_image') continue;
       const where = `input[${i}].content[${j}]`;
-      if (typeof part['image_url'] !== 'string') return { param: `${where}.image_url`, message: `${where}: images are taken by image_url (a URL or a data URL); the gateway stores no files.` };
+      if (typeof part['image_url'] !== 'string') {
+        const param = typeof part['file_id'] === 'string' ? `${where}.file_id` : `${where}.image_url`;
+        return { param, message: `${where}: images are taken by image_url (a URL or a data URL); the gateway stores no files.` };
+      }
       if (present(part['detail']) && part['detail'] !== 'auto') {
         return { param: `${where}.detail`, message: `${where}.detail: no vendor translator maps an image detail other than auto.` };
       }
