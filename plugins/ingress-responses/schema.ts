@@ -27,7 +27,7 @@ const contentPart = {
   ],
 };
 
-const outputPart = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'input_text' }, text: string } };
+const outputPart = { type: 'object', required: ['type'], properties: { type: { const: 'input_text' } }, allOf: [ifType('input_text', { required: ['text'], properties: { text: string } })] };
 
 const item = {
   type: 'object',
