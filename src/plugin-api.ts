@@ -54,6 +54,7 @@ export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-
 export { parseChatRequest } from './reference/chat-request.js';
 export { chatBodyFromLegacy } from './reference/legacy.js';
 export { checkRequestBody, schemaProblem } from './reference/request-schemas.js';
+export { firstPart, positiveInt } from './reference/outline.js';
 export { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence } from './reference/sequence.js';
 export type { SequenceWords } from './reference/sequence.js';
 export { ChatOutput } from './reference/chat-output.js';

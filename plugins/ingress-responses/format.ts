@@ -1,5 +1,7 @@
 import {
+  firstPart,
   ledgerUsage,
+  positiveInt,
   type Call,
   type CallOutline,
   type IngressFormat,
@@ -17,20 +19,6 @@ import { turnOf, type ResponsesTurn } from './turn.js';
 
 /** The Responses API as an ingress format (docs/formats/responses.md). */
 
-const positiveInt = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-
-/** The first image part of the input items, as `input[i].content[j]`. */
-function firstImage(input: unknown): string | null {
-  for (const [i, item] of inputItems(input).entries()) {
-    const content = item['content'];
-    if (!Array.isArray(content)) continue;
-    const j = content.findIndex((part) => (part as JsonObject)['type'] === 'input_image');
-    if (j >= 0) return `input[${i}].content[${j}]`;
-  }
-  return null;
-}
-
 function outline(call: Call): CallOutline {
   const body = call.body;
   const stream = body['stream'] === true;
@@ -45,7 +33,7 @@ function outline(call: Call): CallOutline {
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,
       json: format === 'json_object' || format === 'json_schema' ? 'text.format' : null,
-      image: firstImage(body['input']),
+      image: firstPart(inputItems(body['input']), 'input', 'input_image'),
     },
   };
 }
