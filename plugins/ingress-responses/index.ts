@@ -16,7 +16,8 @@ const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.
  * (docs/formats/responses.md). Responses are stored per key for 30 days unless `store: false`;
  * `previous_response_id` continues a stored one. An id this key cannot continue — unknown,
  * another key's, expired, or never stored — is one answer, a 400 before any upstream call.
- * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked).
+ * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
+ * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */
 export default definePlugin({
   name: 'ingress-responses',
