@@ -36,15 +36,15 @@ export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
-export type { CycleSpend, KeyRecord, LedgerRow, Store } from './store/store.js';
+export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, Store, StoredResponse } from './store/store.js';
 export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
 
 // The neutral request and reply every ingress format reads into and every vendor translates from.
-export { REASONING_EFFORTS } from './neutral/request.js';
-export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
+export { REASONING_EFFORTS, refuseUnmapped } from './neutral/request.js';
+export type { Asked, ImageSource, Mappable, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
 export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
@@ -53,7 +53,10 @@ export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
 export { chatBodyFromLegacy } from './reference/legacy.js';
-export { checkRequestBody } from './reference/request-schemas.js';
+export { checkRequestBody, schemaProblem } from './reference/request-schemas.js';
+export { firstPart, positiveInt } from './reference/outline.js';
+export { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence } from './reference/sequence.js';
+export type { SequenceWords } from './reference/sequence.js';
 export { ChatOutput } from './reference/chat-output.js';
 export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';

@@ -2,7 +2,9 @@ import {
   ChatOutput,
   chatBodyFromLegacy,
   checkRequestBody,
+  firstPart,
   parseChatRequest,
+  positiveInt,
   sseErrorFrame,
   type Call,
   type CallOutline,
@@ -11,21 +13,6 @@ import {
 } from '../../src/plugin-api.js';
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
-
-const positiveInt = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-
-/** The first image part of the messages, as `messages[i].content[j]`. */
-function firstImage(messages: unknown): string | null {
-  if (!Array.isArray(messages)) return null;
-  for (const [i, message] of messages.entries()) {
-    const content = (message as JsonObject | null)?.['content'];
-    if (!Array.isArray(content)) continue;
-    const j = content.findIndex((part) => (part as JsonObject | null)?.['type'] === 'image_url');
-    if (j >= 0) return `messages[${i}].content[${j}]`;
-  }
-  return null;
-}
 
 function outline(call: Call): CallOutline {
   const body = call.body;
@@ -43,7 +30,7 @@ function outline(call: Call): CallOutline {
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,
       json: format === 'json_object' || format === 'json_schema' ? 'response_format' : null,
-      image: firstImage(body['messages']),
+      image: firstPart(body['messages'], 'messages', 'image_url'),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { invalidRequest, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
 
 /**
  * Reference chat request → alpha Messages request (docs/vendor-formats.md#alpha-request).
@@ -82,6 +82,7 @@ function checkSupported(request: NeutralRequest): void {
   }
   if (request.stop.some((stop) => stop.trim() === '')) throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', 'stop');
   if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
+  refuseUnmapped(request, ['reasoning', 'strict', 'format_description']);
 }
 
 export function alphaRequestBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {

@@ -1,4 +1,4 @@
-import { GatewayError, invalidRequest, type NeutralRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
 /**
@@ -86,6 +86,7 @@ function generationConfig(request: NeutralRequest): JsonObject {
 
 export function betaRequestBody(request: NeutralRequest, signatures: ThoughtSignatures): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
+  refuseUnmapped(request, ['reasoning', 'strict', 'format_description']);
   const body: JsonObject = {
     contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
   };

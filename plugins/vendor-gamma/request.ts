@@ -1,4 +1,4 @@
-import { invalidRequest, type JsonObject, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { invalidRequest, type JsonObject, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 
 /**
  * The neutral request → a reference chat request for the gamma upstream (whose wire format is
@@ -45,6 +45,14 @@ function reasoningEffort(request: NeutralRequest): string | null {
   return reasoning.tokens <= 1024 ? 'low' : reasoning.tokens <= 8192 ? 'medium' : 'high';
 }
 
+/** A JSON-schema format as the reference `response_format.json_schema`. */
+function jsonSchema(format: Extract<ResponseFormat, { type: 'json_schema' }>): JsonObject {
+  const out: JsonObject = { name: format.name, schema: format.schema };
+  if (format.description) out['description'] = format.description.text;
+  if (format.strict) out['strict'] = true;
+  return out;
+}
+
 export function gammaChatBody(request: NeutralRequest, upstreamModel: string, stream: boolean): JsonObject {
   if (request.topK !== null) throw invalidRequest('top_k is not supported by this model.', 'top_k');
   const body: JsonObject = { model: upstreamModel, messages: [] };
@@ -70,7 +78,12 @@ export function gammaChatBody(request: NeutralRequest, upstreamModel: string, st
   if (request.tools.length) {
     body['tools'] = request.tools.map((tool) => ({
       type: 'function',
-      function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), ...(tool.parameters ? { parameters: tool.parameters } : {}) },
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        ...(tool.parameters ? { parameters: tool.parameters } : {}),
+        ...(tool.strict ? { strict: true } : {}),
+      },
     }));
     if (!request.parallelToolCalls) body['parallel_tool_calls'] = false;
   }
@@ -78,7 +91,7 @@ export function gammaChatBody(request: NeutralRequest, upstreamModel: string, st
   const effort = reasoningEffort(request);
   if (effort) body['reasoning_effort'] = effort;
   const format = request.responseFormat;
-  if (format) body['response_format'] = format.type === 'json_object' ? format : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
+  if (format) body['response_format'] = format.type === 'json_object' ? format : { type: 'json_schema', json_schema: jsonSchema(format) };
   if (stream) {
     body['stream'] = true;
     body['stream_options'] = { include_usage: true };

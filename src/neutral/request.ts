@@ -1,4 +1,5 @@
 import type { JsonObject } from '../chain/call.js';
+import { invalidRequest } from '../http/errors.js';
 
 /**
  * The neutral request: what every ingress format (the reference chat format, the Responses
@@ -35,16 +36,33 @@ export interface Turn {
   parts: Part[];
 }
 
+/** A setting the caller asked for, with the parameter that asked (named in a 400 by a vendor that cannot honour it). */
+export interface Asked {
+  param: string;
+}
+
 export interface ToolSpec {
   name: string;
   description?: string;
   /** JSON Schema of the arguments, if given. */
   parameters?: JsonObject;
+  /** Strict adherence of the arguments to `parameters` was asked for (Responses `tools[i].strict: true`). */
+  strict?: Asked;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: JsonObject };
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema';
+      name: string;
+      schema: JsonObject;
+      /** Strict adherence to `schema` was asked for (Responses `text.format.strict: true`). */
+      strict?: Asked;
+      /** What the format is for, as the caller described it to the model (Responses `text.format.description`). */
+      description?: Asked & { text: string };
+    };
 
 /** The reasoning efforts the formats name, least to most. */
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -83,4 +101,32 @@ export interface NeutralRequest {
   parallelToolCalls: boolean;
   responseFormat: ResponseFormat | null;
   reasoning: ReasoningRequest | null;
+}
+
+/** What a neutral request may ask that a vendor translator may have no mapping for yet. */
+export type Mappable = 'reasoning' | 'strict' | 'format_description';
+
+/** The parameter of the first thing `request` asks among `unmapped`, and why it cannot be honoured; null when none. */
+function firstUnmapped(request: NeutralRequest, unmapped: readonly Mappable[]): { param: string; why: string } | null {
+  if (unmapped.includes('reasoning') && request.reasoning) {
+    return { param: request.reasoning.param, why: 'the gateway has no reasoning setting for this model\'s vendor yet' };
+  }
+  const format = request.responseFormat?.type === 'json_schema' ? request.responseFormat : null;
+  if (unmapped.includes('strict')) {
+    const strict = request.tools.find((tool) => tool.strict)?.strict ?? format?.strict;
+    if (strict) return { param: strict.param, why: 'strict schema adherence is not available for this model (send strict: false)' };
+  }
+  if (unmapped.includes('format_description') && format?.description) {
+    return { param: format.description.param, why: 'this model\'s vendor has no place for the description of a JSON format' };
+  }
+  return null;
+}
+
+/**
+ * Refuses, with a 400 naming the caller's parameter, what the request asks and the vendor has
+ * no mapping for: nothing a caller asks is accepted and then ignored.
+ */
+export function refuseUnmapped(request: NeutralRequest, unmapped: readonly Mappable[]): void {
+  const found = firstUnmapped(request, unmapped);
+  if (found) throw invalidRequest(`${found.param} is not supported here: ${found.why}.`, found.param);
 }

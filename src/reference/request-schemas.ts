@@ -119,6 +119,7 @@ export interface RequestProblem {
 function paramOf(error: ErrorObject): string {
   const segments = error.instancePath.split('/').slice(1);
   if (error.keyword === 'required') segments.push(String(error.params['missingProperty']));
+  if (error.keyword === 'additionalProperties') segments.push(String(error.params['additionalProperty']));
   return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
 }
 
@@ -132,6 +133,8 @@ function reasonOf(error: ErrorObject): string {
       return `must be ${JSON.stringify(error.params['allowedValue'])}`;
     case 'anyOf':
       return 'has an invalid value';
+    case 'additionalProperties':
+      return 'is not a parameter the gateway knows';
     default:
       return error.message ?? 'is invalid';
   }
@@ -140,7 +143,12 @@ function reasonOf(error: ErrorObject): string {
 /** The first problem with a request body for an endpoint, or undefined if it is well-formed. */
 export function checkRequestBody(endpoint: EndpointName, body: unknown): RequestProblem | undefined {
   const validate = VALIDATORS[endpoint];
-  if (!validate || validate(body)) return undefined;
+  return validate ? schemaProblem(validate, body) : undefined;
+}
+
+/** The first problem a compiled schema finds in a body, named in the dotted notation (`input[2].call_id`), or undefined. */
+export function schemaProblem(validate: ValidateFunction, body: unknown): RequestProblem | undefined {
+  if (validate(body)) return undefined;
   const error = validate.errors?.[0];
   if (!error) return { param: 'body', message: 'The request body is invalid.' };
   const param = paramOf(error) || 'body';

@@ -43,6 +43,7 @@ function withRecentKeys(store: Store): Store {
     audit: store.audit,
     ledger: store.ledger,
     status: store.status,
+    responses: store.responses,
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),
   };

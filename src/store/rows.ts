@@ -6,7 +6,7 @@
  */
 
 import type { IncidentImpact, IncidentPatch, IncidentRecord, IncidentStatus, IncidentUpdate, StatusSample } from './status.js';
-import type { DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord } from './store.js';
+import type { DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord, StoredResponse } from './store.js';
 
 export interface KeyRow {
   id: string;
@@ -188,3 +188,39 @@ export const rollupsOf = (sample: StatusSample): ReadonlyArray<readonly ['minute
   ['minute', sample.minute],
   ['hour', Math.floor(sample.minute / HOUR_MS) * HOUR_MS],
 ];
+
+export interface ResponseRow {
+  id: string;
+  key_id: string;
+  previous_id: string | null;
+  created_at: number;
+  items: string;
+}
+
+const toStoredResponse = (row: ResponseRow): StoredResponse => ({
+  id: row.id,
+  keyId: row.key_id,
+  previousId: row.previous_id,
+  createdAt: row.created_at,
+  items: row.items,
+});
+
+/**
+ * A stored response and its ancestors in one recursive query (portable SQL), newest first:
+ * each link must be the same key's and not expired. The placeholders are the backend's, for
+ * the response id, the key id and the oldest time kept.
+ */
+export const responseThreadSql = (id: string, key: string, since: string): string => `
+  WITH RECURSIVE thread (id, key_id, previous_id, created_at, items, depth) AS (
+    SELECT id, key_id, previous_id, created_at, items, 0 FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}
+    UNION ALL
+    SELECT r.id, r.key_id, r.previous_id, r.created_at, r.items, t.depth + 1
+      FROM responses r JOIN thread t ON r.id = t.previous_id
+      WHERE r.key_id = t.key_id AND r.created_at >= ${since}
+  )
+  SELECT id, key_id, previous_id, created_at, items FROM thread ORDER BY depth DESC`;
+
+/** The rows of a thread query, oldest first, or none when its oldest response still names one before it (a link is gone). */
+export function wholeThread(rows: readonly ResponseRow[]): StoredResponse[] {
+  return rows.length && rows[0]?.previous_id === null ? rows.map(toStoredResponse) : [];
+}

@@ -238,6 +238,34 @@ export interface KeyActivity extends CycleSpend {
   lastUsedAt: number | null;
 }
 
+/**
+ * A stored Responses API response: what continuing from it (`previous_response_id`) needs.
+ * Stored per key; another key never sees it.
+ */
+export interface StoredResponse {
+  /** `resp_…`. */
+  id: string;
+  keyId: string;
+  /** The response it continued (its `previous_response_id`), or null. */
+  previousId: string | null;
+  /** Epoch ms. */
+  createdAt: number;
+  /** JSON text of `{"input": [items], "output": [items]}`: the caller's input items and the response's output items. */
+  items: string;
+}
+
+export interface ResponseStore {
+  save(response: StoredResponse): Promise<void>;
+  /**
+   * The key's response `id` and every response it continues, oldest first, all created at or
+   * after `since`. Empty when there is none for this key (unknown, another key's, expired) or
+   * when a response of its chain is gone: a conversation is continued whole or not at all.
+   */
+  thread(keyId: string, id: string, since: number): Promise<StoredResponse[]>;
+  /** Deletes the responses created before `before` (epoch ms); resolves with how many went. */
+  prune(before: number): Promise<number>;
+}
+
 export interface Store {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
@@ -245,6 +273,7 @@ export interface Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly status: StatusStore;
+  readonly responses: ResponseStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;

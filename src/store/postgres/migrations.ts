@@ -168,4 +168,19 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_by_time ON audit_log(at);
     `,
   },
+  {
+    // Numbered 50 on this branch only: the numbers 5 and up are being taken elsewhere (renumbered at merge).
+    version: 50,
+    name: 'responses',
+    sql: `
+      CREATE TABLE responses (
+        id          text PRIMARY KEY,
+        key_id      text NOT NULL REFERENCES keys(id),
+        previous_id text,
+        created_at  bigint NOT NULL,
+        items       text NOT NULL
+      );
+      CREATE INDEX responses_by_time ON responses(created_at);
+    `,
+  },
 ];

@@ -1,11 +1,12 @@
 import type { Pool } from 'pg';
 import type { StatusStore } from '../status.js';
-import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
 import { migrate } from './migrate.js';
 import { createPool, type PoolOptions } from './pool.js';
+import { PgResponseStore } from './responses-store.js';
 import { PgStatusStore } from './status-store.js';
 
 export type PostgresOptions = PoolOptions;
@@ -24,6 +25,7 @@ export class PostgresStore implements Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly status: StatusStore;
+  readonly responses: ResponseStore;
   private closing: Promise<void> | null = null;
 
   private constructor(private readonly pool: Pool) {
@@ -33,6 +35,7 @@ export class PostgresStore implements Store {
     this.audit = new PgAuditStore(pool);
     this.ledger = new PgLedgerStore(pool);
     this.status = new PgStatusStore(pool);
+    this.responses = new PgResponseStore(pool);
   }
 
   /** Connects (lazily, per pool connection) and runs pending migrations under the migration lock. */

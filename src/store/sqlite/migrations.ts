@@ -168,4 +168,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_by_time ON audit_log(at);
     `,
   },
+  {
+    // Numbered 50 on this branch only: the numbers 5 and up are being taken elsewhere (renumbered at merge).
+    version: 50,
+    name: 'responses',
+    sql: `
+      -- Responses API responses kept for previous_response_id (store: true), per key, for the
+      -- usage window (pruned by age); items are bounded by the ingress-responses plugin.
+      CREATE TABLE responses (
+        id          TEXT PRIMARY KEY,          -- resp_…
+        key_id      TEXT NOT NULL REFERENCES keys(id),
+        previous_id TEXT,                      -- the response it continued; NULL = none
+        created_at  INTEGER NOT NULL,          -- epoch ms
+        items       TEXT NOT NULL              -- JSON {"input": [items], "output": [items]}
+      );
+      CREATE INDEX responses_by_time ON responses(created_at);
+    `,
+  },
 ];

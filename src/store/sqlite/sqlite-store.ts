@@ -4,11 +4,12 @@ import Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import type { StatusStore } from '../status.js';
 import { KEY_BY_HASH_SELECT, KEY_SELECT, keyPatchColumns, toKey, type KeyRow, type KeyValueRow } from '../rows.js';
-import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, ResponseStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
+import { SqliteResponseStore } from './responses-store.js';
 import { SqliteStatusStore } from './status-store.js';
 
 type Db = Database.Database;
@@ -171,6 +172,7 @@ export class SqliteStore implements Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly status: StatusStore;
+  readonly responses: ResponseStore;
 
   private constructor(
     private readonly db: Db,
@@ -182,6 +184,7 @@ export class SqliteStore implements Store {
     this.audit = new SqliteAuditStore(db);
     this.ledger = new SqliteLedgerStore(db);
     this.status = new SqliteStatusStore(db);
+    this.responses = new SqliteResponseStore(db);
   }
 
   /**

@@ -1,0 +1,72 @@
+import {
+  firstPart,
+  ledgerUsage,
+  positiveInt,
+  type Call,
+  type CallOutline,
+  type IngressFormat,
+  type JsonObject,
+  type Reply,
+  type ReplyChoice,
+  type ReplyOutput,
+  type TranslatedBody,
+} from '../../src/plugin-api.js';
+import { inputItems, readResponsesRequest } from './read.js';
+import { endingOf, outputItems, responsesUsage } from './response.js';
+import { checkResponsesBody } from './schema.js';
+import { errorEvent, ResponsesStream } from './stream.js';
+import { turnOf, type ResponsesTurn } from './turn.js';
+
+/** The Responses API as an ingress format (docs/formats/responses.md). */
+
+function outline(call: Call): CallOutline {
+  const body = call.body;
+  const stream = body['stream'] === true;
+  const tools = body['tools'];
+  const format = ((body['text'] as JsonObject | null | undefined)?.['format'] as JsonObject | undefined)?.['type'];
+  return {
+    stream,
+    // The terminal event always carries the usage.
+    includeUsage: stream,
+    maxOutputTokens: positiveInt(body['max_output_tokens']) ?? null,
+    choices: 1,
+    asks: {
+      tools: Array.isArray(tools) && tools.length ? 'tools' : null,
+      json: format === 'json_object' || format === 'json_schema' ? 'text.format' : null,
+      image: firstPart(inputItems(body['input']), 'input', 'input_image'),
+    },
+  };
+}
+
+/** How one call's reply is written: the whole response object, or its stream of events. */
+class ResponsesOutput implements ReplyOutput {
+  private readonly turn: ResponsesTurn;
+  private readonly parallelToolCalls: boolean;
+
+  constructor(call: Call) {
+    this.turn = turnOf(call);
+    this.parallelToolCalls = call.body['parallel_tool_calls'] !== false;
+  }
+
+  render(reply: Reply): TranslatedBody {
+    // Every vendor's reply has a choice; a Responses request asks for one.
+    const choice = reply.choices[0] as ReplyChoice;
+    const output = outputItems(choice, this.parallelToolCalls);
+    const response = this.turn.conclude({ ...endingOf(choice.finish), error: null, output, usage: responsesUsage(reply.usage) });
+    return { body: JSON.stringify(response), usage: ledgerUsage(reply.usage) };
+  }
+
+  sink(): ResponsesStream {
+    return new ResponsesStream(this.turn, this.parallelToolCalls);
+  }
+}
+
+export const responsesFormat: IngressFormat = {
+  name: 'responses',
+  wire: 'openai-responses',
+  errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: (error) => errorEvent(error, 0) },
+  check: (call) => checkResponsesBody(call.body),
+  outline,
+  read: (call) => readResponsesRequest(call.body, turnOf(call).history()),
+  output: (call) => new ResponsesOutput(call),
+};

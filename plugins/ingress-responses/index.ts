@@ -1,0 +1,59 @@
+import { definePlugin, invalidRequest, type Call, type Endpoint } from '../../src/plugin-api.js';
+import { responsesFormat } from './format.js';
+import { turnOf } from './turn.js';
+
+/** How long responses are kept for previous_response_id: the usage window. */
+export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
+/** Expired responses are deleted at most this often, after a response is stored and off its path. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, format: responsesFormat };
+
+const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
+
+/**
+ * `ingress-responses`: the Responses API (`POST /v1/responses`) for every model of every family
+ * (docs/formats/responses.md). Responses are stored per key for 30 days unless `store: false`;
+ * `previous_response_id` continues a stored one. An id this key cannot continue — unknown,
+ * another key's, expired, or never stored — is one answer, a 400 before any upstream call.
+ * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
+ * shipped chain puts it after scope, so a key refused the model hears 403 first.
+ */
+export default definePlugin({
+  name: 'ingress-responses',
+  after: ['auth', 'model-normalise'],
+  setup({ store, clock, log }) {
+    let prunedAt = Number.NEGATIVE_INFINITY;
+    const prune = (now: number): void => {
+      if (now - prunedAt < PRUNE_EVERY_MS) return;
+      prunedAt = now;
+      setImmediate(() => {
+        store.responses
+          .prune(now - KEEP_RESPONSES_MS)
+          .then((removed) => (removed > 0 ? log.info({ removed }, 'expired responses pruned') : undefined))
+          .catch((error: unknown) => log.error({ err: error }, 'response prune failed'));
+      });
+    };
+    return {
+      endpoints: [RESPONSES_ENDPOINT],
+      async onRequest(call) {
+        const previous = ours(call) ? call.body['previous_response_id'] : undefined;
+        if (typeof previous !== 'string') return;
+        const thread = call.key ? await store.responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
+        if (!thread.length) {
+          throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
+        }
+        turnOf(call).continues(thread);
+      },
+      // Before the last byte of the reply (like the ledger row): a response the caller has heard of can be continued.
+      async onComplete(call) {
+        if (!ours(call) || call.outcome !== 'ok' || !call.key) return;
+        const turn = turnOf(call);
+        if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
+        if (!turn.staged) return;
+        await store.responses.save({ ...turn.staged, keyId: call.key.id });
+        prune(clock.now());
+      },
+    };
+  },
+});

@@ -1,0 +1,162 @@
+import {
+  decodeReasoningState,
+  imageSource,
+  invalidRequest,
+  isObject,
+  namedToolChoice,
+  objectSchema,
+  toolArguments,
+  TurnSequence,
+  type JsonObject,
+  type NeutralRequest,
+  type Part,
+  type ReasoningEffort,
+  type ResponseFormat,
+  type SequenceWords,
+  type ToolChoice,
+  type ToolSpec,
+} from '../../src/plugin-api.js';
+
+/**
+ * A Responses request (checked by schema.ts) read into the neutral request: `instructions`
+ * first among the system text, then the items of the stored conversation it continues
+ * (`previous_response_id`), then its own `input` items, with the chat format's message-sequence
+ * rules (src/reference/sequence.ts). Calls and their outputs pair by `call_id`; item ids are
+ * not read. Problems are 400s naming the item (`input[3].call_id`); a stored item is named as
+ * `previous_response_id`.
+ */
+
+const WORDS: SequenceWords = { param: 'input', result: 'function_call_output', call: 'function_call' };
+
+/** The parameter naming a place inside an item (`.content[1]`); a stored item has only `previous_response_id`. */
+type Where = (path: string) => string;
+
+const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+
+/** The `input` as items: a string is one user message. */
+export const inputItems = (input: unknown): JsonObject[] =>
+  typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : Array.isArray(input) ? (input as JsonObject[]) : [];
+
+const textOf = (part: JsonObject): unknown => (part['type'] === 'refusal' ? part['refusal'] : part['text']);
+
+/** Text of a system or developer message, or of a function_call_output: a string or text parts. */
+function plainText(content: unknown, where: Where, field: string): string {
+  if (typeof content === 'string') return content;
+  return (content as JsonObject[])
+    .map((part, j) => {
+      const text = textOf(part);
+      if (typeof text !== 'string') throw invalidRequest(`${where(`${field}[${j}]`)} must be a text part.`, where(`${field}[${j}]`));
+      return text;
+    })
+    .join('\n');
+}
+
+function contentParts(content: unknown, where: Where, allowImages: boolean): Part[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  const parts: Part[] = [];
+  (content as JsonObject[]).forEach((part, j) => {
+    const param = where(`.content[${j}]`);
+    if (part['type'] !== 'input_image') {
+      const text = textOf(part) as string;
+      if (text !== '') parts.push({ type: 'text', text });
+    } else if (allowImages) {
+      parts.push({ type: 'image', source: imageSource(part['image_url'], param, where(`.content[${j}].image_url`)), param });
+    } else {
+      throw invalidRequest(`${param}: images are taken in user messages only.`, param);
+    }
+  });
+  return parts;
+}
+
+/** The text a reasoning item shows: its summary parts. */
+const summaryText = (item: JsonObject): string => (item['summary'] as JsonObject[]).map((part) => part['text'] as string).join('\n\n');
+
+function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void {
+  switch (item['type'] ?? 'message') {
+    case 'message': {
+      const role = item['role'];
+      if (role === 'system' || role === 'developer') sequence.addSystem(plainText(item['content'], where, '.content'));
+      else sequence.add(role === 'user' ? 'user' : 'assistant', contentParts(item['content'], where, role === 'user'));
+      return;
+    }
+    case 'function_call':
+      sequence.add('assistant', [sequence.call(item['call_id'] as string, item['name'] as string, toolArguments(item['arguments'], where('.arguments')))]);
+      return;
+    case 'function_call_output': {
+      const id = item['call_id'] as string;
+      const name = sequence.nameOf(id);
+      if (name === undefined) throw invalidRequest(`${where('.call_id')} does not name the call_id of an earlier function_call item.`, where('.call_id'));
+      sequence.add('user', [{ type: 'tool_result', id, name, content: plainText(item['output'], where, '.output') }]);
+      return;
+    }
+    default: {
+      // A reasoning item (the schema admits no other type). Without a state of the gateway's
+      // envelope (null, or another service's) no vendor could verify it: it is not sent.
+      const content = item['encrypted_content'];
+      const state = typeof content === 'string' ? decodeReasoningState(content) : null;
+      if (state) sequence.add('assistant', [{ type: 'reasoning', text: summaryText(item), state }]);
+    }
+  }
+}
+
+function readTools(raw: unknown): ToolSpec[] {
+  return (Array.isArray(raw) ? (raw as JsonObject[]) : []).map((tool, i) => {
+    const spec: ToolSpec = { name: tool['name'] as string };
+    if (typeof tool['description'] === 'string') spec.description = tool['description'];
+    if (isObject(tool['parameters'])) spec.parameters = tool['parameters'];
+    // Read as asked only when true: the reference API defaults it to true, which no vendor but gamma could honour.
+    if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
+    return spec;
+  });
+}
+
+/** `auto` and `none` without tools ask nothing; `required` without tools cannot be honoured. */
+function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | null {
+  if (raw === undefined || raw === null) return null;
+  if (isObject(raw)) return namedToolChoice(raw['name'] as string, tools, 'tool_choice');
+  if (!tools.length && raw === 'required') throw invalidRequest('tool_choice is required, but tools is empty.', 'tool_choice');
+  return tools.length ? (raw as ToolChoice) : null;
+}
+
+function readFormat(text: unknown): ResponseFormat | null {
+  const format = isObject(text) ? text['format'] : undefined;
+  if (!isObject(format) || format['type'] === 'text') return null;
+  if (format['type'] === 'json_object') return { type: 'json_object' };
+  const out: ResponseFormat = { type: 'json_schema', name: format['name'] as string, schema: objectSchema(format['schema'], 'text.format.schema') };
+  if (format['strict'] === true) out.strict = { param: 'text.format.strict' };
+  if (typeof format['description'] === 'string') out.description = { text: format['description'], param: 'text.format.description' };
+  return out;
+}
+
+/** Reads a checked Responses body, after `history`: the items of the stored conversation it continues, oldest first. */
+export function readResponsesRequest(body: JsonObject, history: readonly JsonObject[]): NeutralRequest {
+  const sequence = new TurnSequence();
+  if (typeof body['instructions'] === 'string') sequence.addSystem(body['instructions']);
+  for (const item of history) readItem(sequence, item, () => 'previous_response_id');
+  inputItems(body['input']).forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`));
+  const { system, turns } = sequence.settle(WORDS);
+  const tools = readTools(body['tools']);
+  const effort = isObject(body['reasoning']) ? body['reasoning']['effort'] : null;
+  const user = body['safety_identifier'] ?? body['user'];
+  return {
+    system,
+    turns,
+    maxTokens: numberOrNull(body['max_output_tokens']),
+    temperature: numberOrNull(body['temperature']),
+    topP: numberOrNull(body['top_p']),
+    topK: null,
+    stop: [],
+    n: 1,
+    seed: null,
+    user: typeof user === 'string' ? user : null,
+    presencePenalty: null,
+    frequencyPenalty: null,
+    logprobs: false,
+    topLogprobs: null,
+    tools,
+    toolChoice: readToolChoice(body['tool_choice'], tools),
+    parallelToolCalls: body['parallel_tool_calls'] !== false,
+    responseFormat: readFormat(body['text']),
+    reasoning: typeof effort === 'string' ? { kind: 'effort', effort: effort as ReasoningEffort, param: 'reasoning.effort' } : null,
+  };
+}

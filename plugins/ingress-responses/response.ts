@@ -1,0 +1,101 @@
+import {
+  encodeReasoningState,
+  isObject,
+  mintId,
+  type FinishReason,
+  type JsonObject,
+  type ReasoningState,
+  type ReplyChoice,
+  type ReplyToolCall,
+  type ReplyUsage,
+} from '../../src/plugin-api.js';
+
+/**
+ * The pieces of a Responses `response` object: its output items (reasoning, message,
+ * function_call), its usage, how a finish reason sets its status, and the echo of the request's
+ * settings. Shared by the whole reply (output.ts) and the stream's events (stream.ts).
+ */
+
+export type ItemStatus = 'completed' | 'incomplete';
+
+/** What ends a response: its status and, for an incomplete one, why. */
+export interface Ending {
+  status: 'completed' | 'incomplete';
+  incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
+}
+
+export function endingOf(finish: FinishReason): Ending {
+  if (finish === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (finish === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
+
+export const outputText = (text: string): JsonObject => ({ type: 'output_text', text, annotations: [], logprobs: [] });
+
+export const messageItem = (id: string, text: string, status: ItemStatus): JsonObject => ({
+  id,
+  type: 'message',
+  role: 'assistant',
+  status,
+  content: [outputText(text)],
+});
+
+export const functionCallItem = (id: string, call: ReplyToolCall, status: ItemStatus | 'in_progress'): JsonObject => ({
+  id,
+  type: 'function_call',
+  status,
+  call_id: call.id,
+  name: call.name,
+  arguments: call.arguments,
+});
+
+/** Reasoning the model showed, as a summary, with the vendor's state in the gateway's envelope (whether or not `include` asked for it). */
+export const reasoningItem = (id: string, text: string, state: ReasoningState | null): JsonObject => ({
+  id,
+  type: 'reasoning',
+  summary: text === '' ? [] : [{ type: 'summary_text', text }],
+  encrypted_content: state ? encodeReasoningState(state) : null,
+});
+
+/** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls. */
+export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean): JsonObject[] {
+  const items: JsonObject[] = (choice.reasoning ?? []).map((run) => reasoningItem(mintId('rs_'), run.text, run.state));
+  if (choice.content) items.push(messageItem(mintId('msg_'), choice.content, 'completed'));
+  // With parallel_tool_calls: false, one call at most: the first (beta cannot be asked for fewer).
+  const calls = parallelToolCalls ? choice.toolCalls : choice.toolCalls.slice(0, 1);
+  for (const call of calls) items.push(functionCallItem(mintId('fc_'), call, 'completed'));
+  const last = items.at(-1);
+  if (last && last['type'] !== 'reasoning') last['status'] = endingOf(choice.finish).status;
+  return items;
+}
+
+export function responsesUsage(usage: ReplyUsage): JsonObject {
+  return {
+    input_tokens: usage.promptTokens,
+    input_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
+    output_tokens: usage.completionTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
+}
+
+/** The request's settings as every response object of the call repeats them (defaults filled in as the reference API does). */
+export function echoOf(body: JsonObject): JsonObject {
+  const text = isObject(body['text']) ? body['text'] : {};
+  const reasoning = isObject(body['reasoning']) ? body['reasoning'] : {};
+  return {
+    instructions: body['instructions'] ?? null,
+    max_output_tokens: body['max_output_tokens'] ?? null,
+    metadata: body['metadata'] ?? {},
+    parallel_tool_calls: body['parallel_tool_calls'] !== false,
+    previous_response_id: body['previous_response_id'] ?? null,
+    reasoning: { effort: reasoning['effort'] ?? null, summary: reasoning['summary'] ?? null },
+    store: body['store'] !== false,
+    temperature: body['temperature'] ?? null,
+    text: { format: text['format'] ?? { type: 'text' }, ...(text['verbosity'] ? { verbosity: text['verbosity'] } : {}) },
+    tool_choice: body['tool_choice'] ?? 'auto',
+    tools: body['tools'] ?? [],
+    top_p: body['top_p'] ?? null,
+    truncation: 'disabled',
+  };
+}

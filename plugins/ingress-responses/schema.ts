@@ -1,0 +1,202 @@
+import { compileSchema, isObject, REASONING_EFFORTS, schemaProblem, type JsonObject, type RequestProblem } from '../../src/plugin-api.js';
+
+/**
+ * The Responses request body (POST /v1/responses) as a JSON Schema: the type of every parameter
+ * and of every input item the gateway reads, so that a malformed request is a 400 naming the
+ * field in Responses notation (`input[2].call_id`). Unknown top-level parameters are refused:
+ * the body is translated, so one the gateway does not know would otherwise be dropped unseen.
+ * What is well-formed but cannot be honoured is refused by `refusal` below, each with its reason
+ * (docs/formats/responses.md).
+ */
+
+const string = { type: 'string' } as const;
+const nullable = (...types: string[]) => ({ type: [...types, 'null'] });
+const name = { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' } as const;
+/** `then` applies to objects whose `type` is `type`. */
+const ifType = (type: string, then: object) => ({ if: { required: ['type'], properties: { type: { const: type } } }, then });
+
+const contentPart = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['input_text', 'output_text', 'refusal', 'input_image'] } },
+  allOf: [
+    ifType('input_text', { required: ['text'], properties: { text: string } }),
+    ifType('output_text', { required: ['text'], properties: { text: string } }),
+    ifType('refusal', { required: ['refusal'], properties: { refusal: string } }),
+    ifType('input_image', { properties: { image_url: nullable('string'), file_id: nullable('string'), detail: { enum: ['auto', 'low', 'high', 'original', null] } } }),
+  ],
+};
+
+const outputPart = { type: 'object', required: ['type'], properties: { type: { const: 'input_text' } }, allOf: [ifType('input_text', { required: ['text'], properties: { text: string } })] };
+
+const item = {
+  type: 'object',
+  properties: { type: { enum: ['message', 'function_call', 'function_call_output', 'reasoning'] } },
+  allOf: [
+    // An item without a type is a message.
+    {
+      if: { properties: { type: { const: 'message' } } },
+      then: {
+        required: ['role', 'content'],
+        properties: { role: { enum: ['user', 'system', 'developer', 'assistant'] }, content: { type: ['string', 'array'], items: contentPart } },
+      },
+    },
+    ifType('function_call', { required: ['call_id', 'name', 'arguments'], properties: { call_id: { type: 'string', minLength: 1 }, name, arguments: string } }),
+    ifType('function_call_output', {
+      required: ['call_id', 'output'],
+      properties: { call_id: { type: 'string', minLength: 1 }, output: { type: ['string', 'array'], items: outputPart } },
+    }),
+    ifType('reasoning', {
+      required: ['summary'],
+      properties: {
+        summary: { type: 'array', items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'summary_text' }, text: string } } },
+        encrypted_content: nullable('string'),
+      },
+    }),
+  ],
+};
+
+const tool = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: string },
+  allOf: [
+    ifType('function', {
+      required: ['name'],
+      properties: { name, description: nullable('string'), parameters: nullable('object'), strict: nullable('boolean') },
+    }),
+  ],
+};
+
+const toolChoice = {
+  anyOf: [
+    { enum: ['none', 'auto', 'required'] },
+    { type: 'object', required: ['type'], properties: { type: string }, allOf: [ifType('function', { required: ['name'], properties: { name: string } })] },
+  ],
+};
+
+const format = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['text', 'json_object', 'json_schema'] } },
+  allOf: [
+    ifType('json_schema', {
+      required: ['name', 'schema'],
+      properties: { name, schema: { type: 'object' }, strict: nullable('boolean'), description: nullable('string') },
+    }),
+  ],
+};
+
+const summary = { enum: ['auto', 'concise', 'detailed', null] };
+
+const bodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    model: string,
+    input: { type: ['string', 'array'], items: item },
+    instructions: nullable('string'),
+    previous_response_id: nullable('string'),
+    store: nullable('boolean'),
+    stream: nullable('boolean'),
+    stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
+    max_output_tokens: { ...nullable('integer'), minimum: 1 },
+    temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
+    top_p: { ...nullable('number'), minimum: 0, maximum: 1 },
+    tools: { type: 'array', items: tool },
+    tool_choice: toolChoice,
+    parallel_tool_calls: nullable('boolean'),
+    text: { ...nullable('object'), additionalProperties: false, properties: { format, verbosity: { enum: ['low', 'medium', 'high', null] } } },
+    reasoning: {
+      ...nullable('object'),
+      additionalProperties: false,
+      properties: { effort: { enum: [...REASONING_EFFORTS, null] }, summary, generate_summary: summary },
+    },
+    metadata: { ...nullable('object'), maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
+    include: { ...nullable('array'), items: string },
+    prompt_cache_key: nullable('string'),
+    prompt_cache_retention: { enum: ['in_memory', '24h', null] },
+    prompt_cache_options: nullable('object'),
+    safety_identifier: nullable('string'),
+    user: nullable('string'),
+    service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
+    truncation: { enum: ['auto', 'disabled', null] },
+    background: nullable('boolean'),
+    top_logprobs: { ...nullable('integer'), minimum: 0, maximum: 20 },
+    // Accepted by the schema only to be refused by name below.
+    conversation: {},
+    prompt: {},
+    context_management: {},
+    moderation: {},
+    max_tool_calls: {},
+  },
+};
+
+const validate = compileSchema(bodySchema);
+
+/** Every top-level parameter the gateway knows (docs/formats/responses.md has a row for each). */
+export const RESPONSES_PARAMETERS: readonly string[] = Object.keys(bodySchema.properties);
+
+const present = (value: unknown): boolean => value !== undefined && value !== null;
+
+/** What a well-formed request asks and the gateway cannot honour, for any family: the parameter and why. */
+const REFUSED: ReadonlyArray<{ param: string; asks: (body: JsonObject) => boolean; why: string }> = [
+  { param: 'background', asks: (b) => b['background'] === true, why: 'every response is answered in the foreground here' },
+  { param: 'conversation', asks: (b) => present(b['conversation']), why: 'the gateway keeps no conversation objects; continue with previous_response_id, or send the items in input' },
+  { param: 'prompt', asks: (b) => present(b['prompt']), why: 'the gateway has no stored prompt templates' },
+  { param: 'context_management', asks: (b) => present(b['context_management']), why: 'the gateway does not compact conversations' },
+  { param: 'moderation', asks: (b) => present(b['moderation']), why: 'the gateway runs no moderation model' },
+  { param: 'max_tool_calls', asks: (b) => present(b['max_tool_calls']), why: 'the gateway runs no built-in tools whose calls it could count' },
+  { param: 'top_logprobs', asks: (b) => present(b['top_logprobs']) && b['top_logprobs'] !== 0, why: 'log probabilities are not available through /v1/responses' },
+  { param: 'truncation', asks: (b) => b['truncation'] === 'auto', why: 'the gateway never drops input items to fit a context window (truncation: disabled)' },
+  { param: 'text.verbosity', asks: (b) => present(sub(b, 'text')['verbosity']) && sub(b, 'text')['verbosity'] !== 'medium', why: 'no vendor translator maps a verbosity other than the default (medium)' },
+  { param: 'reasoning.summary', asks: (b) => styledSummary(sub(b, 'reasoning')['summary']), why: 'reasoning the vendor shows is returned as it is (summary: auto)' },
+  { param: 'reasoning.generate_summary', asks: (b) => styledSummary(sub(b, 'reasoning')['generate_summary']), why: 'reasoning the vendor shows is returned as it is (summary: auto)' },
+];
+
+function sub(body: JsonObject, field: string): JsonObject {
+  const value = body[field];
+  return isObject(value) ? value : {};
+}
+
+const styledSummary = (value: unknown): boolean => value === 'concise' || value === 'detailed';
+
+/** Refusals inside arrays: hosted and freeform tools, other tool choices, images by file id or with a detail, logprobs asked through include. */
+function refusedInside(body: JsonObject): RequestProblem | undefined {
+  for (const [i, tool] of (Array.isArray(body['tools']) ? (body['tools'] as JsonObject[]) : []).entries()) {
+    if (tool['type'] !== 'function') {
+      return { param: `tools[${i}].type`, message: `tools[${i}]: '${String(tool['type'])}' tools are not supported here; only function tools are (the gateway runs no hosted tools and has no freeform tools).` };
+    }
+  }
+  const choice = body['tool_choice'];
+  if (isObject(choice) && choice['type'] !== 'function') {
+    return { param: 'tool_choice', message: `tool_choice of type '${String(choice['type'])}' is not supported here; use none, auto, required or a function.` };
+  }
+  const include = Array.isArray(body['include']) ? (body['include'] as string[]) : [];
+  const k = include.indexOf('message.output_text.logprobs');
+  if (k >= 0) return { param: `include[${k}]`, message: `include[${k}]: log probabilities are not available through /v1/responses.` };
+  for (const [i, entry] of (Array.isArray(body['input']) ? (body['input'] as JsonObject[]) : []).entries()) {
+    const content = Array.isArray(entry['content']) ? (entry['content'] as JsonObject[]) : [];
+    for (const [j, part] of content.entries()) {
+      if (part['type'] !== 'input_image') continue;
+      const where = `input[${i}].content[${j}]`;
+      if (typeof part['image_url'] !== 'string') {
+        const param = typeof part['file_id'] === 'string' ? `${where}.file_id` : `${where}.image_url`;
+        return { param, message: `${where}: images are taken by image_url (a URL or a data URL); the gateway stores no files.` };
+      }
+      if (present(part['detail']) && part['detail'] !== 'auto') {
+        return { param: `${where}.detail`, message: `${where}.detail: no vendor translator maps an image detail other than auto.` };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The first problem with a Responses request body: a malformed field, or what it asks that cannot be honoured. */
+export function checkResponsesBody(body: JsonObject): RequestProblem | undefined {
+  const problem = schemaProblem(validate, body);
+  if (problem) return problem;
+  const refused = REFUSED.find((entry) => entry.asks(body));
+  if (refused) return { param: refused.param, message: `${refused.param} is not supported here: ${refused.why}.` };
+  return refusedInside(body);
+}

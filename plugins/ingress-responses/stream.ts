@@ -1,0 +1,197 @@
+import {
+  GatewayError,
+  mintId,
+  type FinishReason,
+  type JsonObject,
+  type ReasoningState,
+  type ReplyStream,
+  type ReplyToolCall,
+  type ReplyUsage,
+} from '../../src/plugin-api.js';
+import { endingOf, functionCallItem, messageItem, outputText, reasoningItem, responsesUsage, type ItemStatus } from './response.js';
+import type { ResponsesTurn } from './turn.js';
+
+/**
+ * Writes the Responses stream events of one reply from the neutral events a vendor's stream
+ * translator reports: `response.created` and `response.in_progress` first; then per output item
+ * `response.output_item.added`, its deltas and `.done` events, and `response.output_item.done`
+ * with the whole item (an item is closed when the next one begins or the reply finishes); after
+ * completion exactly one terminal event carrying the whole response; on a failure after the 200,
+ * one `error` event then `response.failed`. Every event has its `type` and a `sequence_number`
+ * counting from 0. A Responses reply has one choice: the choice index is not read.
+ */
+
+type OpenItem =
+  | { kind: 'message'; id: string; index: number; text: string }
+  | { kind: 'function_call'; id: string; index: number; toolIndex: number; call: ReplyToolCall }
+  | { kind: 'reasoning'; id: string; index: number; text: string; summary: boolean; state: ReasoningState | null };
+
+/** The `error` event of a failure after the 200: the reference API's flat fields and our envelope's `error`, so every client finds its shape. */
+export function errorEvent(error: GatewayError, sequence: number): string {
+  const { code, message, param, type } = error;
+  return frame('error', { sequence_number: sequence, code, message, param, error: { type, code, message, param } });
+}
+
+const frame = (type: string, payload: JsonObject): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
+
+export class ResponsesStream implements ReplyStream {
+  /** Output deltas written so far (text and argument fragments): the fallback count when a stream is cut short. */
+  relayedDeltas = 0;
+  private sequence = 0;
+  private started = false;
+  private finished: FinishReason | null = null;
+  private open: OpenItem | null = null;
+  /** Items closed so far, in output order. */
+  private readonly output: JsonObject[] = [];
+  private calls = 0;
+  /** Tool-call indexes left out (parallel_tool_calls: false). */
+  private readonly dropped = new Set<number>();
+  private final: JsonObject | null = null;
+
+  constructor(
+    private readonly turn: ResponsesTurn,
+    private readonly parallelToolCalls: boolean,
+  ) {}
+
+  get complete(): boolean {
+    return this.finished !== null;
+  }
+
+  start(): string {
+    if (this.started) return '';
+    this.started = true;
+    const response = this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null });
+    return this.event('response.created', { response }) + this.event('response.in_progress', { response });
+  }
+
+  reasoning(_choice: number, text: string): string {
+    let out = this.start();
+    if (text === '') return out;
+    out += this.begin('reasoning');
+    const item = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
+    if (!item.summary) {
+      item.summary = true;
+      out += this.event('response.reasoning_summary_part.added', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: '' } });
+    }
+    item.text += text;
+    return out + this.event('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta: text });
+  }
+
+  /** The state ends the current reasoning run (one without text is a redacted run). */
+  reasoningState(_choice: number, state: ReasoningState): string {
+    const out = this.start() + this.begin('reasoning');
+    (this.open as Extract<OpenItem, { kind: 'reasoning' }>).state = state;
+    return out + this.closeItem('completed');
+  }
+
+  text(_choice: number, text: string): string {
+    let out = this.start();
+    if (text === '') return out;
+    this.relayedDeltas += 1;
+    out += this.begin('message');
+    const item = this.open as Extract<OpenItem, { kind: 'message' }>;
+    item.text += text;
+    return out + this.event('response.output_text.delta', { ...this.at(item), content_index: 0, delta: text, logprobs: [] });
+  }
+
+  toolCall(_choice: number, index: number, call: ReplyToolCall): string {
+    let out = this.start();
+    // With parallel_tool_calls: false, the first call only (beta cannot be asked for fewer).
+    if (!this.parallelToolCalls && this.calls > 0) {
+      this.dropped.add(index);
+      return out;
+    }
+    this.calls += 1;
+    out += this.closeItem('completed');
+    const item: OpenItem = { kind: 'function_call', id: mintId('fc_'), index: this.output.length, toolIndex: index, call: { ...call, arguments: '' } };
+    this.open = item;
+    out += this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress') });
+    return out + this.toolArguments(0, index, call.arguments);
+  }
+
+  toolArguments(_choice: number, index: number, fragment: string): string {
+    if (fragment === '' || this.dropped.has(index)) return '';
+    const item = this.open;
+    if (item?.kind !== 'function_call' || item.toolIndex !== index) {
+      throw new GatewayError(502, 'The upstream sent arguments of a tool call after its next output item began.');
+    }
+    this.relayedDeltas += 1;
+    item.call.arguments += fragment;
+    return this.event('response.function_call_arguments.delta', { ...this.at(item), delta: fragment });
+  }
+
+  finish(_choice: number, reason: FinishReason): string {
+    if (this.finished) return '';
+    const out = this.start();
+    this.finished = reason;
+    return out + this.closeItem(endingOf(reason).status);
+  }
+
+  /** Nothing more to write before completion; the final response is settled (and staged for storage). */
+  close(usage: ReplyUsage | null): string {
+    const ending = endingOf(this.finished ?? 'stop');
+    this.final = this.turn.conclude({ ...ending, error: null, output: this.output, usage: usage ? responsesUsage(usage) : null });
+    return '';
+  }
+
+  /** The terminal event, after completion (the ledger row and the stored response are committed). */
+  done(): string {
+    const response = this.final as JsonObject;
+    return this.event(response['status'] === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+  }
+
+  fail(error: GatewayError): string {
+    const head = this.start();
+    const response = this.turn.response({ status: 'failed', error: { code: error.code, message: error.message }, incomplete_details: null, output: this.output, usage: null });
+    return head + errorEvent(error, this.sequence++) + this.event('response.failed', { response });
+  }
+
+  private event(type: string, payload: JsonObject): string {
+    return frame(type, { sequence_number: this.sequence++, ...payload });
+  }
+
+  private at(item: OpenItem): JsonObject {
+    return { item_id: item.id, output_index: item.index };
+  }
+
+  /** Makes sure an item of `kind` is open (closing another one first): its opening events. */
+  private begin(kind: 'message' | 'reasoning'): string {
+    if (this.open?.kind === kind) return '';
+    let out = this.closeItem('completed');
+    const index = this.output.length;
+    if (kind === 'reasoning') {
+      const item: OpenItem = { kind, id: mintId('rs_'), index, text: '', summary: false, state: null };
+      this.open = item;
+      return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'reasoning', summary: [] } });
+    }
+    const item: OpenItem = { kind, id: mintId('msg_'), index, text: '' };
+    this.open = item;
+    out += this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+    return out + this.event('response.content_part.added', { ...this.at(item), content_index: 0, part: outputText('') });
+  }
+
+  /** Closes the open item, if any: its closing events and `response.output_item.done` with the whole item. */
+  private closeItem(status: ItemStatus): string {
+    const item = this.open;
+    if (!item) return '';
+    this.open = null;
+    let out = '';
+    let done: JsonObject;
+    if (item.kind === 'message') {
+      out += this.event('response.output_text.done', { ...this.at(item), content_index: 0, text: item.text, logprobs: [] });
+      out += this.event('response.content_part.done', { ...this.at(item), content_index: 0, part: outputText(item.text) });
+      done = messageItem(item.id, item.text, status);
+    } else if (item.kind === 'function_call') {
+      out += this.event('response.function_call_arguments.done', { ...this.at(item), name: item.call.name, arguments: item.call.arguments });
+      done = functionCallItem(item.id, item.call, status);
+    } else {
+      if (item.summary) {
+        out += this.event('response.reasoning_summary_text.done', { ...this.at(item), summary_index: 0, text: item.text });
+        out += this.event('response.reasoning_summary_part.done', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: item.text } });
+      }
+      done = reasoningItem(item.id, item.text, item.state);
+    }
+    this.output.push(done);
+    return out + this.event('response.output_item.done', { output_index: item.index, item: done });
+  }
+}

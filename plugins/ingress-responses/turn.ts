@@ -1,0 +1,91 @@
+import { GatewayError, mintId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { inputItems } from './read.js';
+import { echoOf } from './response.js';
+
+/**
+ * One call's response, shared by the reading of its request, its output and the plugin's hooks:
+ * its `resp_…` id, the stored conversation it continues, and what is stored once it completes.
+ * Kept in a symbol-keyed property of the call (see `Call`).
+ */
+
+/**
+ * The most a stored conversation may weigh: the JSON of a response's items and of every
+ * response it continues. A response that would go over is not stored (its `store` says false),
+ * so continuing from it is refused like any unknown id; the request size limit and this bound
+ * keep every stored row, and every conversation read back, bounded.
+ */
+export const MAX_STORED_BYTES = 16 * 1024 * 1024;
+
+/** A response object's parts that change as the call goes: in progress, final, failed. */
+export interface Stage {
+  status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  error: { code: string; message: string } | null;
+  incomplete_details: { reason: string } | null;
+  output: JsonObject[];
+  usage: JsonObject | null;
+}
+
+/** What the plugin stores for a response once its call completed (the key is the call's). */
+export type StagedResponse = Omit<StoredResponse, 'keyId'>;
+
+const TURN = Symbol('ingress-responses.turn');
+type WithTurn = Call & { [TURN]?: ResponsesTurn };
+
+export class ResponsesTurn {
+  readonly id = mintId('resp_');
+  /** Set with the final response when it is to be stored; written by the plugin's onComplete. */
+  staged: StagedResponse | null = null;
+  /** The final response was over MAX_STORED_BYTES and is not stored. */
+  overBound = false;
+  private thread: readonly StoredResponse[] = [];
+  private threadBytes = 0;
+
+  constructor(private readonly call: Call) {}
+
+  /** The stored conversation this call continues (`previous_response_id`), oldest first. */
+  continues(thread: readonly StoredResponse[]): void {
+    this.thread = thread;
+    this.threadBytes = thread.reduce((sum, response) => sum + Buffer.byteLength(response.items), 0);
+  }
+
+  /** Every item of the conversation it continues, in order: each response's input items, then its output. */
+  history(): JsonObject[] {
+    return this.thread.flatMap((response) => {
+      const { input, output } = JSON.parse(response.items) as { input: JsonObject[]; output: JsonObject[] };
+      return [...input, ...output];
+    });
+  }
+
+  /** The response object at a stage. */
+  response(stage: Stage): JsonObject {
+    const { call } = this;
+    if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
+    const { status, error, incomplete_details, output, usage } = stage;
+    return { id: this.id, object: 'response', created_at: Math.floor(call.admittedAt / 1000), status, error, incomplete_details, model: call.model.id, output, usage, ...echoOf(call.body) };
+  }
+
+  /**
+   * The final response. What is to be stored is staged here, so that the plugin's onComplete
+   * writes it before the caller hears of the response (like the ledger row).
+   */
+  conclude(stage: Stage): JsonObject {
+    const response = this.response(stage);
+    if (response['store'] === false) return response;
+    const body = this.call.body;
+    const items = JSON.stringify({ input: inputItems(body['input']), output: stage.output });
+    if (this.threadBytes + Buffer.byteLength(items) > MAX_STORED_BYTES) {
+      this.overBound = true;
+      response['store'] = false;
+      return response;
+    }
+    const previous = body['previous_response_id'];
+    this.staged = { id: this.id, previousId: typeof previous === 'string' ? previous : null, createdAt: this.call.admittedAt, items };
+    return response;
+  }
+}
+
+/** The call's response (made on first use). */
+export function turnOf(call: Call): ResponsesTurn {
+  const holder = call as WithTurn;
+  return (holder[TURN] ??= new ResponsesTurn(call));
+}

@@ -1,0 +1,131 @@
+import type { JsonObject } from '../chain/call.js';
+import { invalidRequest } from '../http/errors.js';
+import type { ImageSource, Part, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
+
+/**
+ * The message-sequence rules every non-reference vendor needs (docs/vendor-formats.md#message-sequence-normalisation),
+ * shared by every ingress format that reads a conversation into neutral turns (the chat
+ * format's `messages`, the Responses API's `input` items): system text hoisted, empty parts
+ * dropped, consecutive same-role turns merged (tool results count as the user's and go first in
+ * their turn), every tool result named after the call it answers, every call answered in the
+ * very next turn. Each format names its own fields in the 400s.
+ */
+
+export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const DATA_URL = /^data:([a-z]+\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
+
+/** An image URL (a base64 data URL, or http(s)) as a neutral source; `field` is the URL's own parameter, e.g. `…image_url.url`. */
+export function imageSource(url: unknown, param: string, field: string): ImageSource {
+  if (typeof url !== 'string' || url === '') throw invalidRequest(`${field} must be a data URL or an http(s) URL.`, param);
+  const data = DATA_URL.exec(url);
+  if (data) {
+    const mediaType = (data[1] as string).toLowerCase();
+    if (!mediaType.startsWith('image/')) throw invalidRequest(`${param} is a data URL of ${mediaType}, not an image.`, param);
+    return { kind: 'data', mediaType, data: (data[2] as string).replace(/\s/g, '') };
+  }
+  if (url.startsWith('data:')) throw invalidRequest(`${param} must be a base64 data URL (data:<mime>;base64,<payload>).`, param);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidRequest(`${field} is not a valid URL.`, param);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalidRequest(`${param} must be an https URL or a data URL.`, param);
+  return { kind: 'url', url };
+}
+
+/** A tool call's arguments: a JSON string of an object; `""`/null/absent read as `{}`. */
+export function toolArguments(raw: unknown, param: string): JsonObject {
+  if (raw === undefined || raw === null || raw === '') return {};
+  if (typeof raw !== 'string') throw invalidRequest(`${param} must be a JSON string.`, param);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalidRequest(`${param} is not valid JSON.`, param);
+  }
+  if (!isObject(value)) throw invalidRequest(`${param} must encode a JSON object.`, param);
+  return value;
+}
+
+/** A tool choice naming a function must name one of the tools (rule 10). */
+export function namedToolChoice(name: string, tools: readonly ToolSpec[], param: string): ToolChoice {
+  if (!tools.some((tool) => tool.name === name)) throw invalidRequest(`${param} names '${name}', which is not in tools.`, param);
+  return { name };
+}
+
+/** A JSON output schema must describe an object at its root (rule 11); absent means any object. */
+export function objectSchema(schema: unknown, param: string): JsonObject {
+  const value = schema ?? { type: 'object' };
+  if (!isObject(value) || (value['type'] !== undefined && value['type'] !== 'object')) {
+    throw invalidRequest(`${param} must describe a JSON object at its root.`, param);
+  }
+  return value;
+}
+
+/** How a format names, in its 400s, the field holding the conversation and its tool results and calls. */
+export interface SequenceWords {
+  /** The conversation's field: `messages`, `input`. */
+  param: string;
+  /** What a tool result is called: `tool message`, `function_call_output`. */
+  result: string;
+  /** What a tool call is made by: `assistant message`, `function_call`. */
+  call: string;
+}
+
+/** A conversation read turn by turn into the neutral system text and turns. */
+export class TurnSequence {
+  readonly system: string[] = [];
+  readonly turns: Turn[] = [];
+  /** Tool-call id → function name, from the assistant turns read so far. */
+  private readonly callNames = new Map<string, string>();
+
+  /** System or developer text, hoisted in order (rule 1); empty text is dropped. */
+  addSystem(text: string): void {
+    if (text !== '') this.system.push(text);
+  }
+
+  /** Parts of one role; merged into the last turn when it is the same role's (rule 6). */
+  add(role: Turn['role'], parts: readonly Part[]): void {
+    if (!parts.length) return;
+    const last = this.turns.at(-1);
+    if (last && last.role === role) last.parts.push(...parts);
+    else this.turns.push({ role, parts: [...parts] });
+  }
+
+  /** A tool call of the assistant, remembered so that its result can be named after it. */
+  call(id: string, name: string, args: JsonObject): Part {
+    this.callNames.set(id, name);
+    return { type: 'tool_call', id, name, args };
+  }
+
+  /** The function name of an earlier call, if there was one with this id. */
+  nameOf(id: string): string | undefined {
+    return this.callNames.get(id);
+  }
+
+  /** Rules 7 to 9: results first in their turn, every result answering the turn before, every call answered by the next; something left. */
+  settle(words: SequenceWords): { system: string[]; turns: Turn[] } {
+    if (!this.turns.length) throw invalidRequest(`${words.param} must contain at least one user or assistant message with content.`, words.param);
+    this.turns.forEach((turn, t) => {
+      if (turn.role === 'user') {
+        turn.parts.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
+        const previous = this.turns[t - 1];
+        for (const part of turn.parts) {
+          if (part.type !== 'tool_result') continue;
+          const answered = previous?.parts.some((p) => p.type === 'tool_call' && p.id === part.id);
+          if (!answered) throw invalidRequest(`The ${words.result} answering '${part.id}' must follow the ${words.call} that made that call.`, words.param);
+        }
+        return;
+      }
+      const results = new Set(this.turns[t + 1]?.parts.flatMap((p) => (p.type === 'tool_result' ? [p.id] : [])) ?? []);
+      for (const part of turn.parts) {
+        if (part.type === 'tool_call' && !results.has(part.id)) {
+          throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
+        }
+      }
+    });
+    return { system: this.system, turns: this.turns };
+  }
+}

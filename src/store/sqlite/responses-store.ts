@@ -1,0 +1,27 @@
+import type Database from 'better-sqlite3';
+import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
+import type { ResponseStore, StoredResponse } from '../store.js';
+
+export class SqliteResponseStore implements ResponseStore {
+  private readonly insert;
+  private readonly selectThread;
+  private readonly removeOld;
+
+  constructor(db: Database.Database) {
+    this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
+    this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
+    this.removeOld = db.prepare('DELETE FROM responses WHERE created_at < ?');
+  }
+
+  async save(response: StoredResponse): Promise<void> {
+    this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items);
+  }
+
+  async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
+    return wholeThread(this.selectThread.all({ id, key: keyId, since }) as ResponseRow[]);
+  }
+
+  async prune(before: number): Promise<number> {
+    return this.removeOld.run(before).changes;
+  }
+}

@@ -1,0 +1,16 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RESPONSES_ENDPOINT } from '../../plugins/ingress-responses/index.js';
+import { Call } from '../../src/chain/call.js';
+import { ADMITTED_AT, catalogue } from './translate.js';
+
+/** Unit tests of the Responses format: a call of /v1/responses as the pipeline hands it over, and fixed ids for fixtures. */
+
+export function responsesCall(body: Record<string, unknown>, model = 'gamma-5.4'): Call {
+  const call = new Call(RESPONSES_ENDPOINT, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
+  call.model = catalogue.resolve(model) ?? null;
+  call.stream = body['stream'] === true;
+  return call;
+}
+
+/** Ids are random: fixtures say `resp_ID`, `msg_ID`, `fc_ID`, `rs_ID`. */
+export const fixedIds = (text: string): string => text.replace(/\b(resp|msg|fc|rs)_[A-Za-z0-9]{24}/g, '$1_ID');

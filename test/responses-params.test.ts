@@ -1,0 +1,231 @@
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { RESPONSES_PARAMETERS } from '../plugins/ingress-responses/schema.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { PNG_BASE64 } from './helpers/image-server.js';
+
+/**
+ * docs/formats/responses.md's parameter table, held to the code: for every row and family, a
+ * request with the parameter is sent through the real gateway and what it does is compared with
+ * what the cell says — refused: a 400 naming it and no upstream request; accepted, no effect: a
+ * 200 and the upstream request byte for byte the one without it; mapped: what reaches the
+ * upstream (or the response) is what the cell names. Every parameter the gateway knows has a row.
+ */
+
+type Family = 'alpha' | 'beta' | 'gamma';
+type Json = Record<string, any>;
+const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
+const MODELS: Record<Family, string> = { alpha: 'alpha-sonnet-4.6', beta: 'beta-3-flash', gamma: 'gamma-5.4' };
+
+interface Upstream {
+  path: string;
+  body: Json;
+}
+interface Seen {
+  status: number;
+  /** The response object (null for a stream). */
+  response: Json | null;
+  upstream: Upstream;
+}
+type Check = (seen: Seen) => [actual: unknown, expected: unknown];
+interface Probe {
+  body: Json | ((family: Family) => Json);
+  /** The parameter a 400 names, when it is not the row's. */
+  param?: string;
+  mapped?: Partial<Record<Family, Check>>;
+}
+
+const each = (check: Check): Record<Family, Check> => ({ alpha: check, beta: check, gamma: check });
+const WEATHER = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } } };
+const FORMAT = { type: 'json_schema', name: 'answer', schema: SCHEMA };
+const image = (extra: Json): Json => ({ input: [{ role: 'user', content: [{ type: 'input_image', ...extra }] }] });
+const generation = (field: string): Check => (s) => [s.upstream.body['generationConfig']?.[field], 0.5];
+let storedId = '';
+
+const PROBES: Record<string, Probe> = {
+  model: {
+    body: (family) => ({ model: { alpha: 'ALPHA-sonnet-4-6', beta: 'Beta-3-Flash', gamma: 'gamma-5-4' }[family] }),
+    mapped: {
+      alpha: (s) => [s.upstream.body['model'], 'alpha-sonnet-4.6'],
+      beta: (s) => [s.upstream.path, '/v1beta/models/beta-3-flash:generateContent'],
+      gamma: (s) => [s.upstream.body['model'], 'gamma-5.4'],
+    },
+  },
+  input: {
+    body: { input: [{ role: 'user', content: [{ type: 'input_text', text: 'Probe text' }] }] },
+    mapped: {
+      alpha: (s) => [s.upstream.body['messages'], [{ role: 'user', content: [{ type: 'text', text: 'Probe text' }] }]],
+      beta: (s) => [s.upstream.body['contents'], [{ role: 'user', parts: [{ text: 'Probe text' }] }]],
+      gamma: (s) => [s.upstream.body['messages'], [{ role: 'user', content: [{ type: 'text', text: 'Probe text' }] }]],
+    },
+  },
+  instructions: {
+    body: { instructions: 'Be brief.' },
+    mapped: {
+      alpha: (s) => [s.upstream.body['system'], [{ type: 'text', text: 'Be brief.' }]],
+      beta: (s) => [s.upstream.body['systemInstruction'], { parts: [{ text: 'Be brief.' }] }],
+      gamma: (s) => [s.upstream.body['messages'][0], { role: 'system', content: 'Be brief.' }],
+    },
+  },
+  previous_response_id: {
+    body: () => ({ previous_response_id: storedId }),
+    mapped: {
+      alpha: (s) => [s.upstream.body['messages'][0].content[0].text, 'Remember apple'],
+      beta: (s) => [s.upstream.body['contents'][0].parts[0].text, 'Remember apple'],
+      gamma: (s) => [s.upstream.body['messages'][0].content[0].text, 'Remember apple'],
+    },
+  },
+  store: { body: { store: false }, mapped: each((s) => [s.response?.['store'], false]) },
+  stream: {
+    body: { stream: true },
+    mapped: {
+      alpha: (s) => [s.upstream.body['stream'], true],
+      beta: (s) => [s.upstream.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'],
+      gamma: (s) => [s.upstream.body['stream'], true],
+    },
+  },
+  stream_options: { body: { stream_options: { include_obfuscation: false } } },
+  max_output_tokens: {
+    body: { max_output_tokens: 50 },
+    mapped: { alpha: (s) => [s.upstream.body['max_tokens'], 50], beta: (s) => [s.upstream.body['generationConfig'], { maxOutputTokens: 50 }], gamma: (s) => [s.upstream.body['max_completion_tokens'], 50] },
+  },
+  temperature: { body: { temperature: 0.5 }, mapped: { alpha: (s) => [s.upstream.body['temperature'], 0.5], beta: generation('temperature'), gamma: (s) => [s.upstream.body['temperature'], 0.5] } },
+  top_p: { body: { top_p: 0.5 }, mapped: { alpha: (s) => [s.upstream.body['top_p'], 0.5], beta: generation('topP'), gamma: (s) => [s.upstream.body['top_p'], 0.5] } },
+  tools: {
+    body: { tools: [WEATHER] },
+    mapped: {
+      alpha: (s) => [s.upstream.body['tools'], [{ name: 'get_weather', input_schema: WEATHER.parameters }]],
+      beta: (s) => [s.upstream.body['tools'], [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: WEATHER.parameters }] }]],
+      gamma: (s) => [s.upstream.body['tools'], [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER.parameters } }]],
+    },
+  },
+  'tools[].type': { body: { tools: [{ type: 'web_search' }] }, param: 'tools[0].type' },
+  'tools[].strict': { body: { tools: [{ ...WEATHER, strict: true }] }, param: 'tools[0].strict', mapped: { gamma: (s) => [s.upstream.body['tools'][0].function.strict, true] } },
+  tool_choice: {
+    body: { tools: [WEATHER], tool_choice: 'required' },
+    mapped: {
+      alpha: (s) => [s.upstream.body['tool_choice'], { type: 'any' }],
+      beta: (s) => [s.upstream.body['toolConfig'], { functionCallingConfig: { mode: 'ANY' } }],
+      gamma: (s) => [s.upstream.body['tool_choice'], 'required'],
+    },
+  },
+  'tool_choice.type': { body: { tools: [WEATHER], tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, param: 'tool_choice' },
+  parallel_tool_calls: {
+    body: { tools: [WEATHER], parallel_tool_calls: false, input: 'Weather? [[sim:parallel=2]]' },
+    mapped: {
+      alpha: (s) => [s.upstream.body['tool_choice'], { type: 'auto', disable_parallel_tool_use: true }],
+      beta: (s) => [s.response?.['output'].filter((item: Json) => item['type'] === 'function_call').length, 1],
+      gamma: (s) => [s.upstream.body['parallel_tool_calls'], false],
+    },
+  },
+  'text.format': {
+    body: { text: { format: FORMAT } },
+    mapped: {
+      alpha: (s) => [s.upstream.body['tools'][0].name, 'json_response'],
+      beta: (s) => [s.upstream.body['generationConfig'], { responseMimeType: 'application/json', responseJsonSchema: SCHEMA }],
+      gamma: (s) => [s.upstream.body['response_format'], { type: 'json_schema', json_schema: { name: 'answer', schema: SCHEMA } }],
+    },
+  },
+  'text.format.strict': { body: { text: { format: { ...FORMAT, strict: true } } }, mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.strict, true] } },
+  'text.format.description': {
+    body: { text: { format: { ...FORMAT, description: 'One answer.' } } },
+    mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.description, 'One answer.'] },
+  },
+  'text.verbosity': { body: { text: { verbosity: 'high' } } },
+  'reasoning.effort': { body: { reasoning: { effort: 'low' } }, mapped: { gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'] } },
+  'reasoning.summary': { body: { reasoning: { summary: 'detailed' } } },
+  'reasoning.generate_summary': { body: { reasoning: { generate_summary: 'concise' } } },
+  metadata: { body: { metadata: { team: 'a' } }, mapped: each((s) => [s.response?.['metadata'], { team: 'a' }]) },
+  include: { body: { include: ['reasoning.encrypted_content', 'file_search_call.results'] } },
+  'include: message.output_text.logprobs': { body: { include: ['message.output_text.logprobs'] }, param: 'include[0]' },
+  top_logprobs: { body: { top_logprobs: 5 } },
+  prompt_cache_key: { body: { prompt_cache_key: 'k-1' } },
+  prompt_cache_retention: { body: { prompt_cache_retention: '24h' } },
+  prompt_cache_options: { body: { prompt_cache_options: { mode: 'implicit' } } },
+  safety_identifier: {
+    body: { safety_identifier: 'u-1' },
+    mapped: { alpha: (s) => [s.upstream.body['metadata'], { user_id: 'u-1' }], gamma: (s) => [s.upstream.body['user'], 'u-1'] },
+  },
+  user: { body: { user: 'u-2' }, mapped: { alpha: (s) => [s.upstream.body['metadata'], { user_id: 'u-2' }], gamma: (s) => [s.upstream.body['user'], 'u-2'] } },
+  service_tier: { body: { service_tier: 'flex' } },
+  truncation: { body: { truncation: 'auto' } },
+  background: { body: { background: true } },
+  conversation: { body: { conversation: 'conv_1' } },
+  prompt: { body: { prompt: { id: 'pmpt_1' } } },
+  context_management: { body: { context_management: [{ type: 'compaction' }] } },
+  moderation: { body: { moderation: { model: 'omni-moderation-latest' } } },
+  max_tool_calls: { body: { max_tool_calls: 2 } },
+  'input[].content[].detail': { body: image({ image_url: `data:image/png;base64,${PNG_BASE64}`, detail: 'high' }), param: 'input[0].content[0].detail' },
+  'input[].content[].file_id': { body: image({ file_id: 'file-1' }), param: 'input[0].content[0].file_id' },
+};
+
+/** The table's rows: the parameter (its first code span) and each family's cell. */
+function tableRows(): Array<{ key: string; cells: Record<Family, string> }> {
+  const doc = readFileSync('docs/formats/responses.md', 'utf8');
+  const table = doc.split('<!-- responses-params:start -->')[1]?.split('<!-- responses-params:end -->')[0] ?? '';
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+      return { key: /`([^`]+)`/.exec(cells[0] ?? '')?.[1] ?? '', cells: { alpha: cells[1] ?? '', beta: cells[2] ?? '', gamma: cells[3] ?? '' } };
+    });
+}
+
+const categoryOf = (cell: string): string => /^(mapped|passed through|refused|accepted, no effect)/.exec(cell)?.[1] ?? `unknown: ${cell}`;
+
+async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; text: string; upstream: Upstream | null }> {
+  const sim = h[family];
+  const before = sim.requests.length;
+  const res = await fetch(`${h.baseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODELS[family], input: 'Hello there', ...body }),
+  });
+  const text = await res.text();
+  const seen = sim.requests.length > before ? sim.requests.at(-1) : undefined;
+  return { status: res.status, text, upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null };
+}
+
+t.test('every known parameter has a row, every row a probe', async (t) => {
+  const keys = tableRows().map((row) => row.key);
+  t.same([...new Set(keys.map((key) => key.split(/[.[:]/)[0]))].sort(), [...RESPONSES_PARAMETERS].sort(), 'one or more rows per parameter, none unknown');
+  t.same([...keys].sort(), Object.keys(PROBES).sort(), 'the probes below cover the rows exactly');
+});
+
+t.test('each cell of the table is what the gateway does', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const stored = await send(h, key, 'gamma', { input: 'Remember apple' });
+  storedId = (JSON.parse(stored.text) as Json)['id'];
+  const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<Family, Upstream>;
+  for (const { key: row, cells } of tableRows()) {
+    const probe = PROBES[row] as Probe;
+    for (const family of FAMILIES) {
+      const category = categoryOf(cells[family]);
+      const body = typeof probe.body === 'function' ? probe.body(family) : probe.body;
+      const got = await send(h, key, family, body);
+      const where = `${row} [${family}]: ${category}`;
+      if (category === 'refused') {
+        t.equal(got.status, 400, where);
+        t.match(JSON.parse(got.text), { error: { type: 'invalid_request', param: probe.param ?? row } }, `${where}, naming it`);
+        t.equal(got.upstream, null, `${where}, no upstream request`);
+        continue;
+      }
+      t.equal(got.status, 200, where);
+      if (category === 'accepted, no effect') {
+        t.same(got.upstream, baseline[family], `${where}: the upstream request is the one without it`);
+        continue;
+      }
+      const check = probe.mapped?.[family];
+      if (!check || !got.upstream) {
+        t.fail(`${where}: the probe has no check for this family`);
+        continue;
+      }
+      const response = got.text.startsWith('{') ? (JSON.parse(got.text) as Json) : null;
+      const [actual, expected] = check({ status: got.status, response, upstream: got.upstream });
+      t.same(actual, expected, where);
+    }
+  }
+});

@@ -1,0 +1,50 @@
+import type { StoredResponse } from '../src/store/store.js';
+import { contract } from './helpers/store-backends.js';
+import { newKey } from './helpers/store-fixtures.js';
+
+/** The store contract, part 6: ResponseStore (Responses API responses kept for previous_response_id) — on SQLite and PostgreSQL. */
+
+const response = (id: string, keyId: string, previousId: string | null, createdAt: number): StoredResponse => ({
+  id, keyId, previousId, createdAt, items: JSON.stringify({ input: [{ role: 'user', content: `to ${id}` }], output: [] }),
+});
+
+contract('responses: a thread comes back whole, oldest first, and only to its own key', async (t, db) => {
+  const store = await db.open();
+  const { key: mine } = await newKey(store);
+  const { key: other } = await newKey(store);
+  const first = response('resp_a', mine.id, null, 1_000);
+  const second = response('resp_b', mine.id, 'resp_a', 2_000);
+  const third = response('resp_c', mine.id, 'resp_b', 3_000);
+  const branch = response('resp_d', mine.id, 'resp_a', 4_000);
+  for (const r of [first, second, third, branch, response('resp_x', other.id, null, 1_500)]) await store.responses.save(r);
+
+  t.same(await store.responses.thread(mine.id, 'resp_c', 0), [first, second, third], 'the chain back to its first response');
+  t.same(await store.responses.thread(mine.id, 'resp_d', 0), [first, branch], 'a branch has only its own ancestors');
+  t.same(await store.responses.thread(mine.id, 'resp_a', 0), [first]);
+  t.same(await store.responses.thread(other.id, 'resp_c', 0), [], "another key's response is not found");
+  t.same(await store.responses.thread(mine.id, 'resp_x', 0), [], 'nor is another key\'s id asked by this key');
+  t.same(await store.responses.thread(mine.id, 'resp_nope', 0), [], 'an unknown id');
+  const big = 'é'.repeat(300_000);
+  await store.responses.save({ ...response('resp_big', mine.id, null, 5_000), items: big });
+  t.equal((await store.responses.thread(mine.id, 'resp_big', 0))[0]?.items, big, 'items come back as written');
+  await t.rejects(store.responses.save(response('resp_a', mine.id, null, 6_000)), 'an id is stored once');
+});
+
+contract('responses: expired links break the thread; prune deletes by age', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  await store.responses.save(response('resp_1', key.id, null, 1_000));
+  await store.responses.save(response('resp_2', key.id, 'resp_1', 2_000));
+  await store.responses.save(response('resp_3', key.id, 'resp_2', 3_000));
+  t.same((await store.responses.thread(key.id, 'resp_3', 3_000)).map((r) => r.id), [], 'an ancestor older than `since` ends the conversation');
+  t.same(await store.responses.thread(key.id, 'resp_3', 3_001), [], 'itself expired');
+  t.same((await store.responses.thread(key.id, 'resp_3', 1_000)).map((r) => r.id), ['resp_1', 'resp_2', 'resp_3'], 'at `since` is kept');
+
+  t.equal(await store.responses.prune(2_000), 1, 'only the response created before the bound');
+  t.same(await store.responses.thread(key.id, 'resp_3', 0), [], 'a pruned ancestor breaks the thread');
+  t.same((await store.responses.thread(key.id, 'resp_2', 0)), [], 'for every descendant');
+  t.equal(await store.responses.prune(2_000), 0);
+  t.equal(await store.responses.prune(10_000), 2);
+  const left = await db.query('SELECT COUNT(*) AS n FROM responses');
+  t.equal(Number(left[0]?.['n']), 0);
+});
