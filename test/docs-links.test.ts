@@ -7,8 +7,8 @@ const slug = (heading: string): string =>
   heading
     .trim()
     .toLowerCase()
-    .replace(/[`*_]/g, '')
-    .replace(/[^\p{L}\p{N} -]/gu, '')
+    .replace(/[`*]/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
     .replace(/ /g, '-');
 
 function anchors(file: string): Set<string> {
