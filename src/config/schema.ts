@@ -16,8 +16,11 @@ export interface PluginEntry {
 }
 
 export interface GatewayConfig {
-  /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
-  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
+  /**
+   * `instance_id`: this process's name in the store; its spend reservations are released when it starts again.
+   * `workers`: processes serving the port (src/cluster); `auto` = the machine's cores.
+   */
+  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string; workers: number | 'auto' };
   /** `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path` (src/store/open-store.ts). */
   database: { path: string; url?: string };
   /** Path of the model catalogue, relative to the config file. */
@@ -60,6 +63,7 @@ export const gatewayConfigSchema = {
         max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
         instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
+        workers: { anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { const: 'auto' }], default: 1 },
       },
     },
     database: {
