@@ -28,8 +28,10 @@ const meanRss = (list: SoakSample[]): number => list.reduce((sum, s) => sum + s.
 const MAX_GROWTH = 0.1;
 
 export async function soak(bench: Bench, settings: SoakSettings, progress: (line: string) => void): Promise<{ lines: string[]; failed: number }> {
-  const pid = bench.gateway.process.pid;
-  const requests = CLOSED_LOOP_SCENARIOS.filter((s) => s.family === 'gamma').map((s) => requestFor(s, 'gateway', bench.origins, bench.gateway.key));
+  const gateway = bench.gateways[0];
+  if (!gateway) throw new Error('bench: the soak needs a gateway');
+  const pid = gateway.process.pid;
+  const requests = CLOSED_LOOP_SCENARIOS.filter((s) => s.family === 'gamma').map((s) => requestFor(s, gateway.target, bench.origins));
   const samples: SoakSample[] = [];
   const started = Date.now();
   const sample = (): void => {
