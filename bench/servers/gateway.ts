@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,12 +51,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Until its log says `gateway listening` (with several workers: once every worker listens). */
-async function waitListening(logFile: string, started: Started, timeoutMs = 60_000): Promise<void> {
+/** Until its log says `gateway listening` (with several workers: once every worker listens), past `from` bytes. */
+async function waitListening(logFile: string, from: number, started: Started, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (started.child.exitCode !== null) throw new Error(`bench: the gateway exited (${started.child.exitCode}) during start-up; see ${logFile}`);
-    if (readFileSync(logFile, 'utf8').includes('"msg":"gateway listening"')) return;
+    if (readFileSync(logFile).subarray(from).includes('"msg":"gateway listening"')) return;
     await sleep(100);
   }
   throw new Error(`bench: the gateway did not listen within ${timeoutMs} ms; see ${logFile}`);
@@ -98,12 +98,13 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
   // Also on Ctrl-C, which ends the orchestrator with process.exit.
   process.once('exit', cleanup);
   const log = openSync(logFile, 'a');
+  const from = fstatSync(log).size;
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   const started = group.spawnNode(target.id, options.cpus, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false });
   closeSync(log);
   const origin = `http://127.0.0.1:${port}`;
   try {
-    await waitListening(logFile, started);
+    await waitListening(logFile, from, started);
     return { target, origin, key: await createKey(origin, adminToken), process: started, cleanup };
   } catch (error) {
     started.child.kill('SIGKILL');
