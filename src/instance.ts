@@ -25,9 +25,9 @@ function openInstanceStore(loaded: GatewaySetup, log: Logger): Promise<Store> {
 }
 
 /** Plugins and HTTP server on `store`, listening; resolves with the origin. */
-async function serve(gateway: GatewayOptions, loaded: GatewaySetup): Promise<{ gateway: Gateway; origin: string }> {
-  const built = await createGateway(gateway);
-  return { gateway: built, origin: await built.listen(loaded.config.server.port, loaded.config.server.host) };
+async function serve(options: GatewayOptions): Promise<{ gateway: Gateway; origin: string }> {
+  const gateway = await createGateway(options);
+  return { gateway, origin: await gateway.listen(options.config.server.port, options.config.server.host) };
 }
 
 /** `npm start` with one worker: exactly the single process it always was. */
@@ -39,7 +39,7 @@ export async function runSingle(loaded: GatewaySetup): Promise<void> {
   const store = await openInstanceStore(loaded, log);
   // Before the gateway is built: its admin routes take the admin token's hash as it is then.
   const secrets = await firstStart(store, new KeyService(store, catalogue, systemClock), config, log, systemClock.now());
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families }, loaded);
+  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families });
   log.info(
     { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: describeDatabase(config.database) },
     'gateway listening',
@@ -69,7 +69,7 @@ export async function runWorker(configFile: string, env: Env, slot: number): Pro
   const simulatedFamilies = adoptSimulators(config, env[WORKER_SIMULATORS_ENV]);
   const store = await openInstanceStore(loaded, log);
   const catalogue = loadCatalogue(loaded.cataloguePath);
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape }, loaded);
+  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape });
   metrics.serve(gateway.metrics);
   log.info({ origin, instance: config.server.instance_id, pid: process.pid }, 'worker listening');
   const listening: ListeningMessage = { type: 'gateway:listening', origin };
