@@ -79,7 +79,7 @@ export function variantsSection(c: Comparison): string[] {
     `Gateways compared in the same run, paired per round: ${list.map((pair) => `${pair.what}`).join('; ')}${judgedNote}`,
     ...table([['closed loop requests/s', ...heading]], throughputRows(c, list)),
     ...table([['open loop added p50 ms (a vs b, difference)', ...heading]], latencyRows(c, list)),
-    `CPU per gamma non-streamed answer, gateway + its PostgreSQL server: ${gatewaysOf(c.targets)
+    `CPU per gamma non-streamed answer, the gateway's processes (+ its PostgreSQL server's, if on PostgreSQL): ${gatewaysOf(c.targets)
       .map((target) => `${target.label} ${num(gatewayCpu(target))} µs`)
       .join(', ')}`,
   ];
