@@ -70,7 +70,7 @@ export async function soak(bench: Bench, settings: SoakSettings, progress: (line
     `Samples every ${settings.sampleS} s: ${samples.map((s) => `${s.atS}s ${mib(s.rssKiB)}`).join(', ')}`,
     `Latency request → last byte: p50 ${result.total.p50.toFixed(2)} ms, p99 ${result.total.p99.toFixed(2)} ms; generator lateness p99 ${result.lateP99.toFixed(2)} ms`,
     failed
-      ? `!!! ERRORS: ${failed} of ${result.sent} requests failed (socket ${result.failures.socket}, timeouts ${result.failures.timeouts}, non-200 ${result.failures.non200}, wrong ${result.failures.wrong}) !!!`
+      ? `!!! ERRORS: ${failed} of ${result.sent} requests failed (socket ${result.failures.socket}, timeouts ${result.failures.timeouts}, non-200 ${result.failures.non200}, wrong ${result.failures.wrong}) !!!\n    first: ${result.failures.first ?? '?'}`
       : `Errors: none (${result.ok} answers checked).`,
   ];
   return { lines, failed };
