@@ -65,9 +65,21 @@ class Pending<T> {
   }
 }
 
-/** The primary's side: answers scrapes with the sum of the listening workers' registries. */
+/** What may only grow: counters and histograms (gauges mean "now", and a dead worker has none). */
+const monotonic = (metrics: RegistryJson): RegistryJson => metrics.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
+
+/**
+ * The primary's side: answers scrapes with the sum of the listening workers' registries. A worker
+ * that dies leaves its counters and histograms as last collected in the sum (a replacement starts
+ * from zero), so the group's counters never go down — a drop would read as a counter reset and
+ * rate() would count the survivors' whole totals again. What a worker counted after the last
+ * scrape before its death is lost, never counted twice.
+ */
 export class GroupMetrics {
   private readonly collects = new Pending<RegistryJson>(COLLECT_TIMEOUT_MS, 'a worker did not send its metrics');
+  private readonly lastSeen = new Map<Worker, RegistryJson>();
+  /** The departed workers' counters and histograms, summed into one registry's JSON; folded in order. */
+  private departed: Promise<RegistryJson> = Promise.resolve([]);
 
   /** `listening`: the workers to sum (those that have told the primary they listen). */
   constructor(private readonly listening: () => readonly Worker[]) {}
@@ -84,17 +96,28 @@ export class GroupMetrics {
     }
   }
 
-  /** Prometheus text of every listening worker's metrics, summed. */
+  /** Prometheus text of every listening worker's metrics, summed, with what departed workers had counted. */
   async text(): Promise<string> {
     const registries = await Promise.all(this.listening().map((worker) => this.collect(worker)));
-    return AggregatorRegistry.aggregate(registries).metrics();
+    return AggregatorRegistry.aggregate([...registries, await this.departed]).metrics();
   }
 
-  private collect(worker: Worker): Promise<RegistryJson> {
-    return this.collects.request((id) => {
+  /** A worker exited: what it had counted by the last scrape stays in the sums. */
+  forget(worker: Worker): void {
+    const last = this.lastSeen.get(worker);
+    this.lastSeen.delete(worker);
+    if (!last) return;
+    // Never a rejected fold: every later scrape waits on it.
+    this.departed = this.departed.then((before) => AggregatorRegistry.aggregate([before, monotonic(last)]).getMetricsAsJSON().catch(() => before));
+  }
+
+  private async collect(worker: Worker): Promise<RegistryJson> {
+    const metrics = await this.collects.request((id) => {
       const request: CollectMessage = { type: 'gateway:collect', id };
       send(worker, request, (error) => this.collects.settle(id, error));
     });
+    if (worker.isConnected()) this.lastSeen.set(worker, metrics);
+    return metrics;
   }
 }
 

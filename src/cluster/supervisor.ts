@@ -130,6 +130,7 @@ export class WorkerSupervisor {
   }
 
   private onExit(slot: Slot, worker: Worker, { code, signal }: Exit): void {
+    this.metrics.forget(worker);
     if (slot.worker !== worker) return;
     const served = slot.listening ? Date.now() - slot.forkedAt : 0;
     slot.worker = null;

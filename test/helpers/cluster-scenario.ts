@@ -75,6 +75,9 @@ export async function twoWorkers(t: Test, database: Record<string, string>): Pro
   t.equal(released?.['released'], lost, 'and the replacement released exactly their reservations at start');
   const usage = (await adminAlone(origin, 'GET', `/keys/${id}/usage`)) as { cycle: { reserved_usd: string } };
   t.equal(usage.cycle.reserved_usd, '0.00', 'nothing stays held');
+  // The dead worker's calls, as last scraped, stay in the group's counters: they never go down.
+  const after = parseMetrics((await alone(`${origin}/metrics`)).text).get(REQUESTS_OK);
+  t.equal(after, calls + (6 - lost) + meanwhile.length, 'the counters carry the dead worker\'s calls over');
 
   // SIGTERM: the primary has both workers drain their in-flight calls, then exits 0.
   const before = lines.filter(isChat).length;
