@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/schema.js';
 import type { KeyService } from './keys/key-service.js';
 import { hashSecret, randomToken } from './keys/key-material.js';
 import type { Store } from './store/store.js';
@@ -31,6 +33,17 @@ export async function adminTokenHash(store: Store, configuredAdminToken: string 
   if (configuredAdminToken) return hashSecret(configuredAdminToken);
   const stored = await store.settings.get(ADMIN_TOKEN_SETTING);
   return stored ? Buffer.from(stored, 'hex') : null;
+}
+
+/**
+ * What a start does once, before serving: the first start's secrets (bootstrap) and a warning
+ * when /admin/v1 has no token at all. Run by the gateway process, or by the primary of several
+ * workers (so the banner is printed once).
+ */
+export async function firstStart(store: Store, keys: KeyService, config: GatewayConfig, log: Logger, now: number): Promise<BootstrapSecrets> {
+  const secrets = await bootstrap(store, keys, config.admin.token, now);
+  if (!(await adminTokenHash(store, config.admin.token))) log.warn('no admin token: set GATEWAY_ADMIN_TOKEN to use /admin/v1');
+  return secrets;
 }
 
 export function bootstrapBanner(secrets: BootstrapSecrets, origin: string): string {

@@ -34,6 +34,8 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Families answered by a built-in simulator (shown on /status, logged at start). */
   simulatedFamilies?: readonly string[];
+  /** What `/metrics` serves; default: the gateway's own registry. A cluster worker serves the group's. */
+  scrapeMetrics?: (own: Registry) => Promise<string>;
 }
 
 export interface Gateway {
@@ -63,6 +65,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     store,
     clock,
     metrics,
+    scrapeMetrics: () => (options.scrapeMetrics ? options.scrapeMetrics(metrics) : metrics.metrics()),
     log: log.child({ plugin }),
     families,
     upstreamCredential: (family) => config.upstreams[family]?.api_key,

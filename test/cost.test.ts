@@ -74,6 +74,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     clock,
     log: createLogger('silent'),
     metrics: new Registry(),
+    scrapeMetrics: () => Promise.reject(new Error('not used by the ledger and ceiling plugins')),
     families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
     simulatedFamilies: [],

@@ -29,6 +29,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_REQUEST_TIMEOUT_MS', ['server', 'request_timeout_ms'], 'int'],
   ['GATEWAY_KEEP_ALIVE_TIMEOUT_MS', ['server', 'keep_alive_timeout_ms'], 'int'],
   ['GATEWAY_MAX_CONNECTIONS', ['server', 'max_connections'], 'int'],
+  ['GATEWAY_WORKERS', ['server', 'workers'], 'int'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],

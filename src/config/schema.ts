@@ -31,6 +31,8 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number;
   /** Connections held at once, from every caller together; more are closed on arrival. */
   max_connections: number;
+  /** Processes serving the port (src/cluster); `auto` = the machine's cores. */
+  workers: number | 'auto';
 }
 
 export interface GatewayConfig {
@@ -86,6 +88,7 @@ export const gatewayConfigSchema = {
         request_timeout_ms: { ...positiveInt, default: 60_000 },
         keep_alive_timeout_ms: { ...positiveInt, default: 5_000 },
         max_connections: { ...positiveInt, default: 10_000 },
+        workers: { anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { const: 'auto' }], default: 1 },
       },
     },
     database: {
