@@ -23,9 +23,12 @@ export class AlphaTranslator implements Translator {
   }
 
   request(): UpstreamRequest {
-    if (this.call.endpoint.name === 'embeddings') {
+    const operation = this.call.endpoint.operation;
+    if (operation === 'embed') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
+    // Alpha counts tokens for callers of its own wire format only (the passthrough).
+    if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
     const request = this.call.request;
     this.jsonMode = request.responseFormat !== null;
     const body = alphaRequestBody(request, this.model, this.call.stream);

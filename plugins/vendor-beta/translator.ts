@@ -36,7 +36,7 @@ export class BetaTranslator implements Translator {
   async request(): Promise<UpstreamRequest> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: this.call.stream ? 'text/event-stream' : 'application/json' };
     if (this.services.apiKey) headers['x-goog-api-key'] = this.services.apiKey;
-    if (this.call.endpoint.name === 'embeddings') {
+    if (this.call.endpoint.operation === 'embed') {
       const model = this.services.embeddingModel;
       if (!model || !this.model.capabilities.has('embeddings')) throw invalidRequest(`The model '${this.model.id}' does not offer embeddings.`, 'model');
       this.embeddings = parseEmbeddingsRequest(this.call.body);

@@ -64,7 +64,7 @@ export class GammaPassthrough implements Translator {
   ) {
     const model = call.model;
     if (!model) throw new GatewayError(500, 'gamma translator called without a model');
-    if (call.endpoint.name === 'embeddings') {
+    if (call.endpoint.operation === 'embed') {
       if (!embeddingModel || !model.capabilities.has('embeddings')) {
         throw invalidRequest(`The model '${model.id}' does not offer embeddings.`, 'model');
       }
