@@ -8,8 +8,9 @@
 export { definePlugin } from './chain/plugin.js';
 export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/plugin.js';
 export { PluginConfigError } from './chain/resolve-plugins.js';
-export type { Call, Endpoint, EndpointName, JsonObject, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
+export type { Call, Endpoint, EndpointName, JsonObject, Operation, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
 export type { VendorDeclaration } from './vendors/vendor.js';
+export { countAnswer } from './chain/ingress.js';
 export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream, RequestProblem } from './chain/ingress.js';
 export type { Clock } from './clock.js';
 
@@ -20,6 +21,7 @@ export { sendError, sendJson, SSE_DONE, SSE_HEADERS, sseErrorFrame } from './htt
 export { handled, validBody } from './admin/admin-body.js';
 export { bearerMatches } from './admin/admin-auth.js';
 export { compileSchema } from './config/validate.js';
+export { firstProblem } from './reference/request-schemas.js';
 export { html, SafeHtml } from './http/html.js';
 export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-server.js';
 
@@ -49,6 +51,8 @@ export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
 export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
+export { pushTurn, settleToolPairs } from './neutral/turns.js';
+export { estimateInputTokens } from './neutral/token-estimate.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
@@ -59,7 +63,7 @@ export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';
 
 // A vendor family: translating the neutral request to the vendor's wire format and back.
-export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
+export type { LocalAnswer, SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
 export type { EmbeddingsRequest } from './reference/embeddings.js';
 export { mintId } from './reference/ids.js';

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
 import type { ImageSource, NeutralRequest, Part, ResponseFormat, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
+import { pushTurn, settleToolPairs } from '../neutral/turns.js';
 
 /**
  * A reference-format chat request read into the neutral request (src/neutral/request.ts), with the message-sequence
@@ -91,13 +92,6 @@ interface Reading {
   callNames: Map<string, string>;
 }
 
-function push(reading: Reading, role: Turn['role'], parts: Part[]): void {
-  if (!parts.length) return;
-  const last = reading.turns.at(-1);
-  if (last && last.role === role) last.parts.push(...parts);
-  else reading.turns.push({ role, parts: [...parts] });
-}
-
 function readMessage(reading: Reading, message: unknown, i: number): void {
   const param = `messages[${i}]`;
   if (!isObject(message)) throw invalidRequest(`${param} must be an object.`, param);
@@ -110,7 +104,7 @@ function readMessage(reading: Reading, message: unknown, i: number): void {
       return;
     }
     case 'user':
-      push(reading, 'user', contentParts(content, `${param}.content`, true));
+      pushTurn(reading.turns, 'user', contentParts(content, `${param}.content`, true));
       return;
     case 'assistant': {
       const parts = contentParts(content, `${param}.content`, false);
@@ -126,7 +120,7 @@ function readMessage(reading: Reading, message: unknown, i: number): void {
           parts.push({ type: 'tool_call', id: call['id'], name: fn['name'], args: toolArguments(fn['arguments'], `${where}.function.arguments`) });
         });
       }
-      push(reading, 'assistant', parts);
+      pushTurn(reading.turns, 'assistant', parts);
       return;
     }
     case 'tool': {
@@ -135,34 +129,12 @@ function readMessage(reading: Reading, message: unknown, i: number): void {
       if (typeof id !== 'string' || name === undefined) {
         throw invalidRequest(`${param}.tool_call_id does not name a tool call of an earlier assistant message.`, `${param}.tool_call_id`);
       }
-      push(reading, 'user', [{ type: 'tool_result', id, name, content: plainText(content, `${param}.content`) }]);
+      pushTurn(reading.turns, 'user', [{ type: 'tool_result', id, name, content: plainText(content, `${param}.content`) }]);
       return;
     }
     default:
       throw invalidRequest(`${param}.role '${String(message['role'])}' is not supported; use system, developer, user, assistant or tool.`, `${param}.role`);
   }
-}
-
-/** Every call answered in the very next turn, every result answering a call of the turn before; results first. */
-function settleToolPairs(turns: Turn[]): void {
-  turns.forEach((turn, t) => {
-    if (turn.role === 'user') {
-      turn.parts.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
-      const previous = turns[t - 1];
-      for (const part of turn.parts) {
-        if (part.type !== 'tool_result') continue;
-        const answered = previous?.parts.some((p) => p.type === 'tool_call' && p.id === part.id);
-        if (!answered) throw invalidRequest(`The tool message answering '${part.id}' must follow the assistant message that made that call.`, 'messages');
-      }
-      return;
-    }
-    const results = new Set(turns[t + 1]?.parts.flatMap((p) => (p.type === 'tool_result' ? [p.id] : [])) ?? []);
-    for (const part of turn.parts) {
-      if (part.type === 'tool_call' && !results.has(part.id)) {
-        throw invalidRequest(`The tool call '${part.id}' has no tool message answering it right after its assistant message.`, 'messages');
-      }
-    }
-  });
 }
 
 function readTools(raw: unknown): ToolSpec[] {

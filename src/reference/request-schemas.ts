@@ -140,7 +140,15 @@ function reasonOf(error: ErrorObject): string {
 /** The first problem with a request body for an endpoint, or undefined if it is well-formed. */
 export function checkRequestBody(endpoint: EndpointName, body: unknown): RequestProblem | undefined {
   const validate = VALIDATORS[endpoint];
-  if (!validate || validate(body)) return undefined;
+  return validate ? firstProblem(validate, body) : undefined;
+}
+
+/**
+ * The first problem a compiled schema finds in a body, with the field named in the dotted,
+ * indexed notation every format's 400 uses (`messages[1].content[0].tool_use_id`).
+ */
+export function firstProblem(validate: ValidateFunction, body: unknown): RequestProblem | undefined {
+  if (validate(body)) return undefined;
   const error = validate.errors?.[0];
   if (!error) return { param: 'body', message: 'The request body is invalid.' };
   const param = paramOf(error) || 'body';
