@@ -112,6 +112,10 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
     message: /failed mid-stream: Overloaded/,
   });
   t.equal(translator.stream().fail(new GatewayError(502, 'cut')), 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut","code":"bad_gateway","param":null}}\n\n', 'failures in the Messages shape');
+  const odd = translator.stream();
+  t.equal(odd.usage, null, 'no usage before the upstream gave any');
+  runStreamWith(odd, DELTA + 'event: message_start\ndata: {"type":"message_start"}\n\n', false);
+  t.same(odd.usage, { promptTokens: 0, completionTokens: 0 }, 'odd orders and shapes are relayed, not fatal');
   const unnamed = translator.stream();
   t.equal(runStreamWith(unnamed, 'data: {"type":"ping"}\n\n', false), 'event: ping\ndata: {"type":"ping"}\n\n', 'a frame without its event name gets it from its type');
 });

@@ -105,8 +105,12 @@ t.test('GET /v1/models in the Messages shape for anthropic-version callers, page
   t.match(first, { has_more: true, first_id: newestFirst[0]?.id, last_id: newestFirst[1]?.id });
   const back = (await raw(h.origin, 'GET', `/v1/models?limit=5&before_id=${newestFirst[2]?.id}`, { headers })).json();
   t.same([back.data.map((m: { id: string }) => m.id), back.has_more], [newestFirst.slice(0, 2).map((m) => m.id), false]);
-  const bad = await raw(h.origin, 'GET', '/v1/models?limit=0', { headers });
-  t.same([bad.status, bad.json().error.type, bad.json().error.param], [400, 'invalid_request_error', 'limit']);
+  const after = (await raw(h.origin, 'GET', `/v1/models?limit=2&after_id=${newestFirst[1]?.id}`, { headers })).json();
+  t.same([after.first_id, after.has_more], [newestFirst[2]?.id, true]);
+  for (const [query, param] of [['limit=0', 'limit'], ['limit=many', 'limit'], ['after_id=nope', 'after_id'], ['before_id=nope', 'before_id'], ['after_id=gamma-5.4&before_id=gamma-5.2', 'before_id']]) {
+    const bad = await raw(h.origin, 'GET', `/v1/models?${query}`, { headers });
+    t.same([bad.status, bad.json().error.type, bad.json().error.param], [400, 'invalid_request_error', param], `?${query}`);
+  }
   const unknown = await raw(h.origin, 'GET', '/v1/models/alpha-opus-9', { headers });
   t.same([unknown.status, unknown.json().type, unknown.json().error.type, unknown.json().error.code], [404, 'error', 'not_found_error', 'model_not_found']);
   t.equal((await raw(h.origin, 'GET', '/v1/models')).json().object, 'list', 'without anthropic-version: the reference list');

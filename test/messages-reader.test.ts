@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
+import { messagesFormat } from '../plugins/ingress-messages/format.js';
 import { readMessagesRequest } from '../plugins/ingress-messages/read.js';
 import { checkMessagesBody } from '../plugins/ingress-messages/schema.js';
 import { Call } from '../src/chain/call.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
+import { estimateInputTokens } from '../src/neutral/token-estimate.js';
 import { catalogue, thrown } from './helpers/translate.js';
 
 /** The Messages reader and schema, table-driven with literal fixtures (docs/formats/messages.md). */
@@ -38,7 +40,7 @@ const readings: Array<[string, Body, Body]> = [
         { role: 'system', content: 'The date is 2026-11-15.' },
         { role: 'user', content: [{ type: 'text', text: 'there', cache_control: { type: 'ephemeral' } }] },
         { role: 'assistant', content: 'Hello.' },
-        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: '' }] },
         { role: 'user', content: 'More' },
       ],
     }),
@@ -95,6 +97,11 @@ const readings: Array<[string, Body, Body]> = [
       toolChoice: { name: 'get_weather' },
       parallelToolCalls: false,
     },
+  ],
+  [
+    'a tool result without content is empty',
+    base({ messages: toolTurns({}).map((m, i) => (i === 2 ? { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] } : m)) }),
+    { turns: [{}, {}, { role: 'user', parts: [{ type: 'tool_result', id: 'toolu_1', name: 'get_weather', content: '' }] }] },
   ],
   ['tool_choice any → required', base({ tools: [weatherTool], tool_choice: { type: 'any' } }), { toolChoice: 'required', parallelToolCalls: true }],
   ['tool_choice none', base({ tools: [weatherTool], tool_choice: { type: 'none' } }), { toolChoice: 'none' }],
@@ -213,4 +220,28 @@ t.test('the schema names the field at fault', async (t) => {
     if (param === undefined) t.equal(problem, undefined, label);
     else t.match(problem, { param, message: new RegExp(`^${param.replace(/[[\].]/g, '\\$&')} `) }, label);
   }
+});
+
+t.test('the outline the gatekeepers read', async (t) => {
+  const outline = (body: Body, endpoint = CREATE) => {
+    const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
+    return messagesFormat.outline(call);
+  };
+  t.same(outline(base({ stream: true, max_tokens: 300 })), { stream: true, includeUsage: true, maxOutputTokens: 300, choices: 1, asks: { tools: null, json: null, image: null } });
+  t.match(outline(base({ tools: [weatherTool], output_config: { format: { type: 'json_schema', schema: {} } } })), { stream: false, asks: { tools: 'tools', json: 'output_config.format' } });
+  const image = { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } };
+  t.equal(outline(base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, image] }] })).asks.image, 'messages[0].content[1]');
+  t.equal(outline(base({ messages: toolTurns({ content: [{ type: 'text', text: 'x' }, image] }) })).asks.image, 'messages[2].content[1].content[1]', 'an image inside a tool result');
+  t.match(outline({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }], stream: true }, COUNT), { stream: false, maxOutputTokens: 0 }, 'a count streams nothing and reserves no output');
+});
+
+t.test('the input-token estimate: 4 characters a token, 1,600 an image, at least 1', async (t) => {
+  const estimate = (body: Body): number => estimateInputTokens(read(body));
+  t.equal(estimate(base({ messages: [{ role: 'user', content: 'Hi' }] })), 1, 'at least 1');
+  t.equal(estimate(base({ system: 'abcd', messages: [{ role: 'user', content: 'abcdefgh' }] })), 3);
+  t.equal(estimate(base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }] })), 1600);
+  const tools = base({ tools: [weatherTool], messages: toolTurns({ content: 'sunny' }) });
+  const chars = 'Weather?'.length + 'Checking.'.length + 'Thanks'.length + 'get_weather'.length + '{"city":"Oslo"}'.length + 'sunny'.length + JSON.stringify(read(tools).tools).length;
+  t.equal(estimate(tools), Math.ceil(chars / 4), 'text, calls, results and the tool declarations');
+  t.equal(estimate(base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'x'.repeat(40), signature: 's' }] }, { role: 'user', content: 'Go' }] })), 11, 'shown reasoning counts');
 });

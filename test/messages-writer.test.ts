@@ -1,6 +1,7 @@
 import t from 'tap';
 import { messageBody } from '../plugins/ingress-messages/render.js';
 import { MessagesStreamWriter } from '../plugins/ingress-messages/sink.js';
+import { messagesErrors } from '../plugins/ingress-messages/wire.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import type { Reply } from '../src/neutral/reply.js';
 import { GatewayError } from '../src/http/errors.js';
@@ -121,6 +122,11 @@ const cases: Array<[string, Step[], Frame[]]> = [
     [start(), messageDelta('end_turn', { output_tokens: 0 })],
   ],
   ['content_filter is refusal', [(w) => w.finish(0, 'content_filter'), (w) => w.close(null)], [start(), messageDelta('refusal', { output_tokens: 0 })]],
+  [
+    'an empty reasoning fragment opens the thinking block only; a close without a finish ends it as end_turn',
+    [(w) => w.reasoning(0, ''), (w) => w.close(null)],
+    [start(), blockStart(0, { type: 'thinking', thinking: '', signature: '' }), blockStop(0), messageDelta('end_turn', { output_tokens: 0 })],
+  ],
 ];
 
 t.test('neutral events → Messages events', async (t) => {
@@ -194,5 +200,19 @@ t.test('a whole reply → a Messages message', async (t) => {
     t.match(body, { id: 'msg_1', type: 'message', role: 'assistant', model: 'gamma-5.4', stop_sequence: null, ...(expected as object) }, label);
     t.same(body['content'], (expected as { content: unknown }).content, `${label}: exactly these blocks`);
   }
-  t.match(thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '[1]' }] }), ENVELOPE)), { status: 502 }, 'arguments that are no JSON object are the vendor\'s fault');
+  for (const args of ['[1]', '{"a":']) {
+    t.match(thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: args }] }), ENVELOPE)), { status: 502 }, `arguments ${args}: not a JSON object, the vendor's fault`);
+  }
+});
+
+t.test('errors in the Messages shape: our status picks the type; our code and param ride along', async (t) => {
+  const types: Array<[GatewayError['status'], string]> = [
+    [400, 'invalid_request_error'], [401, 'authentication_error'], [402, 'billing_error'], [403, 'permission_error'], [404, 'not_found_error'],
+    [413, 'request_too_large'], [429, 'rate_limit_error'], [500, 'api_error'], [502, 'api_error'], [503, 'overloaded_error'], [504, 'timeout_error'],
+  ];
+  for (const [status, type] of types) {
+    const error = new GatewayError(status, 'why', { param: 'x' });
+    t.same(JSON.parse(messagesErrors.body(error)), { type: 'error', error: { type, message: 'why', code: error.code, param: 'x' } }, `${status} → ${type}`);
+  }
+  t.equal(messagesErrors.frame(new GatewayError(504, 'slow')), 'event: error\ndata: {"type":"error","error":{"type":"timeout_error","message":"slow","code":"upstream_timeout","param":null}}\n\n');
 });

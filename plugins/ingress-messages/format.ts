@@ -22,22 +22,22 @@ import { MESSAGES_WIRE, messagesErrors } from './wire.js';
 const positiveInt = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 
-/** The first image block, as `messages[i].content[j]` (or inside a tool result, `….content[k]`). */
-function firstImage(messages: unknown): string | null {
-  if (!Array.isArray(messages)) return null;
+/** The first image block of checked messages, as `messages[i].content[j]` (or inside a tool result, `….content[k]`). */
+function firstImage(messages: JsonObject[]): string | null {
   for (const [i, message] of messages.entries()) {
-    const content = (message as JsonObject | null)?.['content'];
+    const content = message['content'];
     if (!Array.isArray(content)) continue;
     for (const [j, block] of (content as JsonObject[]).entries()) {
-      if (block?.['type'] === 'image') return `messages[${i}].content[${j}]`;
-      const inner = block?.['type'] === 'tool_result' && Array.isArray(block['content']) ? (block['content'] as JsonObject[]) : [];
-      const k = inner.findIndex((part) => part?.['type'] === 'image');
+      if (block['type'] === 'image') return `messages[${i}].content[${j}]`;
+      const inner = block['type'] === 'tool_result' && Array.isArray(block['content']) ? (block['content'] as JsonObject[]) : [];
+      const k = inner.findIndex((part) => part['type'] === 'image');
       if (k >= 0) return `messages[${i}].content[${j}].content[${k}]`;
     }
   }
   return null;
 }
 
+/** Read after the schema check (model-normalise), so the body's shape is known. */
 function outline(call: Call): CallOutline {
   const body = call.body;
   const counting = call.endpoint.operation === 'count_tokens';
@@ -54,7 +54,7 @@ function outline(call: Call): CallOutline {
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,
       json: format !== undefined && format !== null ? 'output_config.format' : null,
-      image: firstImage(body['messages']),
+      image: firstImage(body['messages'] as JsonObject[]),
     },
   };
 }

@@ -39,6 +39,7 @@ const numberOrNull = (value: unknown): number | null => (typeof value === 'numbe
 const blocksOf = (content: unknown): JsonObject[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : (content as JsonObject[]));
 
 interface Reading {
+  /** The model as the caller named it, for refusals. */
   model: string;
   system: string[];
   turns: Turn[];
@@ -57,7 +58,8 @@ function refuseUnknown(value: JsonObject, known: ReadonlySet<string>, prefix: st
 /** Text blocks (system, tool results) → their texts; any other block is refused. */
 function texts(content: unknown, where: string, reading: Reading, what: string): string[] {
   return blocksOf(content).flatMap((block, k) => {
-    if (block['type'] !== 'text') throw unsupported(reading, typeof content === 'string' ? where : `${where}[${k}]`, `a ${String(block['type'])} block ${what}`);
+    // Only a block array can hold another type (a string is one text block).
+    if (block['type'] !== 'text') throw unsupported(reading, `${where}[${k}]`, `a ${String(block['type'])} block ${what}`);
     return block['text'] === '' ? [] : [block['text'] as string];
   });
 }
@@ -179,7 +181,7 @@ function readFormat(config: unknown): ResponseFormat | null {
 /** Reads the body of a Messages call (a create or a token count) into the neutral request. */
 export function readMessagesRequest(call: Call): NeutralRequest {
   const body = call.body;
-  const reading: Reading = { model: call.model?.id ?? String(body['model']), system: [], turns: [], calls: new Map() };
+  const reading: Reading = { model: String(body['model']), system: [], turns: [], calls: new Map() };
   refuseUnknown(body, KNOWN, '', reading);
   if (isObject(body['output_config'])) refuseUnknown(body['output_config'], KNOWN_OUTPUT_CONFIG, 'output_config.', reading);
   if (body['system'] !== undefined) reading.system.push(...texts(body['system'], 'system', reading, 'in the system prompt'));

@@ -89,9 +89,10 @@ const frame = (name: string, data: string): string => `event: ${name}\ndata: ${d
  */
 export class AlphaPassthroughStream implements StreamTranslator {
   relayedDeltas = 0;
-  private vendorUsage: ReplyUsage | null = null;
+  private vendorUsage: ReplyUsage | undefined;
   private sawOutputCount = false;
-  private stop: string | null = null;
+  /** The upstream's `message_stop` frame, held for `done()`; '' until it came. */
+  private stop = '';
 
   constructor(
     private readonly canonical: string,
@@ -119,7 +120,7 @@ export class AlphaPassthroughStream implements StreamTranslator {
         return frame(name, JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
       }
       case 'message_delta':
-        this.vendorUsage = alphaUsage(parseUpstreamJson(event.data, 'alpha', 'a stream event')['usage'], this.vendorUsage ?? undefined);
+        this.vendorUsage = alphaUsage(parseUpstreamJson(event.data, 'alpha', 'a stream event')['usage'], this.vendorUsage);
         this.sawOutputCount = true;
         return frame(name, event.data);
       case 'message_stop':
@@ -137,12 +138,12 @@ export class AlphaPassthroughStream implements StreamTranslator {
   }
 
   end(): string {
-    if (this.stop === null) throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
+    if (this.stop === '') throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
     return '';
   }
 
   done(): string {
-    return this.stop ?? '';
+    return this.stop;
   }
 
   fail(error: GatewayError): string {
