@@ -5,6 +5,7 @@ import {
   REASONING_EFFORTS,
   settleToolPairs,
   type Call,
+  type GatewayError,
   type ImageSource,
   type JsonObject,
   type NeutralRequest,
@@ -31,6 +32,8 @@ const KNOWN = new Set([
   'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p', 'top_k',
   'metadata', 'thinking', 'output_config', 'service_tier', 'stream', 'cache_control',
 ]);
+/** Block types read here (each in its role); any other type is refused. */
+const READ_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'tool_result', 'tool_use', 'thinking', 'redacted_thinking']);
 const KNOWN_OUTPUT_CONFIG = new Set(['effort', 'format']);
 const KNOWN_THINKING = new Set(['type', 'budget_tokens', 'display']);
 
@@ -47,19 +50,19 @@ interface Reading {
   calls: Map<string, string>;
 }
 
-const unsupported = (reading: Reading, where: string, what: string) =>
-  invalidRequest(`${where}: ${what} cannot be sent to the model '${reading.model}'; only the alpha family takes it.`, where);
+const unsupported = (reading: Reading, where: string, what: string): GatewayError =>
+  invalidRequest(`${where}: ${what} cannot be sent to the model '${reading.model}' (only alpha models receive the Messages body as it is).`, where);
 
 function refuseUnknown(value: JsonObject, known: ReadonlySet<string>, prefix: string, reading: Reading): void {
   const extra = Object.keys(value).find((key) => !known.has(key));
-  if (extra !== undefined) throw unsupported(reading, prefix + extra, `the parameter ${prefix + extra}`);
+  if (extra !== undefined) throw unsupported(reading, prefix + extra, `parameters such as ${prefix + extra}`);
 }
 
 /** Text blocks (system, tool results) → their texts; any other block is refused. */
 function texts(content: unknown, where: string, reading: Reading, what: string): string[] {
   return blocksOf(content).flatMap((block, k) => {
     // Only a block array can hold another type (a string is one text block).
-    if (block['type'] !== 'text') throw unsupported(reading, `${where}[${k}]`, `a ${String(block['type'])} block ${what}`);
+    if (block['type'] !== 'text') throw unsupported(reading, `${where}[${k}]`, `'${String(block['type'])}' blocks ${what}`);
     return block['text'] === '' ? [] : [block['text'] as string];
   });
 }
@@ -67,7 +70,7 @@ function texts(content: unknown, where: string, reading: Reading, what: string):
 function imageSource(source: JsonObject, where: string, reading: Reading): ImageSource {
   if (source['type'] === 'base64') return { kind: 'data', mediaType: String(source['media_type']), data: String(source['data']) };
   if (source['type'] === 'url') return { kind: 'url', url: String(source['url']) };
-  throw unsupported(reading, `${where}.source`, `an image source of type '${String(source['type'])}'`);
+  throw unsupported(reading, `${where}.source`, `image sources of type '${String(source['type'])}'`);
 }
 
 /** A thinking block's signature: our envelope gives its state, anything else is alpha's own signature. */
@@ -101,7 +104,8 @@ function part(block: JsonObject, where: string, role: 'user' | 'assistant', read
     case 'assistant:redacted_thinking':
       return { type: 'reasoning', text: '', state: { family: 'alpha', kind: 'redacted', data: block['data'] as string } };
     default:
-      throw unsupported(reading, where, `a ${String(block['type'])} block in a ${role} message`);
+      if (READ_BLOCKS.has(String(block['type']))) throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in a ${role} message.`, where);
+      throw unsupported(reading, where, `'${String(block['type'])}' blocks`);
   }
 }
 
@@ -121,8 +125,8 @@ function readMessage(reading: Reading, message: JsonObject, i: number): void {
 function readTools(raw: unknown, reading: Reading): ToolSpec[] {
   if (!Array.isArray(raw)) return [];
   return (raw as JsonObject[]).map((tool, i) => {
-    if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `the server tool '${String(tool['type'])}'`);
-    if (tool['strict'] === true) throw unsupported(reading, `tools[${i}].strict`, 'strict tool input');
+    if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `server tools such as '${String(tool['type'])}'`);
+    if (tool['strict'] === true) throw unsupported(reading, `tools[${i}].strict`, 'strict tools');
     const spec: ToolSpec = { name: tool['name'] as string, parameters: tool['input_schema'] as JsonObject };
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
     return spec;
