@@ -8,8 +8,9 @@
 export { definePlugin } from './chain/plugin.js';
 export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/plugin.js';
 export { PluginConfigError } from './chain/resolve-plugins.js';
-export type { Call, Endpoint, EndpointName, JsonObject, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
+export type { Call, Endpoint, EndpointName, JsonObject, Operation, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
 export type { VendorDeclaration } from './vendors/vendor.js';
+export { countAnswer } from './chain/ingress.js';
 export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream, RequestProblem } from './chain/ingress.js';
 export type { Clock } from './clock.js';
 
@@ -49,6 +50,7 @@ export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
 export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
+export { estimateInputTokens } from './neutral/token-estimate.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
@@ -62,7 +64,7 @@ export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';
 
 // A vendor family: translating the neutral request to the vendor's wire format and back.
-export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
+export type { LocalAnswer, SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
 export type { EmbeddingsRequest } from './reference/embeddings.js';
 export { mintId } from './reference/ids.js';
@@ -76,6 +78,6 @@ export { policyAllowing } from './net/address-policy.js';
 
 // A vendor's simulator: a real HTTP server speaking its wire format, with faults for tests.
 export { faultFromDirectives, SimServer } from './simulators/sim-server.js';
-export type { SimContext, SimOptions, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
+export type { SimContext, SimOptions, SimRoute, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
 export { embedText, planReply, readDirectives } from './simulators/reply-plan.js';
 export type { ReplyPlan, SimChoice, SimRequest, SimToolChoice } from './simulators/reply-plan.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { alphaCountRoute } from './simulator-count.js';
 
 /**
  * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (docs/vendor-formats.md#alpha):
@@ -182,7 +183,7 @@ export function createAlphaVendor(): SimVendor {
 
   return {
     name: 'alpha',
-    routes: [{ method: 'POST', pattern: /^\/v1\/messages$/, handle: messages }],
+    routes: [{ method: 'POST', pattern: /^\/v1\/messages$/, handle: messages }, alphaCountRoute(readMessagesRequest)],
     authenticated: (headers, _url, apiKey) => headers['x-api-key'] === apiKey || headers.authorization === `Bearer ${apiKey}`,
     errorBody(status: number, message: string, type?: string): VendorErrorBody {
       const errorType = type && Object.values(ERROR_TYPES).includes(type) ? type : (ERROR_TYPES[status] ?? 'api_error');

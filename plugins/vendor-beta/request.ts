@@ -67,6 +67,7 @@ function generationConfig(request: NeutralRequest): JsonObject {
   set('maxOutputTokens', request.maxTokens);
   set('temperature', request.temperature);
   set('topP', request.topP);
+  set('topK', request.topK);
   if (request.stop.length) config['stopSequences'] = request.stop;
   if (request.n !== 1) config['candidateCount'] = request.n;
   set('seed', request.seed);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { betaCountRoute } from './simulator-count.js';
 
 /**
  * Simulator of the beta family's upstream, a Gemini-style API (docs/vendor-formats.md#beta):
@@ -207,6 +208,7 @@ export function createBetaVendor(): SimVendor {
           else embed(ctx, model, action === 'batchEmbedContents');
         },
       },
+      betaCountRoute(readGenerateRequest),
     ],
     authenticated: (headers, url, apiKey) => headers['x-goog-api-key'] === apiKey || url.searchParams.get('key') === apiKey,
     errorBody(status: number, message: string, type?: string): VendorErrorBody {

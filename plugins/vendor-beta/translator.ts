@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
@@ -18,12 +19,14 @@ export interface BetaServices {
 
 /**
  * The neutral request and reply ⇄ beta (a Gemini-style `generateContent` API), for any ingress
- * format, and embeddings. Beta takes images only as inline bytes, so remote ones are fetched first.
+ * format, embeddings, and token counts (`:countTokens`). Beta takes images only as inline
+ * bytes, so remote ones are fetched first.
  */
 export class BetaTranslator implements Translator {
   private readonly output: ReplyOutput;
   private readonly model: ModelEntry;
   private embeddings: EmbeddingsRequest | null = null;
+  private counting = false;
 
   constructor(
     private readonly call: Call,
@@ -36,16 +39,22 @@ export class BetaTranslator implements Translator {
   async request(): Promise<UpstreamRequest> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: this.call.stream ? 'text/event-stream' : 'application/json' };
     if (this.services.apiKey) headers['x-goog-api-key'] = this.services.apiKey;
-    if (this.call.endpoint.name === 'embeddings') {
+    if (this.call.endpoint.operation === 'embed') {
       const model = this.services.embeddingModel;
       if (!model || !this.model.capabilities.has('embeddings')) throw invalidRequest(`The model '${this.model.id}' does not offer embeddings.`, 'model');
       this.embeddings = parseEmbeddingsRequest(this.call.body);
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
     const request = this.call.request;
+    // Until the beta request maps reasoning (work in progress), asking for it is refused, not ignored.
+    if (request.reasoning) throw invalidRequest(`${request.reasoning.param} is not supported for the model '${this.model.id}' yet.`, request.reasoning.param);
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
     const body = betaRequestBody(request, this.services.signatures);
+    if (this.call.endpoint.operation === 'count_tokens') {
+      this.counting = true;
+      return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };
+    }
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
     return { path, headers, body: Buffer.from(JSON.stringify(body)) };
@@ -58,6 +67,7 @@ export class BetaTranslator implements Translator {
       // The vendor reports no token usage for embeddings.
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
+    if (this.counting) return countAnswer(this.output, countedTokens(body));
     return this.output.render(betaReply(body, this.services.signatures));
   }
 
