@@ -27,6 +27,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
+  ['GATEWAY_DATABASE_TIMEOUT_MS', ['database', 'timeout_ms'], 'int'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['GATEWAY_ADMIN_TOKEN', ['admin', 'token'], 'string'],
   ['GATEWAY_RETRY_MAX', ['retry', 'max'], 'int'],

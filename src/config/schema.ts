@@ -18,8 +18,13 @@ export interface PluginEntry {
 export interface GatewayConfig {
   /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
   server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
-  /** `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path` (src/store/open-store.ts). */
-  database: { path: string; url?: string };
+  /**
+   * `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path`
+   * (src/store/open-store.ts). `timeout_ms`: how long a call may wait for the database before it
+   * answers 503 — PostgreSQL: opening a connection, and each query (default 10 s); SQLite: a
+   * write lock another process holds (default 5 s).
+   */
+  database: { path: string; url?: string; timeout_ms?: number };
   /** Path of the model catalogue, relative to the config file. */
   catalogue: string;
   log: { level: string };
@@ -69,6 +74,7 @@ export const gatewayConfigSchema = {
       properties: {
         path: { type: 'string', minLength: 1, default: 'data/gateway.db' },
         url: { type: 'string', pattern: '^postgres(ql)?://' },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 600_000 },
       },
     },
     catalogue: { type: 'string', minLength: 1, default: 'models.yaml' },

@@ -28,10 +28,11 @@ export async function openStore(database: DatabaseConfig, options: OpenStoreOpti
   // Loaded only when asked for: a SQLite deployment never loads pg.
   const store = isPostgresUrl(url)
     ? await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
+        ...(database.timeout_ms === undefined ? {} : { timeouts: { ms: database.timeout_ms, query: true } }),
         ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
         ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
       })
-    : SqliteStore.open(database.path);
+    : SqliteStore.open(database.path, ...(database.timeout_ms === undefined ? [] : [database.timeout_ms]));
   return withRecentKeys(store);
 }
 

@@ -2,7 +2,9 @@
  * The store interface: the only way the gateway reaches persistent state. Nothing outside
  * `store/` speaks SQL, so a PostgreSQL implementation for several gateway instances can be
  * added without touching plugins. Methods return promises for that reason, even though the
- * SQLite implementation answers synchronously.
+ * SQLite implementation answers synchronously. A database that cannot be reached, or does not
+ * answer within `database.timeout_ms`, fails a method with a StoreUnavailableError
+ * (src/store/unavailable.ts), on both backends.
  */
 
 import type { StatusStore } from './status.js';

@@ -20,6 +20,12 @@ const SERVER_USER = 'postgres';
 export interface PostgresServer {
   /** An empty database of its own; its URL. */
   createDatabase(): Promise<string>;
+  /**
+   * Stops the server (every session cut off; `fast`, so that what fsync=off and
+   * synchronous_commit=off have not written yet is kept) and resolves with a function that
+   * starts it again on the same port.
+   */
+  outage(): Promise<() => Promise<void>>;
   stop(): Promise<void>;
 }
 
@@ -111,11 +117,12 @@ export async function startPostgres(t: Teardown): Promise<PostgresServer> {
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', SERVER_USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
     let port = 0;
+    const options = (): string => `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const start = (): Promise<string> => run(pgCtl, ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', options(), 'start']);
     for (let attempt = 1; !running; attempt++) {
       port = await freePort();
-      const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
       try {
-        await run(pgCtl, ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', options, 'start']);
+        await start();
         running = true;
       } catch (error) {
         const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8') : '';
@@ -136,6 +143,14 @@ export async function startPostgres(t: Teardown): Promise<PostgresServer> {
           await admin.end();
         }
         return `${base}/${name}`;
+      },
+      async outage() {
+        await run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop']);
+        running = false;
+        return async () => {
+          await start();
+          running = true;
+        };
       },
       async stop() {
         process.removeListener('exit', stopNow);

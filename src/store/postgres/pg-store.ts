@@ -5,12 +5,16 @@ import { PgAuditStore, PgImportStore } from './imports-store.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
 import { migrate } from './migrate.js';
-import { createPool, type PoolOptions } from './pool.js';
+import { guarded } from '../unavailable.js';
+import { createPool, DEFAULT_TIMEOUT_MS, pgUnavailable, type PoolOptions } from './pool.js';
 import { PgStatusStore } from './status-store.js';
 
 export type PostgresOptions = PoolOptions;
 
 const READY_TIMEOUT_MS = 5000;
+
+/** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
+const pgGuarded = <T extends object>(store: T): T => guarded(store, 'postgres', pgUnavailable);
 
 /**
  * The store on PostgreSQL, for several gateway instances sharing one database. The only module
@@ -27,24 +31,26 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | null = null;
 
   private constructor(private readonly pool: Pool) {
-    this.keys = new PgKeyStore(pool);
-    this.settings = new PgSettingsStore(pool);
-    this.imports = new PgImportStore(pool);
-    this.audit = new PgAuditStore(pool);
-    this.ledger = new PgLedgerStore(pool);
-    this.status = new PgStatusStore(pool);
+    this.keys = pgGuarded(new PgKeyStore(pool));
+    this.settings = pgGuarded(new PgSettingsStore(pool));
+    this.imports = pgGuarded(new PgImportStore(pool));
+    this.audit = pgGuarded(new PgAuditStore(pool));
+    this.ledger = pgGuarded(new PgLedgerStore(pool));
+    this.status = pgGuarded(new PgStatusStore(pool));
   }
 
   /** Connects (lazily, per pool connection) and runs pending migrations under the migration lock. */
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
-    const pool = createPool(url, options);
+    const ms = options.timeouts?.ms ?? DEFAULT_TIMEOUT_MS;
+    // Migrations on a connection of their own, without the query bound: an instance waiting
+    // for another's migrations (the advisory lock) or running a long one must not give up.
+    const setup = createPool(url, { max: 1, timeouts: { ms, query: false } });
     try {
-      await migrate(pool);
-    } catch (error) {
-      await pool.end();
-      throw error;
+      await migrate(setup);
+    } finally {
+      await setup.end();
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }));
   }
 
   async checkWritable(): Promise<void> {

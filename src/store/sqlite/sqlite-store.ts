@@ -9,6 +9,7 @@ import { SqliteKeyStore, SqliteSettingsStore } from './key-store.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStatusStore } from './status-store.js';
+import { guarded } from '../unavailable.js';
 
 type Db = Database.Database;
 
@@ -22,16 +23,35 @@ const CHECKPOINT_INTERVAL_MS = 500;
  */
 export const PAGE_CACHE_KIB = 4096;
 
+/** How long a statement waits for another process's write lock before failing as unavailable. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 /** The settings of the gateway's connection, applied before migrations. */
-export function configureConnection(db: Db): void {
+export function configureConnection(db: Db, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
   // cache); the last commits before a power loss or OS crash may not (README "Money").
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 }
+
+/**
+ * SQLite's answers that mean "the database cannot be used right now", not "this statement is
+ * wrong": the lock still held by another process after busy_timeout, an I/O error, a file that
+ * cannot be opened or written (full disk, read-only), and a connection already closed.
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
+
+export function sqliteUnavailable(error: unknown): boolean {
+  if (error instanceof TypeError) return /database connection is not open/.test(error.message);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.test(code);
+}
+
+/** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
+const sqliteGuarded = <T extends object>(store: T): T => guarded(store, 'sqlite', sqliteUnavailable);
 
 export function migrate(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -60,19 +80,19 @@ export class SqliteStore implements Store {
     private readonly db: Db,
     private readonly checkpointer: Checkpointer | null,
   ) {
-    this.keys = new SqliteKeyStore(db);
-    this.settings = new SqliteSettingsStore(db);
-    this.imports = new SqliteImportStore(db);
-    this.audit = new SqliteAuditStore(db);
-    this.ledger = new SqliteLedgerStore(db);
-    this.status = new SqliteStatusStore(db);
+    this.keys = sqliteGuarded(new SqliteKeyStore(db));
+    this.settings = sqliteGuarded(new SqliteSettingsStore(db));
+    this.imports = sqliteGuarded(new SqliteImportStore(db));
+    this.audit = sqliteGuarded(new SqliteAuditStore(db));
+    this.ledger = sqliteGuarded(new SqliteLedgerStore(db));
+    this.status = sqliteGuarded(new SqliteStatusStore(db));
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
-  static open(path: string): SqliteStore {
+  static open(path: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
-    configureConnection(db);
+    configureConnection(db, busyTimeoutMs);
     migrate(db);
     if (path === ':memory:') return new SqliteStore(db, null);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
