@@ -117,6 +117,10 @@ contract('settings: absent, set, overwritten', async (t, db) => {
   await store.settings.set('admin_token_sha256', 'def');
   t.equal(await store.settings.get('admin_token_sha256'), 'def');
   t.equal((await (await db.open()).settings.get('admin_token_sha256')), 'def', 'another instance reads it');
+  t.equal(await store.settings.claim('admin_token_sha256', 'ghi'), false, 'a claim of a set name fails…');
+  t.equal(await store.settings.get('admin_token_sha256'), 'def', '…and changes nothing');
+  t.equal(await store.settings.claim('bootstrapped_at', 'now'), true, 'a claim of a free name sets it');
+  t.equal(await store.settings.get('bootstrapped_at'), 'now');
 });
 
 contract('checkWritable resolves while open and rejects once closed; close twice is harmless', async (t, db) => {

@@ -1,4 +1,8 @@
+import { adminTokenHash, bootstrap } from '../src/bootstrap.js';
+import { loadCatalogue } from '../src/catalogue/catalogue.js';
+import { systemClock } from '../src/clock.js';
 import { hashSecret } from '../src/keys/key-material.js';
+import { KeyService } from '../src/keys/key-service.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import type { Store } from '../src/store/store.js';
 import { contract } from './helpers/store-backends.js';
@@ -96,4 +100,27 @@ contract('imports: two upserts of one fingerprint at once make one import with o
   const rows = await stores[1].imports.history(only?.id ?? '');
   t.equal(rows.length, 50, 'one history, not two mixed');
   t.equal(new Set(rows.map((r) => r.outputTokens)).size, 1, 'all of it from one upload');
+});
+
+contract('settings: 2×20 concurrent claims of one name from two stores, exactly one wins', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 2 === 0 ? 0 : 1].settings.claim('race', `claim ${i}`)));
+  const winners = claims.flatMap((won, i) => (won ? [i] : []));
+  t.equal(winners.length, 1, 'one claim won');
+  t.equal(await stores[1].settings.get('race'), `claim ${winners[0]}`, "and the winner's value is kept");
+});
+
+contract('bootstrap: three first starts at once on an empty database mint one admin token and one key', async (t, db) => {
+  const stores = await Promise.all([db.open(), db.open(), db.open()]);
+  const catalogue = loadCatalogue('config/models.yaml');
+  const results = await Promise.all(stores.map((store) => bootstrap(store, new KeyService(store, catalogue, systemClock), undefined, 0)));
+  const minted = results.filter((secrets) => secrets.adminToken !== undefined);
+  t.equal(minted.length, 1, 'one winner shows secrets');
+  t.ok(minted[0]?.firstKey, 'with a first key');
+  t.same(results.filter((secrets) => Object.keys(secrets).length === 0).length, 2, 'the others show nothing');
+  t.equal(await stores[2].keys.count(), 1, 'one key in the database');
+  const hashes = await Promise.all(stores.map((store) => adminTokenHash(store, undefined)));
+  const expected = hashSecret(minted[0]?.adminToken ?? '');
+  t.ok(hashes.every((hash) => hash?.equals(expected)), "every instance knows the winner's token");
+  t.same(await bootstrap(stores[0], new KeyService(stores[0], catalogue, systemClock), undefined, 1), {}, 'a later start mints nothing');
 });

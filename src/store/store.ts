@@ -90,6 +90,11 @@ export interface KeyStore {
 export interface SettingsStore {
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;
+  /**
+   * Sets `name` only if it has no value yet; true for the one caller (of any instance) that set
+   * it. Instances racing on an empty database use it to elect who mints the first secrets.
+   */
+  claim(name: string, value: string): Promise<boolean>;
 }
 
 /** Prefix family of an imported key. */

@@ -103,12 +103,14 @@ export class SqliteKeyStore implements KeyStore {
 export class SqliteSettingsStore implements SettingsStore {
   private readonly read;
   private readonly write;
+  private readonly insertNew;
 
   constructor(db: Db) {
     this.read = db.prepare('SELECT value FROM settings WHERE name = ?').pluck();
     this.write = db.prepare(
       'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
     );
+    this.insertNew = db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING');
   }
 
   async get(name: string): Promise<string | undefined> {
@@ -117,5 +119,9 @@ export class SqliteSettingsStore implements SettingsStore {
 
   async set(name: string, value: string): Promise<void> {
     this.write.run(name, value);
+  }
+
+  async claim(name: string, value: string): Promise<boolean> {
+    return this.insertNew.run(name, value).changes === 1;
   }
 }
