@@ -25,7 +25,7 @@ contract(`reserve: ${ROUNDS} rounds of 2×${PER_STORE} concurrent reservations f
     t.ok(Date.now() - started < DEADLINE_MS, `round ${round} starts within the time bound`);
     const { key } = await newKey(stores[0], { monthlyCeilingNanos: 1000 });
     const attempt = (store: Store, i: number) =>
-      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i });
+      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i, expiresAt: i + 120_000 });
     const results = await Promise.all(
       Array.from({ length: PER_STORE }, (_, i) => stores.map((store, s) => attempt(store, i * 2 + s))).flat(),
     );

@@ -25,6 +25,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_MAX_BODY_BYTES', ['server', 'max_body_bytes'], 'int'],
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
+  ['GATEWAY_LEASE_MS', ['server', 'lease_ms'], 'int'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
   ['GATEWAY_DATABASE_TIMEOUT_MS', ['database', 'timeout_ms'], 'int'],

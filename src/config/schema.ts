@@ -16,8 +16,19 @@ export interface PluginEntry {
 }
 
 export interface GatewayConfig {
-  /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
-  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
+  /**
+   * `instance_id`: this process's name in the store; its spend reservations are released when
+   * it starts again. `lease_ms`: how long a spend reservation outlives its instance (renewed every
+   * quarter of it while the call runs);
+   */
+  server: {
+    host: string;
+    port: number;
+    max_body_bytes: number;
+    shutdown_grace_ms: number;
+    instance_id: string;
+    lease_ms: number;
+  };
   /**
    * `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path`
    * (src/store/open-store.ts). `timeout_ms`: how long a call may wait for the database before it
@@ -65,6 +76,7 @@ export const gatewayConfigSchema = {
         max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
         instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
+        lease_ms: { type: 'integer', minimum: 1000, maximum: 3_600_000, default: 120_000 },
       },
     },
     database: {

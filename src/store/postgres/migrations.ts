@@ -1,12 +1,15 @@
 import type { Migration } from '../migration.js';
+import { RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
  * src/store/sqlite/migrations.ts, in PostgreSQL's types — `bigint` for money (nano-dollars),
  * counts and epoch-ms times, `bytea` for hashes, `boolean` for flags, `double precision` for
- * latencies, JSON lists as text (read by the same code on both backends). Two additions, both
- * named where they appear: `spend.reserved_nano` and `incidents.rowid`. Never edit a
- * migration that has shipped: add the next number (on both backends).
+ * latencies, JSON lists as text (read by the same code on both backends). Additions, each
+ * named where it appears: `spend.reserved_nano`, `incidents.rowid`, and functions for the
+ * decisions that must read under a row lock taken first (a single statement reads from a
+ * snapshot older than the lock). Never edit a migration that has shipped: add the next number
+ * (on both backends).
  */
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
@@ -166,6 +169,16 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         status  integer NOT NULL
       );
       CREATE INDEX audit_log_by_time ON audit_log(at);
+    `,
+  },
+  {
+    version: 5,
+    name: 'leases',
+    sql: `
+      -- A reservation is a lease (NULL: made before leases, held until released).
+      ALTER TABLE reservations ADD COLUMN expires_at bigint;
+      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
+      ${RESERVE_FUNCTION}
     `,
   },
 ];

@@ -168,4 +168,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_by_time ON audit_log(at);
     `,
   },
+  {
+    version: 5,
+    name: 'leases',
+    sql: `
+      -- A reservation is a lease: its instance renews it while the call runs; once it ends
+      -- (the instance died) it no longer counts and is swept. NULL: a reservation made before
+      -- leases, held until released as before.
+      ALTER TABLE reservations ADD COLUMN expires_at INTEGER;
+      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
+    `,
+  },
 ];

@@ -1,0 +1,53 @@
+/**
+ * PL/pgSQL functions the migrations install, for decisions that must read a row only after
+ * locking another one. In READ COMMITTED every statement of a function takes a fresh snapshot,
+ * so what is read after the lock is granted includes everything committed before it; a single
+ * statement (CTEs included) would read from a snapshot taken before it waited for the lock.
+ * Each function is one round trip. Text shipped in a migration never changes: a later version
+ * of a function is a new migration with CREATE OR REPLACE.
+ */
+
+/**
+ * Admission against a key's ceiling (LedgerStore.reserve). The key's spend row is locked first
+ * (created by the cycle's first admission that could fit), so admissions and settlements of
+ * the key queue on it. Then its reservations whose lease ended are dropped and taken off
+ * `reserved_nano`, skipping those another transaction is deleting right now (a release or a
+ * sweep, which subtracts them itself when it commits: never waiting on a reservation row
+ * while holding the spend row, so no deadlock with them). Then the rule, and the reservation.
+ * `reservation_id` is NULL when refused; `spent` and `reserved` are the figures decided on.
+ */
+export const RESERVE_FUNCTION = `
+  CREATE FUNCTION gateway_reserve(p_key text, p_cycle text, p_nanos bigint, p_ceiling bigint, p_instance text,
+      p_now bigint, p_expires bigint, OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint)
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    freed bigint;
+  BEGIN
+    SELECT s.charged_nano, s.reserved_nano INTO spent, reserved FROM spend s
+      WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    IF NOT FOUND THEN
+      spent := 0;
+      reserved := 0;
+      IF NOT (0 < p_ceiling AND p_nanos <= p_ceiling) THEN
+        RETURN;
+      END IF;
+      INSERT INTO spend (key_id, cycle, charged_nano, reserved_nano) VALUES (p_key, p_cycle, 0, 0)
+        ON CONFLICT (key_id, cycle) DO NOTHING;
+      SELECT s.charged_nano, s.reserved_nano INTO spent, reserved FROM spend s
+        WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    END IF;
+    WITH gone AS (
+      DELETE FROM reservations r WHERE r.id IN (
+        SELECT x.id FROM reservations x
+        WHERE x.key_id = p_key AND x.cycle = p_cycle AND x.expires_at <= p_now FOR UPDATE SKIP LOCKED)
+      RETURNING r.amount_nano)
+    SELECT COALESCE(SUM(gone.amount_nano), 0)::bigint INTO freed FROM gone;
+    reserved := reserved - freed;
+    IF spent < p_ceiling AND spent + reserved + p_nanos <= p_ceiling THEN
+      INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at, expires_at)
+        VALUES (p_key, p_cycle, p_nanos, p_instance, p_now, p_expires) RETURNING id INTO reservation_id;
+      UPDATE spend s SET reserved_nano = reserved + p_nanos WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    ELSIF freed <> 0 THEN
+      UPDATE spend s SET reserved_nano = reserved WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    END IF;
+  END $$;`;
