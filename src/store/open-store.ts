@@ -43,6 +43,7 @@ function withRecentKeys(store: Store): Store {
     imports: store.imports,
     audit: store.audit,
     ledger: store.ledger,
+    rates: store.rates,
     status: store.status,
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),

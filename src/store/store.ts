@@ -7,6 +7,7 @@
  * (src/store/unavailable.ts), on both backends.
  */
 
+import type { RateStore } from './limits.js';
 import type { StatusStore } from './status.js';
 
 export type KeyStatus = 'active' | 'revoked';
@@ -267,6 +268,7 @@ export interface Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
   readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;

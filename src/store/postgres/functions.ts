@@ -51,3 +51,43 @@ export const RESERVE_FUNCTION = `
       UPDATE spend s SET reserved_nano = reserved WHERE s.key_id = p_key AND s.cycle = p_cycle;
     END IF;
   END $$;`;
+
+/**
+ * The rate cap's take (RateStore.take; src/store/limits.ts). The key's counter row is locked
+ * first (created by its first take), so every instance's takes of the key queue on it; then
+ * the slot of admission n − limit is read and, if that admission left the window, overwritten
+ * with this one. A changed limit first moves the newest admissions that fit it into the slots
+ * it uses. Answers 0 when admitted, else the milliseconds until a call would be.
+ */
+export const RATE_TAKE_FUNCTION = `
+  CREATE FUNCTION gateway_rate_take(p_key text, p_limit integer, p_window bigint, p_now bigint) RETURNS bigint
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    n bigint;
+    old_limit integer;
+    moved_slots integer[];
+    moved_times bigint[];
+    last_at bigint;
+  BEGIN
+    SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO rate_counters (key_id, admitted, rpm_limit) VALUES (p_key, 0, p_limit) ON CONFLICT (key_id) DO NOTHING;
+      SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    END IF;
+    IF old_limit <> p_limit THEN
+      SELECT array_agg((k % p_limit)::integer), array_agg(s.at) INTO moved_slots, moved_times
+        FROM generate_series(n - LEAST(n, old_limit, p_limit), n - 1) AS k
+        JOIN rate_slots s ON s.key_id = p_key AND s.slot = (k % old_limit)::integer;
+      DELETE FROM rate_slots s WHERE s.key_id = p_key;
+      INSERT INTO rate_slots (key_id, slot, at) SELECT p_key, m.slot, m.at FROM unnest(moved_slots, moved_times) AS m(slot, at);
+      UPDATE rate_counters c SET rpm_limit = p_limit WHERE c.key_id = p_key;
+    END IF;
+    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (n % p_limit)::integer;
+    IF last_at IS NOT NULL AND last_at + p_window > p_now THEN
+      RETURN last_at + p_window - p_now;
+    END IF;
+    INSERT INTO rate_slots (key_id, slot, at) VALUES (p_key, (n % p_limit)::integer, p_now)
+      ON CONFLICT (key_id, slot) DO UPDATE SET at = EXCLUDED.at;
+    UPDATE rate_counters c SET admitted = n + 1 WHERE c.key_id = p_key;
+    RETURN 0;
+  END $$;`;

@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { RESERVE_FUNCTION } from './functions.js';
+import { RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
@@ -179,6 +179,25 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE reservations ADD COLUMN expires_at bigint;
       CREATE INDEX reservations_by_expiry ON reservations(expires_at);
       ${RESERVE_FUNCTION}
+    `,
+  },
+  {
+    version: 6,
+    name: 'rate cap',
+    sql: `
+      CREATE TABLE rate_counters (
+        key_id    text PRIMARY KEY,
+        admitted  bigint NOT NULL,
+        rpm_limit integer NOT NULL
+      );
+      CREATE TABLE rate_slots (
+        key_id text NOT NULL,
+        slot   integer NOT NULL,
+        at     bigint NOT NULL,
+        PRIMARY KEY (key_id, slot)
+      );
+      CREATE INDEX rate_slots_by_time ON rate_slots(at);
+      ${RATE_TAKE_FUNCTION}
     `,
   },
 ];

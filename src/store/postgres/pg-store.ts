@@ -1,9 +1,11 @@
 import type { Pool } from 'pg';
+import type { RateStore } from '../limits.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
+import { PgRateStore } from './rate-store.js';
 import { migrate } from './migrate.js';
 import { guarded } from '../unavailable.js';
 import { createPool, DEFAULT_TIMEOUT_MS, pgUnavailable, type PoolOptions } from './pool.js';
@@ -27,6 +29,7 @@ export class PostgresStore implements Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
   readonly status: StatusStore;
   private closing: Promise<void> | null = null;
 
@@ -36,6 +39,7 @@ export class PostgresStore implements Store {
     this.imports = pgGuarded(new PgImportStore(pool));
     this.audit = pgGuarded(new PgAuditStore(pool));
     this.ledger = pgGuarded(new PgLedgerStore(pool));
+    this.rates = pgGuarded(new PgRateStore(pool));
     this.status = pgGuarded(new PgStatusStore(pool));
   }
 

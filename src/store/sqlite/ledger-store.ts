@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { exactNumber, exactOrNull } from '../exact.js';
 import { toDailyUsage, type DailyRow } from '../rows.js';
-import { GroupCommit } from './group-commit.js';
+import type { GroupCommit } from './group-commit.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 type Db = Database.Database;
@@ -32,12 +32,14 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly spentAllStmt;
   private readonly reservedAllStmt;
   private readonly activityStmt;
-  private readonly writes: GroupCommit;
   private readonly reserveOp: (input: ReserveInput) => ReserveResult;
   private readonly recordOp: (row: LedgerRow, reservationId: number | null) => void;
   private readonly snapshotSpend;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly writes: GroupCommit,
+  ) {
     this.spentStmt = db.prepare('SELECT charged_nano FROM spend WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
     this.reservedStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
     this.insertReservation = db.prepare(
@@ -70,7 +72,6 @@ export class SqliteLedgerStore implements LedgerStore {
         (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
       FROM keys k ORDER BY k.created_at, k.id`).safeIntegers();
 
-    this.writes = new GroupCommit(db);
     this.reserveOp = (input: ReserveInput): ReserveResult => {
       this.deleteExpiredOfKey.run(input.keyId, input.cycle, input.now);
       const { spent, reserved } = this.readSpend(input.keyId, input.cycle);

@@ -179,4 +179,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX reservations_by_expiry ON reservations(expires_at);
     `,
   },
+  {
+    version: 6,
+    name: 'rate cap',
+    sql: `
+      -- The per-key rate cap across processes (src/store/limits.ts): how many calls the key
+      -- was admitted, under which limit; and slot n % limit: the time of admission n - limit.
+      CREATE TABLE rate_counters (
+        key_id    TEXT PRIMARY KEY,
+        admitted  INTEGER NOT NULL,
+        rpm_limit INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE rate_slots (
+        key_id TEXT NOT NULL,
+        slot   INTEGER NOT NULL,
+        at     INTEGER NOT NULL,
+        PRIMARY KEY (key_id, slot)
+      ) WITHOUT ROWID;
+      CREATE INDEX rate_slots_by_time ON rate_slots(at);
+    `,
+  },
 ];

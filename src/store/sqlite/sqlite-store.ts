@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { RateStore } from '../limits.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteKeyStore, SqliteSettingsStore } from './key-store.js';
+import { GroupCommit } from './group-commit.js';
 import { SqliteLedgerStore } from './ledger-store.js';
+import { SqliteRateStore } from './rate-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStatusStore } from './status-store.js';
 import { guarded } from '../unavailable.js';
@@ -74,6 +77,7 @@ export class SqliteStore implements Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
   readonly status: StatusStore;
 
   private constructor(
@@ -84,7 +88,10 @@ export class SqliteStore implements Store {
     this.settings = sqliteGuarded(new SqliteSettingsStore(db));
     this.imports = sqliteGuarded(new SqliteImportStore(db));
     this.audit = sqliteGuarded(new SqliteAuditStore(db));
-    this.ledger = sqliteGuarded(new SqliteLedgerStore(db));
+    // One group commit per connection: ledger writes and rate-cap takes of one turn share a transaction.
+    const writes = new GroupCommit(db);
+    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
+    this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
     this.status = sqliteGuarded(new SqliteStatusStore(db));
   }
 
