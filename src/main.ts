@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const catalogue = loadCatalogue(loaded.cataloguePath);
   const simulators = await startSimulatorsForMissingCredentials(config, loaded.vendors, log);
   const store = await openStore(config.database, {
-    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'),
+    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; a new one is opened'),
   });
   const secrets = await bootstrap(store, new KeyService(store, catalogue, systemClock), config.admin.token, systemClock.now());
   if (!(await adminTokenHash(store, config.admin.token))) {

@@ -7,7 +7,8 @@ export const RECENT_KEYS_LIMIT = 10_000;
 /**
  * Every request looks its key up by value: answers are remembered for a second so the hot path
  * rarely reaches the database, whatever the backend. Any key change made through this wrapper
- * forgets them at once; changes made by another gateway instance arrive within the second
+ * forgets them at once; so does `forget()`, which PostgreSQL's key-change notifications call
+ * for changes made by another gateway instance — on SQLite those arrive within the second
  * (README "Keys", Propagation). Unknown values are not remembered.
  *
  * The backends are asynchronous, so a lookup may overlap a change: the memory is cleared
@@ -74,7 +75,8 @@ export class RecentKeys implements KeyStore {
     }
   }
 
-  private forget(): void {
+  /** Forgets every remembered lookup (a key changed, here or through another instance). */
+  forget(): void {
     this.generation += 1;
     this.recent.clear();
   }

@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
+import { KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
@@ -199,5 +199,10 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rate_slots_by_time ON rate_slots(at);
       ${RATE_TAKE_FUNCTION}
     `,
+  },
+  {
+    version: 7,
+    name: 'key change notifications',
+    sql: KEYS_CHANGED_TRIGGERS,
   },
 ];

@@ -3,6 +3,7 @@ import type { RateStore } from '../limits.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
+import { KeyChangeListener } from './key-listener.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
 import { PgRateStore } from './rate-store.js';
@@ -32,8 +33,13 @@ export class PostgresStore implements Store {
   readonly rates: RateStore;
   readonly status: StatusStore;
   private closing: Promise<void> | null = null;
+  private listener: KeyChangeListener | null = null;
 
-  private constructor(private readonly pool: Pool) {
+  private constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+    private readonly timeoutMs: number,
+  ) {
     this.keys = pgGuarded(new PgKeyStore(pool));
     this.settings = pgGuarded(new PgSettingsStore(pool));
     this.imports = pgGuarded(new PgImportStore(pool));
@@ -54,7 +60,17 @@ export class PostgresStore implements Store {
     } finally {
       await setup.end();
     }
-    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }));
+    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms);
+  }
+
+  /**
+   * Calls `onChange` whenever keys change in the database, through whichever instance (LISTEN
+   * on a connection of its own, reconnected if it drops; `onError` hears why it dropped).
+   * Resolves after the first attempt to listen.
+   */
+  watchKeyChanges(onChange: () => void, onError: (error: Error) => void): Promise<void> {
+    this.listener ??= new KeyChangeListener(this.url, this.timeoutMs, onChange, onError);
+    return this.listener.started;
   }
 
   async checkWritable(): Promise<void> {
@@ -75,7 +91,7 @@ export class PostgresStore implements Store {
 
   close(): Promise<void> {
     // pool.end() may be called once; later calls wait for the first.
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.listener?.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }
 }

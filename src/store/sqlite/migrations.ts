@@ -199,4 +199,10 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rate_slots_by_time ON rate_slots(at);
     `,
   },
+  {
+    version: 7,
+    name: 'key change notifications',
+    // PostgreSQL only (LISTEN/NOTIFY): instances on one SQLite file rely on the one-second memory.
+    sql: '-- nothing to do on SQLite',
+  },
 ];
