@@ -124,3 +124,19 @@ contract('bootstrap: three first starts at once on an empty database mint one ad
   t.ok(hashes.every((hash) => hash?.equals(expected)), "every instance knows the winner's token");
   t.same(await bootstrap(stores[0], new KeyService(stores[0], catalogue, systemClock), undefined, 1), {}, 'a later start mints nothing');
 });
+
+contract('automatic incidents: 2×20 instances racing to open one for one model open exactly one', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const opened = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      stores[i % 2 === 0 ? 0 : 1].status.openAutomaticIncident('gamma-5.4', {
+        title: 'Elevated upstream errors on gamma-5.4', status: 'investigating', impact: 'major', models: ['gamma-5.4'], automatic: true,
+        message: `opened by ${i}`, now: i,
+      }),
+    ),
+  );
+  t.equal(opened.filter((incident) => incident !== undefined).length, 1, 'one opened');
+  const open = await stores[1].status.openAutomaticIncidents();
+  t.equal(open.length, 1, 'one open in the database');
+  t.equal(open[0]?.updates.length, 1, 'with its one first update');
+});

@@ -137,6 +137,8 @@ export interface IncidentRow {
   models: string;
   /** SQLite keeps 0/1, PostgreSQL a boolean. */
   automatic: number | boolean;
+  /** The model the error-rate watch opened it for; at most one open per model (a unique index). */
+  watch_model: string | null;
   started_at: number;
   resolved_at: number | null;
   updated_at: number;
@@ -162,11 +164,15 @@ export interface PatchedIncident {
   impact: IncidentImpact;
   models: string;
   resolvedAt: number | null;
+  watchModel: string | null;
   update: { status: IncidentStatus; message: string } | null;
 }
 
-export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident {
+/** The incident after `patch`, or null when the patch is only for open incidents and this one is resolved. */
+export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident | null {
+  if (patch.ifOpen && current.resolved_at !== null) return null;
   const status = patch.status ?? current.status;
+  const reopened = current.resolved_at !== null && status !== 'resolved';
   return {
     title: patch.title ?? current.title,
     status,
@@ -174,6 +180,8 @@ export function patchIncident(current: IncidentRow, patch: IncidentPatch): Patch
     models: patch.models ? JSON.stringify(patch.models) : current.models,
     // Resolving stamps the time once; reopening clears it.
     resolvedAt: status === 'resolved' ? (current.resolved_at ?? patch.now) : null,
+    // Reopened by hand, it is the operator's: the watch may open its own for the model.
+    watchModel: reopened ? null : current.watch_model,
     update:
       patch.message !== undefined || patch.status !== undefined
         ? { status, message: patch.message ?? `Status changed to ${status}.` }

@@ -205,4 +205,21 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     name: 'key change notifications',
     sql: KEYS_CHANGED_TRIGGERS,
   },
+  {
+    version: 8,
+    name: 'shared incident watch',
+    sql: `
+      ALTER TABLE incidents ADD COLUMN watch_model text;
+      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
+        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
+      CREATE TABLE incident_attempts (
+        model    text NOT NULL,
+        slot     bigint NOT NULL,
+        attempts bigint NOT NULL,
+        errors   bigint NOT NULL,
+        PRIMARY KEY (model, slot)
+      );
+      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
+    `,
+  },
 ];

@@ -205,4 +205,24 @@ export const MIGRATIONS: readonly Migration[] = [
     // PostgreSQL only (LISTEN/NOTIFY): instances on one SQLite file rely on the one-second memory.
     sql: '-- nothing to do on SQLite',
   },
+  {
+    version: 8,
+    name: 'shared incident watch',
+    sql: `
+      -- The model an automatic incident was opened for: at most one open per model, whichever
+      -- instance opens it (NULL: manual, reopened by hand, or opened before this migration).
+      ALTER TABLE incidents ADD COLUMN watch_model TEXT;
+      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
+        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
+      -- Upstream attempts and failures per model and 10-s slot, summed over every instance.
+      CREATE TABLE incident_attempts (
+        model    TEXT NOT NULL,
+        slot     INTEGER NOT NULL,              -- epoch ms of the slot's start
+        attempts INTEGER NOT NULL,
+        errors   INTEGER NOT NULL,
+        PRIMARY KEY (model, slot)
+      ) WITHOUT ROWID;
+      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
+    `,
+  },
 ];
