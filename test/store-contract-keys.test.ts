@@ -8,7 +8,7 @@ import { newKey, sleep } from './helpers/store-fixtures.js';
 /** The store contract, part 1: KeyStore, SettingsStore, checkWritable, close, migrations — on SQLite and PostgreSQL. */
 
 const TABLES = [
-  'audit_log', 'imported_keys', 'imported_usage', 'incident_attempts', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'rate_counters',
+  'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'incident_attempts', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'rate_counters',
   'rate_slots', 'reservations', 'schema_migrations', 'settings', 'spend', 'status_latency', 'status_rollups',
 ];
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { parseRange } from '../net/ip-address.js';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { compileValidator, ValidationError } from './validate.js';
 
@@ -16,7 +17,7 @@ export interface LoadedConfig {
   overrides: string[];
 }
 
-type Coerce = 'int' | 'string';
+type Coerce = 'int' | 'string' | 'list';
 
 /** Env variable → config path. Env always wins over the file (decisions.md, "Running it"). */
 const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]> = [
@@ -26,6 +27,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
   ['GATEWAY_LEASE_MS', ['server', 'lease_ms'], 'int'],
+  ['GATEWAY_TRUSTED_PROXIES', ['server', 'trusted_proxies'], 'list'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
   ['GATEWAY_DATABASE_TIMEOUT_MS', ['database', 'timeout_ms'], 'int'],
@@ -50,9 +52,10 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1] as string] = value;
 }
 
-/** Integers that do not parse stay strings, so the schema reports them with their path. */
+/** Integers that do not parse stay strings, so the schema reports them with their path; lists are comma-separated. */
 function coerce(raw: string, kind: Coerce): unknown {
   if (kind === 'string') return raw;
+  if (kind === 'list') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
   return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
 }
 
@@ -87,5 +90,8 @@ export function loadConfig(file: string, env: Env): LoadedConfig {
     }
     throw error;
   }
+  config.server.trusted_proxies.forEach((cidr, i) => {
+    if (!parseRange(cidr.trim())) throw new ValidationError(absolute, `/server/trusted_proxies/${i}`, 'must be an IP address or a CIDR range');
+  });
   return { config, file: absolute, cataloguePath: resolve(dirname(absolute), config.catalogue), overrides };
 }

@@ -19,7 +19,8 @@ export interface GatewayConfig {
   /**
    * `instance_id`: this process's name in the store; its spend reservations are released when
    * it starts again. `lease_ms`: how long a spend reservation outlives its instance (renewed every
-   * quarter of it while the call runs);
+   * quarter of it while the call runs). `trusted_proxies`: CIDRs whose X-Forwarded-For is believed
+   * (src/http/client-address.ts).
    */
   server: {
     host: string;
@@ -28,6 +29,7 @@ export interface GatewayConfig {
     shutdown_grace_ms: number;
     instance_id: string;
     lease_ms: number;
+    trusted_proxies: string[];
   };
   /**
    * `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path`
@@ -77,6 +79,7 @@ export const gatewayConfigSchema = {
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
         instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
         lease_ms: { type: 'integer', minimum: 1000, maximum: 3_600_000, default: 120_000 },
+        trusted_proxies: { type: 'array', default: [], maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 64 } },
       },
     },
     database: {

@@ -26,3 +26,26 @@ export interface RateStore {
   /** Forgets admissions at or before `before` (they left every window); returns how many. */
   sweep(before: number): Promise<number>;
 }
+
+/** An address's failed admin-token attempts in its current window. */
+export interface FailureWindow {
+  /** Epoch ms of the window's first failure; the window lasts `windowMs` from it. */
+  start: number;
+  failures: number;
+}
+
+/**
+ * Failed admin-token attempts per client address, in fixed windows that open at a failure and
+ * last `windowMs`, counted by every instance into one row per address: an address locked out
+ * through one instance is locked out on all of them.
+ */
+export interface LockoutStore {
+  /** The address's window still open at `now`, if any. */
+  current(address: string, now: number, windowMs: number): Promise<FailureWindow | undefined>;
+  /** Counts a failure into the address's open window, or into a new one from `now`; the window after it. */
+  fail(address: string, now: number, windowMs: number): Promise<FailureWindow>;
+  /** True for exactly one caller per window, of any instance: the one that notes the lockout in the audit trail. */
+  noteLockout(address: string, now: number, windowMs: number): Promise<boolean>;
+  /** Forgets windows that opened before `before`; returns how many. */
+  prune(before: number): Promise<number>;
+}

@@ -50,6 +50,7 @@ function withRecentKeys(store: Store): Store & { keys: RecentKeys } {
     audit: store.audit,
     ledger: store.ledger,
     rates: store.rates,
+    lockouts: store.lockouts,
     status: store.status,
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),

@@ -196,3 +196,27 @@ export const rollupsOf = (sample: StatusSample): ReadonlyArray<readonly ['minute
   ['minute', sample.minute],
   ['hour', Math.floor(sample.minute / HOUR_MS) * HOUR_MS],
 ];
+
+/**
+ * A failed admin-token attempt (LockoutStore.fail), in portable SQL given each backend's
+ * placeholder for parameter n (1: address, 2: now, 3: window length, 4: the "not noted" flag):
+ * counted into the address's open window, or a window that starts now. Every SET expression
+ * reads the row as it was before the update, on both backends.
+ */
+export function lockoutFailSql(p: (n: number) => string): string {
+  const over = `admin_failures.window_start + ${p(3)} <= ${p(2)}`;
+  return `INSERT INTO admin_failures (address, window_start, failures, lockout_noted) VALUES (${p(1)}, ${p(2)}, 1, ${p(4)})
+    ON CONFLICT (address) DO UPDATE SET
+      window_start = CASE WHEN ${over} THEN ${p(2)} ELSE admin_failures.window_start END,
+      failures = CASE WHEN ${over} THEN 1 ELSE admin_failures.failures + 1 END,
+      lockout_noted = CASE WHEN ${over} THEN ${p(4)} ELSE admin_failures.lockout_noted END
+    RETURNING window_start AS start, failures`;
+}
+
+/** The address's open window (parameters: address, window length, now). */
+export const lockoutCurrentSql = (p: (n: number) => string): string =>
+  `SELECT window_start AS start, failures FROM admin_failures WHERE address = ${p(1)} AND window_start + ${p(2)} > ${p(3)}`;
+
+/** Marks the open window's lockout as noted, if no one has (parameters: the "noted" flag, address, window length, now). */
+export const lockoutNoteSql = (p: (n: number) => string): string =>
+  `UPDATE admin_failures SET lockout_noted = ${p(1)} WHERE address = ${p(2)} AND window_start + ${p(3)} > ${p(4)} AND lockout_noted <> ${p(1)}`;

@@ -7,7 +7,7 @@
  * (src/store/unavailable.ts), on both backends.
  */
 
-import type { RateStore } from './limits.js';
+import type { LockoutStore, RateStore } from './limits.js';
 import type { StatusStore } from './status.js';
 
 export type KeyStatus = 'active' | 'revoked';
@@ -269,6 +269,7 @@ export interface Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
   readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;

@@ -222,4 +222,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
     `,
   },
+  {
+    version: 9,
+    name: 'admin lockouts',
+    sql: `
+      CREATE TABLE admin_failures (
+        address       text PRIMARY KEY,
+        window_start  bigint NOT NULL,
+        failures      integer NOT NULL,
+        lockout_noted boolean NOT NULL
+      );
+      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
+    `,
+  },
 ];

@@ -1,11 +1,12 @@
 import type { Pool } from 'pg';
-import type { RateStore } from '../limits.js';
+import type { LockoutStore, RateStore } from '../limits.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
 import { KeyChangeListener } from './key-listener.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
+import { PgLockoutStore } from './lockout-store.js';
 import { PgRateStore } from './rate-store.js';
 import { migrate } from './migrate.js';
 import { guarded } from '../unavailable.js';
@@ -31,6 +32,7 @@ export class PostgresStore implements Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
   readonly status: StatusStore;
   private closing: Promise<void> | null = null;
   private listener: KeyChangeListener | null = null;
@@ -46,6 +48,7 @@ export class PostgresStore implements Store {
     this.audit = pgGuarded(new PgAuditStore(pool));
     this.ledger = pgGuarded(new PgLedgerStore(pool));
     this.rates = pgGuarded(new PgRateStore(pool));
+    this.lockouts = pgGuarded(new PgLockoutStore(pool));
     this.status = pgGuarded(new PgStatusStore(pool));
   }
 

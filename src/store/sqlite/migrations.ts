@@ -225,4 +225,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
     `,
   },
+  {
+    version: 9,
+    name: 'admin lockouts',
+    sql: `
+      -- Failed admin-token attempts per client address (behind trusted proxies), one fixed
+      -- window each, counted by every instance (src/store/limits.ts).
+      CREATE TABLE admin_failures (
+        address       TEXT PRIMARY KEY,
+        window_start  INTEGER NOT NULL,
+        failures      INTEGER NOT NULL,
+        lockout_noted INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { RateStore } from '../limits.js';
+import type { LockoutStore, RateStore } from '../limits.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
@@ -9,6 +9,7 @@ import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteKeyStore, SqliteSettingsStore } from './key-store.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteLedgerStore } from './ledger-store.js';
+import { SqliteLockoutStore } from './lockout-store.js';
 import { SqliteRateStore } from './rate-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStatusStore } from './status-store.js';
@@ -78,6 +79,7 @@ export class SqliteStore implements Store {
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
   readonly status: StatusStore;
 
   private constructor(
@@ -92,6 +94,7 @@ export class SqliteStore implements Store {
     const writes = new GroupCommit(db);
     this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
     this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
+    this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
     this.status = sqliteGuarded(new SqliteStatusStore(db));
   }
 
