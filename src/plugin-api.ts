@@ -36,6 +36,7 @@ export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
 export type { CycleSpend, KeyRecord, LedgerRow, Store } from './store/store.js';
+export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
 export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.

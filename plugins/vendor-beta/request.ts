@@ -1,5 +1,5 @@
 import { GatewayError, invalidRequest, type ChatRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
-import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
+import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
 /**
  * Reference chat request → beta `GenerateContentRequest` (wire-formats §4.1, beta column).
@@ -33,8 +33,8 @@ function part(source: Part): JsonObject {
   }
 }
 
-/** A model turn's function calls carry their signatures; the first call must have one. */
-function modelTurn(turn: Turn, signatures: ThoughtSignatures): JsonObject {
+/** A model turn's function calls carry their signatures (those the gateway kept); the first call must have one. */
+function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObject {
   let first = true;
   const parts = turn.parts.map((source) => {
     const out = part(source);
@@ -80,7 +80,11 @@ function generationConfig(request: ChatRequest): JsonObject {
   return config;
 }
 
-export function betaRequestBody(request: ChatRequest, signatures: ThoughtSignatures): JsonObject {
+/** The tool-call ids of a request's history: whose signatures to look up before translating it. */
+export const historyCallIds = (request: ChatRequest): string[] =>
+  request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
+
+export function betaRequestBody(request: ChatRequest, signatures: ReadonlyMap<string, string>): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   const body: JsonObject = {
     contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: turn.parts.map(part) })),

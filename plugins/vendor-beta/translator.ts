@@ -3,8 +3,8 @@ import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parse
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
-import { betaRequestBody } from './request.js';
-import { betaReply } from './response.js';
+import { betaRequestBody, historyCallIds } from './request.js';
+import { betaReply, type RememberSignature } from './response.js';
 import { BetaStream } from './stream.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
 
@@ -24,6 +24,7 @@ export class BetaTranslator implements Translator {
   private readonly shape: ReferenceCallShape;
   private readonly model: ModelEntry;
   private embeddings: EmbeddingsRequest | null = null;
+  private readonly remember: RememberSignature;
 
   constructor(
     private readonly call: Call,
@@ -31,6 +32,7 @@ export class BetaTranslator implements Translator {
   ) {
     this.shape = new ReferenceCallShape(call);
     this.model = call.model as ModelEntry;
+    this.remember = (callId, signature) => services.signatures.remember(call, callId, signature);
   }
 
   async request(): Promise<UpstreamRequest> {
@@ -45,7 +47,7 @@ export class BetaTranslator implements Translator {
     const request = parseChatRequest(this.shape.chatBody());
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.services.signatures);
+    const body = betaRequestBody(request, await this.services.signatures.known(this.call, historyCallIds(request)));
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
     return { path, headers, body: Buffer.from(JSON.stringify(body)) };
@@ -58,11 +60,11 @@ export class BetaTranslator implements Translator {
       // The vendor reports no token usage for embeddings.
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
-    return this.shape.render(betaReply(body, this.services.signatures));
+    return this.shape.render(betaReply(body, this.remember));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.shape.writer(), this.services.signatures, this.services.apiKey);
+    return new BetaStream(this.shape.writer(), this.remember, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -51,6 +51,7 @@ function withRecentKeys(store: Store): Store & { keys: RecentKeys } {
     ledger: store.ledger,
     rates: store.rates,
     lockouts: store.lockouts,
+    signatures: store.signatures,
     status: store.status,
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),

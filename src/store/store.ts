@@ -8,6 +8,7 @@
  */
 
 import type { LockoutStore, RateStore } from './limits.js';
+import type { SignatureStore } from './signatures.js';
 import type { StatusStore } from './status.js';
 
 export type KeyStatus = 'active' | 'revoked';
@@ -270,6 +271,7 @@ export interface Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;

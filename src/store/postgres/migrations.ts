@@ -235,4 +235,18 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
     `,
   },
+  {
+    version: 10,
+    name: 'thought signatures',
+    sql: `
+      CREATE TABLE thought_signatures (
+        key_id     text NOT NULL,
+        call_id    text NOT NULL,
+        signature  text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (key_id, call_id)
+      );
+      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { LockoutStore, RateStore } from '../limits.js';
+import type { SignatureStore } from '../signatures.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
@@ -8,6 +9,7 @@ import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
 import { PgLockoutStore } from './lockout-store.js';
 import { PgRateStore } from './rate-store.js';
+import { PgSignatureStore } from './signature-store.js';
 import { migrate } from './migrate.js';
 import { guarded } from '../unavailable.js';
 import { createPool, DEFAULT_TIMEOUT_MS, pgUnavailable, type PoolOptions } from './pool.js';
@@ -33,6 +35,7 @@ export class PostgresStore implements Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
   private closing: Promise<void> | null = null;
   private listener: KeyChangeListener | null = null;
@@ -49,6 +52,7 @@ export class PostgresStore implements Store {
     this.ledger = pgGuarded(new PgLedgerStore(pool));
     this.rates = pgGuarded(new PgRateStore(pool));
     this.lockouts = pgGuarded(new PgLockoutStore(pool));
+    this.signatures = pgGuarded(new PgSignatureStore(pool));
     this.status = pgGuarded(new PgStatusStore(pool));
   }
 

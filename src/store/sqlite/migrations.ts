@@ -240,4 +240,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
     `,
   },
+  {
+    version: 10,
+    name: 'thought signatures',
+    sql: `
+      -- Beta's thought signatures by key and tool-call id, for follow-up calls on any
+      -- instance; kept a day (plugins/vendor-beta/thought-signatures.ts).
+      CREATE TABLE thought_signatures (
+        key_id     TEXT NOT NULL,
+        call_id    TEXT NOT NULL,
+        signature  TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (key_id, call_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LockoutStore, RateStore } from '../limits.js';
+import type { SignatureStore } from '../signatures.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
@@ -11,6 +12,7 @@ import { GroupCommit } from './group-commit.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { SqliteLockoutStore } from './lockout-store.js';
 import { SqliteRateStore } from './rate-store.js';
+import { SqliteSignatureStore } from './signature-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStatusStore } from './status-store.js';
 import { guarded } from '../unavailable.js';
@@ -80,6 +82,7 @@ export class SqliteStore implements Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
 
   private constructor(
@@ -90,11 +93,12 @@ export class SqliteStore implements Store {
     this.settings = sqliteGuarded(new SqliteSettingsStore(db));
     this.imports = sqliteGuarded(new SqliteImportStore(db));
     this.audit = sqliteGuarded(new SqliteAuditStore(db));
-    // One group commit per connection: ledger writes and rate-cap takes of one turn share a transaction.
+    // One group commit per connection: ledger writes, rate-cap takes and signatures of one turn share a transaction.
     const writes = new GroupCommit(db);
     this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
     this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
     this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
+    this.signatures = sqliteGuarded(new SqliteSignatureStore(db, writes));
     this.status = sqliteGuarded(new SqliteStatusStore(db));
   }
 
