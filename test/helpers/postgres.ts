@@ -26,6 +26,11 @@ export interface PostgresServer {
    * starts it again on the same port.
    */
   outage(): Promise<() => Promise<void>>;
+  /**
+   * Freezes the server and its sessions (SIGSTOP): connections are still accepted by the kernel
+   * and queries still sent, but nothing answers. Resolves with a function that thaws it.
+   */
+  freeze(): () => void;
   stop(): Promise<void>;
 }
 
@@ -143,6 +148,22 @@ export async function startPostgres(t: Teardown): Promise<PostgresServer> {
           await admin.end();
         }
         return `${base}/${name}`;
+      },
+      freeze() {
+        const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        const all = [postmaster, ...children];
+        const signal = (name: NodeJS.Signals): void => {
+          for (const pid of all) {
+            try {
+              process.kill(pid, name);
+            } catch {
+              // A session that ended meanwhile.
+            }
+          }
+        };
+        signal('SIGSTOP');
+        return () => signal('SIGCONT');
       },
       async outage() {
         await run(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop']);
