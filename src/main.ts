@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const simulators = await startSimulatorsForMissingCredentials(config, loaded.vendors, log);
   const store = await openStore(config.database, {
     onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; a new one is opened'),
+    onMigrated: (versions) => log.info({ versions }, 'database migrations applied'),
   });
   const secrets = await bootstrap(store, new KeyService(store, catalogue, systemClock), config.admin.token, systemClock.now());
   if (!(await adminTokenHash(store, config.admin.token))) {

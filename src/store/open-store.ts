@@ -10,6 +10,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: an idle pooled connection, or the key-change listener's, failed; it is replaced. For the log. */
   onBackgroundError?: (error: Error) => void;
+  /** Told which migrations this process applied (none when another instance had: on one database they run once). */
+  onMigrated?: (versions: readonly number[]) => void;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -26,12 +28,16 @@ export const isPostgresUrl = (url: string | undefined): url is string => url !==
 export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   const { url } = database;
   if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
-  if (!isPostgresUrl(url)) return withRecentKeys(SqliteStore.open(database.path, ...(database.timeout_ms === undefined ? [] : [database.timeout_ms])));
+  const onMigrated = options.onMigrated ? { onMigrated: options.onMigrated } : {};
+  if (!isPostgresUrl(url)) {
+    return withRecentKeys(SqliteStore.open(database.path, { ...onMigrated, ...(database.timeout_ms === undefined ? {} : { busyTimeoutMs: database.timeout_ms }) }));
+  }
   // Loaded only when asked for: a SQLite deployment never loads pg.
   const store = await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
     ...(database.timeout_ms === undefined ? {} : { timeouts: { ms: database.timeout_ms, query: true } }),
     ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+    ...onMigrated,
   });
   const wrapped = withRecentKeys(store);
   // A change made through any instance clears this one's memory at once (LISTEN/NOTIFY).

@@ -63,7 +63,8 @@ export class PostgresStore implements Store {
     // for another's migrations (the advisory lock) or running a long one must not give up.
     const setup = createPool(url, { max: 1, timeouts: { ms, query: false } });
     try {
-      await migrate(setup);
+      const applied = await migrate(setup);
+      if (applied.length > 0) options.onMigrated?.(applied);
     } finally {
       await setup.end();
     }

@@ -28,6 +28,8 @@ export interface PoolOptions {
   timeouts?: { ms: number; query: boolean };
   /** An idle connection failed (the server restarted, the network dropped): the pool replaces it. */
   onBackgroundError?: (error: Error) => void;
+  /** Told which migrations this open applied (none when another instance had). */
+  onMigrated?: (versions: readonly number[]) => void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;

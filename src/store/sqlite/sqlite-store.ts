@@ -59,19 +59,30 @@ export function sqliteUnavailable(error: unknown): boolean {
 /** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
 const sqliteGuarded = <T extends object>(store: T): T => guarded(store, 'sqlite', sqliteUnavailable);
 
-export function migrate(db: Db): void {
+/** Applies the pending migrations; answers the versions this call applied. */
+export function migrate(db: Db): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const done: number[] = [];
   for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
     db.transaction(() => {
       if (applied.get(migration.version)) return;
       db.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
+      done.push(migration.version);
     }).immediate();
   }
+  return done;
+}
+
+export interface SqliteOptions {
+  /** How long a write waits for another process's lock before failing as unavailable. */
+  busyTimeoutMs?: number;
+  /** Told which migrations this open applied (none when another process had). */
+  onMigrated?: (versions: readonly number[]) => void;
 }
 
 export class SqliteStore implements Store {
@@ -103,11 +114,12 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
-  static open(path: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): SqliteStore {
+  static open(path: string, options: SqliteOptions = {}): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
-    configureConnection(db, busyTimeoutMs);
-    migrate(db);
+    configureConnection(db, options.busyTimeoutMs);
+    const applied = migrate(db);
+    if (applied.length > 0) options.onMigrated?.(applied);
     if (path === ':memory:') return new SqliteStore(db, null);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
