@@ -2,9 +2,11 @@ import pino from 'pino';
 import t from 'tap';
 import { IncidentWatch } from '../plugins/status/incident-watch.js';
 import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../plugins/status/latency-buckets.js';
+import { MinuteRecorder } from '../plugins/status/minute-recorder.js';
 import { formatMs, formatUptime } from '../plugins/status/page.js';
 import type { StatusReport } from '../plugins/status/report.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { StatusSample, StatusStore } from '../src/store/status.js';
 import { ADMIN_TOKEN, chatBody, FakeClock, raw, startHarness, type Harness } from './helpers/harness.js';
 import { pluginConfig } from './helpers/ops.js';
 
@@ -38,6 +40,26 @@ t.test('latency buckets and quantiles', async (t) => {
   t.equal(formatUptime(null), 'no data');
   t.equal(formatUptime(1), '100.00 %');
   t.equal(formatUptime(0.99999), '99.99 %', 'rounded down: a failure never shows as 100 %');
+});
+
+t.test('figures that could not be written (the database unreachable) wait for the next flush', async (t) => {
+  const written: StatusSample[][] = [];
+  let down = true;
+  const store = {
+    record: async (samples: readonly StatusSample[]) => {
+      if (down) throw new Error('unreachable');
+      written.push([...samples]);
+    },
+  } as unknown as StatusStore;
+  const recorder = new MinuteRecorder(store);
+  recorder.record('gamma-5.4', 0, false, 12);
+  await t.rejects(recorder.flush(), /unreachable/);
+  recorder.record('gamma-5.4', 1000, true, null);
+  down = false;
+  await recorder.flush();
+  t.same(written, [[{ model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]) }]], 'kept, and merged with the newer');
+  await recorder.flush();
+  t.equal(written.length, 1, 'nothing twice');
 });
 
 t.test('/status.json: uptime and percentiles per model from what the gateway served', async (t) => {

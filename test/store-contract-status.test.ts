@@ -38,14 +38,14 @@ contract('status rollups: samples added into their minute and their hour, summed
   ]);
   t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
 
-  await store.status.prune(T0 + MINUTE, T0);
+  await store.status.prune(T0 + MINUTE, T0, 0);
   t.same(await store.status.totals('minute', 0), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ], 'minutes before the cut are gone');
   t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
-  await store.status.prune(T0 + MINUTE, T0 + HOUR);
+  await store.status.prune(T0 + MINUTE, T0 + HOUR, 0);
   t.same(await store.status.totals('hour', 0), []);
   t.same(await store.status.latency('hour', 0), []);
 });
@@ -113,7 +113,7 @@ contract('status rollups from two instances: their figures of one minute and hou
   t.same(await b.status.latency('minute', T0), [{ model: 'gamma-5.4', bucket: 2, count: 3 }, { model: 'gamma-5.4', bucket: 7, count: 3 }]);
 });
 
-contract('incident watch counts: every instance adds into (model, slot); totals since a slot; pruned with the minutes', async (t, db) => {
+contract('incident watch counts: every instance adds into (model, slot); totals since a slot; pruned', async (t, db) => {
   const [a, b] = [await db.open(), await db.open()];
   const SLOT = 10_000;
   await a.status.addAttempts([]);
@@ -134,7 +134,7 @@ contract('incident watch counts: every instance adds into (model, slot); totals 
     { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
     { model: 'gamma-5.4', attempts: 1, errors: 0 },
   ], 'only slots that start at or after since');
-  await a.status.prune(T0 + SLOT, 0);
+  await a.status.prune(0, 0, T0 + SLOT);
   t.same(await a.status.attemptTotals(0), [
     { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
     { model: 'gamma-5.4', attempts: 1, errors: 0 },

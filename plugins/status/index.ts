@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, type Call } from '../../src/plugin-api.js';
 import { mountIncidentRoutes } from './incident-routes.js';
-import { IncidentWatch } from './incident-watch.js';
+import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';
 import { renderStatusPage } from './page.js';
 import { buildReport, WINDOWS } from './report.js';
@@ -87,7 +87,8 @@ export default definePlugin<StatusConfig>({
       const now = clock.now();
       if (now - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = now;
-        await store.status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS);
+        // Attempt counts are needed for one incident window only.
+        await store.status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
       }
     };
     const timer = setInterval(() => flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);

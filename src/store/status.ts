@@ -99,8 +99,8 @@ export interface StatusStore {
   totals(period: RollupPeriod, since: number): Promise<ModelTotals[]>;
   /** Latency bucket counts per model since `since`, from the given rollup. */
   latency(period: RollupPeriod, since: number): Promise<LatencyCount[]>;
-  /** Drops minute rollups and attempt counts older than `minutesBefore`, hour rollups older than `hoursBefore`. */
-  prune(minutesBefore: number, hoursBefore: number): Promise<void>;
+  /** Drops minute rollups older than `minutesBefore`, hour rollups older than `hoursBefore`, attempt counts older than `attemptsBefore`. */
+  prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void>;
   /** Adds attempt counts into their (model, slot): every instance's counts of a slot sum there. */
   addAttempts(counts: readonly AttemptCount[]): Promise<void>;
   /** Attempts and errors per model in the slots starting at or after `since`, summed over every instance. */

@@ -98,12 +98,12 @@ export class PgStatusStore implements StatusStore {
     return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
   }
 
-  async prune(minutesBefore: number, hoursBefore: number): Promise<void> {
+  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     const old = "(period = 'minute' AND start < $1) OR (period = 'hour' AND start < $2)";
     await this.pool.query(
-      `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $1)
+      `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $3)
        DELETE FROM status_latency WHERE ${old}`,
-      [minutesBefore, hoursBefore],
+      [minutesBefore, hoursBefore, attemptsBefore],
     );
   }
 

@@ -93,13 +93,13 @@ export class SqliteStatusStore implements StatusStore {
     return this.sumLatency.all(period, since) as LatencyCount[];
   }
 
-  async prune(minutesBefore: number, hoursBefore: number): Promise<void> {
+  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     this.db.transaction(() => {
       for (const [period, before] of [['minute', minutesBefore], ['hour', hoursBefore]] as const) {
         this.pruneRollups.run(period, before);
         this.pruneLatency.run(period, before);
       }
-      this.pruneAttempts.run(minutesBefore);
+      this.pruneAttempts.run(attemptsBefore);
     })();
   }
 
