@@ -177,6 +177,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     sql: `
       -- A reservation is a lease (NULL: made before leases, held until released).
       ALTER TABLE reservations ADD COLUMN expires_at bigint;
+      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
+      DROP INDEX reservations_by_key;
       CREATE INDEX reservations_by_expiry ON reservations(expires_at);
       ${RESERVE_FUNCTION}
     `,

@@ -176,6 +176,9 @@ export const MIGRATIONS: readonly Migration[] = [
       -- (the instance died) it no longer counts and is swept. NULL: a reservation made before
       -- leases, held until released as before.
       ALTER TABLE reservations ADD COLUMN expires_at INTEGER;
+      -- An admission finds its key's ended leases without reading the live ones; the sweep, every key's.
+      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
+      DROP INDEX reservations_by_key;
       CREATE INDEX reservations_by_expiry ON reservations(expires_at);
     `,
   },
