@@ -55,6 +55,8 @@ contract('rates: 3 rounds of 2×100 concurrent takes from two stores, a cap of 1
     const now = round * WINDOW;
     const waits = await Promise.all(Array.from({ length: 200 }, (_, i) => taker(stores[i % 2 === 0 ? 0 : 1], key.id)(10, now + (i % 5))));
     t.equal(waits.filter((w) => w === 0).length, 10, `round ${round}: exactly 10 admitted`);
-    t.ok(waits.every((w) => w >= 0 && w <= WINDOW), 'every refusal says when to come back');
+    // Takes of one round carry times up to 4 ms apart and are decided in any order: a refusal
+    // may wait up to those 4 ms more than the window.
+    t.ok(waits.every((w) => w >= 0 && w <= WINDOW + 4), 'every refusal says when to come back');
   }
 });

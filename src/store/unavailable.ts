@@ -19,32 +19,31 @@ export const isStoreUnavailable = (value: unknown): value is StoreUnavailableErr
 /**
  * `target` (one of a backend's stores) with every method's failure that `unavailable`
  * recognises rethrown as a StoreUnavailableError, whether the method threw or its promise
- * rejected. The wrapped methods are made once per property, not per call.
+ * rejected. The wrapper inherits from `target` and carries a wrapped copy of each method, made
+ * once: a call costs one extra promise, not a proxy trap (the hot path calls these per request).
  */
 export function guarded<T extends object>(target: T, backend: StoreUnavailableError['backend'], unavailable: (error: unknown) => boolean): T {
   const translate = (error: unknown): unknown => (unavailable(error) ? new StoreUnavailableError(backend, error) : error);
   const rethrow = (error: unknown): never => {
     throw translate(error);
   };
-  const wrapped = new Map<PropertyKey, (...args: unknown[]) => unknown>();
-  return new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property);
-      if (typeof value !== 'function') return value;
-      let method = wrapped.get(property);
-      if (!method) {
-        const inner = value as (...args: unknown[]) => unknown;
-        method = (...args: unknown[]): unknown => {
-          try {
-            const result = inner.apply(object, args);
-            return result instanceof Promise ? result.catch(rethrow) : result;
-          } catch (error) {
-            return rethrow(error);
-          }
-        };
-        wrapped.set(property, method);
+  const wrapper = Object.create(target) as T;
+  const names = new Set<string>(Object.getOwnPropertyNames(target));
+  for (let proto: object | null = Object.getPrototypeOf(target); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') names.add(name);
+  }
+  for (const name of names) {
+    const inner: unknown = Reflect.get(target, name);
+    if (typeof inner !== 'function') continue;
+    const method = (...args: unknown[]): unknown => {
+      try {
+        const result: unknown = Reflect.apply(inner, target, args);
+        return result instanceof Promise ? result.catch(rethrow) : result;
+      } catch (error) {
+        return rethrow(error);
       }
-      return method;
-    },
-  });
+    };
+    Object.defineProperty(wrapper, name, { value: method });
+  }
+  return wrapper;
 }
