@@ -111,6 +111,7 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number> {
+    if (reservationIds.length === 0) return Promise.resolve(0);
     return this.writes.write(() => this.renewStmt.run(expiresAt, JSON.stringify(reservationIds), now).changes);
   }
 
