@@ -17,15 +17,20 @@ export interface BootstrapSecrets {
  * token (only its hash is kept) and a first `sl-` key, and return them to be shown once. An
  * operator who configured a token creates keys through the admin API: nothing is minted, and
  * no secret reaches the terminal (or the log files it is piped to). Later starts return nothing.
+ *
+ * Instances started together on one empty database race for an atomic claim of the token's
+ * setting (insert if absent): one wins and mints; the others mint nothing and read the
+ * winner's hash, already committed when their claim failed. A crash between the claim and the
+ * first key leaves a database with a token no one saw: start with GATEWAY_ADMIN_TOKEN then.
  */
 export async function bootstrap(store: Store, keys: KeyService, configuredAdminToken: string | undefined, now: number): Promise<BootstrapSecrets> {
   if (configuredAdminToken) return {};
   if ((await store.settings.get(BOOTSTRAPPED)) !== undefined || (await store.keys.count()) > 0) return {};
-  const secrets: BootstrapSecrets = { adminToken: `gwadmin-${randomToken(40)}` };
-  await store.settings.set(ADMIN_TOKEN_SETTING, hashSecret(secrets.adminToken as string).toString('hex'));
-  secrets.firstKey = (await keys.create({ name: 'first key' })).value;
+  const adminToken = `gwadmin-${randomToken(40)}`;
+  if (!(await store.settings.claim(ADMIN_TOKEN_SETTING, hashSecret(adminToken).toString('hex')))) return {};
+  const firstKey = (await keys.create({ name: 'first key' })).value;
   await store.settings.set(BOOTSTRAPPED, new Date(now).toISOString());
-  return secrets;
+  return { adminToken, firstKey };
 }
 
 /** The admin token's digest: the configured token wins; else the one minted at first start. */

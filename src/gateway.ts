@@ -12,6 +12,7 @@ import type { ResolvedPlugin } from './chain/resolve-plugins.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import { apiEntry } from './http/api-entry.js';
+import { TrustedProxies } from './http/client-address.js';
 import { createApp } from './http/app.js';
 import { bodyReader } from './http/body-reader.js';
 import { GatewayError } from './http/errors.js';
@@ -94,6 +95,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     log,
     adminTokenHash: await adminTokenHash(store, config.admin.token),
+    trustedProxies: new TrustedProxies(config.server.trusted_proxies),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
   });
   const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });

@@ -20,7 +20,8 @@ import type { Store } from './store/store.js';
 /** The process's store; a failed idle PostgreSQL connection is logged (the pool replaces it). */
 function openInstanceStore(loaded: GatewaySetup, log: Logger): Promise<Store> {
   return openStore(loaded.config.database, {
-    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'),
+    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; a new one is opened'),
+    onMigrated: (versions) => log.info({ versions }, 'database migrations applied'),
   });
 }
 

@@ -38,7 +38,8 @@ export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
 export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, Store, StoredResponse } from './store/store.js';
-export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
+export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';

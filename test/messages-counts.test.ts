@@ -1,5 +1,7 @@
+import pino from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { chatFormat } from '../plugins/ingress-chat/format.js';
 import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
 import { BetaFilter } from '../plugins/vendor-alpha/betas.js';
@@ -28,7 +30,10 @@ function call(endpoint: Endpoint, model: string, body: Record<string, unknown> =
 }
 
 t.test('beta counts with :countTokens over the whole translated request', async (t) => {
-  const services = { apiKey: 'beta-key', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures: new ThoughtSignatures() };
+  const store = SqliteStore.open(':memory:');
+  t.teardown(() => store.close());
+  const signatures = new ThoughtSignatures(store.signatures, { now: () => 0 }, pino({ level: 'silent' }));
+  const services = { apiKey: 'beta-key', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures };
   const translator = new BetaTranslator(call(COUNT, 'beta-3-flash'), services);
   const request = await translator.request();
   t.equal(request.path, 'v1beta/models/beta-3-flash:countTokens');

@@ -23,6 +23,16 @@ export interface PostgresServer {
   readonly pid: number;
   /** An empty database of its own; its URL. */
   createDatabase(): Promise<string>;
+  /**
+   * Stops the server (every session cut off; `fast`, so that what is not yet on disk is kept)
+   * and resolves with a function that starts it again on the same port.
+   */
+  outage(): Promise<() => Promise<void>>;
+  /**
+   * Freezes the server and its sessions (SIGSTOP): connections are still accepted by the kernel
+   * and queries still sent, but nothing answers. Returns a function that thaws it.
+   */
+  freeze(): () => void;
   stop(): Promise<void>;
 }
 
@@ -122,18 +132,22 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     await run(command(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', SERVER_USER, '--no-sync', '-E', 'UTF8', '--locale=C'], null));
     let port = 0;
     const settings = Object.entries(options.settings).map(([name, value]) => `-c ${name}=${value}`);
+    const start = async (): Promise<void> => {
+      const serverOptions = [`-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`, ...settings].join(' ');
+      await run(command(pgCtl, ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', serverOptions, 'start'], cpus));
+      running = true;
+    };
     for (let attempt = 1; !running; attempt++) {
       port = await freePort();
-      const serverOptions = [`-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`, ...settings].join(' ');
       try {
-        await run(command(pgCtl, ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', serverOptions, 'start'], cpus));
-        running = true;
+        await start();
       } catch (error) {
         const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8') : '';
         if (attempt >= 3 || !/could not bind|Address already in use/.test(log)) throw new Error(`${(error as Error).message}\n${log}`);
       }
     }
-    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = (): number => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pid = postmaster();
     const base = `postgresql://${SERVER_USER}@127.0.0.1:${port}`;
     let databases = 0;
     return {
@@ -149,6 +163,26 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
           await admin.end();
         }
         return `${base}/${name}`;
+      },
+      async outage() {
+        await run(command(pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop'], null));
+        running = false;
+        return start;
+      },
+      freeze() {
+        const main = postmaster();
+        const children = execFileSync('pgrep', ['-P', String(main)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        const signal = (name: NodeJS.Signals): void => {
+          for (const one of [main, ...children]) {
+            try {
+              process.kill(one, name);
+            } catch {
+              // A session that ended meanwhile.
+            }
+          }
+        };
+        signal('SIGSTOP');
+        return () => signal('SIGCONT');
       },
       async stop() {
         process.removeListener('exit', stopNow);

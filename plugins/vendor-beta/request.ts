@@ -1,5 +1,5 @@
 import { GatewayError, invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
-import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
+import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
 /**
  * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
@@ -37,8 +37,8 @@ function part(source: Exclude<Part, { type: 'reasoning' }>): JsonObject {
 const withoutReasoning = (parts: readonly Part[]): Array<Exclude<Part, { type: 'reasoning' }>> =>
   parts.filter((p): p is Exclude<Part, { type: 'reasoning' }> => p.type !== 'reasoning');
 
-/** A model turn's function calls carry their signatures; the first call must have one. */
-function modelTurn(turn: Turn, signatures: ThoughtSignatures): JsonObject {
+/** A model turn's function calls carry their signatures (those the gateway kept); the first call must have one. */
+function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObject {
   let first = true;
   const parts = withoutReasoning(turn.parts).map((source) => {
     const out = part(source);
@@ -85,7 +85,11 @@ function generationConfig(request: NeutralRequest): JsonObject {
   return config;
 }
 
-export function betaRequestBody(request: NeutralRequest, signatures: ThoughtSignatures): JsonObject {
+/** The tool-call ids of a request's history: whose signatures to look up before translating it. */
+export const historyCallIds = (request: NeutralRequest): string[] =>
+  request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
+
+export function betaRequestBody(request: NeutralRequest, signatures: ReadonlyMap<string, string>): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   refuseUnmapped(request, ['reasoning', 'strict', 'format_description']);
   const body: JsonObject = {

@@ -1,6 +1,5 @@
 import { mintId, tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { referenceLogprobs } from './logprobs.js';
-import type { ThoughtSignatures } from './thought-signatures.js';
 
 /** Beta `GenerateContentResponse` → the neutral reply (docs/vendor-formats.md#beta-response). */
 
@@ -33,12 +32,15 @@ export interface BetaPart {
   call?: ReplyToolCall;
 }
 
+/** Where a response's thought signatures go, by the tool-call id handed to the caller. */
+export type RememberSignature = (callId: string, signature: string) => void;
+
 /** One response part: visible text, a function call (id minted when the vendor gave none; signature kept), or nothing. */
-export function readPart(raw: JsonObject, signatures: ThoughtSignatures): BetaPart {
+export function readPart(raw: JsonObject, remember: RememberSignature): BetaPart {
   const call = raw['functionCall'] as JsonObject | undefined;
   if (call) {
     const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : mintId('call_');
-    if (typeof raw['thoughtSignature'] === 'string') signatures.remember(id, raw['thoughtSignature']);
+    if (typeof raw['thoughtSignature'] === 'string') remember(id, raw['thoughtSignature']);
     return { call: { id, name: String(call['name']), arguments: JSON.stringify(call['args'] ?? {}) } };
   }
   if (typeof raw['text'] === 'string' && raw['thought'] !== true) return { text: raw['text'] };
@@ -50,11 +52,11 @@ export const partsOf = (candidate: JsonObject): JsonObject[] => {
   return Array.isArray(parts) ? (parts as JsonObject[]) : [];
 };
 
-function choice(candidate: JsonObject, signatures: ThoughtSignatures): ReplyChoice {
+function choice(candidate: JsonObject, remember: RememberSignature): ReplyChoice {
   const texts: string[] = [];
   const toolCalls: ReplyToolCall[] = [];
   for (const raw of partsOf(candidate)) {
-    const read = readPart(raw, signatures);
+    const read = readPart(raw, remember);
     if (read.text !== undefined) texts.push(read.text);
     if (read.call) toolCalls.push(read.call);
   }
@@ -68,11 +70,11 @@ function choice(candidate: JsonObject, signatures: ThoughtSignatures): ReplyChoi
   return out;
 }
 
-export function betaReply(body: JsonObject, signatures: ThoughtSignatures): Reply {
+export function betaReply(body: JsonObject, remember: RememberSignature): Reply {
   const candidates = Array.isArray(body['candidates']) ? (body['candidates'] as JsonObject[]) : [];
   // A blocked prompt has no candidates, only promptFeedback.blockReason.
   const choices = candidates.length
-    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, signatures))
+    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, remember))
     : [{ content: null, toolCalls: [], finish: 'content_filter' as const }];
   return { choices, usage: betaUsage(body['usageMetadata']) };
 }

@@ -1,8 +1,7 @@
 import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
-import { betaFinish, betaUsage, partsOf, readPart } from './response.js';
-import type { ThoughtSignatures } from './thought-signatures.js';
+import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from './response.js';
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
@@ -15,7 +14,7 @@ export class BetaStream implements StreamTranslator {
 
   constructor(
     private readonly writer: ReplyStream,
-    private readonly signatures: ThoughtSignatures,
+    private readonly remember: RememberSignature,
     /** The gateway's beta key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
   ) {}
@@ -60,7 +59,7 @@ export class BetaStream implements StreamTranslator {
     let out = this.writer.start(choice);
     const logprobs = referenceLogprobs(candidate['logprobsResult']);
     for (const raw of partsOf(candidate)) {
-      const part = readPart(raw, this.signatures);
+      const part = readPart(raw, this.remember);
       if (part.text !== undefined) out += this.writer.text(choice, part.text, logprobs);
       if (part.call) {
         const index = this.toolCalls.get(choice) ?? 0;

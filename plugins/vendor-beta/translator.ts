@@ -4,8 +4,8 @@ import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
-import { betaRequestBody } from './request.js';
-import { betaReply } from './response.js';
+import { betaRequestBody, historyCallIds } from './request.js';
+import { betaReply, type RememberSignature } from './response.js';
 import { BetaStream } from './stream.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
 
@@ -27,6 +27,7 @@ export class BetaTranslator implements Translator {
   private readonly model: ModelEntry;
   private embeddings: EmbeddingsRequest | null = null;
   private counting = false;
+  private readonly remember: RememberSignature;
 
   constructor(
     private readonly call: Call,
@@ -34,6 +35,7 @@ export class BetaTranslator implements Translator {
   ) {
     this.output = call.endpoint.format.output(call);
     this.model = call.model as ModelEntry;
+    this.remember = (callId, signature) => services.signatures.remember(call, callId, signature);
   }
 
   async request(): Promise<UpstreamRequest> {
@@ -50,7 +52,7 @@ export class BetaTranslator implements Translator {
     if (request.reasoning) throw invalidRequest(`${request.reasoning.param} is not supported for the model '${this.model.id}' yet.`, request.reasoning.param);
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.services.signatures);
+    const body = betaRequestBody(request, await this.services.signatures.known(this.call, historyCallIds(request)));
     if (this.call.endpoint.operation === 'count_tokens') {
       this.counting = true;
       return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };
@@ -68,11 +70,11 @@ export class BetaTranslator implements Translator {
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
     if (this.counting) return countAnswer(this.output, countedTokens(body));
-    return this.output.render(betaReply(body, this.services.signatures));
+    return this.output.render(betaReply(body, this.remember));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.output.sink(), this.services.signatures, this.services.apiKey);
+    return new BetaStream(this.output.sink(), this.remember, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -81,6 +81,21 @@ export interface SimOptions {
   chunkDelayMs?: number;
 }
 
+/** Waits `ms`, or less if the caller goes away meanwhile; true when the whole wait passed. */
+function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(true);
+    }, ms);
+    res.once('close', gone);
+  });
+}
+
 const RECORD_LIMIT = 200;
 
 export function faultFromDirectives(directives: Directives): Fault | undefined {
@@ -155,7 +170,8 @@ export class SimServer {
   async applyFault(res: ServerResponse, fault: Fault | undefined): Promise<boolean> {
     if (!fault) return false;
     if (fault.hang) return true;
-    if (fault.delayMs) await sleep(fault.delayMs);
+    // A caller that goes away ends the wait (and its timer) at once: nothing is left to answer.
+    if (fault.delayMs && !(await waitUnlessGone(res, fault.delayMs))) return true;
     if (fault.rawBody !== undefined) {
       res.writeHead(fault.status ?? 200, { 'content-type': 'text/plain' });
       res.end(fault.rawBody);
