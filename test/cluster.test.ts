@@ -25,6 +25,6 @@ t.test('a broken config with workers is one line and exit 1', async (t) => {
       .replace('catalogue: models.yaml', `catalogue: ${resolve('config/models.yaml')}`)
       .replace('  - name: retry ', '  - name: retry\n    config: { fallback: { gamma: { gamma-5.4: gamma-9 } } }\n    #');
     writeFileSync(file, yaml);
-    return brokenConfig(t, { GATEWAY_CONFIG: file }, /^gateway: .*gateway\.yaml: \/plugins\/9\/config\/fallback\/gamma\/gamma-5\.4: unknown sibling 'gamma-9'$/);
+    return brokenConfig(t, { GATEWAY_CONFIG: file }, /^gateway: .*gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: unknown sibling 'gamma-9'$/);
   });
 });
