@@ -112,19 +112,43 @@ t.test('the catalogue: the 11 models, aliases, prices, and its errors', async (t
   t.equal(catalogue.resolve('alpha-opus-4.6')?.output.chargedNanosPerToken, 7500);
 
   const families = 'families: {alpha: {owned_by: a}, beta: {owned_by: b}, gamma: {owned_by: c}}\n';
-  const model = (extra: string) => `{id: m-1, family: gamma, created: 1, price: {output: {list: "1.00", charged: "0.50"}}, capabilities: [], max_output_tokens: 10${extra}}`;
+  const model = (extra: string) =>
+    `{id: m-1, family: gamma, created: 1, price: {output: {list: "1.00", charged: "0.50"}, input: {list: "0.125", charged: "0"}}, capabilities: [], max_output_tokens: 10${extra}}`;
   t.throws(() => loadCatalogue(file('dup.yaml', `${families}models: [${model(', aliases: [x]')}, ${model(', aliases: [X]').replace('m-1', 'm-2')}]\n`)), {
     message: /dup\.yaml: \/models\/1 name "X" is already used by m-1/,
   });
   t.throws(() => loadCatalogue(file('price.yaml', `${families}models: [${model('').replace('"0.50"', '"0.5001"')}]\n`)), {
     message: /\/models\/0\/price\/output\/charged must match pattern/,
   });
+  t.throws(() => loadCatalogue(file('input.yaml', `${families}models: [${model('').replace(', input: {list: "0.125", charged: "0"}', '')}]\n`)), {
+    message: /input\.yaml: \/models\/0\/price\/input is required/,
+  }, 'a model without an input price: its prompt tokens would cost nothing upstream');
   t.throws(() => loadCatalogue(file('fam.yaml', `${families}models: [${model('').replace('gamma', 'delta')}]\n`)), {
     message: /fam\.yaml: \/models\/0\/family "delta" is not listed under families/,
   });
   const extra = loadCatalogue(file('extra.yaml', `families: {alpha: {owned_by: a}, delta: {owned_by: d}}\nmodels: [${model('').replace('gamma', 'delta')}]\n`));
   t.same(extra.unservedFamilies(['alpha', 'beta', 'gamma']), ['delta'], 'a family no vendor plugin serves is named');
   t.same(extra.unservedFamilies(['alpha', 'delta']), []);
+});
+
+/** The vendors' published input:output list-price ratios, per family (config/models.yaml, docs/money.md). */
+const INPUT_TO_OUTPUT = { alpha: 5, beta: 6, gamma: 8 } as const;
+
+t.test('input prices: every model lists one, its family\'s ratio to the output list price rounded up; input is charged nothing', async (t) => {
+  const catalogue = loadCatalogue('config/models.yaml');
+  for (const model of catalogue.models) {
+    const ratio = INPUT_TO_OUTPUT[model.family as keyof typeof INPUT_TO_OUTPUT];
+    t.ok(ratio, `${model.id}: a family with a documented ratio`);
+    // Per-token nano-dollars are the per-1M price's three decimals: rounding up there never undercuts the vendor.
+    t.equal(model.input.listNanosPerToken, Math.ceil(model.output.listNanosPerToken / ratio), `${model.id}: input list = output list ${model.output.list} / ${ratio}, rounded up`);
+    t.ok(model.input.listNanosPerToken > 0, `${model.id}: prompt tokens cost the operator something`);
+    t.equal(model.input.chargedNanosPerToken, 0, `${model.id}: callers are not charged for input`);
+  }
+  t.same(
+    ['alpha-opus-4.6', 'beta-3.1-pro', 'beta-3-flash', 'gamma-5.1-code'].map((id) => catalogue.resolve(id)?.input.list),
+    ['3.00', '0.584', '0.013', '0.375'],
+    'by hand: 15.00 / 5, 3.50 / 6 = 0.5833… → 0.584, 0.075 / 6 = 0.0125 → 0.013, 3.00 / 8',
+  );
 });
 
 t.test('money is exact integer nano-dollars', async (t) => {

@@ -27,7 +27,7 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
     family: zeta
     upstream: zeta-large-2026
     created: 1780000000
-    price: { output: { list: "2.00", charged: "1.00" } }
+    price: { output: { list: "2.00", charged: "1.00" }, input: { list: "0.40", charged: "0" } }
     capabilities: [tools]
     max_output_tokens: 4096
     aliases: [zeta-one]

@@ -70,11 +70,12 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
     prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, charged_nano: r.charged_nano, list_nano: r.list_nano,
   }));
   t.same(rows.slice(0, 3), [
-    // $1.50 per 1M output tokens charged, $3.00 list: 1 500 and 3 000 nano-dollars a token.
-    { endpoint: 'responses', model: 'alpha-sonnet-4.6', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 3, completion_tokens: 5, charged_nano: 7_500, list_nano: 15_000 },
-    // $0.038 and $0.075 per 1M: 38 and 75 nano-dollars a token.
-    { endpoint: 'responses', model: 'beta-3-flash', stream: 1, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 4, charged_nano: 152, list_nano: 300 },
-    { endpoint: 'responses', model: 'gamma-5.4', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 3, charged_nano: 7_500, list_nano: 15_000 },
+    // $1.50 per 1M output tokens charged, $3.00 list, $0.60 input list: 1 500, 3 000 and 600 nano-dollars a token.
+    { endpoint: 'responses', model: 'alpha-sonnet-4.6', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 3, completion_tokens: 5, charged_nano: 7_500, list_nano: 16_800 },
+    // $0.038, $0.075 and $0.013 per 1M: 38, 75 and 13 nano-dollars a token (4 × 75 + 2 × 13).
+    { endpoint: 'responses', model: 'beta-3-flash', stream: 1, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 4, charged_nano: 152, list_nano: 326 },
+    // 3 × 5000 + 2 × 625.
+    { endpoint: 'responses', model: 'gamma-5.4', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 3, charged_nano: 7_500, list_nano: 16_250 },
   ]);
   t.match(rows[3], { endpoint: 'responses', model: 'gamma-5.4', stream: 1, outcome: 'upstream_error', status: 200 }, 'the broken stream is on the ledger too');
 

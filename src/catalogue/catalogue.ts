@@ -45,7 +45,7 @@ interface RawModel {
   family: string;
   upstream?: string;
   created: number;
-  price: { output: RawPrice; input?: RawPrice };
+  price: { output: RawPrice; input: RawPrice };
   capabilities: Capability[];
   max_output_tokens: number;
   aliases: string[];
@@ -92,7 +92,9 @@ const catalogueSchema = {
           price: {
             type: 'object',
             additionalProperties: false,
-            required: ['output'],
+            // Both: the input list price is what prompt tokens cost the operator upstream (the
+            // upstream cost limit counts it), so no model may leave it out.
+            required: ['output', 'input'],
             properties: { output: price, input: price },
           },
           capabilities: { type: 'array', uniqueItems: true, items: { enum: [...CAPABILITIES] } },
@@ -139,7 +141,7 @@ export class Catalogue {
         created: model.created,
         ownedBy: family.ownedBy,
         output: toPrice(model.price.output),
-        input: toPrice(model.price.input ?? { list: '0', charged: '0' }),
+        input: toPrice(model.price.input),
         capabilities: new Set(model.capabilities),
         maxOutputTokens: model.max_output_tokens,
         aliases: model.aliases,
