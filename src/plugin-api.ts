@@ -33,11 +33,12 @@ export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js
 export { formatUsd } from './catalogue/money.js';
 export type { Nanos } from './catalogue/money.js';
 export { costOf } from './catalogue/cost.js';
+export type { Cost } from './catalogue/cost.js';
 export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
-export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, Store, StoredResponse } from './store/store.js';
+export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, SpendLimit, Store, StoredResponse } from './store/store.js';
 export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
 export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 

@@ -25,16 +25,17 @@ contract('keys: create, get, list, count, find by value hash', async (t, db) => 
   const store = await db.open();
   t.equal(await store.keys.count(), 0);
   const { key: first, hash } = await newKey(store, {
-    name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, expiresAt: 9_000_000_000_000, rpmLimit: 60, now: 5,
+    name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, monthlyUpstreamLimitNanos: 80_000_000_001,
+    expiresAt: 9_000_000_000_000, rpmLimit: 60, now: 5,
   });
   t.match(first.id, /^key_[A-Za-z0-9]{20}$/);
   t.same(first, {
-    id: first.id, name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, status: 'active',
+    id: first.id, name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, monthlyUpstreamLimitNanos: 80_000_000_001, status: 'active',
     expiresAt: 9_000_000_000_000, createdAt: 5, updatedAt: 5, revokedAt: null, rotatedAt: null, previousValidUntil: null,
     display: 'sl-test…test', rpmLimit: 60,
   });
   const { key: second } = await newKey(store, { name: 'plain', now: 6 });
-  t.same([second.models, second.monthlyCeilingNanos, second.expiresAt, second.rpmLimit], [null, null, null, null], 'nulls stay null');
+  t.same([second.models, second.monthlyCeilingNanos, second.monthlyUpstreamLimitNanos, second.expiresAt, second.rpmLimit], [null, null, null, null, null], 'nulls stay null');
   t.same(await store.keys.get(first.id), first);
   t.equal(await store.keys.get('key_nope'), undefined);
   t.same((await store.keys.list()).map((k) => k.id), [first.id, second.id], 'oldest first');
@@ -50,10 +51,12 @@ contract('keys: create, get, list, count, find by value hash', async (t, db) => 
 contract('keys: update sets what the patch names, null clears, an unknown id answers undefined', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store, { name: 'a', monthlyCeilingNanos: 100, rpmLimit: 5, now: 10 });
-  const updated = await store.keys.update(key.id, { name: 'b', models: ['gamma-5.2'], expiresAt: 50_000 }, 20);
-  t.match(updated, { name: 'b', models: ['gamma-5.2'], expiresAt: 50_000, monthlyCeilingNanos: 100, rpmLimit: 5, updatedAt: 20, createdAt: 10 });
-  const cleared = await store.keys.update(key.id, { models: null, monthlyCeilingNanos: null, expiresAt: null, rpmLimit: null }, 30);
-  t.match(cleared, { name: 'b', models: null, monthlyCeilingNanos: null, expiresAt: null, rpmLimit: null, updatedAt: 30 });
+  const updated = await store.keys.update(key.id, { name: 'b', models: ['gamma-5.2'], expiresAt: 50_000, monthlyUpstreamLimitNanos: 700 }, 20);
+  t.match(updated, {
+    name: 'b', models: ['gamma-5.2'], expiresAt: 50_000, monthlyCeilingNanos: 100, monthlyUpstreamLimitNanos: 700, rpmLimit: 5, updatedAt: 20, createdAt: 10,
+  });
+  const cleared = await store.keys.update(key.id, { models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null }, 30);
+  t.match(cleared, { name: 'b', models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null, updatedAt: 30 });
   t.match(await store.keys.update(key.id, { rpmLimit: 0 }, 31), { rpmLimit: 0, updatedAt: 31 }, '0 is a value, not null');
   t.match(await store.keys.update(key.id, {}, 40), { name: 'b', updatedAt: 40 }, 'an empty patch only touches updated_at');
   t.equal(await store.keys.update('key_nope', { name: 'x' }, 50), undefined);

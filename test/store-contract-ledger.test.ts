@@ -1,64 +1,97 @@
 import type { ReserveInput, Store } from '../src/store/store.js';
 import { contract } from './helpers/store-backends.js';
-import { ledgerRow, newKey } from './helpers/store-fixtures.js';
+import { figures, ledgerRow, newKey } from './helpers/store-fixtures.js';
 
 /** The store contract, part 2: LedgerStore, and money kept exact — on SQLite and PostgreSQL. */
 
-const reserver = (store: Store, keyId: string, ceilingNanos: number) => (nanos: number, extra: Partial<ReserveInput> = {}) =>
-  store.ledger.reserve({ keyId, cycle: '2026-11', nanos, ceilingNanos, instance: 'default', now: 0, expiresAt: 120_000, ...extra });
+const reserver = (store: Store, keyId: string, ceilingNanos: number | null) => (nanos: number, extra: Partial<ReserveInput> = {}) =>
+  store.ledger.reserve({
+    keyId, cycle: '2026-11', nanos, upstreamNanos: 0, ceilingNanos, upstreamLimitNanos: null, instance: 'default', now: 0, expiresAt: 120_000, ...extra,
+  });
 
 contract('reserve: exact fit admitted, one nano-dollar over refused, cycles apart, a reached ceiling refuses even a free call', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store, { monthlyCeilingNanos: 1000 });
   const reserve = reserver(store, key.id, 1000);
-  t.match(await reserve(1001), { admitted: false, spent: 0, reserved: 0 }, 'more than the whole ceiling, on a fresh cycle');
+  t.match(await reserve(1001), { admitted: false, refusedBy: ['ceiling'], spent: 0, reserved: 0 }, 'more than the whole ceiling, on a fresh cycle');
   const a = await reserve(600);
-  t.match(a, { admitted: true, reservation: { keyId: key.id, cycle: '2026-11', nanos: 600 } });
-  t.same(await reserve(401), { admitted: false, spent: 0, reserved: 600 }, 'one nano-dollar too many');
+  t.match(a, { admitted: true, reservation: { keyId: key.id, cycle: '2026-11', nanos: 600, upstreamNanos: 0 } });
+  t.same(await reserve(401), { admitted: false, refusedBy: ['ceiling'], ...figures(0, 600) }, 'one nano-dollar too many');
   const b = await reserve(400, { instance: 'other' });
   t.ok(b.admitted, 'exactly the rest fits');
   if (!a.admitted || !b.admitted) return;
   t.not(a.reservation.id, b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 1000 });
-  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), { spent: 0, reserved: 0 }, 'cycles are apart');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 0), 'cycles are apart');
   t.ok((await reserve(1000, { cycle: '2026-12' })).admitted, 'the next cycle starts afresh');
 
-  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 1000 }), b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 1000, reserved: 600 }, 'row, spend and release in one go');
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 1000, listNanos: 2000 }), b.reservation.id);
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(1000, 600, 2000), 'row, both spends and release in one go');
   await store.ledger.release(a.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 1000, reserved: 0 });
-  t.same(await reserve(0), { admitted: false, spent: 1000, reserved: 0 }, 'a reached ceiling refuses even a call that costs nothing');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(1000, 0, 2000));
+  t.same(await reserve(0), { admitted: false, refusedBy: ['ceiling'], ...figures(1000, 0, 2000) }, 'a reached ceiling refuses even a call that costs nothing');
   t.notOk((await reserver(store, key.id, 0)(0, { cycle: '2027-01' })).admitted, 'a ceiling of 0 is reached from the start');
+});
+
+contract('the upstream limit: both amounts held, each set limit decides, a refusal names what failed, the row settles both spends', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store, { monthlyCeilingNanos: 1000, monthlyUpstreamLimitNanos: 5000 });
+  t.equal(key.monthlyUpstreamLimitNanos, 5000, 'the key keeps its upstream limit');
+  const reserve = (nanos: number, upstreamNanos: number, extra: Partial<ReserveInput> = {}) =>
+    reserver(store, key.id, 1000)(nanos, { upstreamNanos, upstreamLimitNanos: 5000, ...extra });
+  const a = await reserve(100, 3000);
+  t.match(a, { admitted: true, reservation: { keyId: key.id, nanos: 100, upstreamNanos: 3000 } });
+  t.same(await reserve(100, 2001), { admitted: false, refusedBy: ['upstream'], ...figures(0, 100, 0, 3000) }, 'one nano-dollar over the upstream limit');
+  t.same(await reserve(901, 2001), { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 100, 0, 3000) }, 'both over: both named');
+  t.same(await reserve(901, 0), { admitted: false, refusedBy: ['ceiling'], ...figures(0, 100, 0, 3000) }, 'the ceiling alone');
+  const b = await reserve(900, 2000);
+  t.ok(b.admitted, 'exactly both rests fit');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1000, 0, 5000));
+  if (!a.admitted || !b.admitted) return;
+
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 80, listNanos: 2500 }), a.reservation.id);
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(80, 900, 2500, 2000), 'settled: both spends added, both holds dropped');
+  await store.ledger.release(b.reservation.id);
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(80, 0, 2500, 0), 'released: both holds dropped');
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 0, listNanos: 2500 }), null);
+  t.same(await reserve(0, 0), { admitted: false, refusedBy: ['upstream'], ...figures(80, 0, 5000, 0) }, 'a reached upstream limit refuses even a free call');
+
+  // A limit that is not set is not checked, whatever it would hold.
+  t.ok((await reserve(10 ** 9, 5000, { cycle: '2026-12', ceilingNanos: null })).admitted, 'no ceiling: only the upstream limit decides');
+  t.ok((await reserve(1000, 10 ** 9, { cycle: '2027-01', upstreamLimitNanos: null })).admitted, 'no upstream limit: only the ceiling decides');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 10 ** 9, 0, 5000));
+  t.same(await store.ledger.cycleSpend(key.id, '2027-01'), figures(0, 1000, 0, 10 ** 9));
 });
 
 contract('record without a reservation, release twice, reservations of another cycle, releaseInstance', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store);
   const reserve = reserver(store, key.id, 10_000);
-  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 7 }), null);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 7, reserved: 0 }, 'a key without a ceiling: the row alone');
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 7, listNanos: 14 }), null);
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(7, 0, 14), 'a key without a ceiling: the row alone');
 
   const held = await reserve(100);
   if (!held.admitted) throw new Error('refused');
   await store.ledger.release(held.reservation.id);
   await store.ledger.release(held.reservation.id);
   await store.ledger.release(987_654_321);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 7, reserved: 0 }, 'released once, unknown ids ignored');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(7, 0, 14), 'released once, unknown ids ignored');
 
   // A call admitted in October whose row is written in the November cycle settles October's hold.
-  const october = await reserve(300, { cycle: '2026-10' });
+  const october = await reserve(300, { cycle: '2026-10', upstreamNanos: 600 });
   if (!october.admitted) throw new Error('refused');
-  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 50 }), october.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-10'), { spent: 0, reserved: 0 });
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 57, reserved: 0 });
+  t.same(await store.ledger.cycleSpend(key.id, '2026-10'), figures(0, 300, 0, 600));
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 50, listNanos: 100 }), october.reservation.id);
+  t.same(await store.ledger.cycleSpend(key.id, '2026-10'), figures(0, 0));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(57, 0, 114));
 
   await reserve(10, { instance: 'gw-a' });
   await reserve(20, { instance: 'gw-a', cycle: '2026-12' });
   await reserve(40, { instance: 'gw-b' });
   t.equal(await store.ledger.releaseInstance('gw-a'), 2, 'every reservation of the instance, in every cycle');
   t.equal(await store.ledger.releaseInstance('gw-a'), 0);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 57, reserved: 40 }, "other instances' holds stay");
-  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), { spent: 0, reserved: 0 });
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(57, 40, 114), "other instances' holds stay");
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 0));
 });
 
 contract('cycleSpend of every key, keyActivity per key, oldest key first', async (t, db) => {
@@ -66,17 +99,17 @@ contract('cycleSpend of every key, keyActivity per key, oldest key first', async
   const { key: a } = await newKey(store, { now: 1 });
   const { key: b } = await newKey(store, { now: 2 });
   const { key: idle } = await newKey(store, { now: 3 });
-  await store.ledger.record(ledgerRow(a.id, { chargedNanos: 100, admittedAt: 5_000 }), null);
-  await store.ledger.record(ledgerRow(a.id, { chargedNanos: 1, admittedAt: 9_000 }), null);
-  await store.ledger.record(ledgerRow(b.id, { chargedNanos: 20, admittedAt: 7_000 }), null);
-  await store.ledger.record(ledgerRow(b.id, { chargedNanos: 3, cycle: '2026-10', admittedAt: 1_000 }), null);
-  await reserver(store, b.id, 1_000)(30);
-  t.same(await store.ledger.cycleSpend(null, '2026-11'), { spent: 121, reserved: 30 });
-  t.same(await store.ledger.cycleSpend(null, '2026-09'), { spent: 0, reserved: 0 });
+  await store.ledger.record(ledgerRow(a.id, { chargedNanos: 100, listNanos: 200, admittedAt: 5_000 }), null);
+  await store.ledger.record(ledgerRow(a.id, { chargedNanos: 1, listNanos: 3, admittedAt: 9_000 }), null);
+  await store.ledger.record(ledgerRow(b.id, { chargedNanos: 20, listNanos: 50, admittedAt: 7_000 }), null);
+  await store.ledger.record(ledgerRow(b.id, { chargedNanos: 3, listNanos: 6, cycle: '2026-10', admittedAt: 1_000 }), null);
+  await reserver(store, b.id, 1_000)(30, { upstreamNanos: 70 });
+  t.same(await store.ledger.cycleSpend(null, '2026-11'), figures(121, 30, 253, 70));
+  t.same(await store.ledger.cycleSpend(null, '2026-09'), figures(0, 0));
   t.same(await store.ledger.keyActivity('2026-11'), [
-    { keyId: a.id, lastUsedAt: 9_000, spent: 101, reserved: 0 },
-    { keyId: b.id, lastUsedAt: 7_000, spent: 20, reserved: 30 },
-    { keyId: idle.id, lastUsedAt: null, spent: 0, reserved: 0 },
+    { keyId: a.id, lastUsedAt: 9_000, ...figures(101, 0, 203) },
+    { keyId: b.id, lastUsedAt: 7_000, ...figures(20, 30, 50, 70) },
+    { keyId: idle.id, lastUsedAt: null, ...figures(0, 0) },
   ]);
 });
 
@@ -117,7 +150,7 @@ contract('money is exact: sums up to 2^53 − 1 nano-dollars come back exactly, 
   const { key } = await newKey(store);
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: TWO_52, listNanos: TWO_52 }), null);
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: TWO_52 - 1, listNanos: TWO_52 - 1 }), null);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: Number.MAX_SAFE_INTEGER, reserved: 0 }, '2^53 − 1, exactly');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER), '2^53 − 1, exactly');
   t.match(await store.ledger.dailyUsage(key.id, 0), [{ chargedNanos: Number.MAX_SAFE_INTEGER, listNanos: Number.MAX_SAFE_INTEGER }]);
 
   // 2^53 + 1 has no double: a float path would give 2^53 back without a word.

@@ -6,7 +6,7 @@ import { KeyService } from '../src/keys/key-service.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import type { Store } from '../src/store/store.js';
 import { contract } from './helpers/store-backends.js';
-import { ledgerRow, newKey } from './helpers/store-fixtures.js';
+import { figures, ledgerRow, newKey } from './helpers/store-fixtures.js';
 
 /**
  * The store contract, part 3: two stores opened on one database (two gateway instances) racing
@@ -18,34 +18,46 @@ const ROUNDS = 3;
 const PER_STORE = 100;
 const DEADLINE_MS = 30_000;
 
-contract(`reserve: ${ROUNDS} rounds of 2×${PER_STORE} concurrent reservations from two stores, a ceiling that fits exactly 10`, async (t, db) => {
-  const stores = [await db.open(), await db.open()] as const;
-  const started = Date.now();
-  for (let round = 0; round < ROUNDS; round++) {
-    t.ok(Date.now() - started < DEADLINE_MS, `round ${round} starts within the time bound`);
-    const { key } = await newKey(stores[0], { monthlyCeilingNanos: 1000 });
-    const attempt = (store: Store, i: number) =>
-      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i, expiresAt: i + 120_000 });
-    const results = await Promise.all(
-      Array.from({ length: PER_STORE }, (_, i) => stores.map((store, s) => attempt(store, i * 2 + s))).flat(),
-    );
-    const admitted = results.flatMap((r) => (r.admitted ? [r.reservation] : []));
-    t.equal(admitted.length, 10, `round ${round}: exactly 10 admitted`);
-    t.equal(new Set(admitted.map((r) => r.id)).size, 10, 'with distinct reservation ids');
-    t.ok(results.every((r) => r.admitted || r.spent + r.reserved + 100 > 1000), 'every refusal reports figures that justify it');
-    t.same(await stores[1].ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 1000 });
+// The same race on each limit alone: the charged ceiling, and the upstream cost limit.
+for (const limit of ['ceiling', 'upstream'] as const) {
+  const ceiling = limit === 'ceiling';
+  contract(`reserve: ${ROUNDS} rounds of 2×${PER_STORE} concurrent reservations from two stores, a${ceiling ? ' ceiling' : 'n upstream limit'} that fits exactly 10`, async (t, db) => {
+    const stores = [await db.open(), await db.open()] as const;
+    const started = Date.now();
+    // Each call holds 100 against the limit that is set, and 7 (or 3) against the other, unchecked.
+    const [nanos, upstreamNanos] = ceiling ? [100, 7] : [3, 100];
+    for (let round = 0; round < ROUNDS; round++) {
+      t.ok(Date.now() - started < DEADLINE_MS, `round ${round} starts within the time bound`);
+      const { key } = await newKey(stores[0], ceiling ? { monthlyCeilingNanos: 1000 } : { monthlyUpstreamLimitNanos: 1000 });
+      const attempt = (store: Store, i: number) =>
+        store.ledger.reserve({
+          keyId: key.id, cycle: '2026-11', nanos, upstreamNanos, ceilingNanos: ceiling ? 1000 : null, upstreamLimitNanos: ceiling ? null : 1000,
+          instance: `gw-${i % 2}`, now: i, expiresAt: i + 120_000,
+        });
+      const results = await Promise.all(
+        Array.from({ length: PER_STORE }, (_, i) => stores.map((store, s) => attempt(store, i * 2 + s))).flat(),
+      );
+      const admitted = results.flatMap((r) => (r.admitted ? [r.reservation] : []));
+      t.equal(admitted.length, 10, `round ${round}: exactly 10 admitted`);
+      t.equal(new Set(admitted.map((r) => r.id)).size, 10, 'with distinct reservation ids');
+      const justified = (r: (typeof results)[number]): boolean =>
+        r.admitted || (ceiling ? r.spent + r.reserved + 100 > 1000 : r.upstreamSpent + r.upstreamReserved + 100 > 1000);
+      t.ok(results.every(justified), 'every refusal reports figures that justify it');
+      t.ok(results.every((r) => r.admitted || (r.refusedBy.length === 1 && r.refusedBy[0] === limit)), `and names the ${limit} limit`);
+      t.same(await stores[1].ledger.cycleSpend(key.id, '2026-11'), figures(0, nanos * 10, 0, upstreamNanos * 10));
 
-    // Settle them from both stores at once: half recorded at their cost, half released.
-    await Promise.all(
-      admitted.map((reservation, i) =>
-        i % 2 === 0
-          ? stores[i % 4 === 0 ? 0 : 1].ledger.record(ledgerRow(key.id, { chargedNanos: 60 }), reservation.id)
-          : stores[i % 4 === 1 ? 0 : 1].ledger.release(reservation.id),
-      ),
-    );
-    t.same(await stores[0].ledger.cycleSpend(key.id, '2026-11'), { spent: 300, reserved: 0 }, 'settled: 5 × 60 spent, nothing held');
-  }
-});
+      // Settle them from both stores at once: half recorded at their cost, half released.
+      await Promise.all(
+        admitted.map((reservation, i) =>
+          i % 2 === 0
+            ? stores[i % 4 === 0 ? 0 : 1].ledger.record(ledgerRow(key.id, { chargedNanos: 60, listNanos: 80 }), reservation.id)
+            : stores[i % 4 === 1 ? 0 : 1].ledger.release(reservation.id),
+        ),
+      );
+      t.same(await stores[0].ledger.cycleSpend(key.id, '2026-11'), figures(300, 0, 400, 0), 'settled: 5 × 60 spent, 5 × 80 upstream, nothing held');
+    }
+  });
+}
 
 contract('migrations: stores opened at once on an empty database apply each migration once', async (t, db) => {
   const stores = await Promise.all([db.open(), db.open(), db.open()]);

@@ -5,7 +5,7 @@ import type { KeyRecord, KeyStore, KeyValueMatch } from '../src/store/store.js';
 /** The one-second memory of key lookups, around a scripted KeyStore and a hand-moved clock. */
 
 const record = (id: string): KeyRecord => ({
-  id, name: id, models: null, monthlyCeilingNanos: null, status: 'active', expiresAt: null, createdAt: 0, updatedAt: 0,
+  id, name: id, models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, status: 'active', expiresAt: null, createdAt: 0, updatedAt: 0,
   revokedAt: null, rotatedAt: null, previousValidUntil: null, display: 'sl-…', rpmLimit: null,
 });
 

@@ -1,28 +1,39 @@
-import { cycleOf, definePlugin, formatUsd, GatewayError, type BillingCycle, type CycleSpend, type Nanos } from '../../src/plugin-api.js';
+import { cycleOf, definePlugin, formatUsd, GatewayError, type BillingCycle, type Cost, type CycleSpend, type KeyRecord, type SpendLimit } from '../../src/plugin-api.js';
 import { Leases } from './leases.js';
 import { reservationFor } from './reservation.js';
 
 /**
- * `ceiling`: a key's monthly spend ceiling (calendar month, UTC). Reserve, then settle: a call
- * is admitted only if its reservation (reservation.ts) fits in ceiling − spent − what calls in
+ * `ceiling`: a key's two monthly limits (calendar month, UTC) — its spend ceiling (what it is
+ * charged) and its upstream cost limit (what its calls cost the operator at the vendors' list
+ * prices, prompt tokens included). Reserve, then settle: a call is admitted only if its
+ * reservation (reservation.ts) fits every limit the key sets, in limit − spent − what calls in
  * flight hold, decided in one store transaction that is atomic across gateway instances. The
- * ledger plugin settles the reservation to the real cost in the transaction of the call's row;
- * what no row settled (the call never reached an upstream) is released here. A reservation is a
- * lease (leases.ts): renewed while the call runs, it stops counting `server.lease_ms` after its
- * instance died. Reservations of this instance left by a crash are released at start.
+ * ledger plugin settles the reservation to the real costs in the transaction of the call's
+ * row; what no row settled (the call never reached an upstream) is released here. A reservation
+ * is a lease (leases.ts): renewed while the call runs, it stops counting `server.lease_ms` after
+ * its instance died. Reservations of this instance left by a crash are released at start.
  */
 
-function ceilingReached(ceiling: Nanos, cycle: BillingCycle, spend: CycleSpend, needed: Nanos): GatewayError {
-  const spent = `spent $${formatUsd(spend.spent)}, held by requests in flight $${formatUsd(spend.reserved)}`;
+/** One refusing limit, in words: the limit, why, and the figures it was decided on. */
+function refusal(limit: SpendLimit, key: KeyRecord, spend: CycleSpend, needed: Cost): string {
+  const ceiling = limit === 'ceiling';
+  const amount = (ceiling ? key.monthlyCeilingNanos : key.monthlyUpstreamLimitNanos) ?? 0;
+  const spent = ceiling ? spend.spent : spend.upstreamSpent;
+  const held = ceiling ? spend.reserved : spend.upstreamReserved;
   const reason =
-    spend.spent >= ceiling
+    spent >= amount
       ? 'has been reached'
-      : `leaves too little for this request, which may cost up to $${formatUsd(needed)} (lower max_tokens to need less)`;
-  return new GatewayError(
-    402,
-    `The monthly spend ceiling of this API key, $${formatUsd(ceiling)}, ${reason}: ${spent}. ` +
-      `The cycle ends at ${new Date(cycle.end).toISOString()}.`,
-  );
+      : ceiling
+        ? `leaves too little for this request, which may cost up to $${formatUsd(needed.charged)} (lower max_tokens to need less)`
+        : `leaves too little for this request, which may cost up to $${formatUsd(needed.list)} upstream (lower max_tokens or send a smaller request to need less)`;
+  const name = ceiling ? 'monthly spend ceiling' : 'monthly upstream cost limit';
+  const what = ceiling ? 'spent' : "upstream cost at the vendors' list prices";
+  return `The ${name} of this API key, $${formatUsd(amount)}, ${reason}: ${what} $${formatUsd(spent)}, held by requests in flight $${formatUsd(held)}.`;
+}
+
+function limitReached(refusedBy: readonly SpendLimit[], key: KeyRecord, cycle: BillingCycle, spend: CycleSpend, needed: Cost): GatewayError {
+  const reasons = refusedBy.map((limit) => refusal(limit, key, spend, needed));
+  return new GatewayError(402, `${reasons.join(' ')} The cycle ends at ${new Date(cycle.end).toISOString()}.`);
 }
 
 export default definePlugin({
@@ -38,19 +49,22 @@ export default definePlugin({
     return {
       async onRequest(call) {
         const { key, model } = call;
-        if (!call.endpoint.upstream || !key || !model || key.monthlyCeilingNanos === null) return;
+        if (!call.endpoint.upstream || !key || !model) return;
+        if (key.monthlyCeilingNanos === null && key.monthlyUpstreamLimitNanos === null) return;
         const cycle = cycleOf(call.admittedAt);
-        const nanos = reservationFor(call, model);
+        const needed = reservationFor(call, model);
         const result = await store.ledger.reserve({
           keyId: key.id,
           cycle: cycle.id,
-          nanos,
+          nanos: needed.charged,
+          upstreamNanos: needed.list,
           ceilingNanos: key.monthlyCeilingNanos,
+          upstreamLimitNanos: key.monthlyUpstreamLimitNanos,
           instance,
           now: call.admittedAt,
           expiresAt: leases.expiry(call.admittedAt),
         });
-        if (!result.admitted) throw ceilingReached(key.monthlyCeilingNanos, cycle, result, nanos);
+        if (!result.admitted) throw limitReached(result.refusedBy, key, cycle, result, needed);
         call.reservation = result.reservation;
         leases.hold(call, result.reservation.id);
       },

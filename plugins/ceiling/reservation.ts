@@ -1,4 +1,4 @@
-import { costOf, type Call, type ModelEntry, type Nanos } from '../../src/plugin-api.js';
+import { costOf, type Call, type Cost, type ModelEntry } from '../../src/plugin-api.js';
 
 /**
  * The most output tokens a request can be billed for: its own limit (as its format names it —
@@ -13,12 +13,13 @@ export function maxOutputTokens(call: Call, model: ModelEntry): number {
 }
 
 /**
- * What an admitted call holds against its key's ceiling: its most output tokens × the charged
- * output price, plus — only where the catalogue sets an input price — the request's size in
- * bytes as an upper bound of its prompt tokens × the charged input price (a text token is at
- * least one byte). Input prices are 0 today, so the second term is 0.
+ * What an admitted call holds: the cost of its most output tokens and of an upper bound of its
+ * prompt tokens — the request's size in bytes plus any stored conversation it replays (a text
+ * token is at least one byte) — at the charged prices (`charged`, against the ceiling; input is
+ * charged 0) and at the vendor's list prices (`list`, the upstream cost, against the upstream
+ * limit).
  */
-export function reservationFor(call: Call, model: ModelEntry): Nanos {
-  const promptBound = model.input.chargedNanosPerToken === 0 ? 0 : (call.rawJson?.length ?? 0);
-  return costOf(model, { promptTokens: promptBound, completionTokens: maxOutputTokens(call, model) }).charged;
+export function reservationFor(call: Call, model: ModelEntry): Cost {
+  const promptBound = (call.rawJson?.length ?? 0) + call.replayedInputBytes;
+  return costOf(model, { promptTokens: promptBound, completionTokens: maxOutputTokens(call, model) });
 }

@@ -46,6 +46,7 @@ export class ResponsesTurn {
   continues(thread: readonly StoredResponse[]): void {
     this.thread = thread;
     this.threadBytes = thread.reduce((sum, response) => sum + Buffer.byteLength(response.items), 0);
+    this.call.replayedInputBytes = this.threadBytes;
   }
 
   /** Every item of the conversation it continues, in order: each response's input items, then its output. */

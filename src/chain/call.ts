@@ -147,6 +147,11 @@ export class Call {
   upstreamStatus = 0;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
+  /**
+   * Bytes of input the upstream will read beyond the caller's body (a stored conversation that
+   * `previous_response_id` replays): with the body's size, the bound of the call's prompt tokens.
+   */
+  replayedInputBytes = 0;
   /** Every upstream attempt, in order (retries and fallbacks included). */
   readonly upstreamAttempts: UpstreamAttempt[] = [];
   readonly timings: Timings;

@@ -6,7 +6,7 @@
  */
 
 import type { IncidentImpact, IncidentPatch, IncidentRecord, IncidentStatus, IncidentUpdate, StatusSample } from './status.js';
-import type { DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord, StoredResponse } from './store.js';
+import type { CycleSpend, DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord, StoredResponse } from './store.js';
 
 export interface KeyRow {
   id: string;
@@ -14,6 +14,7 @@ export interface KeyRow {
   /** JSON array of canonical IDs, or NULL for every model. */
   models: string | null;
   monthly_ceiling_nano: number | null;
+  monthly_upstream_limit_nano: number | null;
   status: 'active' | 'revoked';
   expires_at: number | null;
   created_at: number;
@@ -37,6 +38,7 @@ export const toKey = (row: KeyRow): KeyRecord => ({
   name: row.name,
   models: row.models === null ? null : (JSON.parse(row.models) as string[]),
   monthlyCeilingNanos: row.monthly_ceiling_nano,
+  monthlyUpstreamLimitNanos: row.monthly_upstream_limit_nano,
   status: row.status,
   expiresAt: row.expires_at,
   createdAt: row.created_at,
@@ -65,10 +67,26 @@ export function keyPatchColumns(patch: KeyPatch): Array<[column: string, value: 
   if (patch.name !== undefined) columns.push(['name', patch.name]);
   if (patch.models !== undefined) columns.push(['models', patch.models === null ? null : JSON.stringify(patch.models)]);
   if (patch.monthlyCeilingNanos !== undefined) columns.push(['monthly_ceiling_nano', patch.monthlyCeilingNanos]);
+  if (patch.monthlyUpstreamLimitNanos !== undefined) columns.push(['monthly_upstream_limit_nano', patch.monthlyUpstreamLimitNanos]);
   if (patch.expiresAt !== undefined) columns.push(['expires_at', patch.expiresAt]);
   if (patch.rpmLimit !== undefined) columns.push(['rpm_limit', patch.rpmLimit]);
   return columns;
 }
+
+/** A cycle's spend figures as both backends' queries name them (money in nano-dollars). */
+export interface SpendRow {
+  spent: number;
+  reserved: number;
+  upstream_spent: number;
+  upstream_reserved: number;
+}
+
+export const toCycleSpend = (row: SpendRow): CycleSpend => ({
+  spent: row.spent,
+  reserved: row.reserved,
+  upstreamSpent: row.upstream_spent,
+  upstreamReserved: row.upstream_reserved,
+});
 
 export interface ImportRow {
   id: string;

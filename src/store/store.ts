@@ -7,9 +7,12 @@
  * (src/store/unavailable.ts), on both backends.
  */
 
+import type { LedgerStore } from './ledger.js';
 import type { LockoutStore, RateStore } from './limits.js';
 import type { SignatureStore } from './signatures.js';
 import type { StatusStore } from './status.js';
+
+export type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, Reservation, ReserveInput, ReserveResult, SpendLimit } from './ledger.js';
 
 export type KeyStatus = 'active' | 'revoked';
 
@@ -20,6 +23,8 @@ export interface KeyRecord {
   models: string[] | null;
   /** Monthly spend ceiling in nano-dollars; null means none. */
   monthlyCeilingNanos: number | null;
+  /** Monthly limit on the key's upstream cost (its calls at the vendors' list prices) in nano-dollars; null means none. */
+  monthlyUpstreamLimitNanos: number | null;
   status: KeyStatus;
   /** Epoch ms after which the key answers 401; null for never. */
   expiresAt: number | null;
@@ -47,6 +52,8 @@ export interface NewKey {
   name: string;
   models: string[] | null;
   monthlyCeilingNanos: number | null;
+  /** Absent or null: none. */
+  monthlyUpstreamLimitNanos?: number | null;
   expiresAt: number | null;
   /** Requests-per-minute cap; absent or null: the gateway's default. */
   rpmLimit?: number | null;
@@ -60,6 +67,7 @@ export interface KeyPatch {
   name?: string;
   models?: string[] | null;
   monthlyCeilingNanos?: number | null;
+  monthlyUpstreamLimitNanos?: number | null;
   expiresAt?: number | null;
   rpmLimit?: number | null;
 }
@@ -152,115 +160,6 @@ export interface AuditStore {
    * newest; resolves with how many went.
    */
   prune(olderThan: number, keepAtMost: number): Promise<number>;
-}
-
-/** A spend reservation an admitted call holds until its ledger row settles it. */
-export interface Reservation {
-  id: number;
-  keyId: string;
-  /** Billing cycle of admission, `YYYY-MM` (UTC). */
-  cycle: string;
-  /** Nano-dollars held. */
-  nanos: number;
-}
-
-export interface ReserveInput {
-  keyId: string;
-  cycle: string;
-  nanos: number;
-  ceilingNanos: number;
-  /** The gateway instance holding it: its reservations are released when that instance starts again. */
-  instance: string;
-  now: number;
-  /**
-   * The end of the reservation's lease (epoch ms): unless its instance renews it before then, it
-   * stops counting against the ceiling at that instant and is swept (an instance that died).
-   */
-  expiresAt: number;
-}
-
-/** A cycle's settled spend and what in-flight calls hold, in nano-dollars. */
-export interface CycleSpend {
-  spent: number;
-  reserved: number;
-}
-
-export type ReserveResult = { admitted: true; reservation: Reservation } | ({ admitted: false } & CycleSpend);
-
-/** One row per call that reached an upstream. Money in nano-dollars, times in epoch ms. */
-export interface LedgerRow {
-  admittedAt: number;
-  cycle: string;
-  keyId: string;
-  model: string;
-  family: string;
-  endpoint: string;
-  stream: boolean;
-  status: number;
-  /** ok, upstream_error, client_disconnected, timeout, error. */
-  outcome: string;
-  attempts: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** The completion count came from relayed deltas, the vendor never reported one. */
-  usageEstimated: boolean;
-  chargedNanos: number;
-  listNanos: number;
-  /** From the upstream request to the end of the call; null if it never started. */
-  upstreamMs: number | null;
-  /** From the upstream request to the first byte relayed; null when nothing was streamed. */
-  ttftMs: number | null;
-}
-
-/** Sums of a key's rows for one UTC day and one model. */
-export interface DailyUsage {
-  /** `YYYY-MM-DD` (UTC). */
-  day: string;
-  model: string;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  chargedNanos: number;
-  listNanos: number;
-}
-
-/**
- * The money store. Every method that admits or settles is one transaction that is atomic
- * across every process sharing the store, so that no interleaving of gateway instances can
- * admit more than a key's ceiling.
- */
-export interface LedgerStore {
-  /**
-   * Admits iff spent < ceiling and spent + reserved + nanos ≤ ceiling; holds `nanos` if so.
-   * The key's reservations whose lease ended at or before `now` are dropped first (they do not
-   * count); a refusal reports the figures it was decided on.
-   */
-  reserve(input: ReserveInput): Promise<ReserveResult>;
-  /** Writes a call's row, adds its charged cost to the cycle's spend and drops its reservation, at once. */
-  record(row: LedgerRow, reservationId: number | null): Promise<void>;
-  /** Drops a reservation that no row settled (the call never reached an upstream). */
-  release(reservationId: number): Promise<void>;
-  /** Drops every reservation an instance holds (left by a crash); returns how many. */
-  releaseInstance(instance: string): Promise<number>;
-  /**
-   * Moves the end of these leases (the reservations of an instance's calls in flight) to
-   * `expiresAt`; a lease that had already ended at `now` stays ended. Returns how many moved.
-   */
-  renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number>;
-  /** Drops every reservation whose lease ended at or before `now`; returns how many (another instance may be sweeping: then 0). */
-  sweepExpiredLeases(now: number): Promise<number>;
-  /** A key's spend and reservations in a cycle (expired leases count until swept); `null` sums every key. */
-  cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend>;
-  /** A key's rows (every key's for `null`) admitted at or after `since`, summed per UTC day and model, oldest first. */
-  dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]>;
-  /** Every key's spend and reservations in a cycle and its last admitted call. */
-  keyActivity(cycle: string): Promise<KeyActivity[]>;
-}
-
-export interface KeyActivity extends CycleSpend {
-  keyId: string;
-  /** Epoch ms of the key's last call that reached an upstream; null if none. */
-  lastUsedAt: number | null;
 }
 
 /**

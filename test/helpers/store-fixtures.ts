@@ -1,5 +1,5 @@
 import { hashSecret } from '../../src/keys/key-material.js';
-import type { KeyRecord, LedgerRow, NewKey, Store } from '../../src/store/store.js';
+import type { CycleSpend, KeyRecord, LedgerRow, NewKey, Store } from '../../src/store/store.js';
 
 /** Small builders for the store contract tests. */
 
@@ -43,3 +43,11 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
 });
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A cycle's figures: charged spent and held, upstream spent and held (0 unless given). */
+export const figures = (spent: number, reserved: number, upstreamSpent = 0, upstreamReserved = 0): CycleSpend => ({
+  spent,
+  reserved,
+  upstreamSpent,
+  upstreamReserved,
+});

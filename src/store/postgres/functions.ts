@@ -53,6 +53,52 @@ export const RESERVE_FUNCTION = `
   END $$;`;
 
 /**
+ * Admission against both of a key's monthly limits (LedgerStore.reserve; migration 12, which
+ * succeeds gateway_reserve): the same locks in the same order — the key's spend row first
+ * (created by the cycle's first admission), then its ended leases dropped with SKIP LOCKED —
+ * and the rule of src/store/spend-limits.ts for each limit that is set (NULL: none), on the
+ * charged figures and on the upstream ones. `reservation_id` is NULL when refused; the four
+ * figures are those decided on (the store names the refusing limits from them).
+ */
+export const ADMIT_FUNCTION = `
+  CREATE FUNCTION gateway_admit(p_key text, p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint,
+      p_upstream_limit bigint, p_instance text, p_now bigint, p_expires bigint,
+      OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    freed bigint;
+    freed_upstream bigint;
+  BEGIN
+    SELECT s.charged_nano, s.reserved_nano, s.upstream_nano, s.reserved_upstream_nano
+      INTO spent, reserved, upstream_spent, upstream_reserved
+      FROM spend s WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO spend (key_id, cycle, charged_nano) VALUES (p_key, p_cycle, 0) ON CONFLICT (key_id, cycle) DO NOTHING;
+      SELECT s.charged_nano, s.reserved_nano, s.upstream_nano, s.reserved_upstream_nano
+        INTO spent, reserved, upstream_spent, upstream_reserved
+        FROM spend s WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    END IF;
+    WITH gone AS (
+      DELETE FROM reservations r WHERE r.id IN (
+        SELECT x.id FROM reservations x
+        WHERE x.key_id = p_key AND x.cycle = p_cycle AND x.expires_at <= p_now FOR UPDATE SKIP LOCKED)
+      RETURNING r.amount_nano, r.upstream_nano)
+    SELECT COALESCE(SUM(gone.amount_nano), 0)::bigint, COALESCE(SUM(gone.upstream_nano), 0)::bigint INTO freed, freed_upstream FROM gone;
+    reserved := reserved - freed;
+    upstream_reserved := upstream_reserved - freed_upstream;
+    IF (p_ceiling IS NULL OR (spent < p_ceiling AND spent + reserved + p_nanos <= p_ceiling))
+        AND (p_upstream_limit IS NULL OR (upstream_spent < p_upstream_limit AND upstream_spent + upstream_reserved + p_upstream <= p_upstream_limit)) THEN
+      INSERT INTO reservations (key_id, cycle, amount_nano, upstream_nano, instance, created_at, expires_at)
+        VALUES (p_key, p_cycle, p_nanos, p_upstream, p_instance, p_now, p_expires) RETURNING id INTO reservation_id;
+      UPDATE spend s SET reserved_nano = reserved + p_nanos, reserved_upstream_nano = upstream_reserved + p_upstream
+        WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    ELSIF freed <> 0 OR freed_upstream <> 0 THEN
+      UPDATE spend s SET reserved_nano = reserved, reserved_upstream_nano = upstream_reserved
+        WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    END IF;
+  END $$;`;
+
+/**
  * The rate cap's take (RateStore.take; src/store/limits.ts). The key's counter row is locked
  * first (created by its first take), so every instance's takes of the key queue on it; then
  * the slot of admission n − limit is read and, if that admission left the window, overwritten

@@ -1,48 +1,54 @@
 import type { Pool } from 'pg';
-import { toDailyUsage, type DailyRow } from '../rows.js';
+import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
+import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
 import { inTransaction } from './pool.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 /** Admission: one call of the function that locks the key's spend row, sweeps its expired leases and decides (functions.ts). */
-const RESERVE = { name: 'ledger_reserve', text: 'SELECT reservation_id, spent, reserved FROM gateway_reserve($1, $2, $3, $4, $5, $6, $7)' };
+const RESERVE = {
+  name: 'ledger_admit',
+  text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+};
 
 /**
- * Settlement, in one statement (so committed when it resolves): the row, the cost added to
- * the cycle's spend, the reservation dropped and what it held taken off its cycle's
- * `reserved_nano`. The two spend changes are summed per (key, cycle) first, because one
- * statement may change a row only once (the reservation normally belongs to the row's own key
- * and cycle).
+ * Settlement, in one statement (so committed when it resolves): the row, its charged and
+ * upstream (list) costs added to the cycle's spend, the reservation dropped and what it held
+ * taken off its cycle's `reserved_nano` and `reserved_upstream_nano`. The spend changes are
+ * summed per (key, cycle) first, because one statement may change a row only once (the
+ * reservation normally belongs to the row's own key and cycle).
  */
 const RECORD = {
   name: 'ledger_record',
   text: `WITH released AS (
-      DELETE FROM reservations WHERE id = $18::bigint RETURNING key_id, cycle, amount_nano
+      DELETE FROM reservations WHERE id = $18::bigint RETURNING key_id, cycle, amount_nano, upstream_nano
     ), written AS (
       INSERT INTO ledger (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
         prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-    ), deltas (key_id, cycle, charged, held) AS (
-      SELECT $3::text, $2::text, $14::bigint, 0::bigint
-      UNION ALL SELECT key_id, cycle, 0, amount_nano FROM released
+    ), deltas (key_id, cycle, charged, upstream, held, held_upstream) AS (
+      SELECT $3::text, $2::text, $14::bigint, $15::bigint, 0::bigint, 0::bigint
+      UNION ALL SELECT key_id, cycle, 0, 0, amount_nano, upstream_nano FROM released
     )
-    INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano)
-    SELECT key_id, cycle, SUM(charged)::bigint, -SUM(held)::bigint FROM deltas GROUP BY key_id, cycle
+    INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano, upstream_nano, reserved_upstream_nano)
+    SELECT key_id, cycle, SUM(charged)::bigint, -SUM(held)::bigint, SUM(upstream)::bigint, -SUM(held_upstream)::bigint
+      FROM deltas GROUP BY key_id, cycle
     ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano,
-      reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano`,
+      reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano, upstream_nano = s.upstream_nano + EXCLUDED.upstream_nano,
+      reserved_upstream_nano = s.reserved_upstream_nano + EXCLUDED.reserved_upstream_nano`,
 };
 
 const RELEASE = {
   name: 'ledger_release',
-  text: `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING key_id, cycle, amount_nano)
-    UPDATE spend s SET reserved_nano = s.reserved_nano - gone.amount_nano FROM gone
-    WHERE s.key_id = gone.key_id AND s.cycle = gone.cycle`,
+  text: `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING key_id, cycle, amount_nano, upstream_nano)
+    UPDATE spend s SET reserved_nano = s.reserved_nano - gone.amount_nano, reserved_upstream_nano = s.reserved_upstream_nano - gone.upstream_nano
+    FROM gone WHERE s.key_id = gone.key_id AND s.cycle = gone.cycle`,
 };
 
-/** Reservations dropped in bulk, and what they held taken off each (key, cycle)'s `reserved_nano`. */
-const releasing = (which: string): string => `WITH gone AS (DELETE FROM reservations WHERE ${which} RETURNING key_id, cycle, amount_nano),
-    held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount FROM gone GROUP BY key_id, cycle),
-    settled AS (UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount FROM held
-      WHERE s.key_id = held.key_id AND s.cycle = held.cycle)
+/** Reservations dropped in bulk, and what they held taken off each (key, cycle)'s held figures. */
+const releasing = (which: string): string => `WITH gone AS (DELETE FROM reservations WHERE ${which} RETURNING key_id, cycle, amount_nano, upstream_nano),
+    held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount, SUM(upstream_nano)::bigint AS upstream FROM gone GROUP BY key_id, cycle),
+    settled AS (UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount, reserved_upstream_nano = s.reserved_upstream_nano - held.upstream
+      FROM held WHERE s.key_id = held.key_id AND s.cycle = held.cycle)
   SELECT COUNT(*) AS released FROM gone`;
 const RELEASE_INSTANCE = releasing('instance = $1');
 // Rows a release or an admission is deleting right now are theirs to account for: skipped.
@@ -59,11 +65,10 @@ const RENEW = {
  */
 const BULK_RELEASE_LOCK = 7_264_853_012;
 
-const SPEND_KEY = {
-  name: 'ledger_spend_key',
-  text: 'SELECT charged_nano AS spent, reserved_nano AS reserved FROM spend WHERE key_id = $1 AND cycle = $2',
-};
-const SPEND_ALL = `SELECT COALESCE(SUM(charged_nano), 0)::bigint AS spent, COALESCE(SUM(reserved_nano), 0)::bigint AS reserved
+const SPEND_COLUMNS = 'charged_nano AS spent, reserved_nano AS reserved, upstream_nano AS upstream_spent, reserved_upstream_nano AS upstream_reserved';
+const SPEND_KEY = { name: 'ledger_spend_key', text: `SELECT ${SPEND_COLUMNS} FROM spend WHERE key_id = $1 AND cycle = $2` };
+const SPEND_ALL = `SELECT COALESCE(SUM(charged_nano), 0)::bigint AS spent, COALESCE(SUM(reserved_nano), 0)::bigint AS reserved,
+    COALESCE(SUM(upstream_nano), 0)::bigint AS upstream_spent, COALESCE(SUM(reserved_upstream_nano), 0)::bigint AS upstream_reserved
   FROM spend WHERE cycle = $1`;
 
 // A UTC day of an epoch-ms instant, as SQLite's strftime('%Y-%m-%d', ms / 1000, 'unixepoch') gives it.
@@ -77,7 +82,8 @@ const DAILY_ALL = daily('admitted_at >= $1');
 
 const ACTIVITY = `SELECT k.id AS key_id,
     (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
-    COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.reserved_nano, 0) AS reserved
+    COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.reserved_nano, 0) AS reserved,
+    COALESCE(s.upstream_nano, 0) AS upstream_spent, COALESCE(s.reserved_upstream_nano, 0) AS upstream_reserved
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
@@ -86,11 +92,13 @@ export class PgLedgerStore implements LedgerStore {
   constructor(private readonly pool: Pool) {}
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const values = [input.keyId, input.cycle, input.nanos, input.ceilingNanos, input.instance, input.now, input.expiresAt];
-    const decided = (await this.pool.query<{ reservation_id: number | null } & CycleSpend>({ ...RESERVE, values })).rows[0];
-    if (!decided) throw new Error('gateway_reserve answered no row');
-    if (decided.reservation_id === null) return { admitted: false, spent: decided.spent, reserved: decided.reserved };
-    return { admitted: true, reservation: { id: decided.reservation_id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
+    const { keyId, cycle, nanos, upstreamNanos } = input;
+    const values = [keyId, cycle, nanos, upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt];
+    const decided = (await this.pool.query<{ reservation_id: number | null } & SpendRow>({ ...RESERVE, values })).rows[0];
+    if (!decided) throw new Error('gateway_admit answered no row');
+    if (decided.reservation_id !== null) return { admitted: true, reservation: { id: decided.reservation_id, keyId, cycle, nanos, upstreamNanos } };
+    const figures = toCycleSpend(decided);
+    return { admitted: false, refusedBy: limitsRefusing(input, figures), ...figures };
   }
 
   async record(row: LedgerRow, reservationId: number | null): Promise<void> {
@@ -129,9 +137,10 @@ export class PgLedgerStore implements LedgerStore {
   async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {
     const result =
       keyId === null
-        ? await this.pool.query<CycleSpend>(SPEND_ALL, [cycle])
-        : await this.pool.query<CycleSpend>({ ...SPEND_KEY, values: [keyId, cycle] });
-    return result.rows[0] ?? { spent: 0, reserved: 0 };
+        ? await this.pool.query<SpendRow>(SPEND_ALL, [cycle])
+        : await this.pool.query<SpendRow>({ ...SPEND_KEY, values: [keyId, cycle] });
+    const row = result.rows[0];
+    return row ? toCycleSpend(row) : { ...NO_SPEND };
   }
 
   async dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]> {
@@ -140,7 +149,7 @@ export class PgLedgerStore implements LedgerStore {
   }
 
   async keyActivity(cycle: string): Promise<KeyActivity[]> {
-    const rows = (await this.pool.query<{ key_id: string; last_used_at: number | null; spent: number; reserved: number }>(ACTIVITY, [cycle])).rows;
-    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, spent: row.spent, reserved: row.reserved }));
+    const rows = (await this.pool.query<SpendRow & { key_id: string; last_used_at: number | null }>(ACTIVITY, [cycle])).rows;
+    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, ...toCycleSpend(row) }));
   }
 }

@@ -1,12 +1,12 @@
 import type { Migration } from '../migration.js';
-import { KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
+import { ADMIT_FUNCTION, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
  * src/store/sqlite/migrations.ts, in PostgreSQL's types — `bigint` for money (nano-dollars),
  * counts and epoch-ms times, `bytea` for hashes, `boolean` for flags, `double precision` for
  * latencies, JSON lists as text (read by the same code on both backends). Additions, each
- * named where it appears: `spend.reserved_nano`, `incidents.rowid`, and functions for the
+ * named where it appears: `spend.reserved_nano` and `spend.reserved_upstream_nano`, `incidents.rowid`, and functions for the
  * decisions that must read under a row lock taken first (a single statement reads from a
  * snapshot older than the lock). Never edit a migration that has shipped: add the next number
  * (on both backends).
@@ -263,6 +263,22 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         items       text NOT NULL
       );
       CREATE INDEX responses_by_time ON responses(created_at);
+    `,
+  },
+  {
+    version: 12,
+    name: 'upstream cost limit',
+    sql: `
+      ALTER TABLE keys ADD COLUMN monthly_upstream_limit_nano bigint;
+      -- upstream_nano: the cycle's settled upstream cost (the ledger's list_nano), from the
+      -- ledger so far; reserved_upstream_nano (PostgreSQL only, like reserved_nano): what the
+      -- cycle's reservations hold of it.
+      ALTER TABLE spend ADD COLUMN upstream_nano bigint NOT NULL DEFAULT 0,
+        ADD COLUMN reserved_upstream_nano bigint NOT NULL DEFAULT 0;
+      UPDATE spend s SET upstream_nano = (SELECT COALESCE(SUM(l.list_nano), 0) FROM ledger l
+        WHERE l.key_id = s.key_id AND l.cycle = s.cycle);
+      ALTER TABLE reservations ADD COLUMN upstream_nano bigint NOT NULL DEFAULT 0;
+      ${ADMIT_FUNCTION}
     `,
   },
 ];

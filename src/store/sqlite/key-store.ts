@@ -18,8 +18,8 @@ export class SqliteKeyStore implements KeyStore {
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, status, expires_at, rpm_limit, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @rpmLimit, @now, @now)`);
+      (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, @upstreamLimit, 'active', @expiresAt, @rpmLimit, @now, @now)`);
     this.insertValue = db.prepare(
       'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
     );
@@ -50,6 +50,7 @@ export class SqliteKeyStore implements KeyStore {
         name: input.name,
         models: input.models === null ? null : JSON.stringify(input.models),
         ceiling: input.monthlyCeilingNanos,
+        upstreamLimit: input.monthlyUpstreamLimitNanos ?? null,
         expiresAt: input.expiresAt,
         rpmLimit: input.rpmLimit ?? null,
         now: input.now,

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { exactNumber, exactOrNull } from '../exact.js';
-import { toDailyUsage, type DailyRow } from '../rows.js';
+import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
+import { limitsRefusing } from '../spend-limits.js';
 import type { GroupCommit } from './group-commit.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
@@ -40,10 +41,12 @@ export class SqliteLedgerStore implements LedgerStore {
     db: Db,
     private readonly writes: GroupCommit,
   ) {
-    this.spentStmt = db.prepare('SELECT charged_nano FROM spend WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
-    this.reservedStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
+    this.spentStmt = db.prepare('SELECT charged_nano AS spent, upstream_nano AS upstream_spent FROM spend WHERE key_id = ? AND cycle = ?').safeIntegers();
+    this.reservedStmt = db
+      .prepare('SELECT COALESCE(SUM(amount_nano), 0) AS reserved, COALESCE(SUM(upstream_nano), 0) AS upstream_reserved FROM reservations WHERE key_id = ? AND cycle = ?')
+      .safeIntegers();
     this.insertReservation = db.prepare(
-      'INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO reservations (key_id, cycle, amount_nano, upstream_nano, instance, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.deleteReservation = db.prepare('DELETE FROM reservations WHERE id = ?');
     this.deleteInstance = db.prepare('DELETE FROM reservations WHERE instance = ?');
@@ -55,8 +58,9 @@ export class SqliteLedgerStore implements LedgerStore {
        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
       VALUES (@admittedAt, @cycle, @keyId, @model, @family, @endpoint, @stream, @status, @outcome, @attempts,
        @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs)`);
-    this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano) VALUES (?, ?, ?)
-      ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`);
+    this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
+      ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
+        upstream_nano = upstream_nano + excluded.upstream_nano`);
     const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano
@@ -64,33 +68,36 @@ export class SqliteLedgerStore implements LedgerStore {
       GROUP BY day, model ORDER BY day, model`;
     this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?')).safeIntegers();
     this.dailyAllStmt = db.prepare(daily('admitted_at >= ?')).safeIntegers();
-    this.spentAllStmt = db.prepare('SELECT COALESCE(SUM(charged_nano), 0) FROM spend WHERE cycle = ?').pluck().safeIntegers();
-    this.reservedAllStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE cycle = ?').pluck().safeIntegers();
+    this.spentAllStmt = db
+      .prepare('SELECT COALESCE(SUM(charged_nano), 0) AS spent, COALESCE(SUM(upstream_nano), 0) AS upstream_spent FROM spend WHERE cycle = ?')
+      .safeIntegers();
+    this.reservedAllStmt = db
+      .prepare('SELECT COALESCE(SUM(amount_nano), 0) AS reserved, COALESCE(SUM(upstream_nano), 0) AS upstream_reserved FROM reservations WHERE cycle = ?')
+      .safeIntegers();
     this.activityStmt = db.prepare(`SELECT k.id AS key_id,
         (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
-        COALESCE((SELECT s.charged_nano FROM spend s WHERE s.key_id = k.id AND s.cycle = @cycle), 0) AS spent,
-        (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
-      FROM keys k ORDER BY k.created_at, k.id`).safeIntegers();
+        COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.upstream_nano, 0) AS upstream_spent,
+        (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved,
+        (SELECT COALESCE(SUM(r.upstream_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS upstream_reserved
+      FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = @cycle ORDER BY k.created_at, k.id`).safeIntegers();
 
     this.reserveOp = (input: ReserveInput): ReserveResult => {
       this.deleteExpiredOfKey.run(input.keyId, input.cycle, input.now);
-      const { spent, reserved } = this.readSpend(input.keyId, input.cycle);
-      if (spent >= input.ceilingNanos || spent + reserved + input.nanos > input.ceilingNanos) {
-        return { admitted: false, spent, reserved };
-      }
-      const id = Number(this.insertReservation.run(input.keyId, input.cycle, input.nanos, input.instance, input.now, input.expiresAt).lastInsertRowid);
-      return { admitted: true, reservation: { id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
+      const figures = this.readSpend(input.keyId, input.cycle);
+      const refusedBy = limitsRefusing(input, figures);
+      if (refusedBy.length) return { admitted: false, refusedBy, ...figures };
+      const { keyId, cycle, nanos, upstreamNanos } = input;
+      const id = Number(this.insertReservation.run(keyId, cycle, nanos, upstreamNanos, input.instance, input.now, input.expiresAt).lastInsertRowid);
+      return { admitted: true, reservation: { id, keyId, cycle, nanos, upstreamNanos } };
     };
     this.recordOp = (row: LedgerRow, reservationId: number | null): void => {
       this.insertRow.run({ ...row, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0 });
-      this.addSpend.run(row.keyId, row.cycle, row.chargedNanos);
+      this.addSpend.run(row.keyId, row.cycle, row.chargedNanos, row.listNanos);
       if (reservationId !== null) this.deleteReservation.run(reservationId);
     };
     // A read transaction: spend and reservations from one snapshot, never a settlement half-seen.
     this.snapshotSpend = db.transaction((keyId: string | null, cycle: string): CycleSpend =>
-      keyId === null
-        ? { spent: exactNumber(this.spentAllStmt.get(cycle) as bigint), reserved: exactNumber(this.reservedAllStmt.get(cycle) as bigint) }
-        : this.readSpend(keyId, cycle),
+      keyId === null ? spendOf(this.spentAllStmt.get(cycle), this.reservedAllStmt.get(cycle)) : this.readSpend(keyId, cycle),
     );
   }
 
@@ -124,13 +131,8 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   async keyActivity(cycle: string): Promise<KeyActivity[]> {
-    const rows = this.activityStmt.all({ cycle }) as Array<{ key_id: string; last_used_at: bigint | null; spent: bigint; reserved: bigint }>;
-    return rows.map((row) => ({
-      keyId: row.key_id,
-      lastUsedAt: exactOrNull(row.last_used_at),
-      spent: exactNumber(row.spent),
-      reserved: exactNumber(row.reserved),
-    }));
+    const rows = this.activityStmt.all({ cycle }) as Array<Wide<SpendRow> & { key_id: string; last_used_at: bigint | null }>;
+    return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: exactOrNull(row.last_used_at), ...spendOf(row, row) }));
   }
 
   async dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]> {
@@ -149,9 +151,21 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   private readSpend(keyId: string, cycle: string): CycleSpend {
-    return {
-      spent: exactNumber((this.spentStmt.get(keyId, cycle) as bigint | undefined) ?? 0),
-      reserved: exactNumber(this.reservedStmt.get(keyId, cycle) as bigint),
-    };
+    return spendOf(this.spentStmt.get(keyId, cycle), this.reservedStmt.get(keyId, cycle));
   }
+}
+
+/** A row's integers as read with safeIntegers. */
+type Wide<T> = { [K in keyof T]: bigint };
+
+/** Settled spend (absent: no row yet) and holds, as read with safeIntegers, converted exactly. */
+function spendOf(settled: unknown, held: unknown): CycleSpend {
+  const spent = settled as Pick<Wide<SpendRow>, 'spent' | 'upstream_spent'> | undefined;
+  const holds = held as Pick<Wide<SpendRow>, 'reserved' | 'upstream_reserved'>;
+  return toCycleSpend({
+    spent: exactNumber(spent?.spent ?? 0n),
+    reserved: exactNumber(holds.reserved),
+    upstream_spent: exactNumber(spent?.upstream_spent ?? 0n),
+    upstream_reserved: exactNumber(holds.upstream_reserved),
+  });
 }

@@ -275,4 +275,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_by_time ON responses(created_at);
     `,
   },
+  {
+    version: 12,
+    name: 'upstream cost limit',
+    sql: `
+      -- A key's optional monthly limit on its upstream cost: its calls at the vendors' list
+      -- prices (the ledger's list_nano), what the operator pays. NULL = none.
+      ALTER TABLE keys ADD COLUMN monthly_upstream_limit_nano INTEGER;
+      -- The cycle's upstream cost, settled by the same rows as charged_nano: from the ledger so far.
+      ALTER TABLE spend ADD COLUMN upstream_nano INTEGER NOT NULL DEFAULT 0;
+      UPDATE spend SET upstream_nano = (SELECT COALESCE(SUM(l.list_nano), 0) FROM ledger l
+        WHERE l.key_id = spend.key_id AND l.cycle = spend.cycle);
+      -- A reservation also holds the most its call can cost upstream (0: taken before this migration).
+      ALTER TABLE reservations ADD COLUMN upstream_nano INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
