@@ -94,6 +94,11 @@ t.test('402 names the ceiling and the cycle end; other keys are untouched; a new
     spent_usd: '0.00001',
     reserved_usd: '0.00',
     remaining_usd: '0.00',
+    // No upstream limit: its figures are shown, gamma-5.4's 4 tokens and 2 prompt words at list prices (4 × 5000 + 2 × 625).
+    upstream_limit_usd: null,
+    upstream_spent_usd: '0.00002125',
+    upstream_reserved_usd: '0.00',
+    upstream_remaining_usd: null,
   });
 
   clock.advance(60_000); // 2026-12-01T00:00:00Z

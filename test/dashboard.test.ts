@@ -84,7 +84,11 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await page.locator('#usage-key').selectOption({ label: `<script>alert(1)</script> bot (${key.slice(0, 7)}…${key.slice(-4)})` });
   await page.getByTestId('usage-requests').filter({ hasText: '1' }).waitFor();
   t.equal(await page.getByTestId('usage-charged').textContent(), '$0.0001', '40 tokens × $2.50 per 1M = $0.0001, as GET /v1/usage says');
-  t.equal(await page.getByTestId('usage-savings').textContent(), '$0.0001', 'list $5.00 per 1M: saved $0.0001');
+  t.equal(
+    await page.getByTestId('usage-savings').textContent(),
+    '$0.00010125',
+    'list $5.00 per 1M output and $0.625 per 1M input (2 prompt words, charged nothing): saved $0.00010125',
+  );
   t.equal(await page.locator('tr[data-model="gamma-5.4"] td').nth(3).textContent(), '40');
   const v1 = (await (await fetch(`${h.baseURL}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { totals: { cost_usd: string } };
   t.equal(v1.totals.cost_usd, '0.0001', 'the same figure from the API');

@@ -4,22 +4,24 @@ import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
 
 /**
- * Hand-computed: 40 output tokens × the catalogue's price per 1M tokens (docs/money.md).
- * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M = $0.0002 list;
- * beta-3-flash: 40 × $0.038/1M = $0.00000152 charged.
+ * Hand-computed (docs/money.md): 40 output tokens × the charged price per 1M tokens, and for
+ * the upstream (list) cost 40 output tokens × the output list price + the 2 prompt tokens the
+ * simulators count for "Count [[sim:tokens=40]]" × the input list price.
+ * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M + 2 × $0.625/1M = $0.00020125 upstream;
+ * beta-3-flash: 40 × $0.038/1M = $0.00000152 charged, 40 × $0.075/1M + 2 × $0.013/1M = $0.000003026 upstream.
  */
-const FORTY_TOKENS: Record<string, { cost: string; list: string; savings: string }> = {
-  'alpha-opus-4.6': { cost: '0.0003', list: '0.0006', savings: '0.0003' },
-  'alpha-sonnet-4.6': { cost: '0.00006', list: '0.00012', savings: '0.00006' },
-  'alpha-haiku-4.5': { cost: '0.0000052', list: '0.00001', savings: '0.0000048' },
-  'beta-3.1-pro': { cost: '0.00007', list: '0.00014', savings: '0.00007' },
-  'beta-3-flash': { cost: '0.00000152', list: '0.000003', savings: '0.00000148' },
-  'gamma-5.4': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
-  'gamma-5.3-code': { cost: '0.0001', list: '0.0002', savings: '0.0001' },
-  'gamma-5.2': { cost: '0.00008', list: '0.00016', savings: '0.00008' },
-  'gamma-5.2-code': { cost: '0.00008', list: '0.00016', savings: '0.00008' },
-  'gamma-5.1-code': { cost: '0.00006', list: '0.00012', savings: '0.00006' },
-  'gamma-5.1-code-max': { cost: '0.00016', list: '0.00032', savings: '0.00016' },
+const FORTY_TOKENS: Record<string, { cost: string; list: string; savings: string; nanos: [number, number] }> = {
+  'alpha-opus-4.6': { cost: '0.0003', list: '0.000606', savings: '0.000306', nanos: [300_000, 606_000] },
+  'alpha-sonnet-4.6': { cost: '0.00006', list: '0.0001212', savings: '0.0000612', nanos: [60_000, 121_200] },
+  'alpha-haiku-4.5': { cost: '0.0000052', list: '0.0000101', savings: '0.0000049', nanos: [5_200, 10_100] },
+  'beta-3.1-pro': { cost: '0.00007', list: '0.000141168', savings: '0.000071168', nanos: [70_000, 141_168] },
+  'beta-3-flash': { cost: '0.00000152', list: '0.000003026', savings: '0.000001506', nanos: [1_520, 3_026] },
+  'gamma-5.4': { cost: '0.0001', list: '0.00020125', savings: '0.00010125', nanos: [100_000, 201_250] },
+  'gamma-5.3-code': { cost: '0.0001', list: '0.00020125', savings: '0.00010125', nanos: [100_000, 201_250] },
+  'gamma-5.2': { cost: '0.00008', list: '0.000161', savings: '0.000081', nanos: [80_000, 161_000] },
+  'gamma-5.2-code': { cost: '0.00008', list: '0.000161', savings: '0.000081', nanos: [80_000, 161_000] },
+  'gamma-5.1-code': { cost: '0.00006', list: '0.00012075', savings: '0.00006075', nanos: [60_000, 120_750] },
+  'gamma-5.1-code-max': { cost: '0.00016', list: '0.000322', savings: '0.000162', nanos: [160_000, 322_000] },
 };
 
 interface UsageRow {
@@ -30,6 +32,7 @@ interface UsageRow {
   completion_tokens: number;
   total_tokens: number;
   cost_usd: string;
+  upstream_cost_usd: string;
   list_cost_usd: string;
   savings_usd: string;
 }
@@ -84,21 +87,26 @@ t.test('every catalogue model of all three families, streamed and not: the ledge
           completion_tokens: 40,
           total_tokens: 42,
           cost_usd: money.cost,
+          upstream_cost_usd: money.list,
           list_cost_usd: money.list,
           savings_usd: money.savings,
         })),
       `${who}: one row per model at the hand-computed figures`,
     );
-    // gamma: 2 × 0.0001 + 2 × 0.00008 + 0.00006 + 0.00016 = 0.00058 (list 0.00116);
-    // alpha: 0.0003 + 0.00006 + 0.0000052 = 0.0003652 (list 0.00073); beta: 0.00007 + 0.00000152 = 0.00007152 (list 0.000143).
+    // gamma: 2 × 0.0001 + 2 × 0.00008 + 0.00006 + 0.00016 = 0.00058 (upstream 2 × 0.00020125 + 2 × 0.000161 + 0.00012075 + 0.000322 = 0.00116725);
+    // alpha: 0.0003 + 0.00006 + 0.0000052 = 0.0003652 (upstream 0.000606 + 0.0001212 + 0.0000101 = 0.0007373);
+    // beta: 0.00007 + 0.00000152 = 0.00007152 (upstream 0.000141168 + 0.000003026 = 0.000144194).
+    // Upstream 0.00116725 + 0.0007373 + 0.000144194 = 0.002048744: the 0.002033 of output at list
+    // prices and 22 prompt tokens' 0.000015744 (2 × the eleven input list prices).
     t.same(body.totals, {
       requests: 11,
       prompt_tokens: 22,
       completion_tokens: 440,
       total_tokens: 462,
       cost_usd: '0.00101672',
-      list_cost_usd: '0.002033',
-      savings_usd: '0.00101628',
+      upstream_cost_usd: '0.002048744',
+      list_cost_usd: '0.002048744',
+      savings_usd: '0.001032024',
     });
     const rows = db.rows(key.id);
     t.equal(rows.length, 11);
@@ -120,20 +128,8 @@ t.test('every catalogue model of all three families, streamed and not: the ledge
     }
     t.same(
       rows.map((row) => [row.model, row.charged_nano, row.list_nano]),
-      [
-        ['alpha-opus-4.6', 300_000, 600_000],
-        ['alpha-sonnet-4.6', 60_000, 120_000],
-        ['alpha-haiku-4.5', 5_200, 10_000],
-        ['beta-3.1-pro', 70_000, 140_000],
-        ['beta-3-flash', 1_520, 3_000],
-        ['gamma-5.4', 100_000, 200_000],
-        ['gamma-5.3-code', 100_000, 200_000],
-        ['gamma-5.2', 80_000, 160_000],
-        ['gamma-5.2-code', 80_000, 160_000],
-        ['gamma-5.1-code', 60_000, 120_000],
-        ['gamma-5.1-code-max', 160_000, 320_000],
-      ],
-      `${who}: exact nano-dollars in storage`,
+      Object.entries(FORTY_TOKENS).map(([model, money]) => [model, ...money.nanos]),
+      `${who}: exact nano-dollars in storage, the upstream cost with its prompt tokens`,
     );
   }
 });
@@ -157,10 +153,11 @@ t.test('an answered call is committed before its last byte reaches the caller', 
   t.equal(visible, 10, 'every answered call was already in the database');
   await client.completions.create({ model: 'gamma-5.4', prompt: 'Once upon a time', max_tokens: 5 });
   await client.embeddings.create({ model: 'gamma-5.4', input: 'alpha beta' });
+  // 4 prompt tokens ("Once upon a time") × 625 + 5 × 5000 = 27 500 upstream; embeddings: 2 × 625.
   t.match(db.rows(id).slice(-2), [
-    { endpoint: 'completions', completion_tokens: 5, charged_nano: 12_500, list_nano: 25_000 },
-    { endpoint: 'embeddings', completion_tokens: 0, charged_nano: 0, list_nano: 0 },
-  ], 'legacy completions and embeddings are in the ledger too');
+    { endpoint: 'completions', prompt_tokens: 4, completion_tokens: 5, charged_nano: 12_500, list_nano: 27_500 },
+    { endpoint: 'embeddings', prompt_tokens: 2, completion_tokens: 0, charged_nano: 0, list_nano: 1_250 },
+  ], 'legacy completions and embeddings are in the ledger too, their prompt tokens in the upstream cost');
 });
 
 t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answers the same body', async (t) => {
@@ -178,14 +175,17 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
     object: 'usage',
     key_id: id,
     period: { start: '2026-10-27T00:00:00.000Z', end: '2026-11-25T12:00:00.000Z', days: 30 },
+    // Charged: 4 × 2500 + 10 × 2000 nano-dollars. Upstream: gamma-5.4 4 × 5000 + 3 × 625 = 21 875;
+    // gamma-5.2 10 × 4000 + (2 + 1) × 500 = 41 500; together 63 375.
     totals: {
       requests: 3,
       prompt_tokens: 6,
       completion_tokens: 14,
       total_tokens: 20,
-      cost_usd: '0.00003', // 4 × 2500 + 10 × 2000 nano-dollars
-      list_cost_usd: '0.00006',
-      savings_usd: '0.00003',
+      cost_usd: '0.00003',
+      upstream_cost_usd: '0.000063375',
+      list_cost_usd: '0.000063375',
+      savings_usd: '0.000033375',
     },
     cycle: {
       start: '2026-11-01T00:00:00.000Z',
@@ -194,10 +194,20 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
       spent_usd: '0.00003',
       reserved_usd: '0.00',
       remaining_usd: '1.49997',
+      upstream_limit_usd: null,
+      upstream_spent_usd: '0.000063375',
+      upstream_reserved_usd: '0.00',
+      upstream_remaining_usd: null,
     },
     data: [
-      { date: '2026-11-15', model: 'gamma-5.4', requests: 1, prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost_usd: '0.00001', list_cost_usd: '0.00002', savings_usd: '0.00001' },
-      { date: '2026-11-25', model: 'gamma-5.2', requests: 2, prompt_tokens: 3, completion_tokens: 10, total_tokens: 13, cost_usd: '0.00002', list_cost_usd: '0.00004', savings_usd: '0.00002' },
+      {
+        date: '2026-11-15', model: 'gamma-5.4', requests: 1, prompt_tokens: 3, completion_tokens: 4, total_tokens: 7,
+        cost_usd: '0.00001', upstream_cost_usd: '0.000021875', list_cost_usd: '0.000021875', savings_usd: '0.000011875',
+      },
+      {
+        date: '2026-11-25', model: 'gamma-5.2', requests: 2, prompt_tokens: 3, completion_tokens: 10, total_tokens: 13,
+        cost_usd: '0.00002', upstream_cost_usd: '0.0000415', list_cost_usd: '0.0000415', savings_usd: '0.0000215',
+      },
     ],
   });
   const admin = await h.admin('GET', `/keys/${id}/usage`);
@@ -238,7 +248,7 @@ t.test('usage is isolated between keys', async (t) => {
   t.same(ub.data.map((row) => [row.model, row.requests, row.completion_tokens]), [['gamma-5.1-code', 1, 7]]);
   t.equal(ub.totals.cost_usd, '0.0000105', '7 × 1500 nano-dollars');
   t.same(ui.data, []);
-  t.same(ui.totals, { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: '0.00', list_cost_usd: '0.00', savings_usd: '0.00' });
+  t.same(ui.totals, { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: '0.00', upstream_cost_usd: '0.00', list_cost_usd: '0.00', savings_usd: '0.00' });
   t.equal(ui.cycle['spent_usd'], '0.00');
   const adminB = (await (await h.admin('GET', `/keys/${b.id}/usage`)).json()) as UsageBody;
   t.same(adminB, ub);
@@ -269,7 +279,7 @@ t.test('a caller that leaves mid-stream: the upstream is cut and the call is bil
   t.match(row, { outcome: 'client_disconnected', status: 499, stream: 1, usage_estimated: 1 });
   t.ok(row && row.completion_tokens >= 5 && row.completion_tokens < 200, `billed the ${row?.completion_tokens} pieces relayed, not the 200 planned`);
   t.equal(row?.charged_nano, (row?.completion_tokens ?? -1) * 2500, 'at the charged price');
-  t.equal(row?.list_nano, (row?.completion_tokens ?? -1) * 5000);
+  t.equal(row?.list_nano, (row?.completion_tokens ?? -1) * 5000 + (row?.prompt_tokens ?? -1) * 625, 'at the list prices, output and input');
   t.ok(elapsed < 2000, `settled ${elapsed} ms after the caller left, long before the stream would have ended`);
   const after = await usage(h, key);
   t.equal(after.cycle['reserved_usd'], '0.00', 'its reservation was settled');

@@ -32,13 +32,15 @@ export default definePlugin({
         router.get('/usage', handled(async (_req: Request, res: Response) => {
           sendJson(res, 200, JSON.stringify(await usageReport(store, null, clock.now())));
         }));
-        // Per key, this cycle's spend and holds and the last call: the dashboard's key table.
+        // Per key, this cycle's spend and holds (charged and upstream) and the last call: the dashboard's key table.
         router.get('/usage/keys', handled(async (_req: Request, res: Response) => {
           const activity = await store.ledger.keyActivity(cycleOf(clock.now()).id);
           const data = activity.map((a) => ({
             key_id: a.keyId,
             cycle_spent_usd: formatUsd(a.spent),
             cycle_reserved_usd: formatUsd(a.reserved),
+            cycle_upstream_spent_usd: formatUsd(a.upstreamSpent),
+            cycle_upstream_reserved_usd: formatUsd(a.upstreamReserved),
             last_used_at: a.lastUsedAt === null ? null : new Date(a.lastUsedAt).toISOString(),
           }));
           sendJson(res, 200, JSON.stringify({ object: 'list', data }));

@@ -12,7 +12,11 @@ interface Sums {
   listNanos: Nanos;
 }
 
-/** Token counts and money of a set of rows; money as exact decimal strings. */
+/**
+ * Token counts and money of a set of rows; money as exact decimal strings. `upstream_cost_usd`
+ * is what the calls cost the operator at the vendors' list prices (prompt and completion);
+ * `list_cost_usd` is the same figure under its older name, which savings are measured from.
+ */
 function sumsJson(sums: Sums): JsonObject {
   return {
     requests: sums.requests,
@@ -20,9 +24,15 @@ function sumsJson(sums: Sums): JsonObject {
     completion_tokens: sums.completionTokens,
     total_tokens: sums.promptTokens + sums.completionTokens,
     cost_usd: formatUsd(sums.chargedNanos),
+    upstream_cost_usd: formatUsd(sums.listNanos),
     list_cost_usd: formatUsd(sums.listNanos),
     savings_usd: formatUsd(sums.listNanos - sums.chargedNanos),
   };
+}
+
+/** A limit and what is left of it after the spent and held amounts; nulls for a limit not set. */
+function limitJson(limit: Nanos | null, spent: Nanos, held: Nanos): { limit: string | null; remaining: string | null } {
+  return limit === null ? { limit: null, remaining: null } : { limit: formatUsd(limit), remaining: formatUsd(Math.max(0, limit - spent - held)) };
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -30,8 +40,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /**
  * The body of `GET /v1/usage` (and of `GET /admin/v1/keys/:id/usage`): the key's ledger for
  * the last 30 days — totals, per-day per-model rows — and the current cycle's spend and
- * in-flight reservations against its ceiling. Shape documented in docs/money.md. With no
- * key (`GET /admin/v1/usage`), the same over every key, without a ceiling.
+ * in-flight reservations against its ceiling and its upstream cost limit. Shape documented in
+ * docs/money.md. With no key (`GET /admin/v1/usage`), the same over every key, without limits.
  */
 export async function usageReport(store: Store, key: KeyRecord | null, now: number): Promise<JsonObject> {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
@@ -48,7 +58,8 @@ export async function usageReport(store: Store, key: KeyRecord | null, now: numb
     totals.chargedNanos += day.chargedNanos;
     totals.listNanos += day.listNanos;
   }
-  const ceiling = key?.monthlyCeilingNanos ?? null;
+  const ceiling = limitJson(key?.monthlyCeilingNanos ?? null, spend.spent, spend.reserved);
+  const upstream = limitJson(key?.monthlyUpstreamLimitNanos ?? null, spend.upstreamSpent, spend.upstreamReserved);
   return {
     object: 'usage',
     key_id: keyId,
@@ -57,10 +68,14 @@ export async function usageReport(store: Store, key: KeyRecord | null, now: numb
     cycle: {
       start: iso(cycle.start),
       end: iso(cycle.end),
-      ceiling_usd: ceiling === null ? null : formatUsd(ceiling),
+      ceiling_usd: ceiling.limit,
       spent_usd: formatUsd(spend.spent),
       reserved_usd: formatUsd(spend.reserved),
-      remaining_usd: ceiling === null ? null : formatUsd(Math.max(0, ceiling - spend.spent - spend.reserved)),
+      remaining_usd: ceiling.remaining,
+      upstream_limit_usd: upstream.limit,
+      upstream_spent_usd: formatUsd(spend.upstreamSpent),
+      upstream_reserved_usd: formatUsd(spend.upstreamReserved),
+      upstream_remaining_usd: upstream.remaining,
     },
     data: days.map((day) => ({ date: day.day, model: day.model, ...sumsJson(day) })),
   };
