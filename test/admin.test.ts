@@ -45,6 +45,39 @@ t.test('admin API: create, list, get, patch, revoke', async (t) => {
   t.notMatch(dbBytes, full.slice(3), 'the raw key is nowhere in the database file');
 });
 
+t.test('admin API: monthly_upstream_limit_usd on create, get, list, patch (null clears), rotation; bad amounts refused', async (t) => {
+  const h = await startHarness(t);
+  const plain = (await (await h.admin('POST', '/keys', { name: 'plain' })).json()) as Record<string, unknown>;
+  t.equal(plain['monthly_upstream_limit_usd'], null, 'none unless set');
+
+  const created = await h.admin('POST', '/keys', { name: 'bounded', monthly_ceiling_usd: '0.001', monthly_upstream_limit_usd: '2.500000001' });
+  t.equal(created.status, 201);
+  const key = (await created.json()) as Record<string, unknown>;
+  const id = String(key['id']);
+  t.same([key['monthly_ceiling_usd'], key['monthly_upstream_limit_usd']], ['0.001', '2.500000001'], 'both limits, exact to the nano-dollar');
+  t.equal((await h.store.keys.get(id))?.monthlyUpstreamLimitNanos, 2_500_000_001, 'stored in nano-dollars');
+  const one = (await (await h.admin('GET', `/keys/${id}`)).json()) as Record<string, unknown>;
+  t.equal(one['monthly_upstream_limit_usd'], '2.500000001');
+  const list = (await (await h.admin('GET', '/keys')).json()) as { data: Array<Record<string, unknown>> };
+  t.same(list.data.map((k) => k['monthly_upstream_limit_usd']), [null, '2.500000001']);
+
+  const patched = (await (await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: '0.50' })).json()) as Record<string, unknown>;
+  t.same([patched['monthly_ceiling_usd'], patched['monthly_upstream_limit_usd']], ['0.001', '0.50'], 'a patch of one limit leaves the other');
+  const rotated = (await (await h.admin('POST', `/keys/${id}/rotate`)).json()) as Record<string, unknown>;
+  t.equal(rotated['monthly_upstream_limit_usd'], '0.50', 'a rotation keeps it');
+  const cleared = (await (await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: null })).json()) as Record<string, unknown>;
+  t.same([cleared['monthly_ceiling_usd'], cleared['monthly_upstream_limit_usd']], ['0.001', null], 'null clears it');
+  t.equal((await h.store.keys.get(id))?.monthlyUpstreamLimitNanos, null);
+
+  for (const bad of ['fifty', '-1.00', '1.0000000001', 3]) {
+    const res = await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: bad });
+    const error = ((await res.json()) as { error: { param: string | null; message: string } }).error;
+    t.same([res.status, error.param], [400, 'monthly_upstream_limit_usd'], `${JSON.stringify(bad)} refused, naming the field`);
+  }
+  const refused = await h.admin('POST', '/keys', { name: 'x', monthly_upstream_limit_usd: 'lots' });
+  t.match((await refused.json()) as object, { error: { param: 'monthly_upstream_limit_usd', message: /monthly_upstream_limit_usd must be a decimal dollar amount/ } });
+});
+
 t.test('admin API refuses bad input and bad tokens in our envelope', async (t) => {
   const h = await startHarness(t);
   const bad = async (method: string, path: string, body: unknown, param: string | null, status = 400) => {

@@ -17,6 +17,7 @@ const settingsProperties = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   models: nullable({ type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1 } }),
   monthly_ceiling_usd: nullable({ type: 'string', minLength: 1, maxLength: 32 }),
+  monthly_upstream_limit_usd: nullable({ type: 'string', minLength: 1, maxLength: 32 }),
   expires_at: nullable({ type: 'string', minLength: 1, maxLength: 64 }),
   rpm_limit: nullable({ type: 'integer', minimum: 0, maximum: 1_000_000 }),
 };

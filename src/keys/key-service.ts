@@ -25,6 +25,7 @@ export function keyJson(key: KeyRecord, now: number, value?: string): Record<str
     key: value ?? key.display,
     models: key.models,
     monthly_ceiling_usd: key.monthlyCeilingNanos === null ? null : formatUsd(key.monthlyCeilingNanos),
+    monthly_upstream_limit_usd: key.monthlyUpstreamLimitNanos === null ? null : formatUsd(key.monthlyUpstreamLimitNanos),
     rpm_limit: key.rpmLimit,
     status: effectiveStatus(key, now),
     created_at: iso(key.createdAt),
@@ -45,6 +46,8 @@ export interface KeySettingsInput {
   name?: string;
   models?: string[] | null;
   monthly_ceiling_usd?: string | null;
+  /** The most the key's calls may cost the operator upstream (at the vendors' list prices) per month. */
+  monthly_upstream_limit_usd?: string | null;
   expires_at?: string | null;
   /** Requests per minute: a positive cap, 0 for none, null for the gateway's default. */
   rpm_limit?: number | null;
@@ -65,6 +68,7 @@ export class KeyService {
       name: input.name,
       models: settings.models ?? null,
       monthlyCeilingNanos: settings.monthlyCeilingNanos ?? null,
+      monthlyUpstreamLimitNanos: settings.monthlyUpstreamLimitNanos ?? null,
       expiresAt: settings.expiresAt ?? null,
       rpmLimit: settings.rpmLimit ?? null,
       valueHash: hashSecret(value),
@@ -103,8 +107,9 @@ export class KeyService {
     const patch: KeyPatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.models !== undefined) patch.models = input.models === null ? null : this.canonicalModels(input.models);
-    if (input.monthly_ceiling_usd !== undefined) {
-      patch.monthlyCeilingNanos = input.monthly_ceiling_usd === null ? null : this.amount(input.monthly_ceiling_usd);
+    if (input.monthly_ceiling_usd !== undefined) patch.monthlyCeilingNanos = this.amount(input.monthly_ceiling_usd, 'monthly_ceiling_usd');
+    if (input.monthly_upstream_limit_usd !== undefined) {
+      patch.monthlyUpstreamLimitNanos = this.amount(input.monthly_upstream_limit_usd, 'monthly_upstream_limit_usd');
     }
     if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : this.instant(input.expires_at);
     if (input.rpm_limit !== undefined) patch.rpmLimit = input.rpm_limit;
@@ -121,11 +126,13 @@ export class KeyService {
     return [...canonical];
   }
 
-  private amount(text: string): number {
+  /** A dollar amount in nano-dollars, or null (clears the setting). */
+  private amount(text: string | null, field: string): number | null {
+    if (text === null) return null;
     try {
       return parseUsd(text);
     } catch {
-      throw invalidRequest(`monthly_ceiling_usd must be a decimal dollar amount such as "50.00", got ${JSON.stringify(text)}.`, 'monthly_ceiling_usd');
+      throw invalidRequest(`${field} must be a decimal dollar amount such as "50.00", got ${JSON.stringify(text)}.`, field);
     }
   }
 
