@@ -31,9 +31,18 @@ function refusal(limit: SpendLimit, key: KeyRecord, spend: CycleSpend, needed: C
   return `The ${name} of this API key, $${formatUsd(amount)}, ${reason}: ${what} $${formatUsd(spent)}, held by requests in flight $${formatUsd(held)}.`;
 }
 
+/** What a refusal by the upstream cost limit alone is answered with; the ceiling keeps the 402's own `monthly_cap_exceeded`. */
+const UPSTREAM_LIMIT_CODE = 'monthly_upstream_limit_exceeded';
+
+/**
+ * The 402 of a refused admission. Its code names the limit: `monthly_cap_exceeded` whenever the
+ * ceiling refused (alone or with the upstream limit: what callers already handle), else
+ * `monthly_upstream_limit_exceeded`. The message gives every refusing limit's figures.
+ */
 function limitReached(refusedBy: readonly SpendLimit[], key: KeyRecord, cycle: BillingCycle, spend: CycleSpend, needed: Cost): GatewayError {
   const reasons = refusedBy.map((limit) => refusal(limit, key, spend, needed));
-  return new GatewayError(402, `${reasons.join(' ')} The cycle ends at ${new Date(cycle.end).toISOString()}.`);
+  const code = refusedBy.includes('ceiling') ? undefined : UPSTREAM_LIMIT_CODE;
+  return new GatewayError(402, `${reasons.join(' ')} The cycle ends at ${new Date(cycle.end).toISOString()}.`, code ? { code } : {});
 }
 
 export default definePlugin({
