@@ -1,4 +1,5 @@
 import type { Fault } from '../../../src/simulators/sim-server.js';
+import { CORE_DEFECTS } from '../corpus/core-defects.js';
 
 /**
  * The upstream fault matrix: each fault a vendor simulator can deliver (src/simulators/sim-server.ts
@@ -71,7 +72,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     modes: ['streamed'],
     expect: both(reply()),
     // Gamma passes only because it needs no end marker: its lost last event is `data: [DONE]`.
-    todo: 'core: src/pipeline/relay-stream.ts never ends a trailing bare CR, so the last event of a CR-only stream is lost (alpha, beta: 502)',
+    todo: CORE_DEFECTS.bareCrStream,
   },
   { name: '429 with Retry-After beyond the deadline', faults: [{ status: 429, retryAfter: '30' }], words: 'plain', expect: both(error(429, 1, 'upstream_error', '30')) },
   { name: '5xx storm (503 on every attempt)', faults: persistent({ status: 503 }), words: 'plain', expect: both(error(503, 2)) },
