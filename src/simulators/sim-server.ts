@@ -29,6 +29,8 @@ export interface Fault {
   hang?: boolean;
   /** Wait this long before the response headers. */
   delayMs?: number;
+  /** Streams: this delay between frames instead of the simulator's `chunkDelayMs`. */
+  chunkDelayMs?: number;
   /** Streams: destroy the connection after this many frames. */
   resetAfterFrames?: number;
   /** Streams: after this many frames, send the vendor's in-stream error event (type `errorType`) and end. */
@@ -130,6 +132,7 @@ export function faultFromDirectives(directives: Directives): Fault | undefined {
   if (directives.status) fault.status = directives.status;
   if (directives.hang) fault.hang = true;
   if (directives.delay_ms) fault.delayMs = directives.delay_ms;
+  if (directives.chunk_delay_ms) fault.chunkDelayMs = directives.chunk_delay_ms;
   if (directives.reset_after !== undefined) fault.resetAfterFrames = directives.reset_after;
   if (directives.error_after !== undefined) fault.errorAfterFrames = directives.error_after;
   return Object.keys(fault).length ? fault : undefined;
@@ -236,6 +239,7 @@ export class SimServer {
   private async writeBody(res: ServerResponse, frames: readonly string[], fault: Fault | undefined, stream: boolean): Promise<void> {
     const errorAfter = stream && this.vendor.streamErrorFrame ? fault?.errorAfterFrames : undefined;
     const cutAfter = fault?.resetAfterFrames;
+    const pace = fault?.chunkDelayMs ?? this.chunkDelayMs;
     for (const [index, frame] of frames.entries()) {
       if (res.destroyed) return;
       if (errorAfter !== undefined && index >= errorAfter) {
@@ -258,7 +262,7 @@ export class SimServer {
       // Before a cut, wait until the frame is on the wire so the peer really sees it.
       else if (cutAfter !== undefined && index === cutAfter - 1) await new Promise<void>((resolve) => res.write(frame, () => resolve()));
       else res.write(frame);
-      if (stream && this.chunkDelayMs) await sleep(this.chunkDelayMs);
+      if (stream && pace) await sleep(pace);
     }
     res.end();
   }
