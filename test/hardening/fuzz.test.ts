@@ -5,7 +5,7 @@ import { contractProblems } from './helpers/answer-shape.js';
 import { fuzzRequest, type FuzzRequest } from './helpers/fuzz-arbitraries.js';
 import { startProbeGateway, type ProbeGateway } from './helpers/probe-gateway.js';
 import { rawRequest, type RawRequest } from './helpers/raw-http.js';
-import { scaled } from './helpers/scale.js';
+import { scaled, SEED } from './helpers/scale.js';
 
 /**
  * Property-based fuzzing of every request path and the admin API (helpers/fuzz-arbitraries.ts)
@@ -15,7 +15,6 @@ import { scaled } from './helpers/scale.js';
  * fast-check; minimise it into corpus/bad-inputs.ts.
  */
 
-const SEED = Number(process.env['HARDENING_SEED'] ?? 20261115);
 const RUNS = scaled(800, 30_000);
 /** The short form stops early on a slow machine rather than overrun tap's 60 s. */
 const TIME_LIMIT_MS = scaled(35_000, 900_000);

@@ -7,6 +7,7 @@ import { createBetaSimulator } from '../../plugins/vendor-beta/simulator.js';
 import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import { AggregatorUsageSimulator } from '../../src/simulators/aggregator-usage-sim.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
+import { compiledGateway } from '../helpers/compiled-gateway.js';
 import { configFileWith } from '../helpers/config-file.js';
 import { spawnGateway } from '../helpers/spawn-gateway.js';
 import { findLeaks, randomToken, type Artifact } from './helpers/secrets.js';
@@ -62,7 +63,7 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
     LOG_LEVEL: 'debug',
     IMPORT_AGGREGATOR_BASE_URL: aggregator.url,
     ...Object.fromEntries((Object.keys(sims) as Family[]).flatMap((family) => [[`${family.toUpperCase()}_BASE_URL`, sims[family].url], [`${family.toUpperCase()}_API_KEY`, upstream[family]]])),
-  });
+  }, await compiledGateway());
   t.teardown(() => gateway.kill('SIGKILL'));
   const origin = await gateway.ready;
 

@@ -1,14 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledGateway } from '../../helpers/compiled-gateway.js';
 import { admin } from '../../helpers/gateway-processes.js';
 import { ADMIN_TOKEN } from '../../helpers/harness.js';
 import { spawnGateway } from '../../helpers/spawn-gateway.js';
 
 /**
- * A real gateway process for the bad-input corpus and the fuzzer: `src/main.ts` with no vendor
- * credential, so every family is answered by its built-in simulator inside the process, and one
- * credential of every kind a caller can present.
+ * A real gateway process (compiled, so its memory is its own) for the bad-input corpus, the
+ * fuzzer and the soak: no vendor credential, so every family is answered by its built-in
+ * simulator inside the process, and one credential of every kind a caller can present.
  */
 
 export const CREDENTIALS = ['key', 'admin', 'revoked', 'rotated', 'restricted', 'capped', 'limited', 'unknown', 'malformed', 'imported'] as const;
@@ -38,7 +39,7 @@ interface Created {
 export async function startProbeGateway(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<ProbeGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-probe-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const gateway = spawnGateway({ GATEWAY_DB: join(dir, 'gateway.db'), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  const gateway = spawnGateway({ GATEWAY_DB: join(dir, 'gateway.db'), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, ...env }, await compiledGateway());
   t.teardown(() => gateway.kill('SIGKILL'));
   const origin = await gateway.ready;
   const create = (settings: Record<string, unknown>): Promise<Created> => admin(origin, 'POST', '/keys', { name: 'probe', ...settings }) as Promise<Created>;
