@@ -12,7 +12,7 @@ import { scaled, SEED } from './helpers/scale.js';
  * against a real gateway process: every answer keeps the contract (answer-shape.ts), none takes
  * longer than 15 s, the process answers /healthz after every batch and its memory stays within
  * a bound. A fixed seed in `npm test`; HARDENING_SEED picks another. A failure is shrunk by
- * fast-check; minimise it into corpus/bad-inputs.ts.
+ * fast-check; minimise it into the corpus (corpus/api-inputs.ts, admin-inputs.ts).
  */
 
 const RUNS = scaled(800, 30_000);

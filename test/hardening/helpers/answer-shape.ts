@@ -1,4 +1,4 @@
-import type { BodyKind } from '../corpus/bad-inputs.js';
+import type { BodyKind } from '../corpus/cases.js';
 import type { RawResponse } from './raw-http.js';
 import { isEnvelope, parseJson, readStream } from './replies.js';
 

@@ -13,7 +13,7 @@ export interface LoadKey {
 }
 
 export interface LoadKeys {
-  /** No ceiling, every model. */
+  /** Every model, a ceiling far away (so its calls hold reservations). */
   open: LoadKey;
   /** A small ceiling: its calls turn into 402s. */
   capped: LoadKey;
