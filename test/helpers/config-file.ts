@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 
 /** The part of config/gateway.yaml a test edits. */
-export interface ConfigDocument {
+interface ConfigDocument {
   catalogue: string;
   plugins: Array<{ name: string; config?: unknown }>;
 }

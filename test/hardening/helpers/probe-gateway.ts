@@ -27,8 +27,6 @@ export interface ProbeGateway {
   baselineMiB: number;
   /** GET /healthz answered 200. */
   healthy(): Promise<boolean>;
-  /** Stdout and stderr so far. */
-  output(): string;
 }
 
 interface Created {
@@ -72,7 +70,6 @@ export async function startProbeGateway(t: { teardown(fn: () => unknown): void }
     },
     rssMiB: () => rssMiB(pid),
     healthy: async () => (await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(5000) }).catch(() => null))?.status === 200,
-    output: gateway.output,
   };
 }
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-export const PIECE = 8;
+const PIECE = 8;
 
 /** `length` random letters and digits. */
 export function randomToken(length: number): string {
