@@ -11,7 +11,7 @@ export interface BootstrapSecrets {
 }
 
 /**
- * First start on an empty database with no GATEWAY_ADMIN_TOKEN (decisions.md): mint an admin
+ * First start on an empty database with no GATEWAY_ADMIN_TOKEN (docs/api-contract.md#admin-api): mint an admin
  * token (only its hash is kept) and a first `sl-` key, and return them to be shown once. An
  * operator who configured a token creates keys through the admin API: nothing is minted, and
  * no secret reaches the terminal (or the log files it is piped to). Later starts return nothing.

@@ -5,7 +5,6 @@ import { Registry } from 'prom-client';
 import { adminRouter } from './admin/admin-router.js';
 import { adminTokenHash } from './bootstrap.js';
 import type { Catalogue } from './catalogue/catalogue.js';
-import { ENDPOINTS } from './chain/call.js';
 import { Chain } from './chain/chain.js';
 import { setupPlugins } from './chain/load-plugins.js';
 import type { PluginContext } from './chain/plugin.js';
@@ -75,7 +74,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const chain = new Chain(await setupPlugins(options.plugins, context), log);
   const bases = Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url ?? '']));
-  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms });
+  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms, forwardedHeaders: config.forwarded_caller_headers });
   const pipeline = new Pipeline({
     chain,
     proxy,
@@ -97,10 +96,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });
   app = express;
   const http = new GatewayServer({
-    api: apiEntry(Object.values(ENDPOINTS), pipeline),
+    api: apiEntry(chain.endpoints, pipeline),
     fallback: express,
     log,
-    shutdownGraceMs: config.server.shutdown_grace_ms,
+    limits: config.server,
   });
 
   let closing: Promise<void> | null = null;

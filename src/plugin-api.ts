@@ -10,12 +10,13 @@ export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/p
 export { PluginConfigError } from './chain/resolve-plugins.js';
 export type { Call, Endpoint, EndpointName, JsonObject, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
 export type { VendorDeclaration } from './vendors/vendor.js';
+export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream, RequestProblem } from './chain/ingress.js';
 export type { Clock } from './clock.js';
 
 // Refusing and answering: the error envelope, JSON replies, admin and operator routes.
 export { GatewayError, invalidRequest } from './http/errors.js';
 export type { ErrorStatus } from './http/errors.js';
-export { sendError, sendJson } from './http/respond.js';
+export { sendError, sendJson, SSE_DONE, SSE_HEADERS, sseErrorFrame } from './http/respond.js';
 export { handled, validBody } from './admin/admin-body.js';
 export { bearerMatches } from './admin/admin-auth.js';
 export { compileSchema } from './config/validate.js';
@@ -24,7 +25,7 @@ export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-serve
 
 // Keys and credentials.
 export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from './keys/key-material.js';
-export { isCredentialHeader } from './http/credential-headers.js';
+export { headerCount, isCredentialHeader } from './http/credential-headers.js';
 
 // The catalogue, money and billing.
 export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js';
@@ -41,15 +42,24 @@ export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, Rollu
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
 
-// A vendor family: translating the reference format to the vendor's wire format and back.
-export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
+// The neutral request and reply every ingress format reads into and every vendor translates from.
+export { REASONING_EFFORTS } from './neutral/request.js';
+export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
+export { ledgerUsage } from './neutral/reply.js';
+export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
+export type { ReplySink } from './neutral/sink.js';
+export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
+
+// The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
-export type { ChatRequest, Part, ToolChoice, Turn } from './reference/chat-request.js';
+export { chatBodyFromLegacy } from './reference/legacy.js';
 export { checkRequestBody } from './reference/request-schemas.js';
-export { ReferenceCallShape } from './reference/call-shape.js';
-export { ledgerUsage } from './reference/reply.js';
-export type { FinishReason, Reply, ReplyChoice, ReplyToolCall, ReplyUsage } from './reference/reply.js';
+export { ChatOutput } from './reference/chat-output.js';
+export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';
+
+// A vendor family: translating the neutral request to the vendor's wire format and back.
+export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
 export type { EmbeddingsRequest } from './reference/embeddings.js';
 export { mintId } from './reference/ids.js';

@@ -4,7 +4,7 @@ import { AlphaTranslator } from '../plugins/vendor-alpha/translator.js';
 import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from './helpers/translate.js';
 
 /**
- * Every row of wire-formats.md §4.1/§4.3/§4.4/§4.5 for the alpha column, each direction, with
+ * Every row of the alpha mapping tables (docs/vendor-formats.md: #request-mapping, #alpha-response, #alpha-finish-reasons, #alpha-usage, #alpha-stream-events, #alpha-errors), each direction, with
  * literal JSON and SSE fixtures. Model alpha-haiku-4.5 (upstream name = id, max output 8192).
  */
 
@@ -13,7 +13,7 @@ const translator = (body: string, options: Partial<CallOptions> = {}): AlphaTran
   new AlphaTranslator(makeCall(JSON.parse(body), { model: MODEL, ...options }), 'alpha-key');
 const upstreamBody = (body: string, options: Partial<CallOptions> = {}): unknown => JSON.parse(translator(body, options).request().body.toString());
 
-t.test('§4.1 request mapping, reference → alpha', async (t) => {
+t.test('request mapping, reference → alpha', async (t) => {
   const request = translator('{"model":"alpha-haiku-4-5","messages":[{"role":"user","content":"Hi"}]}').request();
   t.equal(request.path, 'v1/messages', 'URL');
   t.same(request.headers, { 'content-type': 'application/json', accept: 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'alpha-key' }, 'auth and version headers');
@@ -98,7 +98,7 @@ const respond = (alpha: string, options: Partial<CallOptions> = {}, body = '{"me
   return { body: JSON.parse(fixedIds(String(out.body))), usage: out.usage };
 };
 
-t.test('§4.3 response mapping, alpha → reference', async (t) => {
+t.test('response mapping, alpha → reference', async (t) => {
   const message = (content: string, stopReason: string, usage = '{"input_tokens":512,"output_tokens":61}') =>
     `{"id":"msg_01","type":"message","role":"assistant","model":"claude-x","content":${content},"stop_reason":"${stopReason}","stop_sequence":null,"usage":${usage}}`;
 
@@ -134,7 +134,7 @@ t.test('§4.3 response mapping, alpha → reference', async (t) => {
   t.match(thrown(() => respond('{"type":"error"}')), { status: 502 }, 'not a message → 502');
 });
 
-/** wire-formats §2.4, literally. */
+/** The alpha stream example of docs/vendor-formats.md#alpha-stream-events, literally. */
 const ALPHA_STREAM = `event: message_start
 data: {"type":"message_start","message":{"id":"msg_01Qw8Kc","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":512,"output_tokens":1,"cache_read_input_tokens":12}}}
 
@@ -184,7 +184,7 @@ data: {"type":"message_stop"}
 
 const CHUNK = '"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1767225600,"model":"alpha-haiku-4.5"';
 
-t.test('§4.4 streaming, alpha events → reference chunks', async (t) => {
+t.test('streaming, alpha events → reference chunks', async (t) => {
   const tr = translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true, includeUsage: true });
   const out = fixedIds(runStream(tr, ALPHA_STREAM));
   const expected = `data: {${CHUNK},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":null}
@@ -253,7 +253,7 @@ data: {"type":"message_stop"}
   ], 'legacy stream: text_completion chunks, no role chunk');
 });
 
-t.test('§4.5 errors, alpha → our envelope', async (t) => {
+t.test('errors, alpha → our envelope', async (t) => {
   const rows: Array<[number, string, number, string, string]> = [
     [400, 'invalid_request_error', 400, 'invalid_request', 'invalid_request'],
     [401, 'authentication_error', 502, 'upstream_error', 'bad_gateway'],

@@ -7,7 +7,7 @@ import { BetaTranslator, type BetaServices } from '../plugins/vendor-beta/transl
 import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from './helpers/translate.js';
 
 /**
- * Every row of wire-formats.md §4.1/§4.3/§4.4/§4.5 for the beta column, each direction, with
+ * Every row of the beta mapping tables (docs/vendor-formats.md: #request-mapping, #beta-response, #beta-finish-reasons, #beta-usage, #beta-stream, #beta-errors), each direction, with
  * literal JSON and SSE fixtures. Model beta-3-flash.
  */
 
@@ -28,7 +28,7 @@ const upstreamBody = async (body: string, options: Partial<CallOptions> = {}): P
 const refusal = async (body: string, options: Partial<CallOptions> = {}): Promise<GatewayError> =>
   (await translator(body, options).request().catch((e: unknown) => e)) as GatewayError;
 
-t.test('§4.1 request mapping, reference → beta', async (t) => {
+t.test('request mapping, reference → beta', async (t) => {
   const plain = await translator('{"messages":[{"role":"user","content":"Hi"}]}').request();
   t.equal(plain.path, 'v1beta/models/beta-3-flash:generateContent', 'model is the path segment, not in the body');
   t.same(plain.headers, { 'content-type': 'application/json', accept: 'application/json', 'x-goog-api-key': 'beta-key' }, 'auth header');
@@ -102,7 +102,7 @@ const respond = async (beta: string, options: Partial<CallOptions> = {}, shared 
   return { body: JSON.parse(fixedIds(String(out.body))), raw: JSON.parse(String(out.body)), usage: out.usage };
 };
 
-t.test('§4.3 response mapping, beta → reference', async (t) => {
+t.test('response mapping, beta → reference', async (t) => {
   const signatures = new ThoughtSignatures();
   const out = await respond(
     '{"candidates":[{"content":{"role":"model","parts":[{"text":"thinking…","thought":true},{"text":"Lima "},{"text":"is warm."},{"functionCall":{"name":"get_weather","args":{"city":"Lima"}},"thoughtSignature":"CpwBAdHt"},{"functionCall":{"name":"get_time","args":{},"id":"fc_9"}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":118,"candidatesTokenCount":9,"thoughtsTokenCount":41,"toolUsePromptTokenCount":2,"cachedContentTokenCount":100,"totalTokenCount":170},"modelVersion":"gemini-x","responseId":"b3dW"}',
@@ -147,7 +147,7 @@ t.test('thought signatures are kept per call and replayed; the store is bounded'
   t.equal(signatures.get('b'), '2');
 });
 
-/** wire-formats §3.4, literally, plus a parallel call split over chunks. */
+/** The beta stream example of docs/vendor-formats.md#beta-stream, literally, plus a parallel call split over chunks. */
 const BETA_STREAM = `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Oslo is "}]},"index":0}],"usageMetadata":{"promptTokenCount":40,"candidatesTokenCount":3,"totalTokenCount":43},"modelVersion":"gemini-2.5-flash","responseId":"Zx1"}
 
 data: {"candidates":[{"content":{"role":"model","parts":[{"text":"musing","thought":true},{"text":"4 °C today."}]},"index":0}],"usageMetadata":{"promptTokenCount":40,"candidatesTokenCount":9,"totalTokenCount":49},"modelVersion":"gemini-2.5-flash","responseId":"Zx1"}
@@ -160,7 +160,7 @@ data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name"
 
 const CHUNK = '"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1767225600,"model":"beta-3-flash"';
 
-t.test('§4.4 streaming, beta chunks → reference chunks', async (t) => {
+t.test('streaming, beta chunks → reference chunks', async (t) => {
   const out = fixedIds(runStream(translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true, includeUsage: true }), BETA_STREAM));
   t.equal(out, `data: {${CHUNK},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":null}
 
@@ -207,7 +207,7 @@ data: {"candidates":[{"content":{"parts":[{"text":"c"}]},"finishReason":"STOP","
   ], 'legacy stream');
 });
 
-t.test('§4.5 errors, beta → our envelope', async (t) => {
+t.test('errors, beta → our envelope', async (t) => {
   const rows: Array<[number, string, number, string, string]> = [
     [400, 'INVALID_ARGUMENT', 400, 'invalid_request', 'invalid_request'],
     [400, 'FAILED_PRECONDITION', 400, 'invalid_request', 'invalid_request'],

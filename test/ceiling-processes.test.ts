@@ -4,7 +4,7 @@ import { chatBody } from './helpers/harness.js';
 
 t.test('two gateway processes on one database: 60 calls against a ceiling of 10, exactly 10 admitted', async (t) => {
   const { start } = await gatewayProcesses(t, 0);
-  // Each process holds its reservations under its own instance id (README "Money").
+  // Each process holds its reservations under its own instance id (docs/money.md).
   const [a, b] = [start({ GATEWAY_INSTANCE_ID: 'gw-a' }), start({ GATEWAY_INSTANCE_ID: 'gw-b' })];
   const origins = await Promise.all([a.ready, b.ready]);
   const { id, key } = (await admin(origins[0] as string, 'POST', '/keys', { name: 'shared', monthly_ceiling_usd: '0.0001' })) as { id: string; key: string };

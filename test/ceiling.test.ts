@@ -143,7 +143,7 @@ t.test('reservations of calls that fail or are refused later are released', asyn
   const h = await startHarness(t, {
     clock: new FakeClock(),
     registered: { refuser },
-    plugins: ['auth', 'model-normalise', 'scope', 'ceiling', 'refuser', 'vendor-gamma', 'ledger'].map((name) => ({ name, enabled: true, config: {} })),
+    plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'ceiling', 'refuser', 'vendor-gamma', 'ledger'].map((name) => ({ name, enabled: true, config: {} })),
   });
   const { key } = await h.createKey({ monthly_ceiling_usd: '0.00001' }); // one call of 4 tokens
   const body = (extra: Record<string, unknown>): string => chatBody('gamma-5.4', { max_tokens: 4, ...extra });

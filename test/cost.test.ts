@@ -9,7 +9,8 @@ import ledgerPlugin from '../plugins/ledger/index.js';
 import { loadCatalogue } from '../src/catalogue/catalogue.js';
 import { costOf } from '../src/catalogue/cost.js';
 import { formatUsd } from '../src/catalogue/money.js';
-import { Call, ENDPOINTS, type JsonObject } from '../src/chain/call.js';
+import { Call, type JsonObject } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import type { PluginContext, PluginHooks } from '../src/chain/plugin.js';
 import { loadConfig } from '../src/config/load.js';
 import { hashSecret } from '../src/keys/key-material.js';
@@ -19,7 +20,7 @@ import type { KeyRecord } from '../src/store/store.js';
 import { FakeClock } from './helpers/harness.js';
 
 /**
- * Every catalogue model, computed by hand from the price table of the spec (dollars per 1M
+ * Every catalogue model, computed by hand from the catalogue's price table (docs/api-contract.md) (dollars per 1M
  * output tokens): 40 tokens cost 40/1 000 000 of the price. `max` is the reservation of a
  * request without max_tokens: the catalogue's max_output_tokens × the charged price.
  * Checked here on the ledger and ceiling level; every model also end to end, streamed and

@@ -151,7 +151,7 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await row.getByRole('button', { name: /^Revoke/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
   await row.getByText('Revoked').waitFor();
-  // A few more keys, so the keys page (and its README screenshot) shows every state.
+  // A few more keys, so the keys page (and its screenshot in docs/) shows every state.
   await h.createKey({ name: 'production backend', models: ['alpha-sonnet-4.6', 'gamma-5.4'], monthly_ceiling_usd: '500.00' });
   const staging = await h.createKey({ name: 'staging', monthly_ceiling_usd: '20.00' });
   await h.admin('POST', `/keys/${staging.id}/rotate`);

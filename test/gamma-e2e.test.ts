@@ -171,7 +171,7 @@ t.test('upstream failures become our envelope', async (t) => {
   t.equal(models.status, 200, 'still serving after the refused upstream');
 
   // A family whose vendor plugin is not in the chain: 503 naming the missing upstream.
-  const partial = await startHarness(t, { plugins: ['auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })) });
+  const partial = await startHarness(t, { plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })) });
   const partialClient = partial.client((await partial.createKey()).key);
   const alpha = await partialClient.chat.completions.create({ model: 'alpha-sonnet-4-6', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.equal((alpha as InstanceType<typeof OpenAI.APIError>).status, 503);

@@ -4,7 +4,7 @@ import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
 
 /**
- * Hand-computed: 40 output tokens × the catalogue's price per 1M tokens (README "Money").
+ * Hand-computed: 40 output tokens × the catalogue's price per 1M tokens (docs/money.md).
  * gamma-5.4: 40 × $2.50/1M = $0.0001 charged, 40 × $5.00/1M = $0.0002 list;
  * beta-3-flash: 40 × $0.038/1M = $0.00000152 charged.
  */

@@ -1,7 +1,8 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import t from 'tap';
-import { Call, ENDPOINTS, type UpstreamAttempt } from '../src/chain/call.js';
+import { Call, type UpstreamAttempt } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import { GatewayError } from '../src/http/errors.js';
 import { failed, succeeded } from '../src/pipeline/outcome.js';
 

@@ -1,7 +1,8 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { Call, ENDPOINTS } from '../src/chain/call.js';
+import { Call } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import type { StreamTranslator } from '../src/chain/translator.js';
 import { bodyReader } from '../src/http/body-reader.js';
 import { GatewayError } from '../src/http/errors.js';
@@ -108,7 +109,7 @@ t.test('relay: completion before the last byte, for a body and for a stream', as
   t.same(seen, ['complete ok 200', 'chunk {"ok":true}'], 'completed, then the body went out');
 
   seen.length = 0;
-  const stream: StreamTranslator = { usage: null, relayedDeltas: 2, event: (e) => `data: ${e.data}\n\n`, end: () => '' };
+  const stream: StreamTranslator = { usage: null, relayedDeltas: 2, event: (e) => `data: ${e.data}\n\n`, end: () => '', done: () => 'data: [DONE]\n\n', fail: () => '' };
   const upstream = await scriptedUpstream(t, [{ status: 200, body: 'data: {"a":1}\n\ndata: {"a":2}\n\n', headers: { 'content-type': 'text/event-stream' } }]);
   const relayed = await served(t, async (call) => {
     const res = await upstream.sender.send(call, 'gamma', { path: '', headers: {}, body: Buffer.alloc(0) });

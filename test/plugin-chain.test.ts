@@ -5,7 +5,7 @@ import type { PluginEntry } from '../src/config/schema.js';
 import { GatewayError } from '../src/http/errors.js';
 import { startHarness } from './helpers/harness.js';
 
-const DEFAULT_CHAIN: PluginEntry[] = ['auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} }));
+const DEFAULT_CHAIN: PluginEntry[] = ['ingress-chat', 'auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} }));
 const entry = (name: string, config: Record<string, unknown> = {}): PluginEntry => ({ name, enabled: true, config });
 
 interface Seen {
@@ -53,7 +53,7 @@ function recorder(seen: Seen[], refuse?: (call: Call) => boolean) {
 t.test('a plugin listed in YAML sees every phase, with a shared context, completion exactly once', async (t) => {
   const seen: Seen[] = [];
   const h = await startHarness(t, {
-    plugins: [...DEFAULT_CHAIN.slice(0, 3), entry('recorder'), DEFAULT_CHAIN[3] as PluginEntry],
+    plugins: [...DEFAULT_CHAIN.slice(0, 4), entry('recorder'), DEFAULT_CHAIN[4] as PluginEntry],
     registered: { recorder: recorder(seen, (call) => call.requestedModel === 'gamma-5.2') },
   });
   const { key, id } = await h.createKey();
@@ -128,11 +128,11 @@ t.test('the example plugin: write the module, list it in YAML', async (t) => {
 
 t.test('chain configuration errors name the YAML path', async (t) => {
   const attempt = (plugins: PluginEntry[]) => startHarness(t, { plugins }).then(() => undefined, (e: Error) => e);
-  t.match(await attempt([...DEFAULT_CHAIN, entry('no-such-plugin')]), { message: /\/plugins\/4: no plugin named "no-such-plugin"/ });
+  t.match(await attempt([...DEFAULT_CHAIN, entry('no-such-plugin')]), { message: /\/plugins\/5: no plugin named "no-such-plugin"/ });
   t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" must come after "auth"/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('auth')]), { message: /listed twice/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('upstream-headers', { headers: { a: 1 } })]), {
-    message: /gateway\.yaml: \/plugins\/4\/config\/headers\/a must be string/,
+    message: /gateway\.yaml: \/plugins\/5\/config\/headers\/a must be string/,
   });
-  t.match(await attempt([...DEFAULT_CHAIN.slice(0, 3), entry('vendor-gamma', { surprise: true })]), { message: /takes no config/ });
+  t.match(await attempt([...DEFAULT_CHAIN.slice(0, 4), entry('vendor-gamma', { surprise: true })]), { message: /takes no config/ });
 });

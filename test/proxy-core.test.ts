@@ -1,7 +1,8 @@
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { Call, ENDPOINTS } from '../src/chain/call.js';
+import { Call } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import { ProxyCore, UpstreamFailure } from '../src/proxy/proxy-core.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
@@ -61,7 +62,7 @@ async function attempt(
   return outcome;
 }
 
-t.test('one attempt: the body re-sent, the caller\'s credentials and hop-by-hop headers curated away', async (t) => {
+t.test('one attempt: the body re-sent, only allowlisted caller headers forwarded, never credentials or hop-by-hop ones', async (t) => {
   let seen: { headers: IncomingHttpHeaders; body: string } | undefined;
   const upstream = await listen(t, (req, res) => {
     let body = '';
@@ -71,31 +72,42 @@ t.test('one attempt: the body re-sent, the caller\'s credentials and hop-by-hop 
       res.end('{"ok":true}');
     });
   });
-  const core = new ProxyCore({ gamma: upstream }, { headersMs: 2000, connectMs: 1000 });
+  const core = new ProxyCore({ gamma: upstream }, { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
   t.teardown(() => core.close());
-  const out = await attempt(t, core, { authorization: 'Bearer sl-caller', 'x-api-key': 'caller-vendor-key', 'x-custom': 'kept', 'keep-alive': '5' });
+  const out = await attempt(t, core, {
+    authorization: 'Bearer sl-caller',
+    'x-api-key': 'caller-vendor-key',
+    'x-custom': 'kept',
+    'x-stainless-lang': 'js',
+    'x-goog-user-project': 'callers-project',
+    'openai-organization': 'org-caller',
+    'keep-alive': '5',
+  });
   t.same(out, { status: 200, body: '{"ok":true}' });
   t.equal(seen?.body, '{"hi":1}', 'the translated body, not the caller\'s');
   t.equal(seen?.headers['authorization'], 'Bearer vendor-key', 'the vendor credential replaces the caller\'s');
   t.equal(seen?.headers['x-api-key'], undefined);
   t.equal(seen?.headers['keep-alive'], undefined);
-  t.equal(seen?.headers['x-custom'], 'kept');
+  t.equal(seen?.headers['x-custom'], 'kept', 'an allowlisted name');
+  t.equal(seen?.headers['x-stainless-lang'], 'js', 'an allowlisted prefix');
+  t.equal(seen?.headers['x-goog-user-project'], undefined, 'billing and project routing stay the operator\'s');
+  t.equal(seen?.headers['openai-organization'], undefined);
   t.equal(seen?.headers['content-length'], '8');
 });
 
 t.test('failures: refused connection, no headers in time, and a caller who leaves', async (t) => {
-  const refused = new ProxyCore({ gamma: 'http://127.0.0.1:9' }, { headersMs: 2000, connectMs: 1000 });
+  const refused = new ProxyCore({ gamma: 'http://127.0.0.1:9' }, { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
   t.teardown(() => refused.close());
   t.same(await attempt(t, refused, {}), { failure: 'connect' });
 
   let upstreamClosed = false;
   const silent = await listen(t, (req) => req.socket.once('close', () => (upstreamClosed = true)));
-  const slow = new ProxyCore({ gamma: silent }, { headersMs: 150, connectMs: 1000 });
+  const slow = new ProxyCore({ gamma: silent }, { headersMs: 150, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => slow.close());
   t.same(await attempt(t, slow, {}), { failure: 'headers_timeout' });
 
   upstreamClosed = false;
-  const patient = new ProxyCore({ gamma: silent }, { headersMs: 5000, connectMs: 1000 });
+  const patient = new ProxyCore({ gamma: silent }, { headersMs: 5000, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => patient.close());
   const started = Date.now();
   t.same(await attempt(t, patient, {}, { leaveAfterMs: 100 }), { failure: 'caller_gone' }, 'the call\'s signal ends the attempt');

@@ -3,7 +3,8 @@ import { Socket } from 'node:net';
 import t from 'tap';
 import { createRetryPolicy, SPEC_CADENCE, type RetrySettings } from '../plugins/retry/policy.js';
 import { loadCatalogue } from '../src/catalogue/catalogue.js';
-import { Call, ENDPOINTS, type UpstreamAttempt } from '../src/chain/call.js';
+import { Call, type UpstreamAttempt } from '../src/chain/call.js';
+import { ENDPOINTS } from './helpers/endpoints.js';
 import type { AttemptFailure } from '../src/chain/retry.js';
 import { GatewayError } from '../src/http/errors.js';
 import { retryAfterMs } from '../src/http/retry-after.js';
@@ -31,7 +32,7 @@ const failure = (status: number, code = String(status), retryAfter: number | nul
 
 const settings = (over: Partial<RetrySettings> = {}): RetrySettings => ({ max: 4, cadence: SPEC_CADENCE, minAttemptMs: 1000, fallback: new Map(), ...over });
 
-t.test("spec 7.4's cadence, jitter at both ends", async (t) => {
+t.test("the contract's retry cadence, jitter at both ends", async (t) => {
   const low = createRetryPolicy(settings({ random: () => 0 }));
   const high = createRetryPolicy(settings({ random: () => 0.999999 }));
   const mid = createRetryPolicy(settings({ random: () => 0.5 }));

@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { definePlugin, digestsEqual, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN } from '../../src/plugin-api.js';
+import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN } from '../../src/plugin-api.js';
 
 /**
  * `auth`: Bearer `sl-` keys. Every presented token takes the same path — hashed, looked up,
  * compared in constant time — whatever its prefix; only then is the reason for a refusal
- * chosen. Every refusal is 401 invalid_api_key (decisions.md "Keys").
+ * chosen. Every refusal is 401 invalid_api_key (docs/api-contract.md#keys).
  */
 
 const BEARER = /^bearer[ \t]+(.*)$/i;
@@ -21,6 +21,7 @@ export default definePlugin({
     return {
       // From the headers alone: a caller without a valid key never gets a body buffered.
       async onHeaders(call) {
+        if (headerCount(call.req.rawHeaders, 'authorization') > 1) throw refuse('Send exactly one Authorization header.');
         const header = call.callerHeaders.authorization;
         if (header === undefined || header.trim() === '') {
           const foreign = foreignAuthHeader(call.callerHeaders);

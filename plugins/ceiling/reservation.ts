@@ -1,20 +1,15 @@
 import { costOf, type Call, type ModelEntry, type Nanos } from '../../src/plugin-api.js';
 
-const positiveInt = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-
 /**
- * The most output tokens a request can be billed for: its own limit (`max_completion_tokens`,
- * else `max_tokens`, else the model's `max_output_tokens`; never above the model's), times the
+ * The most output tokens a request can be billed for: its own limit (as its format names it —
+ * chat's `max_completion_tokens` or `max_tokens`, Responses' `max_output_tokens`, Messages'
+ * `max_tokens` — else the model's `max_output_tokens`; never above the model's), times the
  * completions it asks for (`n`, or the legacy `best_of`, which are generated and billed too).
  * Embeddings produce no output tokens.
  */
 export function maxOutputTokens(call: Call, model: ModelEntry): number {
-  if (call.endpoint.name === 'embeddings') return 0;
-  const body = call.body;
-  const limit = positiveInt(body['max_completion_tokens']) ?? positiveInt(body['max_tokens']) ?? model.maxOutputTokens;
-  const choices = Math.max(positiveInt(body['n']) ?? 1, positiveInt(body['best_of']) ?? 1);
-  return Math.min(limit, model.maxOutputTokens) * choices;
+  const { maxOutputTokens: limit, choices } = call.outline;
+  return Math.min(limit ?? model.maxOutputTokens, model.maxOutputTokens) * choices;
 }
 
 /**

@@ -30,7 +30,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /**
  * The body of `GET /v1/usage` (and of `GET /admin/v1/keys/:id/usage`): the key's ledger for
  * the last 30 days — totals, per-day per-model rows — and the current cycle's spend and
- * in-flight reservations against its ceiling. Shape documented in README "Money". With no
+ * in-flight reservations against its ceiling. Shape documented in docs/money.md. With no
  * key (`GET /admin/v1/usage`), the same over every key, without a ceiling.
  */
 export async function usageReport(store: Store, key: KeyRecord | null, now: number): Promise<JsonObject> {

@@ -1,8 +1,8 @@
-import { checkRequestBody, definePlugin, GatewayError, invalidRequest } from '../../src/plugin-api.js';
+import { definePlugin, GatewayError, invalidRequest } from '../../src/plugin-api.js';
 
 /**
  * `model-normalise`: checks the request body (400 naming the field: first `model`, then the
- * rest of the endpoint's schema), resolves the model ID or alias to its canonical catalogue
+ * rest of the endpoint format's schema), resolves the model ID or alias to its canonical catalogue
  * entry (case-insensitive, trimmed; 404 model_not_found), and reads the stream flags. Every
  * later plugin sees only the canonical ID.
  */
@@ -20,7 +20,7 @@ export default definePlugin({
             'model',
           );
         }
-        const problem = checkRequestBody(call.endpoint.name, body);
+        const problem = call.endpoint.format.check(call);
         if (problem) throw invalidRequest(problem.message, problem.param);
         const model = catalogue.resolve(requested);
         if (!model) {
@@ -31,9 +31,8 @@ export default definePlugin({
         }
         call.requestedModel = requested;
         call.model = model;
-        call.stream = call.endpoint.name !== 'embeddings' && body['stream'] === true;
-        const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
-        call.includeUsage = call.stream && options?.include_usage === true;
+        call.stream = call.outline.stream;
+        call.includeUsage = call.outline.includeUsage;
       },
     };
   },

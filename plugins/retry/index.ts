@@ -3,7 +3,7 @@ import { createRetryPolicy, SPEC_CADENCE } from './policy.js';
 
 /**
  * `retry`: the policy the pipeline consults after a failed upstream attempt, before any byte
- * reached the caller — spec 7.4's cadence for connection errors, timeouts, 502, 503 and 504,
+ * reached the caller — the contract's cadence (docs/api-contract.md#retries-and-timeouts) for connection errors, timeouts, 502, 503 and 504,
  * a 429 only when its Retry-After fits the deadline, at most `retry.max` (GATEWAY_RETRY_MAX)
  * times — and the sibling fallback on 503 for the families the operator lists.
  */

@@ -3,7 +3,7 @@ import { definePlugin, PluginConfigError } from '../../src/plugin-api.js';
 /**
  * `upstream-headers`: adds fixed headers to every upstream request, optionally only for some
  * families — e.g. an organisation or project header of the gateway's own vendor account.
- * Also the README's example of a minimal plugin.
+ * Also docs/plugins.md's example of a minimal plugin.
  */
 interface UpstreamHeadersConfig {
   headers: Record<string, string>;

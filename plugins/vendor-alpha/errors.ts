@@ -2,8 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { upstreamError, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
 
 /**
- * Alpha error bodies (`{"type":"error","error":{"type","message"}}`) → our envelope (wire-formats
- * §2.5, §4.5). The error type names the status where the HTTP status does not (an overloaded
+ * Alpha error bodies (`{"type":"error","error":{"type","message"}}`) → our envelope (docs/vendor-formats.md#alpha-errors). The error type names the status where the HTTP status does not (an overloaded
  * 529 behind a proxy that rewrote it, an `event: error` inside a 200 stream).
  */
 

@@ -1,7 +1,7 @@
-import { invalidRequest, type ChatRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { invalidRequest, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
 
 /**
- * Reference chat request → alpha Messages request (wire-formats §4.1, alpha column).
+ * Reference chat request → alpha Messages request (docs/vendor-formats.md#alpha-request).
  *
  * JSON mode: alpha has no classic JSON mode, so `response_format` becomes a forced tool
  * (`json_response`, its input schema the caller's schema, or any object for `json_object`);
@@ -21,7 +21,15 @@ const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
 /** Tool ids from other vendors made valid for alpha (`^[a-zA-Z0-9_-]+$`), the same way on calls and results. */
 export const alphaToolId = (id: string): string => (TOOL_ID.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || '_');
 
-function block(part: Part): JsonObject {
+/** A neutral part as alpha content blocks (none for reasoning another family produced: alpha cannot verify it). */
+function blocks(part: Part): JsonObject[] {
+  if (part.type !== 'reasoning') return [block(part)];
+  const state = part.state;
+  if (state?.family !== 'alpha') return [];
+  return [state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.data } : { type: 'thinking', thinking: part.text, signature: state.data }];
+}
+
+function block(part: Exclude<Part, { type: 'reasoning' }>): JsonObject {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
@@ -38,7 +46,7 @@ function block(part: Part): JsonObject {
   }
 }
 
-function toolChoice(request: ChatRequest, jsonMode: boolean): JsonObject | undefined {
+function toolChoice(request: NeutralRequest, jsonMode: boolean): JsonObject | undefined {
   let choice: ToolChoice | null = request.toolChoice;
   if (jsonMode && (choice === null || typeof choice !== 'object')) {
     // With the caller's own tools allowed, the model must answer with one of them or with the JSON tool.
@@ -52,7 +60,7 @@ function toolChoice(request: ChatRequest, jsonMode: boolean): JsonObject | undef
   return mapped;
 }
 
-function tools(request: ChatRequest): JsonObject[] {
+function tools(request: NeutralRequest): JsonObject[] {
   const out: JsonObject[] = request.tools.map((tool) => ({
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),
@@ -67,7 +75,7 @@ function tools(request: ChatRequest): JsonObject[] {
 }
 
 /** Refusals for what alpha cannot do, each naming the field. */
-function checkSupported(request: ChatRequest): void {
+function checkSupported(request: NeutralRequest): void {
   if (request.n > 1) throw invalidRequest('n greater than 1 is not supported by this model; send several requests instead.', 'n');
   if (request.temperature !== null && request.temperature > 1) {
     throw invalidRequest('temperature must be between 0 and 1 for this model.', 'temperature');
@@ -76,9 +84,9 @@ function checkSupported(request: ChatRequest): void {
   if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
 }
 
-export function alphaRequestBody(request: ChatRequest, model: ModelEntry, stream: boolean): JsonObject {
+export function alphaRequestBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
   checkSupported(request);
-  const messages = request.turns.map((turn) => ({ role: turn.role, content: turn.parts.map(block) }));
+  const messages = request.turns.map((turn) => ({ role: turn.role, content: turn.parts.flatMap(blocks) }));
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
   const body: JsonObject = {
     model: model.upstream,

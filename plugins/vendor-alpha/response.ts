@@ -1,7 +1,7 @@
 import { tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { JSON_TOOL } from './request.js';
 
-/** Alpha message → the neutral reply (wire-formats §4.3, alpha column). */
+/** Alpha message → the neutral reply (docs/vendor-formats.md#alpha-response). */
 
 const FINISH: Readonly<Record<string, FinishReason>> = {
   end_turn: 'stop',

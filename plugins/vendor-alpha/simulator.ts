@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 
 /**
- * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (wire-formats §2):
+ * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (docs/vendor-formats.md#alpha):
  * `POST /v1/messages` with `x-api-key` and `anthropic-version`, content blocks, `tool_use` /
  * `tool_result`, named SSE events (`message_start` … `message_stop`, `input_json_delta`
  * fragments, `event: error` mid-stream on demand), and its error bodies. It also enforces the

@@ -1,10 +1,10 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, type JsonObject, type ReferenceStreamWriter, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, ledgerUsage, parseUpstreamJson, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { alphaStreamError } from './errors.js';
 import { JSON_TOOL } from './request.js';
 import { alphaFinish, alphaUsage } from './response.js';
 
 /**
- * Alpha's named SSE events → reference chunks (wire-formats §4.4, alpha table). Alpha numbers
+ * Alpha's named SSE events → the caller's stream, through the ingress format's sink (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
  * all content blocks; tool calls get their own running index. In JSON mode the forced tool's
  * argument fragments are the answer's text.
  */
@@ -19,7 +19,7 @@ export class AlphaStream implements StreamTranslator {
   private stopped = false;
 
   constructor(
-    private readonly writer: ReferenceStreamWriter,
+    private readonly writer: ReplyStream,
     private readonly jsonMode: boolean,
     /** The gateway's alpha key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
@@ -41,7 +41,7 @@ export class AlphaStream implements StreamTranslator {
     switch (data['type'] ?? event.event) {
       case 'message_start':
         this.vendorUsage = alphaUsage((data['message'] as JsonObject | undefined)?.['usage']);
-        return this.writer.role(0);
+        return this.writer.start(0);
       case 'content_block_start':
         return this.startBlock(Number(data['index']), (data['content_block'] ?? {}) as JsonObject);
       case 'content_block_delta':
@@ -63,6 +63,14 @@ export class AlphaStream implements StreamTranslator {
     }
   }
 
+  done(): string {
+    return this.writer.done();
+  }
+
+  fail(error: GatewayError): string {
+    return this.writer.fail(error);
+  }
+
   end(): string {
     if (!this.stopped) throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
     return this.writer.finish(0, 'stop') + this.writer.close(this.vendorUsage);
@@ -79,7 +87,7 @@ export class AlphaStream implements StreamTranslator {
     }
     if (this.jsonMode && block['name'] === JSON_TOOL) {
       this.blocks.set(index, { kind: 'json' });
-      return this.writer.role(0);
+      return this.writer.start(0);
     }
     const call = { index: this.toolCalls++, id: String(block['id']), name: String(block['name']) };
     this.blocks.set(index, { kind: 'tool', index: call.index });

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseChatRequest, parseUpstreamJson, ReferenceCallShape, type Call, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type ModelEntry, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { alphaError } from './errors.js';
 import { alphaRequestBody } from './request.js';
 import { alphaReply } from './response.js';
@@ -8,9 +8,9 @@ import { AlphaStream } from './stream.js';
 /** The alpha Messages API version this translator speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** Reference format ⇄ alpha (an Anthropic-Messages-style API), for chat and legacy completions. */
+/** The neutral request and reply ⇄ alpha (an Anthropic-Messages-style API), for any ingress format. */
 export class AlphaTranslator implements Translator {
-  private readonly shape: ReferenceCallShape;
+  private readonly output: ReplyOutput;
   private readonly model: ModelEntry;
   private jsonMode = false;
 
@@ -18,7 +18,7 @@ export class AlphaTranslator implements Translator {
     private readonly call: Call,
     private readonly apiKey: string | undefined,
   ) {
-    this.shape = new ReferenceCallShape(call);
+    this.output = call.endpoint.format.output(call);
     this.model = call.model as ModelEntry;
   }
 
@@ -26,7 +26,7 @@ export class AlphaTranslator implements Translator {
     if (this.call.endpoint.name === 'embeddings') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
-    const request = parseChatRequest(this.shape.chatBody());
+    const request = this.call.request;
     this.jsonMode = request.responseFormat !== null;
     const body = alphaRequestBody(request, this.model, this.call.stream);
     const headers: Record<string, string> = {
@@ -41,11 +41,11 @@ export class AlphaTranslator implements Translator {
   response(raw: Buffer): TranslatedBody {
     const message = parseUpstreamJson(raw.toString('utf8'), 'alpha', 'a response');
     if (message['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
-    return this.shape.render(alphaReply(message, this.jsonMode));
+    return this.output.render(alphaReply(message, this.jsonMode));
   }
 
   stream(): StreamTranslator {
-    return new AlphaStream(this.shape.writer(), this.jsonMode, this.apiKey);
+    return new AlphaStream(this.output.sink(), this.jsonMode, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -3,7 +3,7 @@ import { upstreamError, type GatewayError, type JsonObject } from '../../src/plu
 
 /**
  * Beta error bodies (`{"error":{"code","message","status","details"}}`, also wrapped in an
- * array by the JSON-array stream framing) → our envelope (wire-formats §3.6, §4.5).
+ * array by the JSON-array stream framing) → our envelope (docs/vendor-formats.md#beta-errors).
  */
 
 const STATUS_OF: Readonly<Record<string, number>> = {

@@ -5,7 +5,7 @@ import type { Call, ReleaseImages } from '../../src/plugin-api.js';
  * call completes, not when its request is translated: the translated vendor request carries
  * the same bytes (as base64) and lives as long as the call (the pipeline keeps it for retries),
  * so releasing earlier would leave slow upstream calls' images outside the bound. A symbol
- * property of the call, not a WeakMap (README "Writing a plugin").
+ * property of the call, not a WeakMap (docs/plugins.md).
  */
 const HELD = Symbol('vendor-beta.held-images');
 type WithImages = Call & { [HELD]?: ReleaseImages };

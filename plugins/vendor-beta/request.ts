@@ -1,8 +1,8 @@
-import { GatewayError, invalidRequest, type ChatRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type NeutralRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
 /**
- * Reference chat request → beta `GenerateContentRequest` (wire-formats §4.1, beta column).
+ * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
  * Schemas go as JSON Schema (`parametersJsonSchema`, `responseJsonSchema`), so they need no
  * rewriting into the vendor's OpenAPI subset. Remote images must have been inlined before.
  */
@@ -19,7 +19,7 @@ function functionResponse(content: string): JsonObject {
   }
 }
 
-function part(source: Part): JsonObject {
+function part(source: Exclude<Part, { type: 'reasoning' }>): JsonObject {
   switch (source.type) {
     case 'text':
       return { text: source.text };
@@ -33,10 +33,14 @@ function part(source: Part): JsonObject {
   }
 }
 
+/** Shown reasoning is not replayed to beta: its state travels on the function calls (thoughtSignature). */
+const withoutReasoning = (parts: readonly Part[]): Array<Exclude<Part, { type: 'reasoning' }>> =>
+  parts.filter((p): p is Exclude<Part, { type: 'reasoning' }> => p.type !== 'reasoning');
+
 /** A model turn's function calls carry their signatures; the first call must have one. */
 function modelTurn(turn: Turn, signatures: ThoughtSignatures): JsonObject {
   let first = true;
-  const parts = turn.parts.map((source) => {
+  const parts = withoutReasoning(turn.parts).map((source) => {
     const out = part(source);
     if (source.type === 'tool_call') {
       const signature = signatures.get(source.id) ?? (first ? UNKNOWN_SIGNATURE : undefined);
@@ -55,7 +59,7 @@ function toolConfig(choice: ToolChoice | null): JsonObject | undefined {
   return { functionCallingConfig: { mode } };
 }
 
-function generationConfig(request: ChatRequest): JsonObject {
+function generationConfig(request: NeutralRequest): JsonObject {
   const config: JsonObject = {};
   const set = (field: string, value: unknown): void => {
     if (value !== null && value !== undefined) config[field] = value;
@@ -80,10 +84,10 @@ function generationConfig(request: ChatRequest): JsonObject {
   return config;
 }
 
-export function betaRequestBody(request: ChatRequest, signatures: ThoughtSignatures): JsonObject {
+export function betaRequestBody(request: NeutralRequest, signatures: ThoughtSignatures): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   const body: JsonObject = {
-    contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: turn.parts.map(part) })),
+    contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
   };
   if (request.system.length) body['systemInstruction'] = { parts: request.system.map((text) => ({ text })) };
   if (request.tools.length) {

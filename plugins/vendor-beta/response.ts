@@ -2,7 +2,7 @@ import { mintId, tokenCount, type FinishReason, type JsonObject, type Reply, typ
 import { referenceLogprobs } from './logprobs.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
 
-/** Beta `GenerateContentResponse` → the neutral reply (wire-formats §4.3, beta column). */
+/** Beta `GenerateContentResponse` → the neutral reply (docs/vendor-formats.md#beta-response). */
 
 const CONTENT_FILTER = new Set(['SAFETY', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE', 'RECITATION']);
 

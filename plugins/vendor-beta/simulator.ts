@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 
 /**
- * Simulator of the beta family's upstream, a Gemini-style API (wire-formats §3):
+ * Simulator of the beta family's upstream, a Gemini-style API (docs/vendor-formats.md#beta):
  * `/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse` (whole chunks, no
  * `[DONE]`; a JSON array without `alt=sse`), `:batchEmbedContents`, `:embedContent`, the
  * `x-goog-api-key` header (or `?key=`), function calls arriving whole with a `thoughtSignature`

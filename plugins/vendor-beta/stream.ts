@@ -1,4 +1,4 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReferenceStreamWriter, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
 import { betaFinish, betaUsage, partsOf, readPart } from './response.js';
@@ -6,7 +6,7 @@ import type { ThoughtSignatures } from './thought-signatures.js';
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
- * reference chunks (wire-formats §4.4, beta table). Function calls arrive whole, possibly
+ * reference chunks (docs/vendor-formats.md#beta-stream). Function calls arrive whole, possibly
  * spread over chunks, and get a running index per choice; usage is the last chunk's.
  */
 export class BetaStream implements StreamTranslator {
@@ -14,7 +14,7 @@ export class BetaStream implements StreamTranslator {
   private vendorUsage: ReplyUsage | null = null;
 
   constructor(
-    private readonly writer: ReferenceStreamWriter,
+    private readonly writer: ReplyStream,
     private readonly signatures: ThoughtSignatures,
     /** The gateway's beta key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
@@ -42,6 +42,14 @@ export class BetaStream implements StreamTranslator {
     return out;
   }
 
+  done(): string {
+    return this.writer.done();
+  }
+
+  fail(error: GatewayError): string {
+    return this.writer.fail(error);
+  }
+
   end(): string {
     if (!this.writer.complete) throw new GatewayError(502, 'The beta upstream ended the stream before a finish reason.');
     return this.writer.close(this.vendorUsage);
@@ -49,7 +57,7 @@ export class BetaStream implements StreamTranslator {
 
   private candidate(candidate: JsonObject): string {
     const choice = tokenCount(candidate['index']);
-    let out = this.writer.role(choice);
+    let out = this.writer.start(choice);
     const logprobs = referenceLogprobs(candidate['logprobsResult']);
     for (const raw of partsOf(candidate)) {
       const part = readPart(raw, this.signatures);

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseChatRequest, parseEmbeddingsRequest, parseUpstreamJson, ReferenceCallShape, type Call, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
@@ -17,11 +17,11 @@ export interface BetaServices {
 }
 
 /**
- * Reference format ⇄ beta (a Gemini-style `generateContent` API), for chat, legacy completions
- * and embeddings. Beta takes images only as inline bytes, so remote ones are fetched first.
+ * The neutral request and reply ⇄ beta (a Gemini-style `generateContent` API), for any ingress
+ * format, and embeddings. Beta takes images only as inline bytes, so remote ones are fetched first.
  */
 export class BetaTranslator implements Translator {
-  private readonly shape: ReferenceCallShape;
+  private readonly output: ReplyOutput;
   private readonly model: ModelEntry;
   private embeddings: EmbeddingsRequest | null = null;
 
@@ -29,7 +29,7 @@ export class BetaTranslator implements Translator {
     private readonly call: Call,
     private readonly services: BetaServices,
   ) {
-    this.shape = new ReferenceCallShape(call);
+    this.output = call.endpoint.format.output(call);
     this.model = call.model as ModelEntry;
   }
 
@@ -42,7 +42,7 @@ export class BetaTranslator implements Translator {
       this.embeddings = parseEmbeddingsRequest(this.call.body);
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
-    const request = parseChatRequest(this.shape.chatBody());
+    const request = this.call.request;
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
     const body = betaRequestBody(request, this.services.signatures);
@@ -58,11 +58,11 @@ export class BetaTranslator implements Translator {
       // The vendor reports no token usage for embeddings.
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
-    return this.shape.render(betaReply(body, this.services.signatures));
+    return this.output.render(betaReply(body, this.services.signatures));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.shape.writer(), this.services.signatures, this.services.apiKey);
+    return new BetaStream(this.output.sink(), this.services.signatures, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

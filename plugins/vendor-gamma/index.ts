@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/plugin-api.js';
-import { GammaTranslator } from './translator.js';
+import { createGammaTranslator } from './translator.js';
 
 const FAMILY = 'gamma';
 
@@ -16,7 +16,7 @@ export default definePlugin({
     const apiKey = upstreamCredential(FAMILY);
     const embeddingModel = catalogue.families.get(FAMILY)?.embeddingModel ?? null;
     return {
-      translator: { family: FAMILY, create: (call) => new GammaTranslator(call, apiKey, embeddingModel) },
+      translator: { family: FAMILY, create: (call) => createGammaTranslator(call, apiKey, embeddingModel) },
     };
   },
 });

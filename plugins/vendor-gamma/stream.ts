@@ -1,9 +1,10 @@
-import { GatewayError, parseUpstreamJson, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, parseUpstreamJson, SSE_DONE, sseErrorFrame, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { gammaStreamError } from './errors.js';
 
 /**
- * Gamma streams are the reference format's own: chunks are relayed as they are whenever
- * nothing needs rewriting, and parsed otherwise (usage, errors, a renamed model, a finish).
+ * Gamma streams to a caller of the reference format are passed through: chunks are relayed as
+ * they are whenever nothing needs rewriting, and parsed otherwise (usage, errors, a renamed
+ * model, a finish).
  *
  * A stream is whole exactly when each of the `n` choices asked for got its finish_reason:
  * the reference format ends every choice with one. `[DONE]` and the usage chunk are not taken
@@ -119,6 +120,14 @@ export class GammaStream implements StreamTranslator {
     if (!this.callerWantsUsage) delete chunk['usage'];
     chunk['model'] = this.canonical;
     return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+
+  done(): string {
+    return SSE_DONE;
+  }
+
+  fail(error: GatewayError): string {
+    return sseErrorFrame(error);
   }
 
   end(): string {

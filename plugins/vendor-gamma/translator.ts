@@ -1,14 +1,22 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { gammaError } from './errors.js';
+import { GammaEvents } from './events.js';
+import { gammaReply } from './reply.js';
+import { gammaChatBody } from './request.js';
 import { GammaStream, usageOf } from './stream.js';
 
 /**
- * Gamma speaks the reference format, so its translator is nearly the identity: the model
- * becomes the upstream name, streams always ask for usage (the ledger needs it) and the usage
- * chunk is stripped again when the caller did not ask. Bytes pass through untouched whenever
- * nothing needs rewriting.
+ * Gamma speaks the reference format. To a caller of that same format its translator is nearly
+ * the identity (`GammaPassthrough`): the model becomes the upstream name, streams always ask
+ * for usage (the ledger needs it) and the usage chunk is stripped again when the caller did not
+ * ask; bytes pass through untouched whenever nothing needs rewriting. To a caller of another
+ * format (`GammaTranslating`) the reference request is written from the neutral request and the
+ * reference answer read into the neutral reply, which the caller's format renders.
  */
+
+/** The wire format gamma's upstream speaks (the chat ingress's own). */
+export const GAMMA_WIRE = 'openai-chat';
 
 const PATHS = {
   'chat.completions': 'v1/chat/completions',
@@ -34,7 +42,18 @@ function replyOf(raw: Buffer, endpoint: keyof typeof SHAPES): JsonObject {
   return body;
 }
 
-export class GammaTranslator implements Translator {
+export function createGammaTranslator(call: Call, apiKey: string | undefined, embeddingModel: string | null): Translator {
+  return call.endpoint.format.wire === GAMMA_WIRE ? new GammaPassthrough(call, apiKey, embeddingModel) : new GammaTranslating(call, apiKey);
+}
+
+/** The headers of every gamma request. */
+function gammaHeaders(stream: boolean, apiKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+  return headers;
+}
+
+export class GammaPassthrough implements Translator {
   private readonly upstreamModel: string;
   private readonly forceUsage: boolean;
 
@@ -67,9 +86,7 @@ export class GammaTranslator implements Translator {
       if (this.forceUsage) out['stream_options'] = { ...((body['stream_options'] as JsonObject | null) ?? {}), include_usage: true };
       bytes = Buffer.from(JSON.stringify(out));
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.stream ? 'text/event-stream' : 'application/json' };
-    if (this.apiKey) headers['authorization'] = `Bearer ${this.apiKey}`;
-    return { path: PATHS[endpoint], headers, body: bytes };
+    return { path: PATHS[endpoint as keyof typeof PATHS], headers: gammaHeaders(call.stream, this.apiKey), body: bytes };
   }
 
   response(raw: Buffer): TranslatedBody {
@@ -84,6 +101,36 @@ export class GammaTranslator implements Translator {
   stream(): StreamTranslator {
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     return new GammaStream(this.call, this.upstreamModel !== canonical, this.apiKey);
+  }
+
+  error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+    return gammaError(status, headers, body, this.apiKey);
+  }
+}
+
+/** For callers of another format: the neutral request to a reference chat request, the answer back through the caller's format. */
+export class GammaTranslating implements Translator {
+  private readonly output: ReplyOutput;
+
+  constructor(
+    private readonly call: Call,
+    private readonly apiKey: string | undefined,
+  ) {
+    this.output = call.endpoint.format.output(call);
+  }
+
+  request(): UpstreamRequest {
+    const { call } = this;
+    const body = gammaChatBody(call.request, (call.model as NonNullable<Call['model']>).upstream, call.stream);
+    return { path: PATHS['chat.completions'], headers: gammaHeaders(call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
+  }
+
+  response(raw: Buffer): TranslatedBody {
+    return this.output.render(gammaReply(replyOf(raw, 'chat.completions')));
+  }
+
+  stream(): StreamTranslator {
+    return new GammaEvents(this.output.sink(), this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

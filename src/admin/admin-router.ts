@@ -42,7 +42,7 @@ const adminHeaders: express.RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** `/admin/v1`: key management per decisions.md ("Admin API"), imports, the audit trail, and plugins' admin routes. */
+/** `/admin/v1`: key management per docs/api-contract.md#admin-api, imports, the audit trail, and plugins' admin routes. */
 export function adminRouter(deps: AdminDeps): Router {
   const router = express.Router();
   const { store, keys, clock } = deps;

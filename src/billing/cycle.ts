@@ -1,5 +1,5 @@
 /**
- * Billing cycles: calendar months in UTC (decisions.md). A call belongs to the cycle in
+ * Billing cycles: calendar months in UTC (docs/api-contract.md#rate-cap-and-spend-ceiling). A call belongs to the cycle in
  * which it was admitted, whenever it ends.
  */
 export interface BillingCycle {

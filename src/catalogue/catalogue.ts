@@ -104,7 +104,7 @@ const catalogueSchema = {
   },
 } as const;
 
-/** Model IDs are matched case-insensitively with surrounding whitespace ignored (decisions.md). */
+/** Model IDs are matched case-insensitively with surrounding whitespace ignored (docs/api-contract.md#model-ids). */
 export const normaliseModelId = (id: string): string => id.trim().toLowerCase();
 
 function toPrice(raw: RawPrice): Price {

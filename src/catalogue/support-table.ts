@@ -1,8 +1,8 @@
 import type { Catalogue } from './catalogue.js';
 
 /**
- * The README's "what each family supports" table, rendered from the catalogue so that a test
- * can hold the README to config/models.yaml (test/support-table.test.ts).
+ * The "what each family supports" table of docs/vendors.md, rendered from the catalogue so that a
+ * test can hold that page to config/models.yaml (test/support-table.test.ts).
  */
 
 export const SUPPORT_TABLE_START = '<!-- support-table:start (generated from config/models.yaml; test/support-table.test.ts checks it) -->';

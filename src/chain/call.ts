@@ -2,25 +2,25 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
+import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
+import type { CallOutline, IngressFormat } from './ingress.js';
 
-export type EndpointName = 'chat.completions' | 'completions' | 'embeddings' | 'usage';
+/** An endpoint's name in the ledger, metrics and logs: `chat.completions`, `responses`, `messages`, `usage`, … */
+export type EndpointName = string;
 
+/** A call endpoint an ingress plugin serves (the route table is built from them). */
 export interface Endpoint {
   readonly name: EndpointName;
   readonly path: string;
   readonly method: 'GET' | 'POST';
   /** Whether the endpoint is forwarded to a model's upstream (and so names a model). */
   readonly upstream: boolean;
+  /** The format its requests, replies and errors are in. */
+  readonly format: IngressFormat;
+  /** Whether the key may also come as `x-api-key` (the Messages format's own convention) besides `Authorization: Bearer`. */
+  readonly apiKeyHeader?: boolean;
 }
-
-/** The five documented endpoints of the spec, minus the key-free /v1/models. */
-export const ENDPOINTS: Readonly<Record<EndpointName, Endpoint>> = {
-  'chat.completions': { name: 'chat.completions', path: '/v1/chat/completions', method: 'POST', upstream: true },
-  completions: { name: 'completions', path: '/v1/completions', method: 'POST', upstream: true },
-  embeddings: { name: 'embeddings', path: '/v1/embeddings', method: 'POST', upstream: true },
-  usage: { name: 'usage', path: '/v1/usage', method: 'GET', upstream: false },
-};
 
 export interface Usage {
   promptTokens: number;
@@ -144,7 +144,14 @@ export class Call {
   readonly timings: Timings;
   /** The caller's request headers as received (the proxy core replaces `req.headers` per attempt). */
   readonly callerHeaders: IncomingHttpHeaders;
+  /**
+   * Set while a stream is relayed: how its failure is written after the 200 (the format's sink
+   * keeps state, such as Responses' sequence numbers). Null before, or for a whole reply.
+   */
+  streamFailure: ((error: GatewayError) => string) | null = null;
   private parsedBody: JsonObject | undefined;
+  private neutral: NeutralRequest | undefined;
+  private outlined: CallOutline | undefined;
   /** Aborted once, when the caller goes away: everything the call waits on listens to it. */
   private readonly aborter = new AbortController();
 
@@ -215,6 +222,16 @@ export class Call {
     }
     this.parsedBody = value as JsonObject;
     return this.parsedBody;
+  }
+
+  /** The body read into the neutral request by the endpoint's format, once (translators' input). */
+  get request(): NeutralRequest {
+    return (this.neutral ??= this.endpoint.format.read(this));
+  }
+
+  /** What the gatekeepers read from the body (stream, limits, capabilities asked for), once. */
+  get outline(): CallOutline {
+    return (this.outlined ??= this.endpoint.format.outline(this));
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Call, EndpointName, JsonObject } from './call.js';
+import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
 import type { PluginHooks, UpstreamHead } from './plugin.js';
 import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
@@ -50,6 +50,8 @@ export class Chain {
   private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
   /** The retry policy of the plugin that provides one; none → every attempt is the only one. */
   readonly retryPolicy: RetryPolicy | undefined;
+  /** The call endpoints the ingress plugins serve, in chain order. */
+  readonly endpoints: readonly Endpoint[];
 
   constructor(
     private readonly plugins: readonly LoadedPlugin[],
@@ -68,8 +70,16 @@ export class Chain {
     const second = policies[1];
     if (second) throw new PluginConfigError(`${second.where}: plugin "${second.name}" provides a retry policy, and so does "${policies[0]?.name}"`);
     this.retryPolicy = policies[0]?.hooks.retryPolicy;
+    const endpoints: Endpoint[] = [];
     for (const plugin of plugins) {
+      for (const endpoint of plugin.hooks.endpoints ?? []) {
+        if (endpoints.some((e) => e.path.toLowerCase() === endpoint.path.toLowerCase() || e.name === endpoint.name)) {
+          throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" serves ${endpoint.path} (${endpoint.name}), which another plugin already serves`);
+        }
+        endpoints.push(endpoint);
+      }
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
+        if (!responder) continue;
         if (this.responders.has(endpoint as EndpointName)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
         this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks));
       }
@@ -80,6 +90,7 @@ export class Chain {
       }
       this.translators.set(provider.family, provider);
     }
+    this.endpoints = endpoints;
   }
 
   responder(endpoint: EndpointName): ((call: Call) => JsonObject | Promise<JsonObject>) | undefined {

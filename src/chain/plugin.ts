@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { VendorDeclaration } from '../vendors/vendor.js';
-import type { Call, EndpointName, JsonObject } from './call.js';
+import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
@@ -76,8 +76,10 @@ export interface PluginHooks {
   routes?(router: Router): void;
   /** Routes under `/admin/v1`, behind the admin token. */
   adminRoutes?(router: Router): void;
-  /** A translator between the reference format and one vendor family. */
+  /** A translator between the neutral request/reply and one vendor family's wire format. */
   translator?: TranslatorProvider;
+  /** The call endpoints of an ingress format (see src/chain/ingress.ts): the route table is built from them. */
+  endpoints?: readonly Endpoint[];
   /** Whether and when a failed upstream attempt is tried again (at most one plugin provides it). */
   retryPolicy?: RetryPolicy;
   /** At shutdown, in reverse chain order. */

@@ -17,20 +17,24 @@ export interface SseEvent {
 }
 
 export interface TranslatedBody {
-  /** The reference-format body for the caller. */
+  /** The body for the caller, in the format it called. */
   body: Buffer | string;
   usage: Usage | null;
 }
 
 /**
- * Stateful translation of one upstream stream into reference-format SSE. Every method returns
- * the SSE text to send ('' for nothing); the proxy core adds `data: [DONE]` itself, after the
- * completion hooks (so the ledger row is committed before the last byte).
+ * Stateful translation of one upstream stream into the caller's format (through the ingress
+ * format's sink, or passed through when both speak the same wire format). Every method returns
+ * the SSE text to send ('' for nothing).
  */
 export interface StreamTranslator {
   event(event: SseEvent): string;
-  /** The upstream body ended normally: the closing frames (finish, usage chunk if asked). */
+  /** The upstream body ended normally: the closing frames (finish, usage) — before completion. */
   end(): string;
+  /** The last frame, written after the completion hooks (the ledger row is committed before it): chat's `data: [DONE]`. */
+  done(): string;
+  /** The frames that end the caller's stream when it broke after its 200. */
+  fail(error: GatewayError): string;
   /** Usage as reported by the vendor so far, or null. */
   readonly usage: Usage | null;
   /** Output deltas relayed to the caller so far, the fallback count when a stream is cut short. */
@@ -38,8 +42,10 @@ export interface StreamTranslator {
 }
 
 /**
- * One call's translation between the reference format and a vendor's wire format. Vendor
- * knowledge lives only behind this interface.
+ * One call's translation between the caller's format and a vendor's wire format: from the
+ * neutral request (`call.request`) to the vendor's, and from the vendor's answer through the
+ * ingress format's output (`call.endpoint.format.output(call)`). Vendor knowledge lives only
+ * behind this interface.
  */
 export interface Translator {
   /** The vendor request. May be asynchronous (e.g. fetching remote images a vendor cannot take by URL). */

@@ -18,13 +18,17 @@ export interface LoadedConfig {
 
 type Coerce = 'int' | 'string';
 
-/** Env variable → config path. Env always wins over the file (decisions.md, "Running it"). */
+/** Env variable → config path. Env always wins over the file (docs/api-contract.md#environment-knobs). */
 const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]> = [
   ['HOST', ['server', 'host'], 'string'],
   ['PORT', ['server', 'port'], 'int'],
   ['GATEWAY_MAX_BODY_BYTES', ['server', 'max_body_bytes'], 'int'],
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
+  ['GATEWAY_HEADERS_TIMEOUT_MS', ['server', 'headers_timeout_ms'], 'int'],
+  ['GATEWAY_REQUEST_TIMEOUT_MS', ['server', 'request_timeout_ms'], 'int'],
+  ['GATEWAY_KEEP_ALIVE_TIMEOUT_MS', ['server', 'keep_alive_timeout_ms'], 'int'],
+  ['GATEWAY_MAX_CONNECTIONS', ['server', 'max_connections'], 'int'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],

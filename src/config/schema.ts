@@ -15,9 +15,26 @@ export interface PluginEntry {
   path?: string;
 }
 
+/** The listener's bounds on callers: how long they may take to send a request, and how many connections they may hold. */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  max_body_bytes: number;
+  shutdown_grace_ms: number;
+  /** This process's name in the store; its spend reservations are released when it starts again. */
+  instance_id: string;
+  /** Until a request's headers are in (slow-header clients are answered 408 and closed). */
+  headers_timeout_ms: number;
+  /** Until the whole request (headers and body) is in. */
+  request_timeout_ms: number;
+  /** How long an idle kept-alive connection stays open between requests. */
+  keep_alive_timeout_ms: number;
+  /** Connections held at once, from every caller together; more are closed on arrival. */
+  max_connections: number;
+}
+
 export interface GatewayConfig {
-  /** `instance_id`: this process's name in the store; its spend reservations are released when it starts again. */
-  server: { host: string; port: number; max_body_bytes: number; shutdown_grace_ms: number; instance_id: string };
+  server: ServerConfig;
   /** `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path` (src/store/open-store.ts). */
   database: { path: string; url?: string };
   /** Path of the model catalogue, relative to the config file. */
@@ -28,6 +45,11 @@ export interface GatewayConfig {
   upstreams: Record<string, UpstreamConfig>;
   timeouts: { upstream_ms: number; stream_idle_ms: number; connect_ms: number };
   retry: { max: number };
+  /**
+   * Caller headers forwarded to upstreams: exact names, or prefixes ending in `*`. Nothing else
+   * is, and never a credential, cookie or hop-by-hop header, whatever this list says.
+   */
+  forwarded_caller_headers: string[];
   /** Live fetchers of imported keys' usage history, by key kind (see src/imports/connectors.ts). */
   imports: { connectors: { aggregator?: { base_url: string } } };
   plugins: PluginEntry[];
@@ -60,6 +82,10 @@ export const gatewayConfigSchema = {
         max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
         instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
+        headers_timeout_ms: { ...positiveInt, default: 10_000 },
+        request_timeout_ms: { ...positiveInt, default: 60_000 },
+        keep_alive_timeout_ms: { ...positiveInt, default: 5_000 },
+        max_connections: { ...positiveInt, default: 10_000 },
       },
     },
     database: {
@@ -103,6 +129,11 @@ export const gatewayConfigSchema = {
       additionalProperties: false,
       default: {},
       properties: { max: { type: 'integer', minimum: 0, maximum: 4, default: 2 } },
+    },
+    forwarded_caller_headers: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-z0-9-]+\\*?$' },
+      default: ['user-agent', 'x-stainless-*'],
     },
     imports: {
       type: 'object',

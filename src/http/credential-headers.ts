@@ -6,3 +6,14 @@
 const CREDENTIAL_HEADER = /(^authorization$|^proxy-authorization$|token|auth|api-?key|secret|^cookie$)/i;
 
 export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADER.test(name);
+
+/**
+ * How many times a header came in `rawHeaders` (name, value, name, value, …). Node keeps only
+ * the first `Authorization` in `headers`; a proxy in front may have read another one, so a
+ * credential header sent twice is refused rather than picked.
+ */
+export function headerCount(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) count += 1;
+  return count;
+}

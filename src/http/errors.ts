@@ -1,5 +1,5 @@
 /**
- * The one place that knows the error table of decisions.md: every JSON error the
+ * The one place that knows the error table (docs/api-contract.md#status-table): every JSON error the
  * gateway sends is a GatewayError rendered by `errorBody`.
  */
 
@@ -10,7 +10,7 @@ interface ErrorClass {
   readonly code: string;
 }
 
-/** status → (type, default code), from the decisions page. */
+/** status → (type, default code), from docs/api-contract.md#status-table. */
 const ERROR_TABLE: Readonly<Record<ErrorStatus, ErrorClass>> = {
   400: { type: 'invalid_request', code: 'invalid_request' },
   401: { type: 'invalid_api_key', code: 'invalid_api_key' },

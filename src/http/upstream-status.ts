@@ -3,7 +3,7 @@ import { GatewayError, type ErrorStatus } from './errors.js';
 import { scrubSecrets } from './redact.js';
 
 /**
- * Maps an upstream's HTTP status to ours (decisions.md error table), for every family. Vendor
+ * Maps an upstream's HTTP status to ours (docs/api-contract.md#upstream-status-mapping), for every family. Vendor
  * translators extract the message (and, where the vendor has one, a finer status from the body)
  * and call `upstreamError`.
  */

@@ -1,6 +1,6 @@
 import { hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, type ImportablePrefix } from '../keys/key-material.js';
 
-/** The three kinds of importable keys, by prefix (spec 2.1). */
+/** The three kinds of importable keys, by prefix (docs/migration.md#importing-old-keys). */
 export const KIND_NAMES = { 'qua-': 'gateway', 'sk-': 'vendor', 'or-': 'aggregator' } as const satisfies Record<ImportablePrefix, string>;
 export type KindName = (typeof KIND_NAMES)[ImportablePrefix];
 

@@ -85,7 +85,7 @@ export class KeyService {
   /**
    * Mints a new value for a key, keeping its id (so its ledger, usage and ceiling carry over)
    * and settings. The value it replaces works for ROTATION_GRACE_MS more; a value replaced by
-   * an earlier rotation keeps its own end (decisions.md: never extended).
+   * an earlier rotation keeps its own end (docs/api-contract.md#keys: never extended).
    */
   async rotate(id: string): Promise<{ key: KeyRecord; value: string; previousValidUntil: number } | undefined> {
     const existing = await this.store.keys.get(id);

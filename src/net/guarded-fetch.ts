@@ -9,7 +9,7 @@ import { BudgetExhausted, ByteBudget, type Lease } from './byte-budget.js';
 
 /**
  * Fetches a remote image for a vendor that takes only inline bytes, without letting a caller
- * aim the gateway at its own network (decisions.md): https only; every address a name
+ * aim the gateway at its own network (docs/vendor-formats.md#beta-remote-images): https only; every address a name
  * resolves to is checked against the policy inside the connection's own DNS lookup, so the
  * address checked is the address connected to (and the socket's peer is checked again on
  * connect); at most 3 redirects, each one checked the same way; 10 MiB per image, refused

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import { isGatewayError } from '../http/errors.js';
-import { sendError, sseErrorFrame } from '../http/respond.js';
+import { sendJson } from '../http/respond.js';
 import { failed } from './outcome.js';
 
 /**
@@ -19,8 +19,10 @@ export async function complete(call: Call, chain: Chain): Promise<void> {
 
 /**
  * Ends a call that did not succeed: its outcome decided (outcome.ts), the completion hooks run,
- * then the error in our envelope — as a JSON reply before any header went out, as a last SSE
- * frame after. Nothing is written to a caller who left.
+ * then the error in the envelope of the format called — as a JSON reply before any header went
+ * out (with `x-should-retry: false` when the gateway itself already retried), as the stream's
+ * last frames after.
+ * Nothing is written to a caller who left.
  */
 export async function endInFailure(call: Call, thrown: unknown, chain: Chain, log: Logger): Promise<void> {
   if (!isGatewayError(thrown) && !call.callerGone) log.error({ err: thrown }, 'unexpected failure in a call');
@@ -31,7 +33,14 @@ export async function endInFailure(call: Call, thrown: unknown, chain: Chain, lo
     log.error({ err: hookError }, 'completion hooks failed for a failed call');
   }
   const { res } = call;
-  if (!error || res.destroyed) return;
-  if (res.headersSent) res.end(sseErrorFrame(error));
-  else sendError(res, error);
+  // Nothing more to say to a caller who left, or on a response the edge already ended.
+  if (!error || res.destroyed || res.writableEnded) return;
+  const format = call.endpoint.format.errors;
+  if (res.headersSent) {
+    res.end(call.streamFailure ? call.streamFailure(error) : format.frame(error));
+    return;
+  }
+  // The gateway already retried: the official clients' own retries would multiply the attempts.
+  if (call.upstreamAttempts.length > 1) res.setHeader('x-should-retry', 'false');
+  sendJson(res, error.status, format.body(error), error.headers);
 }

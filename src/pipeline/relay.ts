@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { StreamTranslator, Translator } from '../chain/translator.js';
-import { sendJson, SSE_DONE, SSE_HEADERS } from '../http/respond.js';
+import { sendJson, SSE_HEADERS } from '../http/respond.js';
 import { UpstreamFailure } from '../proxy/proxy-core.js';
 import { complete } from './completion.js';
 import { succeeded } from './outcome.js';
@@ -12,7 +12,8 @@ import { upstreamFailureError, type FailureLimits } from './upstream-errors.js';
 
 /**
  * The relay of an answer to the caller: the translated body, or the stream event by event.
- * Completion runs before the last byte (for a stream, before its closing `data: [DONE]`).
+ * Completion runs before the last byte (for a stream, before its last frame: chat's
+ * `data: [DONE]`, Responses' `response.completed`, Messages' `message_stop`).
  */
 
 export interface RelayDeps {
@@ -59,6 +60,8 @@ export async function relayStreamed(call: Call, translator: Translator, upstream
   const { chain } = deps;
   const { res } = call;
   const stream = translator.stream();
+  // From here a failure is written by the stream (its format's own last frames).
+  call.streamFailure = (error) => stream.fail(error);
   // The headers leave with the first frames (one write); relayStream sends them alone if the
   // upstream is slow to produce any.
   res.writeHead(200, SSE_HEADERS);
@@ -79,6 +82,7 @@ export async function relayStreamed(call: Call, translator: Translator, upstream
   settleUsage(call, stream);
   succeeded(call);
   await complete(call, chain);
-  if (chain.wantsChunks) chain.onResponseChunk(call, SSE_DONE);
-  res.end(SSE_DONE);
+  const done = stream.done();
+  if (chain.wantsChunks && done !== '') chain.onResponseChunk(call, done);
+  res.end(done);
 }

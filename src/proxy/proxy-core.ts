@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { Call } from '../chain/call.js';
 import type { UpstreamRequest } from '../chain/translator.js';
-import { upstreamHeaders } from './headers.js';
+import { ForwardedHeaders, upstreamHeaders } from './headers.js';
 
 /**
  * The streaming proxy core: the only module that imports http-proxy-3. It sends one upstream
@@ -32,6 +32,11 @@ export interface ProxyTimeouts {
   /** Until the upstream's response headers. */
   headersMs: number;
   connectMs: number;
+}
+
+export interface ProxyOptions extends ProxyTimeouts {
+  /** Caller headers that may reach an upstream (names, or prefixes ending in `*`). */
+  forwardedHeaders: readonly string[];
 }
 
 interface Target {
@@ -97,10 +102,13 @@ export class ProxyCore {
   private readonly proxy: ProxyServer;
   private readonly targets: ReadonlyMap<string, Target>;
 
+  private readonly forwarded: ForwardedHeaders;
+
   constructor(
     bases: Readonly<Record<string, string>>,
-    private readonly timeouts: ProxyTimeouts,
+    private readonly timeouts: ProxyOptions,
   ) {
+    this.forwarded = new ForwardedHeaders(timeouts.forwardedHeaders);
     this.targets = new Map(
       (Object.entries(bases) as Array<[string, string]>).map(([family, base]) => {
         const url = new URL(base.endsWith('/') ? base : `${base}/`);
@@ -134,7 +142,7 @@ export class ProxyCore {
     if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
     const { req, res, signal } = call;
     // http-proxy-3 copies req.headers verbatim: give it the curated set for this attempt.
-    req.headers = upstreamHeaders(call.callerHeaders, request.headers, request.body.length) as typeof req.headers;
+    req.headers = upstreamHeaders(call.callerHeaders, this.forwarded, request.headers, request.body.length) as typeof req.headers;
     const url = new URL(request.path, target.base);
     return new Promise<IncomingMessage>((resolve, reject) => {
       // The caller leaving (the call's signal) ends the attempt and its upstream request.

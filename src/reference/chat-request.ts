@@ -1,59 +1,15 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
+import type { ImageSource, NeutralRequest, Part, ResponseFormat, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
 
 /**
- * A reference-format chat request read into a vendor-neutral shape, with the message-sequence
- * rules every non-reference vendor needs already applied (wire-formats §4.1 "message-sequence
- * normalisation"): system and developer messages pulled out (hoisted, in order, wherever they
+ * A reference-format chat request read into the neutral request (src/neutral/request.ts), with the message-sequence
+ * rules every non-reference vendor needs already applied (docs/vendor-formats.md#message-sequence-normalisation): system and developer messages pulled out (hoisted, in order, wherever they
  * stood), empty text dropped, consecutive same-role turns merged (tool results count as the
  * user's and go first in their turn), every tool result named after the call it answers, and
  * every call answered in the very next turn. Anything a vendor could not take is a 400 naming
  * the field, e.g. `messages[2].tool_calls[0].function.arguments`.
  */
-
-export type ImageSource = { kind: 'data'; mediaType: string; data: string } | { kind: 'url'; url: string };
-
-export type Part =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: ImageSource; /** `messages[i].content[j]` */ param: string }
-  | { type: 'tool_call'; id: string; name: string; args: JsonObject }
-  | { type: 'tool_result'; id: string; name: string; content: string };
-
-export interface Turn {
-  role: 'user' | 'assistant';
-  parts: Part[];
-}
-
-export interface ToolSpec {
-  name: string;
-  description?: string;
-  /** JSON Schema of the arguments, if given. */
-  parameters?: JsonObject;
-}
-
-export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
-
-export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: JsonObject };
-
-export interface ChatRequest {
-  system: string[];
-  turns: Turn[];
-  maxTokens: number | null;
-  temperature: number | null;
-  topP: number | null;
-  stop: string[];
-  n: number;
-  seed: number | null;
-  user: string | null;
-  presencePenalty: number | null;
-  frequencyPenalty: number | null;
-  logprobs: boolean;
-  topLogprobs: number | null;
-  tools: ToolSpec[];
-  toolChoice: ToolChoice | null;
-  parallelToolCalls: boolean;
-  responseFormat: ResponseFormat | null;
-}
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
@@ -246,7 +202,7 @@ function readStop(raw: unknown): string[] {
 }
 
 /** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts). */
-export function parseChatRequest(body: JsonObject): ChatRequest {
+export function parseChatRequest(body: JsonObject): NeutralRequest {
   const reading: Reading = { system: [], turns: [], callNames: new Map() };
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');
@@ -273,5 +229,7 @@ export function parseChatRequest(body: JsonObject): ChatRequest {
     toolChoice: readToolChoice(body['tool_choice'], tools),
     parallelToolCalls: body['parallel_tool_calls'] !== false,
     responseFormat: readResponseFormat(body['response_format']),
+    topK: null,
+    reasoning: null,
   };
 }

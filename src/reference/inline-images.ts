@@ -1,7 +1,7 @@
 import { GatewayError, invalidRequest } from '../http/errors.js';
 import { BudgetExhausted, type Lease } from '../net/byte-budget.js';
 import { IMAGE_LIMITS, ImageFetchError, type GuardedFetcher } from '../net/guarded-fetch.js';
-import type { Part, Turn } from './chat-request.js';
+import type { Part, Turn } from '../neutral/request.js';
 
 type ImagePart = Extract<Part, { type: 'image' }>;
 

@@ -1,51 +1,10 @@
-import type { JsonObject, Usage } from '../chain/call.js';
+import type { JsonObject } from '../chain/call.js';
+import type { Reply, ReplyChoice, ReplyEnvelope, ReplyUsage } from '../neutral/reply.js';
 
 /**
- * The vendor-neutral shape of one model reply, which every non-reference translator produces
- * and which is rendered here into the reference format: a chat completion, or a legacy
- * text completion for `/v1/completions`.
+ * The neutral reply (src/neutral/reply.ts) rendered into the reference format: a chat
+ * completion, or a legacy text completion for `/v1/completions`.
  */
-
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
-
-export interface ReplyToolCall {
-  id: string;
-  name: string;
-  /** The arguments as a JSON string. */
-  arguments: string;
-}
-
-export interface ReplyChoice {
-  /** The text, or null when there is none. */
-  content: string | null;
-  toolCalls: ReplyToolCall[];
-  finish: FinishReason;
-  /** Reference-format `logprobs` (`{content: [...], refusal}`), when asked for and given. */
-  logprobs?: JsonObject | null;
-}
-
-export interface ReplyUsage {
-  promptTokens: number;
-  completionTokens: number;
-  /** Prompt tokens read from a cache (a subset of promptTokens), when the vendor says. */
-  cachedTokens?: number;
-  /** Reasoning tokens (a subset of completionTokens), when the vendor says. */
-  reasoningTokens?: number;
-}
-
-export interface Reply {
-  choices: ReplyChoice[];
-  usage: ReplyUsage;
-}
-
-/** What every reply and chunk of one call shares. */
-export interface ReplyEnvelope {
-  id: string;
-  /** Unix seconds, fixed per request. */
-  created: number;
-  /** The canonical model ID. */
-  model: string;
-}
 
 /** Reference usage: prompt + completion = total always; details only where the vendor gave them. */
 export function referenceUsage(usage: ReplyUsage): JsonObject {
@@ -59,8 +18,6 @@ export function referenceUsage(usage: ReplyUsage): JsonObject {
   return out;
 }
 
-/** The ledger's view of a reply's usage. */
-export const ledgerUsage = (usage: ReplyUsage): Usage => ({ promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
 
 function message(choice: ReplyChoice): JsonObject {
   const out: JsonObject = { role: 'assistant', content: choice.content, refusal: null };

@@ -1,5 +1,10 @@
 import type { JsonObject } from '../chain/call.js';
-import { referenceUsage, type FinishReason, type ReplyEnvelope, type ReplyToolCall, type ReplyUsage } from './reply.js';
+import type { FinishReason, ReplyEnvelope, ReplyToolCall, ReplyUsage } from '../neutral/reply.js';
+import type { ReasoningState } from '../neutral/request.js';
+import type { ReplyStream } from '../chain/ingress.js';
+import type { GatewayError } from '../http/errors.js';
+import { SSE_DONE, sseErrorFrame } from '../http/respond.js';
+import { referenceUsage } from './reply.js';
 
 /**
  * Writes the reference format's SSE chunks for one streamed reply, so that every vendor
@@ -7,10 +12,10 @@ import { referenceUsage, type FinishReason, type ReplyEnvelope, type ReplyToolCa
  * finish) and this class keeps the rules: one id/created/model for all chunks, the role delta
  * first per choice, `id`/`type`/`name` only in a call's first fragment, exactly one finish
  * chunk per choice, `"usage": null` on every chunk and one usage chunk with `choices: []` at
- * the end only when the caller asked (`stream_options.include_usage`). `data: [DONE]` is the
- * pipeline's. In legacy mode (`/v1/completions`) chunks are `text_completion` with `text`.
+ * the end only when the caller asked (`stream_options.include_usage`), and `data: [DONE]`
+ * after completion. In legacy mode (`/v1/completions`) chunks are `text_completion` with `text`.
  */
-export class ReferenceStreamWriter {
+export class ReferenceStreamWriter implements ReplyStream {
   /** Output deltas written so far (text and tool-call fragments), the fallback usage count. */
   relayedDeltas = 0;
   private readonly started = new Set<number>();
@@ -22,8 +27,8 @@ export class ReferenceStreamWriter {
     private readonly includeUsage: boolean,
   ) {}
 
-  /** The role delta of a choice, once (legacy completions have none). */
-  role(choice: number): string {
+  /** The role delta of a choice, once (legacy completions have none). The reference stream reports usage only at its end. */
+  start(choice: number): string {
     if (this.started.has(choice)) return '';
     this.started.add(choice);
     if (this.legacy) return '';
@@ -32,15 +37,27 @@ export class ReferenceStreamWriter {
 
   /** A text delta, with its reference-format logprobs when the caller asked for them. */
   text(choice: number, text: string, logprobs: JsonObject | null = null): string {
-    if (text === '') return this.role(choice);
+    if (text === '') return this.start(choice);
     this.relayedDeltas += 1;
-    const head = this.role(choice);
+    const head = this.start(choice);
     return head + (this.legacy ? this.legacyChunk(choice, text, null) : this.chunk(choice, { content: text }, null, logprobs));
+  }
+
+  /** Reasoning text as `reasoning_content` deltas (legacy completions carry none). */
+  reasoning(choice: number, text: string): string {
+    const head = this.start(choice);
+    if (text === '' || this.legacy) return head;
+    return head + this.chunk(choice, { reasoning_content: text }, null);
+  }
+
+  /** The reference format has no slot for a vendor's opaque reasoning state. */
+  reasoningState(choice: number, _state: ReasoningState): string {
+    return this.start(choice);
   }
 
   /** The first fragment of a tool call (`index` counts tool calls of this choice from 0). */
   toolCall(choice: number, index: number, call: ReplyToolCall): string {
-    const head = this.role(choice);
+    const head = this.start(choice);
     if (call.arguments !== '') this.relayedDeltas += 1;
     const fragment = { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
     return head + this.chunk(choice, { tool_calls: [fragment] }, null);
@@ -54,7 +71,7 @@ export class ReferenceStreamWriter {
 
   finish(choice: number, reason: FinishReason): string {
     if (this.finished.has(choice)) return '';
-    const head = this.role(choice);
+    const head = this.start(choice);
     this.finished.add(choice);
     return head + (this.legacy ? this.legacyChunk(choice, '', reason) : this.chunk(choice, {}, reason));
   }
@@ -68,6 +85,15 @@ export class ReferenceStreamWriter {
   close(usage: ReplyUsage | null): string {
     if (!this.includeUsage) return '';
     return this.frame([], usage ? referenceUsage(usage) : null);
+  }
+
+  done(): string {
+    return SSE_DONE;
+  }
+
+  /** One last frame with our envelope (openai-node raises it as an APIError). */
+  fail(error: GatewayError): string {
+    return sseErrorFrame(error);
   }
 
   private chunk(index: number, delta: JsonObject, finish: FinishReason | null, logprobs: JsonObject | null = null): string {

@@ -8,7 +8,7 @@ export const RECENT_KEYS_LIMIT = 10_000;
  * Every request looks its key up by value: answers are remembered for a second so the hot path
  * rarely reaches the database, whatever the backend. Any key change made through this wrapper
  * forgets them at once; changes made by another gateway instance arrive within the second
- * (README "Keys", Propagation). Unknown values are not remembered.
+ * (docs/configuration.md#keys, Propagation). Unknown values are not remembered.
  *
  * The backends are asynchronous, so a lookup may overlap a change: the memory is cleared
  * before and again after every change, and a lookup stores its answer only if no change began

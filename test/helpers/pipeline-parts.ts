@@ -2,7 +2,8 @@ import { createServer, get, type IncomingMessage, type Server, type ServerRespon
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
-import { Call, ENDPOINTS, type EndpointName } from '../../src/chain/call.js';
+import { Call } from '../../src/chain/call.js';
+import { ENDPOINTS } from './endpoints.js';
 import { Chain, type LoadedPlugin } from '../../src/chain/chain.js';
 import type { PluginHooks } from '../../src/chain/plugin.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/chain/translator.js';
@@ -43,7 +44,7 @@ export function scriptedTranslator(options: { stream?: () => StreamTranslator } 
 }
 
 /** A call on a detached request/response pair (for steps that never write to the caller). */
-export function detachedCall(model = 'gamma-5.4', endpoint: EndpointName = 'chat.completions', body: unknown = { model }): Call {
+export function detachedCall(model = 'gamma-5.4', endpoint: keyof typeof ENDPOINTS = 'chat.completions', body: unknown = { model }): Call {
   const req = { headers: {}, complete: true } as IncomingMessage;
   const res = { headersSent: false, once: () => undefined } as unknown as ServerResponse;
   const call = new Call(ENDPOINTS[endpoint], req, res, 0, Buffer.from(JSON.stringify(body)));

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { Call, ENDPOINTS, type EndpointName } from '../../src/chain/call.js';
+import { Call } from '../../src/chain/call.js';
+import { ENDPOINTS } from './endpoints.js';
 import type { Translator } from '../../src/chain/translator.js';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
 
@@ -13,7 +14,7 @@ export const ADMITTED_AT = 1767225600_000;
 
 export interface CallOptions {
   model: string;
-  endpoint?: EndpointName;
+  endpoint?: keyof typeof ENDPOINTS;
   stream?: boolean;
   includeUsage?: boolean;
 }

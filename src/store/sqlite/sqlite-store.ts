@@ -27,7 +27,7 @@ export const PAGE_CACHE_KIB = 4096;
 export function configureConnection(db: Db): void {
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
-  // cache); the last commits before a power loss or OS crash may not (README "Money").
+  // cache); the last commits before a power loss or OS crash may not (docs/money.md).
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
@@ -184,8 +184,11 @@ export class SqliteStore implements Store {
     this.status = new SqliteStatusStore(db);
   }
 
-  /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
-  static open(path: string): SqliteStore {
+  /**
+   * Opens (creating if needed) the database file, sets WAL and runs pending migrations.
+   * `checkpointIntervalMs`: how often the background worker checkpoints (500 ms).
+   */
+  static open(path: string, checkpointIntervalMs = CHECKPOINT_INTERVAL_MS): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     configureConnection(db);
@@ -193,7 +196,7 @@ export class SqliteStore implements Store {
     if (path === ':memory:') return new SqliteStore(db, null);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    const checkpointer = new Checkpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+    const checkpointer = new Checkpointer(path, checkpointIntervalMs, () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
     });
     return new SqliteStore(db, checkpointer);

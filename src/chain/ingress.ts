@@ -1,0 +1,77 @@
+import type { GatewayError } from '../http/errors.js';
+import type { Reply } from '../neutral/reply.js';
+import type { NeutralRequest } from '../neutral/request.js';
+import type { ReplySink } from '../neutral/sink.js';
+import type { Call } from './call.js';
+import type { TranslatedBody } from './translator.js';
+
+/**
+ * An ingress format: a way callers speak to the gateway (the reference chat format, the
+ * Responses API, the Messages format). Each is a plugin of its own that maps its request to
+ * the one neutral request the chain and the vendor translators use, and maps the neutral reply
+ * and stream events back. Adding an ingress touches no vendor translator; adding a vendor
+ * touches no ingress.
+ */
+export interface IngressFormat {
+  /** `chat`, `responses`, `messages`. */
+  readonly name: string;
+  /**
+   * The wire format it speaks (`openai-chat`, `anthropic-messages`, `openai-responses`): a
+   * vendor whose upstream speaks the same may pass the caller's body through nearly unchanged.
+   */
+  readonly wire: string;
+  /** How the gateway's errors look in this format (refusals, failures before any byte). */
+  readonly errors: ErrorFormat;
+  /** The first problem with a body in this format (400 naming the field in its notation), if any. */
+  check(call: Call): RequestProblem | undefined;
+  /** What the gatekeepers read from a well-formed body without translating it. */
+  outline(call: Call): CallOutline;
+  /** The body read into the neutral request (once per call: see `Call.request`); a 400 for what cannot be. */
+  read(call: Call): NeutralRequest;
+  /** How this call's reply is written for its caller. */
+  output(call: Call): ReplyOutput;
+}
+
+export interface RequestProblem {
+  /** The field at fault in the format's notation, e.g. `messages[0].role`. */
+  param: string;
+  message: string;
+}
+
+/** How the gateway's own errors are written in a format. */
+export interface ErrorFormat {
+  /** The JSON body of an error answered before any byte of a reply. */
+  body(error: GatewayError): string;
+  /** The SSE text that ends a stream which fails after its 200 and before its first event (no sink yet). */
+  frame(error: GatewayError): string;
+}
+
+/** The parts of a request every gatekeeper reads, whatever the format. */
+export interface CallOutline {
+  /** Whether the caller asked for a streamed reply. */
+  stream: boolean;
+  /** Whether the caller asked for the usage in the stream (the chat format asks with `stream_options`; the others always carry it). */
+  includeUsage: boolean;
+  /** The caller's own limit on output tokens (null: the model's maximum). */
+  maxOutputTokens: number | null;
+  /** Completions generated (and billed) per request: `n`, or the legacy `best_of`. */
+  choices: number;
+  /** Capabilities asked for, each as the parameter that asks (named in a 400), or null. */
+  asks: { tools: string | null; json: string | null; image: string | null };
+}
+
+/** How one call's reply is written for its caller. */
+export interface ReplyOutput {
+  /** A whole neutral reply → the caller's body, with the usage the ledger bills. */
+  render(reply: Reply): TranslatedBody;
+  /** The sink of a streamed reply's neutral events. */
+  sink(): ReplyStream;
+}
+
+/** A sink that also writes the stream's last frames: after completion, or on failure. */
+export interface ReplyStream extends ReplySink {
+  /** The frame written after the completion hooks (the ledger row is committed before the last byte). */
+  done(): string;
+  /** The frames that end a stream which broke after its 200. */
+  fail(error: GatewayError): string;
+}

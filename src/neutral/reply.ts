@@ -1,0 +1,59 @@
+import type { JsonObject, Usage } from '../chain/call.js';
+import type { ReasoningState } from './request.js';
+
+/**
+ * The neutral reply: what every vendor translator reads its vendor's answer into, and what
+ * every ingress format renders for its caller.
+ */
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+export interface ReplyToolCall {
+  id: string;
+  name: string;
+  /** The arguments as a JSON string. */
+  arguments: string;
+}
+
+/** Reasoning the model showed (thinking text; may be empty) and the opaque state to hand back. */
+export interface ReplyReasoning {
+  text: string;
+  state: ReasoningState | null;
+}
+
+export interface ReplyChoice {
+  /** The text, or null when there is none. */
+  content: string | null;
+  /** Reasoning runs before the content, in order (empty when the vendor showed none). */
+  reasoning?: ReplyReasoning[];
+  toolCalls: ReplyToolCall[];
+  finish: FinishReason;
+  /** Reference-format `logprobs` (`{content: [...], refusal}`), when asked for and given. */
+  logprobs?: JsonObject | null;
+}
+
+export interface ReplyUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens read from a cache (a subset of promptTokens), when the vendor says. */
+  cachedTokens?: number;
+  /** Reasoning tokens (a subset of completionTokens), when the vendor says. */
+  reasoningTokens?: number;
+}
+
+export interface Reply {
+  choices: ReplyChoice[];
+  usage: ReplyUsage;
+}
+
+/** What every reply and chunk of one call shares. */
+export interface ReplyEnvelope {
+  id: string;
+  /** Unix seconds, fixed per request. */
+  created: number;
+  /** The canonical model ID. */
+  model: string;
+}
+
+/** The ledger's view of a reply's usage. */
+export const ledgerUsage = (usage: ReplyUsage): Usage => ({ promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });

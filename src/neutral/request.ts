@@ -1,0 +1,86 @@
+import type { JsonObject } from '../chain/call.js';
+
+/**
+ * The neutral request: what every ingress format (the reference chat format, the Responses
+ * API, the Messages format) is read into, and what every vendor translator writes its vendor's
+ * request from. The message-sequence rules every vendor needs are already applied by the reader
+ * (docs/vendor-formats.md#message-sequence-normalisation): system text hoisted, turns that
+ * alternate user/assistant, every tool call answered in the very next turn.
+ */
+
+export type ImageSource = { kind: 'data'; mediaType: string; data: string } | { kind: 'url'; url: string };
+
+/**
+ * A vendor's opaque reasoning state, carried through any format and handed back unchanged on
+ * the next turn: alpha's thinking `signature` (kind `signature`) or a redacted block's `data`
+ * (kind `redacted`), beta's `thoughtSignature` (kind `thought_signature`). `family` names the
+ * vendor that issued it: a state from another family is never sent to a vendor.
+ */
+export interface ReasoningState {
+  family: string;
+  kind: string;
+  data: string;
+}
+
+export type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: ImageSource; /** where the caller put it, e.g. `messages[i].content[j]` */ param: string }
+  | { type: 'tool_call'; id: string; name: string; args: JsonObject; /** beta's signature of this call, when known */ state?: ReasoningState }
+  | { type: 'tool_result'; id: string; name: string; content: string; isError?: boolean }
+  /** Reasoning the model showed on an earlier assistant turn (thinking text), with the state to replay. */
+  | { type: 'reasoning'; text: string; state: ReasoningState | null };
+
+export interface Turn {
+  role: 'user' | 'assistant';
+  parts: Part[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments, if given. */
+  parameters?: JsonObject;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: JsonObject };
+
+/** The reasoning efforts the formats name, least to most. */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * What the caller asked of the model's reasoning (null: nothing asked, the vendor's default):
+ * an effort (chat `reasoning_effort`, Responses `reasoning.effort`, Messages adaptive thinking
+ * with an effort), or an explicit budget of thinking tokens (Messages `thinking.budget_tokens`),
+ * or off. Each vendor maps it by the table in docs/reasoning.md.
+ */
+export type ReasoningRequest =
+  | { kind: 'effort'; effort: ReasoningEffort; /** the parameter it came from, named in refusals */ param: string }
+  | { kind: 'budget'; tokens: number; param: string }
+  | { kind: 'off'; param: string };
+
+export interface NeutralRequest {
+  system: string[];
+  turns: Turn[];
+  maxTokens: number | null;
+  temperature: number | null;
+  topP: number | null;
+  /** Messages `top_k`; the reference formats have none. */
+  topK: number | null;
+  stop: string[];
+  n: number;
+  seed: number | null;
+  /** An end-user identifier (chat `user`, Responses `safety_identifier`/`user`, Messages `metadata.user_id`). */
+  user: string | null;
+  presencePenalty: number | null;
+  frequencyPenalty: number | null;
+  logprobs: boolean;
+  topLogprobs: number | null;
+  tools: ToolSpec[];
+  toolChoice: ToolChoice | null;
+  parallelToolCalls: boolean;
+  responseFormat: ResponseFormat | null;
+  reasoning: ReasoningRequest | null;
+}

@@ -1,0 +1,34 @@
+import type { Call } from '../chain/call.js';
+import type { ReplyOutput } from '../chain/ingress.js';
+import type { TranslatedBody } from '../chain/translator.js';
+import { GatewayError } from '../http/errors.js';
+import { ledgerUsage, type Reply, type ReplyEnvelope } from '../neutral/reply.js';
+import { mintId } from './ids.js';
+import { chatCompletionBody, textCompletionBody } from './reply.js';
+import { ReferenceStreamWriter } from './stream-writer.js';
+
+/**
+ * How a reply is written in the reference format for one call: a chat completion (or a legacy
+ * text completion for `/v1/completions`), whole or as chunks, all sharing one envelope (a
+ * minted id, the admission time, the canonical model).
+ */
+export class ChatOutput implements ReplyOutput {
+  private readonly legacy: boolean;
+  private readonly envelope: ReplyEnvelope;
+
+  constructor(private readonly call: Call) {
+    const model = call.model;
+    if (!model) throw new GatewayError(500, 'a reply was written before the model was resolved');
+    this.legacy = call.endpoint.name === 'completions';
+    this.envelope = { id: mintId(this.legacy ? 'cmpl-' : 'chatcmpl-'), created: Math.floor(call.admittedAt / 1000), model: model.id };
+  }
+
+  render(reply: Reply): TranslatedBody {
+    const body = this.legacy ? textCompletionBody(reply, this.envelope) : chatCompletionBody(reply, this.envelope);
+    return { body: JSON.stringify(body), usage: ledgerUsage(reply.usage) };
+  }
+
+  sink(): ReferenceStreamWriter {
+    return new ReferenceStreamWriter(this.envelope, this.legacy, this.call.includeUsage);
+  }
+}
