@@ -47,7 +47,7 @@ t.test(`fuzzing the API and the admin API (seed ${SEED})`, async (t) => {
     const raw = toRaw(request, gateway);
     const stranger = request.target.startsWith('/admin') && request.auth !== 'admin';
     const res = await rawRequest(gateway.origin, raw, { timeoutMs: 15_000, ...(stranger ? { localAddress: STRANGER } : {}) });
-    const known = knownDefectOf(request.method, res.status, res.header('content-type'), res.body.length);
+    const known = knownDefectOf(request.method, res.status, res.header('content-type'));
     if (known) {
       knownDefects.set(known, (knownDefects.get(known) ?? 0) + 1);
       return;

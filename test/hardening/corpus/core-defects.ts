@@ -3,8 +3,6 @@
  * the hardening suites mark their checks as tap todos with these texts until the core is fixed.
  */
 export const CORE_DEFECTS = {
-  parserAnswer: "core: a request Node's HTTP parser refuses (empty or malformed request line, unknown method, Content-Length with Transfer-Encoding) gets Node's bare 400, no envelope (src/http/server.ts answers no clientError)",
-  doubleAuthorization: 'core: a request with two Authorization headers is not refused (Node keeps the first one)',
   charsetIgnored: 'core: src/http/body-reader.ts ignores the charset of API bodies and reads them as UTF-8 (contract, edge layer: an unsupported charset is a 400)',
   earlyRefusalReset:
     'core: a 413 from Content-Length closes the connection with the upload unread, so the kernel resets it and about half the time the caller gets ECONNRESET, not the 413 (no lingering close in src/http)',
@@ -15,9 +13,8 @@ export const CORE_DEFECTS = {
 
 export type CoreDefect = keyof typeof CORE_DEFECTS;
 
-/** The known core defect an answer shows, if any: Node's parser answer, Express's automatic OPTIONS answer. */
-export function knownDefectOf(method: string, status: number, contentType: string | undefined, bodyLength: number): CoreDefect | null {
-  if (status === 400 && contentType === undefined && bodyLength === 0) return 'parserAnswer';
+/** The known core defect an answer shows, if any: Express's automatic OPTIONS answer. */
+export function knownDefectOf(method: string, status: number, contentType: string | undefined): CoreDefect | null {
   if (method === 'OPTIONS' && status === 200 && contentType?.startsWith('text/plain')) return 'automaticOptions';
   return null;
 }
