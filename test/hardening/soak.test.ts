@@ -28,7 +28,7 @@ const MAX_IN_FLIGHT = 100;
  */
 const FDS_BACK_WITHIN_MS = scaled(0, 45_000);
 const FD_SLACK = scaled(2 * MAX_IN_FLIGHT, 5);
-/** Measured in the long form on a shared 2-core machine (load ~10): +3.6 MiB, 143 MiB at most, p99 delay median 48 ms and at most 117 ms, /healthz 162 ms at worst. */
+/** Measured in the long form on a shared 2-core machine (load 8–14): +3.8 MiB, 149 MiB at most, p99 delay median 36 ms and at most 111 ms, /healthz 48 ms at worst. */
 const BOUNDS = { rssGrowthMiB: 25, rssAboveIdleMiB: 150, lagP99MedianMs: 100, lagP99MaxMs: 500, healthMaxMs: 1000 };
 
 interface Sample {
