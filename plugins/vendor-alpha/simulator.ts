@@ -178,7 +178,7 @@ export function createAlphaVendor(): SimVendor {
     const id = newId('msg_');
     const model = String(body['model']);
     if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan), fault);
-    else ctx.sim.sendJson(ctx.res, messageBody(id, model, plan));
+    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan), fault);
   }
 
   return {

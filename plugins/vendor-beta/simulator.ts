@@ -172,15 +172,15 @@ export function createBetaVendor(): SimVendor {
     const logprobs = config['responseLogprobs'] === true ? { top: typeof config['logprobs'] === 'number' ? config['logprobs'] : 0 } : null;
     const id = randomBytes(9).toString('base64url');
     if (!stream) {
-      ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, logprobs));
+      await ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, logprobs), fault);
       return;
     }
     const chunks = streamChunks(plan, model, id, logprobs);
     if (ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`), fault);
-    else ctx.sim.sendJson(ctx.res, chunks);
+    else await ctx.sim.sendJson(ctx.res, chunks, fault);
   }
 
-  function embed(ctx: SimContext, model: string, batch: boolean): void {
+  async function embed(ctx: SimContext, model: string, batch: boolean): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
     const requests = (batch ? (body['requests'] ?? []) : [body]) as Json[];
     const wrong = requests.find((r) => batch && r['model'] !== `models/${model}`);
@@ -188,11 +188,14 @@ export function createBetaVendor(): SimVendor {
       ctx.sim.sendError(ctx.res, 400, `Model in the request (${String(wrong['model'])}) does not match the model in the URL (models/${model}).`, 'INVALID_ARGUMENT');
       return;
     }
-    const embeddings = requests.map((r) => {
+    const texts = requests.map((r) => textOf(partsOf(r['content'] as Json)));
+    const fault = ctx.queued ?? faultFromDirectives(readDirectives(texts.join(' ')));
+    if (await ctx.sim.applyFault(ctx.res, fault)) return;
+    const embeddings = requests.map((r, i) => {
       const dimensions = typeof r['outputDimensionality'] === 'number' ? r['outputDimensionality'] : 8;
-      return { values: embedText(textOf(partsOf(r['content'] as Json)), dimensions) };
+      return { values: embedText(texts[i] as string, dimensions) };
     });
-    ctx.sim.sendJson(ctx.res, batch ? { embeddings } : { embedding: embeddings[0] });
+    await ctx.sim.sendJson(ctx.res, batch ? { embeddings } : { embedding: embeddings[0] }, fault);
   }
 
   return {
@@ -205,7 +208,7 @@ export function createBetaVendor(): SimVendor {
           const model = decodeURIComponent(match[1] as string);
           const action = match[2];
           if (action === 'generateContent' || action === 'streamGenerateContent') await generate(ctx, model, action === 'streamGenerateContent');
-          else embed(ctx, model, action === 'batchEmbedContents');
+          else await embed(ctx, model, action === 'batchEmbedContents');
         },
       },
       betaCountRoute(readGenerateRequest),

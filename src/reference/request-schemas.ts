@@ -8,7 +8,12 @@ import { compileSchema } from '../config/validate.js';
  * error or a crash. Unknown fields pass (the upstream judges them).
  */
 
-const maxTokens = { type: 'integer', minimum: 1 } as const;
+/**
+ * Integers without a natural bound still get one: JSON.parse reads `1e400` as Infinity, which
+ * Ajv's `integer` accepts (Infinity % 1 is NaN) and JSON.stringify sends upstream as null.
+ */
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+const maxTokens = { type: 'integer', minimum: 1, maximum: SAFE_MAX } as const;
 const streamOptions = {
   type: ['object', 'null'],
   properties: { include_usage: { type: 'boolean' } },
@@ -99,7 +104,7 @@ const embeddingsSchema = {
   properties: {
     input: { type: ['string', 'array'], minItems: 1, maxItems: 2048 },
     encoding_format: { enum: ['float', 'base64'] },
-    dimensions: { type: 'integer', minimum: 1 },
+    dimensions: { type: 'integer', minimum: 1, maximum: SAFE_MAX },
   },
 } as const;
 

@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto';
  * `[[sim:parallel=N]]` (N tool calls), `[[sim:status=503]]`, `[[sim:delay_ms=N]]`,
  * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N frames),
  * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
- * (never answer).
+ * (never answer), `[[sim:unicode=1]]` (words of 2-, 3- and 4-byte UTF-8 characters, for tests
+ * of bodies split inside a character).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -68,12 +69,14 @@ export interface Directives {
   reset_after?: number;
   error_after?: number;
   hang?: number;
+  unicode?: number;
 }
 
 const DIRECTIVE = /\[\[sim:([a-z_]+)=(\d+)\]\]/g;
 const DEFAULT_PIECES = 12;
 const TOOL_CALL_TOKENS = 10;
 const WORDS = ['Hello', 'from', 'the', 'simulated', 'upstream;', 'this', 'reply', 'is', 'deterministic', 'and', 'counted', 'word', 'by', 'word.'];
+export const UNICODE_WORDS = ['Grüße', 'aus', 'Zürich;', '東京は', '晴れ', '🎉🚀', 'ñandú', 'Ωμέγα', 'naïve', 'café', 'ok', '✓.'];
 
 export function readDirectives(text: string): Directives {
   const found: Record<string, number> = {};
@@ -120,7 +123,8 @@ function textPieces(request: SimRequest, directives: Directives): string[] {
   }
   if (request.jsonSchema) return chop(JSON.stringify(sampleFromSchema({ type: 'object', ...request.jsonSchema })));
   const count = directives.tokens ?? DEFAULT_PIECES;
-  return Array.from({ length: count }, (_, i) => (i ? ' ' : '') + (WORDS[i % WORDS.length] as string));
+  const words = directives.unicode ? UNICODE_WORDS : WORDS;
+  return Array.from({ length: count }, (_, i) => (i ? ' ' : '') + (words[i % words.length] as string));
 }
 
 function wantsToolCall(request: SimRequest): SimTool | undefined {

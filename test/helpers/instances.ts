@@ -45,7 +45,7 @@ function configFile(t: Teardown, plugins: Record<string, Record<string, unknown>
 }
 
 export async function instancesOnPostgres(t: Teardown, options: InstancesOptions = {}): Promise<Instances> {
-  const [url, entry] = await Promise.all([startPostgres(t).then((server) => server.createDatabase()), compiledGateway(t)]);
+  const [url, entry] = await Promise.all([startPostgres(t).then((server) => server.createDatabase()), compiledGateway()]);
   const processes = await gatewayProcesses(t, options.chunkDelayMs ?? 0, entry);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   t.teardown(() => pool.end());

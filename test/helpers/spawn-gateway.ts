@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
  * Runs `src/main.ts` as its own process (what `npm start` runs, through tap's TypeScript
- * loader instead of a build), for tests of start-up, signals and crashes.
+ * loader instead of a build), for tests of start-up, signals and crashes; or, given `entry`,
+ * an already compiled main.js (see compiled-gateway.ts).
  */
 
 const TS_LOADER = import.meta.resolve('@tapjs/typescript/import');
