@@ -32,7 +32,17 @@ export interface KeySpend {
   spent_nano: number;
   /** The sum of the key's ledger rows in that cycle. */
   rows_nano: number;
+  /** The cycle's upstream cost as the store keeps it. */
+  upstream_nano: number;
+  /** The sum of the upstream cost (list_nano) of the key's rows in that cycle. */
+  rows_upstream_nano: number;
 }
+
+/** Every key's spend and upstream cost beside the sums of its rows, in one statement: the same SQL on both backends. */
+export const SPEND_BESIDE_ROWS = `SELECT key_id, cycle, charged_nano AS spent_nano, upstream_nano,
+    (SELECT COALESCE(SUM(l.charged_nano), 0) FROM ledger l WHERE l.key_id = s.key_id AND l.cycle = s.cycle) AS rows_nano,
+    (SELECT COALESCE(SUM(l.list_nano), 0) FROM ledger l WHERE l.key_id = s.key_id AND l.cycle = s.cycle) AS rows_upstream_nano
+  FROM spend s`;
 
 export interface LedgerDb {
   rows(keyId?: string): LedgerDbRow[];
@@ -49,9 +59,7 @@ export function openLedgerDb(path: string): LedgerDb {
   const byKey = db.prepare('SELECT * FROM ledger WHERE key_id = ? ORDER BY id');
   const held = db.prepare('SELECT COUNT(*) FROM reservations').pluck();
   const heldBy = db.prepare('SELECT COUNT(*) FROM reservations WHERE instance = ?').pluck();
-  const spend = db.prepare(
-    'SELECT key_id, cycle, charged_nano AS spent_nano, (SELECT COALESCE(SUM(l.charged_nano), 0) FROM ledger l WHERE l.key_id = s.key_id AND l.cycle = s.cycle) AS rows_nano FROM spend s',
-  );
+  const spend = db.prepare(SPEND_BESIDE_ROWS);
   return {
     rows: (keyId) => (keyId === undefined ? all.all() : byKey.all(keyId)) as LedgerDbRow[],
     reservations: (instance) => (instance === undefined ? held.get() : heldBy.get(instance)) as number,

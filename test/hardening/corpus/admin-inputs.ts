@@ -36,6 +36,8 @@ export const ADMIN_CORPUS: readonly CorpusCase[] = [
   adminCase('create: a ceiling of 1e999', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: '1e999' }),
   adminCase('create: a ceiling as a number', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: 5 }),
   adminCase('create: a ceiling of 30 digits', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: '9'.repeat(30) }),
+  adminCase('create: a negative upstream limit', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), { name: 'x', monthly_upstream_limit_usd: '-1.00' }),
+  adminCase('create: an upstream limit as a number', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), { name: 'x', monthly_upstream_limit_usd: 5 }),
   adminCase('create: expires_at not a date', 'POST', '/keys', bad(400, 'invalid_request', 'expires_at'), { name: 'x', expires_at: 'tomorrow' }),
   adminCase('create: expires_at in year 275760', 'POST', '/keys', bad(400, 'invalid_request', 'expires_at'), { name: 'x', expires_at: '+275760-09-13T00:00:00.001Z' }),
   adminCase('create: rpm_limit a fraction', 'POST', '/keys', bad(400, 'invalid_request', 'rpm_limit'), { name: 'x', rpm_limit: 1.5 }),

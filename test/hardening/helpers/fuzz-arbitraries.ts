@@ -55,7 +55,8 @@ const CHAT = mutated({
 });
 const COMPLETION = mutated({ model: fc.constantFrom(...MODELS), prompt: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string())), max_tokens: fc.integer({ min: -1, max: 20 }), stream: fc.boolean() });
 const EMBEDDINGS = mutated({ model: fc.constantFrom(...MODELS), input: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string(), { maxLength: 3 })), dimensions: fc.integer({ min: -1, max: 16 }), encoding_format: fc.constantFrom('float', 'base64', 'hex') });
-const KEY_SETTINGS = mutated({ name: fc.string({ unit: 'binary' }), models: fc.array(fc.constantFrom(...MODELS)), monthly_ceiling_usd: fc.oneof(fc.constantFrom('1.00', '0', '-1', '1e9', '0.0000000001'), fc.string()), expires_at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()), rpm_limit: fc.integer({ min: -1, max: 2_000_000 }) });
+const USD = fc.oneof(fc.constantFrom('1.00', '0', '-1', '1e9', '0.0000000001'), fc.string());
+const KEY_SETTINGS = mutated({ name: fc.string({ unit: 'binary' }), models: fc.array(fc.constantFrom(...MODELS)), monthly_ceiling_usd: USD, monthly_upstream_limit_usd: USD, expires_at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()), rpm_limit: fc.integer({ min: -1, max: 2_000_000 }) });
 const IMPORT = mutated({
   key: fc.constantFrom('qua-abcdef0123456789', 'sk-abcdef0123456789', 'or-abcdef0123456789', 'sl-x', ''),
   label: fc.string({ unit: 'binary' }),

@@ -45,7 +45,9 @@ async function checkLedger(t: Test, view: LedgerView, calls: readonly SentCall[]
   const answered = calls.filter((call) => call.answered);
   const missing = answered.filter((call) => !rows.has(`${call.keyId} ${call.promptTokens}`));
   t.same(missing, [], `cycle ${cycle}: each of the ${answered.length} answered calls has its row`);
-  for (const spend of await view.spend()) t.equal(spend.spent_nano, spend.rows_nano, `cycle ${cycle}: key ${spend.key_id} spent the sum of its rows`);
+  for (const spend of await view.spend()) {
+    t.same([spend.spent_nano, spend.upstream_nano], [spend.rows_nano, spend.rows_upstream_nano], `cycle ${cycle}: key ${spend.key_id} spent the sum of its rows, charged and upstream`);
+  }
   return answered.length;
 }
 

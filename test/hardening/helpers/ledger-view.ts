@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { openLedgerDb, type KeySpend } from '../../helpers/ledger-db.js';
+import { openLedgerDb, SPEND_BESIDE_ROWS, type KeySpend } from '../../helpers/ledger-db.js';
 
 /**
  * The ledger as another process sees it committed, on either backend: the answered calls'
- * rows, the reservations held, and each key's spend beside the sum of its rows.
+ * rows, the reservations held, and each key's spend and upstream cost beside the sums of its rows.
  */
 export interface LedgerView {
   /** `key_id prompt_tokens` of every row whose outcome is ok. */
@@ -34,11 +34,14 @@ export async function postgresView(url: string): Promise<LedgerView> {
     reservations: (instance) =>
       instance === undefined ? count('SELECT COUNT(*) AS n FROM reservations', []) : count('SELECT COUNT(*) AS n FROM reservations WHERE instance = $1', [instance]),
     spend: async () =>
-      (
-        await client.query<{ key_id: string; cycle: string; spent_nano: string; rows_nano: string }>(
-          'SELECT key_id, cycle, charged_nano AS spent_nano, (SELECT COALESCE(SUM(l.charged_nano), 0) FROM ledger l WHERE l.key_id = s.key_id AND l.cycle = s.cycle) AS rows_nano FROM spend s',
-        )
-      ).rows.map((row) => ({ key_id: row.key_id, cycle: row.cycle, spent_nano: Number(row.spent_nano), rows_nano: Number(row.rows_nano) })),
+      (await client.query<Record<keyof KeySpend, string>>(SPEND_BESIDE_ROWS)).rows.map((row) => ({
+        key_id: row.key_id,
+        cycle: row.cycle,
+        spent_nano: Number(row.spent_nano),
+        rows_nano: Number(row.rows_nano),
+        upstream_nano: Number(row.upstream_nano),
+        rows_upstream_nano: Number(row.rows_upstream_nano),
+      })),
     close: () => client.end(),
   };
 }
