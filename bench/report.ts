@@ -5,6 +5,7 @@ import { ms, num, signedMs, spanning, table, verdict, type Row } from './lib/tab
 import { gatewaysOf, type Target } from './lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS, type ScenarioId } from './lib/workload.js';
 import { failureCount, type ClosedLoopResult, type Failures, type OpenLoopResult } from './load/protocol.js';
+import { ingressSection } from './report-ingress.js';
 import { variantsSection } from './report-variants.js';
 
 /**
@@ -14,7 +15,14 @@ import { variantsSection } from './report-variants.js';
  */
 
 /** The issue's targets: gateway requests/s as a share of the floor's, per closed-loop scenario. */
-const THROUGHPUT_TARGETS: Record<ScenarioId, number> = { 'gamma-json': 0.5, 'gamma-stream': 0.6, 'alpha-json': 0.4, 'alpha-stream': 0.4 };
+const THROUGHPUT_TARGETS: Record<ScenarioId, number> = {
+  'gamma-json': 0.5,
+  'gamma-stream': 0.6,
+  'alpha-json': 0.4,
+  'alpha-stream': 0.4,
+  'responses-json': 0.5,
+  'responses-stream': 0.6,
+};
 /** Open loop: the most a gateway may add over direct, ms. */
 const ADDED_P50_MS = 1;
 const ADDED_P99_MS = 3;
@@ -156,6 +164,8 @@ export function comparisonReport(c: Comparison): string[] {
     `Medians of ${settings.rounds} rounds; in each round every scenario runs on ${c.targets.map((t) => t.label).join(', ')} in turn.`,
     '',
     ...closedSection(c),
+    '',
+    ...ingressSection(c),
     '',
     ...openSection(c),
     '',

@@ -158,3 +158,14 @@ t.test('a conversation over the stored-size bound is not stored, and says so', a
   unmodelled.model = null;
   t.match(thrown(() => turnOf(unmodelled).response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })), { status: 500 });
 });
+
+t.test('a text delta is the JSON of its event whatever the text holds (quotes, newlines, U+2028, emoji, lone surrogates)', async (t) => {
+  const s = sink();
+  s.start();
+  for (const [index, delta] of ['say "hi"\n', '\u2028\\', '😀', '\ud800', '</script>'].entries()) {
+    const expected = { type: 'response.output_text.delta', sequence_number: 4 + index, item_id: 'msg_ID', output_index: 0, content_index: 0, delta, logprobs: [] };
+    const out = s.text(0, delta);
+    const last = fixedIds(out.slice(out.lastIndexOf('event: ')));
+    t.equal(last, `event: response.output_text.delta\ndata: ${JSON.stringify(expected)}\n\n`, `delta ${index}`);
+  }
+});

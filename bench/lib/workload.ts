@@ -14,24 +14,31 @@ import type { Target } from './targets.js';
  */
 
 export type Family = 'gamma' | 'alpha';
-export type ScenarioId = 'gamma-json' | 'gamma-stream' | 'alpha-json' | 'alpha-stream';
+export type ScenarioId = 'gamma-json' | 'gamma-stream' | 'alpha-json' | 'alpha-stream' | 'responses-json' | 'responses-stream';
 
-/** How an answer is checked: the reference format (gamma, and everything from the gateway) or alpha's own. */
-export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse';
+/** How an answer is checked: the reference format (gamma, and the gateway's chat answers), alpha's own, or the Responses API's. */
+export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse';
+
+/** The format the caller speaks to a gateway (direct and floor always get the vendor's). */
+export type Ingress = 'chat' | 'responses';
 
 export interface Scenario {
   id: ScenarioId;
   family: Family;
   stream: boolean;
+  ingress: Ingress;
   /** For the table. */
   label: string;
 }
 
 export const CLOSED_LOOP_SCENARIOS: readonly Scenario[] = [
-  { id: 'gamma-json', family: 'gamma', stream: false, label: 'gamma, non-streamed' },
-  { id: 'gamma-stream', family: 'gamma', stream: true, label: 'gamma, streamed (20 chunks)' },
-  { id: 'alpha-json', family: 'alpha', stream: false, label: 'alpha (translated), non-streamed' },
-  { id: 'alpha-stream', family: 'alpha', stream: true, label: 'alpha (translated), streamed (20 chunks)' },
+  { id: 'gamma-json', family: 'gamma', stream: false, ingress: 'chat', label: 'gamma, non-streamed' },
+  { id: 'gamma-stream', family: 'gamma', stream: true, ingress: 'chat', label: 'gamma, streamed (20 chunks)' },
+  { id: 'alpha-json', family: 'alpha', stream: false, ingress: 'chat', label: 'alpha (translated), non-streamed' },
+  { id: 'alpha-stream', family: 'alpha', stream: true, ingress: 'chat', label: 'alpha (translated), streamed (20 chunks)' },
+  // The Responses API on gamma: the gateway maps it to the chat request the floor relays as is.
+  { id: 'responses-json', family: 'gamma', stream: false, ingress: 'responses', label: 'Responses API on gamma, non-streamed' },
+  { id: 'responses-stream', family: 'gamma', stream: true, ingress: 'responses', label: 'Responses API on gamma, streamed (20 chunks)' },
 ];
 
 /** Content chunks per reply (the simulators' `[[sim:tokens=N]]` directive). */
@@ -83,17 +90,26 @@ function upstreamBody(family: Family, stream: boolean): JsonObject {
   return alphaRequestBody(parseChatRequest(reference), model, stream);
 }
 
+/** The same ask in the Responses API: one input string. */
+function responsesBody(family: Family, stream: boolean): JsonObject {
+  return { model: MODELS[family], input: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`, ...(stream ? { stream: true } : {}) };
+}
+
+function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint): RequestSpec {
+  const { family, stream } = scenario;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
+  if (scenario.ingress === 'responses') {
+    return { url: `${gateway.origin}/v1/responses`, headers, body: JSON.stringify(responsesBody(family, stream)), check: stream ? 'responses-sse' : 'responses-json' };
+  }
+  return { url: `${gateway.origin}/v1/chat/completions`, headers, body: JSON.stringify(referenceBody(family, stream)), check: stream ? 'reference-sse' : 'reference-json' };
+}
+
 export function requestFor(scenario: Scenario, target: Target, origins: Origins): RequestSpec {
   const { family, stream } = scenario;
   if (target.kind === 'gateway') {
     const gateway = origins.gateways[target.id];
     if (!gateway) throw new Error(`bench: no gateway started for ${target.id}`);
-    return {
-      url: `${gateway.origin}/v1/chat/completions`,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` },
-      body: JSON.stringify(referenceBody(family, stream)),
-      check: stream ? 'reference-sse' : 'reference-json',
-    };
+    return gatewayRequest(scenario, gateway);
   }
   const origin = origins[target.kind][family];
   const body = JSON.stringify(upstreamBody(family, stream));

@@ -31,6 +31,15 @@ const CHECKS: Record<CheckKind, (body: string) => boolean> = {
     const message = json(body);
     return message?.['type'] === 'message' && message['stop_reason'] === 'end_turn' && typeof message['content']?.[0]?.text === 'string';
   },
+  // A completed response whose message has text.
+  'responses-json': (body) => {
+    const response = json(body);
+    const message = response?.['output']?.find((item: Record<string, any>) => item['type'] === 'message');
+    return response?.['status'] === 'completed' && typeof message?.content?.[0]?.text === 'string' && message.content[0].text.length > 0;
+  },
+  // Every text delta, then response.completed last.
+  'responses-sse': (body) =>
+    /event: response\.completed\ndata: [^\n]*\n\n$/.test(body) && occurrences(body, '"type":"response.output_text.delta"') === CONTENT_CHUNKS,
   'alpha-sse': (body) => body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n') && occurrences(body, '"type":"text_delta"') === CONTENT_CHUNKS,
 };
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Router } from 'express';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Chain } from '../chain/chain.js';
-import { edgeErrors, methodNotAllowed, notFound } from './edge.js';
+import { edgeErrors, methodNotAllowed, notFound, sendMethodNotAllowed } from './edge.js';
 import { MODEL_PATHS, mountModelRoutes } from './models-routes.js';
 
 export interface AppParts {
@@ -22,6 +22,11 @@ export function createApp(parts: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+
+  // No automatic OPTIONS answers (Express lists a route's methods in a 200): the gateway serves
+  // no CORS preflight, so OPTIONS is the 405 of a documented path or a 404 like any unknown call.
+  app.options([...MODEL_PATHS], (req, res) => sendMethodNotAllowed(res, req.method, 'GET, HEAD'));
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()));
 
   // Plugins first: an ingress format may answer the model list in its own shape (ingress-messages).
   const pluginRoutes = express.Router();

@@ -14,10 +14,18 @@ const MIB = 1024 * 1024;
 /** The 413 of a body over the limit: decided from Content-Length before reading where possible, else while reading. */
 export function tooLarge(maxBytes: number): GatewayError {
   const limit = maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`;
-  // The rest of the upload is not read: the connection closes after the answer.
-  return new GatewayError(413, `The request body exceeds the ${limit} limit. Send images as remote URLs (https://…) instead of base64 data.`, {
-    headers: { connection: 'close' },
-  });
+  // The rest of the upload is discarded after the answer (src/http/unread-upload.ts).
+  return new GatewayError(413, `The request body exceeds the ${limit} limit. Send images as remote URLs (https://…) instead of base64 data.`);
+}
+
+/** The charsets a body may declare: the gateway reads JSON as UTF-8, of which ASCII is a subset. */
+const READABLE_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+
+/** The 400 of a body declared in a charset the gateway does not decode (UTF-16 bytes read as UTF-8 would be garbage). */
+function unreadableCharset(contentType: string | undefined): GatewayError | null {
+  const declared = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (declared === undefined || READABLE_CHARSETS.has(declared)) return null;
+  return new GatewayError(400, `Unsupported charset "${declared.slice(0, 40)}": send the body as UTF-8.`);
 }
 
 interface ParserError {
@@ -38,6 +46,11 @@ export function bodyReader(maxBytes: number): BodyReader {
   };
   const read = (req: IncomingMessage, res: ServerResponse): Promise<Buffer> =>
     new Promise((resolve, reject) => {
+      const charsetError = unreadableCharset(req.headers['content-type']);
+      if (charsetError) {
+        reject(charsetError);
+        return;
+      }
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       // body-parser works on plain Node requests; the Express types are only its signature's.
       const request = req as Request;

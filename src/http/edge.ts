@@ -7,6 +7,7 @@ import { GatewayError, toGatewayError } from './errors.js';
 import { escapeHtml } from './html.js';
 import { pathOf } from './request-log.js';
 import { sendError } from './respond.js';
+import { discardUnreadUpload } from './unread-upload.js';
 
 /**
  * The edge layer (docs/api-contract.md#edge-layer): what is answered before the gateway's own handling.
@@ -57,6 +58,7 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
     const parser = error as BodyParserError;
     if (parser.type === 'entity.too.large') {
       // The limit of the parser that refused (admin bodies have smaller ones than the API's).
+      discardUnreadUpload(req, res);
       sendError(res, tooLarge(parser.limit ?? maxBytes));
       return;
     }

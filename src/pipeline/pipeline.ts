@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { BodyReader } from '../http/body-reader.js';
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
+import { discardUnreadUpload } from '../http/unread-upload.js';
 import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
 import { exchange, type ExchangeDeps, type UpstreamSender } from './exchange.js';
@@ -49,8 +50,7 @@ export class Pipeline {
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);
       else await sendBody(call, answer.body, this.deps);
     } catch (thrown) {
-      // An upload the gateway never read (a refusal from the headers) is not waited for.
-      if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      discardUnreadUpload(req, res);
       await endInFailure(call, thrown, chain, log);
     }
   }

@@ -87,6 +87,7 @@ export function relayStream(
     // tick when they arrived in one read: the write waits for the end of that tick, so frames that
     // arrived together leave in one write.
     let flushQueued = false;
+    let endsInCr = false;
     const flushAtEndOfTick = (): void => {
       flushQueued = false;
       flush();
@@ -94,6 +95,7 @@ export function relayStream(
     upstream.on('data', (text: string) => {
       idle.refresh();
       parser.feed(text);
+      endsInCr = text.endsWith('\r');
       if (!flushQueued) {
         flushQueued = true;
         queueMicrotask(flushAtEndOfTick);
@@ -103,6 +105,9 @@ export function relayStream(
       call.signal.removeEventListener('abort', onAbort);
       clearTimeout(idle);
       clearTimeout(headersAlone);
+      // A CR at the very end is a whole line ending (SSE allows bare CRs), but the parser holds it
+      // in case an LF follows: at a clean end, the LF that makes it one lets the last event out.
+      if (!error && endsInCr && failure === undefined) parser.feed('\n');
       // What arrived before the end (or the break) reaches the caller first.
       if (!call.callerGone) flush();
       if (call.callerGone) {

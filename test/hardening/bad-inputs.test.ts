@@ -31,19 +31,18 @@ function toRequest(c: CorpusCase, token: Readonly<Record<Credential, string>>): 
 t.test('the bad-input corpus: every named case answers as the contract says', async (t) => {
   const gateway = await startProbeGateway(t);
   for (const c of CORPUS) {
-    const extra = c.todo ? { todo: c.todo } : {};
     const res = await rawRequest(gateway.origin, toRequest(c, gateway.token), { timeoutMs: 15_000 }).catch((error: Error) => error);
     if (res instanceof Error) {
-      t.fail(`${c.name}: ${res.message}`, extra);
+      t.fail(`${c.name}: ${res.message}`);
       continue;
     }
     const shape = shapeOf(res);
-    t.equal(res.status, c.expect.status, `${c.name}: ${c.expect.status}`, extra);
-    t.equal(shape, c.expect.body, `${c.name}: a body of kind ${c.expect.body}`, extra);
-    t.same(contractProblems(res, c.method), [], `${c.name}: within the contract`, extra);
+    t.equal(res.status, c.expect.status, `${c.name}: ${c.expect.status}`);
+    t.equal(shape, c.expect.body, `${c.name}: a body of kind ${c.expect.body}`);
+    t.same(contractProblems(res, c.method), [], `${c.name}: within the contract`);
     const envelope = shape === 'envelope' ? (parseJson(res.text) as Envelope).error : undefined;
-    if (c.expect.code) t.equal(envelope?.code, c.expect.code, `${c.name}: code ${c.expect.code}`, extra);
-    if (c.expect.param !== undefined) t.equal(envelope?.param, c.expect.param, `${c.name}: param ${c.expect.param}`, extra);
+    if (c.expect.code) t.equal(envelope?.code, c.expect.code, `${c.name}: code ${c.expect.code}`);
+    if (c.expect.param !== undefined) t.equal(envelope?.param, c.expect.param, `${c.name}: param ${c.expect.param}`);
   }
   t.ok(await gateway.healthy(), 'the gateway is alive after the corpus');
   const growth = gateway.rssMiB() - gateway.baselineMiB;

@@ -33,7 +33,6 @@ const PROMPTS: Record<Words, { prompt: string; text: string }> = {
 interface Sent {
   label: string;
   expect: Expect;
-  extra: { todo?: string };
 }
 
 type T = Test;
@@ -42,7 +41,6 @@ type T = Test;
 async function drive(t: T, h: Harness, sim: SimServer, key: string, family: Family, mode: Mode, fault: FaultCase): Promise<Sent> {
   const label = `${family}, ${mode}, ${fault.name}`;
   const expect = fault.expect[mode];
-  const extra = fault.todo ? { todo: fault.todo } : {};
   const { prompt, text: expectedText } = PROMPTS[fault.words];
   sim.faults.length = 0;
   sim.faults.push(...fault.faults);
@@ -56,22 +54,22 @@ async function drive(t: T, h: Harness, sim: SimServer, key: string, family: Fami
   const text = await res.text();
   const elapsed = performance.now() - started;
   sim.faults.length = 0;
-  t.ok(elapsed < BOUND_MS, `${label}: answered in ${elapsed.toFixed(0)} ms`, extra);
+  t.ok(elapsed < BOUND_MS, `${label}: answered in ${elapsed.toFixed(0)} ms`);
   const reading = readChat(res.status, text, mode === 'streamed');
   if (expect.kind === 'reply') {
-    t.equal(res.status, 200, `${label}: 200`, extra);
-    t.ok(reading.looksWhole && reading.wellFormed, `${label}: a whole, well-formed reply`, extra);
-    t.equal(reading.content, expectedText, `${label}: the exact text`, extra);
-    t.equal(reading.finishReason, 'stop', `${label}: finished`, extra);
-    return { label, expect, extra };
+    t.equal(res.status, 200, `${label}: 200`);
+    t.ok(reading.looksWhole && reading.wellFormed, `${label}: a whole, well-formed reply`);
+    t.equal(reading.content, expectedText, `${label}: the exact text`);
+    t.equal(reading.finishReason, 'stop', `${label}: finished`);
+    return { label, expect };
   }
-  t.notOk(reading.looksWhole, `${label}: does not look whole (no [DONE], not a 200)`, extra);
-  t.ok(reading.error, `${label}: ends with our envelope`, extra) || t.comment(text.slice(-600));
+  t.notOk(reading.looksWhole, `${label}: does not look whole (no [DONE], not a 200)`);
+  t.ok(reading.error, `${label}: ends with our envelope`) || t.comment(text.slice(-600));
   const type = reading.error?.error.type ?? '';
-  t.equal(res.status === 200 ? STATUS_OF_TYPE[type] : res.status, expect.status, `${label}: ${expect.status} (${type})`, extra);
-  t.ok(reading.wellFormed || res.status !== 200, `${label}: every frame before the error is a chunk`, extra);
-  if (expect.retryAfter) t.equal(res.headers.get('retry-after'), expect.retryAfter, `${label}: Retry-After`, extra);
-  return { label, expect, extra };
+  t.equal(res.status === 200 ? STATUS_OF_TYPE[type] : res.status, expect.status, `${label}: ${expect.status} (${type})`);
+  t.ok(reading.wellFormed || res.status !== 200, `${label}: every frame before the error is a chunk`);
+  if (expect.retryAfter) t.equal(res.headers.get('retry-after'), expect.retryAfter, `${label}: Retry-After`);
+  return { label, expect };
 }
 
 async function family(t: T, h: Harness, db: LedgerDb, family: Family): Promise<void> {
@@ -87,10 +85,10 @@ async function family(t: T, h: Harness, db: LedgerDb, family: Family): Promise<v
   }
   const rows = db.rows(id);
   t.equal(rows.length, sent.length, `${family}: one ledger row per call`);
-  for (const [index, { label, expect, extra }] of sent.entries()) {
+  for (const [index, { label, expect }] of sent.entries()) {
     const row = rows[index];
-    t.equal(row?.outcome, expect.kind === 'reply' ? 'ok' : expect.outcome, `${label}: ledger outcome`, extra);
-    t.equal(row?.attempts, expect.attempts, `${label}: ${expect.attempts} upstream attempt(s)`, extra);
+    t.equal(row?.outcome, expect.kind === 'reply' ? 'ok' : expect.outcome, `${label}: ledger outcome`);
+    t.equal(row?.attempts, expect.attempts, `${label}: ${expect.attempts} upstream attempt(s)`);
   }
   // Every stalled or hanging upstream request was ended by the gateway.
   for (let i = 0; i < 40 && sim.openRequests > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,6 +1,5 @@
 import { gzipSync } from 'node:zlib';
 import { bad, call, chat, html, JSON_TYPE, nested, ok, type CorpusCase } from './cases.js';
-import { CORE_DEFECTS } from './core-defects.js';
 
 /**
  * Named bad inputs of the caller API (/v1) and what the gateway must answer
@@ -79,17 +78,15 @@ const CHAT: CorpusCase[] = [
   chatCase('100 000 messages', chat({ messages: Array.from({ length: 100_000 }, () => ({ role: 'user', content: 'x' })) }), ok()),
   chatCase('duplicate keys (the last wins)', '{"model":"nope","model":"gamma-5.4","messages":[{"role":"user","content":"x [[sim:tokens=2]]"}]}', ok()),
   chatCase('a __proto__ key', '{"model":"gamma-5.4","messages":[{"role":"user","content":"x [[sim:tokens=2]]"}],"__proto__":{"admin":true}}', ok()),
-  { ...chatCase('a body over 20 MiB (declared)', Buffer.alloc(21 * 1024 * 1024, 0x20), bad(413, 'payload_too_large')), todo: CORE_DEFECTS.earlyRefusalReset },
+  chatCase('a body over 20 MiB (declared)', Buffer.alloc(21 * 1024 * 1024, 0x20), bad(413, 'payload_too_large')),
 ];
 
 const HEADERS: CorpusCase[] = [
   chatCase('Content-Type text/plain (the body is read whatever its type)', chat(), ok(), [['Content-Type', 'text/plain']]),
   chatCase('no Content-Type', chat(), ok(), []),
   chatCase('Content-Type multipart/form-data', chat(), ok(), [['Content-Type', 'multipart/form-data; boundary=x']]),
-  {
-    ...chatCase('a charset the gateway does not decode (utf-16 label, UTF-8 bytes)', chat(), bad(400), [['Content-Type', 'application/json; charset=utf-16']]),
-    todo: CORE_DEFECTS.charsetIgnored,
-  },
+  chatCase('a charset the gateway does not decode (utf-16 label, UTF-8 bytes)', chat(), bad(400, 'invalid_request'), [['Content-Type', 'application/json; charset=utf-16']]),
+  chatCase('charset=UTF-8 in capitals', chat(), ok(), [['Content-Type', 'application/json; charset=UTF-8']]),
   chatCase('gzip body', gzipSync(chat()), ok(), [JSON_TYPE, ['Content-Encoding', 'gzip']]),
   chatCase('gzip claimed, plain body', chat(), bad(400), [JSON_TYPE, ['Content-Encoding', 'gzip']]),
   chatCase('zstd body', chat(), bad(400), [JSON_TYPE, ['Content-Encoding', 'zstd']]),
@@ -151,7 +148,7 @@ const AUTH: CorpusCase[] = [
   authCase('a key with 1 request a minute, first call', [['Authorization', 'Bearer {limited}']], ok()),
   authCase('a key with 1 request a minute, second call', [['Authorization', 'Bearer {limited}']], bad(429, 'rate_limit_exceeded')),
   { ...authCase('a bad key with a bad body (401 first)', [['Authorization', 'Bearer {unknown}']], bad(401, 'invalid_api_key')), body: '{nope' },
-  { ...authCase('a bad key with a 21 MiB body (413 first)', [['Authorization', 'Bearer {unknown}']], bad(413, 'payload_too_large')), body: Buffer.alloc(21 * 1024 * 1024, 0x20), todo: CORE_DEFECTS.earlyRefusalReset },
+  { ...authCase('a bad key with a 21 MiB body (413 first)', [['Authorization', 'Bearer {unknown}']], bad(413, 'payload_too_large')), body: Buffer.alloc(21 * 1024 * 1024, 0x20) },
 ];
 
 const PATHS: CorpusCase[] = [
@@ -181,8 +178,9 @@ const PATHS: CorpusCase[] = [
   call('an absolute-form target', 'GET', 'http://evil.example/v1/models', ok()),
   call('an asterisk target', 'OPTIONS', '*', bad(404, 'not_found')),
   call('HEAD on the model list', 'HEAD', '/v1/models', ok('empty')),
-  { ...call('OPTIONS on /healthz', 'OPTIONS', '/healthz', bad(404, 'not_found'), undefined, null), todo: CORE_DEFECTS.automaticOptions },
-  { ...call('OPTIONS on an admin path', 'OPTIONS', '/admin/v1/keys', bad(404, 'not_found'), undefined, 'admin'), todo: CORE_DEFECTS.automaticOptions },
+  call('OPTIONS on /healthz', 'OPTIONS', '/healthz', bad(404, 'not_found'), undefined, null),
+  call('OPTIONS on an admin path', 'OPTIONS', '/admin/v1/keys', bad(404, 'not_found'), undefined, 'admin'),
+  call('OPTIONS on the model list', 'OPTIONS', '/v1/models', html(405)),
   call('the model list without a key', 'GET', '/v1/models', ok(), undefined, null),
   call('an alias', 'GET', '/v1/models/GAMMA-5.4', ok()),
   call('usage with the key', 'GET', '/v1/usage', ok()),

@@ -14,8 +14,6 @@ export interface CorpusCase {
   headers?: Array<[string, string]>;
   body?: string | Buffer;
   expect: { status: number; body: BodyKind; code?: string; param?: string | null };
-  /** A known defect in the core (corpus/core-defects.ts): the case's checks are tap todos. */
-  todo?: string;
 }
 
 export const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];

@@ -1,5 +1,4 @@
 import type { Fault } from '../../../src/simulators/sim-server.js';
-import { CORE_DEFECTS } from '../corpus/core-defects.js';
 
 /**
  * The upstream fault matrix: each fault a vendor simulator can deliver (src/simulators/sim-server.ts
@@ -24,8 +23,6 @@ export interface FaultCase {
   /** Only in these modes (both when absent). */
   modes?: Mode[];
   expect: Record<Mode, Expect>;
-  /** A known defect outside the suites' reach: its checks are tap todos naming it. */
-  todo?: string;
 }
 
 export const RETRIES = 1;
@@ -65,15 +62,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   { name: 'split inside every UTF-8 character', faults: [{ split: 'utf8' }], words: 'unicode', expect: both(reply()) },
   { name: '\\r\\n line endings', faults: [{ lineEnding: '\r\n' }], words: 'unicode', modes: ['streamed'], expect: both(reply()) },
   { name: '\\r\\n line endings, one byte per packet', faults: [{ lineEnding: '\r\n', split: 'bytes' }], words: 'plain', modes: ['streamed'], expect: both(reply()) },
-  {
-    name: '\\r line endings',
-    faults: [{ lineEnding: '\r' }],
-    words: 'plain',
-    modes: ['streamed'],
-    expect: both(reply()),
-    // Gamma passes only because it needs no end marker: its lost last event is `data: [DONE]`.
-    todo: CORE_DEFECTS.bareCrStream,
-  },
+  { name: '\\r line endings', faults: [{ lineEnding: '\r' }], words: 'plain', modes: ['streamed'], expect: both(reply()) },
   { name: '429 with Retry-After beyond the deadline', faults: [{ status: 429, retryAfter: '30' }], words: 'plain', expect: both(error(429, 1, 'upstream_error', '30')) },
   { name: '5xx storm (503 on every attempt)', faults: persistent({ status: 503 }), words: 'plain', expect: both(error(503, 2)) },
   { name: '5xx storm that ends (502, then an answer)', faults: [{ status: 502 }], words: 'plain', expect: both(reply(2)) },

@@ -1,0 +1,31 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long the rest of an upload refused before it was read is discarded before the connection is cut. */
+export const LINGER_MS = 5_000;
+
+/**
+ * What to do with an upload the gateway answered before reading (a 413 from the declared length,
+ * a 401 from the headers, a 413 while reading): the connection closes after the answer, but not
+ * at once. Closing over unread bytes makes the kernel send a reset, which can reach the caller
+ * before the answer does (ECONNRESET instead of the 413). So the close lingers: the answer and a
+ * FIN go out, the rest of the upload is read and discarded until the caller closes its side —
+ * for at most LINGER_MS, then the connection is cut. A caller that sent `Expect: 100-continue`
+ * and got no 100 sends nothing more: its connection closes as usual.
+ */
+export function discardUnreadUpload(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || res.headersSent) return;
+  res.setHeader('connection', 'close');
+  if (req.headers.expect?.toLowerCase() === '100-continue') return;
+  const socket = req.socket;
+  // Node's server ends a response marked last with destroySoon(); this one lingers instead.
+  socket.destroySoon = () => lingeringClose(socket);
+  // A body reader that gave up (over the limit) paused the request: what follows is discarded.
+  res.once('finish', () => req.resume());
+}
+
+function lingeringClose(socket: Socket): void {
+  if (socket.writable) socket.end();
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(cut));
+}
