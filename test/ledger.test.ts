@@ -199,6 +199,12 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
       upstream_reserved_usd: '0.00',
       upstream_remaining_usd: null,
     },
+    by_endpoint: [
+      {
+        endpoint: 'chat.completions', requests: 3, prompt_tokens: 6, completion_tokens: 14, total_tokens: 20,
+        cost_usd: '0.00003', upstream_cost_usd: '0.000063375', list_cost_usd: '0.000063375', savings_usd: '0.000033375',
+      },
+    ],
     data: [
       {
         date: '2026-11-15', model: 'gamma-5.4', requests: 1, prompt_tokens: 3, completion_tokens: 4, total_tokens: 7,

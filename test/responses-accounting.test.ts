@@ -79,9 +79,21 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
   ]);
   t.match(rows[3], { endpoint: 'responses', model: 'gamma-5.4', stream: 1, outcome: 'upstream_error', status: 200 }, 'the broken stream is on the ledger too');
 
+  const chat = await fetch(`${h.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi [[sim:tokens=2]]' }] }),
+  });
+  t.equal(chat.status, 200);
   const usage = (await (await fetch(`${h.baseURL}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as Json;
-  t.equal(usage['totals'].requests, 4);
-  t.equal(usage['totals'].completion_tokens, 12 + (rows[3]?.completion_tokens ?? 0));
+  t.equal(usage['totals'].requests, 5);
+  t.same(
+    (usage['by_endpoint'] as Json[]).map((e) => [e['endpoint'], e['requests']]),
+    [['chat.completions', 1], ['responses', 4]],
+    '/v1/usage totals each endpoint',
+  );
+  t.equal(usage['data'].length, 3, 'its daily rows stay one per day and model');
+  t.equal(usage['totals'].completion_tokens, 14 + (rows[3]?.completion_tokens ?? 0));
 
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
   for (const [model, family, status] of [['alpha-sonnet-4.6', 'alpha', '2xx'], ['beta-3-flash', 'beta', '2xx'], ['gamma-5.4', 'gamma', '2xx']]) {
@@ -90,5 +102,5 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
 
   const status = (await (await fetch(`${h.origin}/status.json`)).json()) as { models: Array<{ id: string; requests_24h: number }> };
   const counted = Object.fromEntries(status.models.map((m) => [m.id, m.requests_24h]));
-  t.same([counted['alpha-sonnet-4.6'], counted['beta-3-flash'], counted['gamma-5.4']], [1, 1, 2], 'the status page counts them per model');
+  t.same([counted['alpha-sonnet-4.6'], counted['beta-3-flash'], counted['gamma-5.4']], [1, 1, 3], 'the status page counts them per model');
 });

@@ -113,32 +113,35 @@ contract('cycleSpend of every key, keyActivity per key, oldest key first', async
   ]);
 });
 
-contract('dailyUsage: per UTC day and model, oldest first, from `since` on, one key or all', async (t, db) => {
+contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since` on, one key or all', async (t, db) => {
   const store = await db.open();
   const { key: a } = await newKey(store);
   const { key: b } = await newKey(store);
   const at = (iso: string): number => Date.parse(iso);
   const rows = [
-    [a.id, '2026-11-14T23:59:59.999Z', 'gamma-5.4', 1, 2, 10, 20],
-    [a.id, '2026-11-15T00:00:00.000Z', 'gamma-5.4', 3, 4, 30, 60],
-    [a.id, '2026-11-15T12:00:00.000Z', 'gamma-5.4', 5, 6, 50, 100],
-    [a.id, '2026-11-15T13:00:00.000Z', 'gamma-5.2', 7, 8, 70, 140],
-    [b.id, '2026-11-15T14:00:00.000Z', 'gamma-5.4', 9, 10, 90, 180],
-    [a.id, '2026-11-10T00:00:00.000Z', 'gamma-5.4', 100, 100, 100, 100],
+    [a.id, '2026-11-14T23:59:59.999Z', 'gamma-5.4', 'chat.completions', 1, 2, 10, 20],
+    [a.id, '2026-11-15T00:00:00.000Z', 'gamma-5.4', 'chat.completions', 3, 4, 30, 60],
+    [a.id, '2026-11-15T12:00:00.000Z', 'gamma-5.4', 'responses', 5, 6, 50, 100],
+    [a.id, '2026-11-15T13:00:00.000Z', 'gamma-5.2', 'chat.completions', 7, 8, 70, 140],
+    [b.id, '2026-11-15T14:00:00.000Z', 'gamma-5.4', 'chat.completions', 9, 10, 90, 180],
+    [a.id, '2026-11-10T00:00:00.000Z', 'gamma-5.4', 'chat.completions', 100, 100, 100, 100],
   ] as const;
-  for (const [keyId, time, model, promptTokens, completionTokens, chargedNanos, listNanos] of rows) {
-    await store.ledger.record(ledgerRow(keyId, { admittedAt: at(time), model, promptTokens, completionTokens, chargedNanos, listNanos }), null);
+  for (const [keyId, time, model, endpoint, promptTokens, completionTokens, chargedNanos, listNanos] of rows) {
+    await store.ledger.record(ledgerRow(keyId, { admittedAt: at(time), model, endpoint, promptTokens, completionTokens, chargedNanos, listNanos }), null);
   }
   const since = at('2026-11-14T00:00:00Z');
+  const chat = 'chat.completions';
   t.same(await store.ledger.dailyUsage(a.id, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', requests: 2, promptTokens: 8, completionTokens: 10, chargedNanos: 80, listNanos: 160 },
+    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
+    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
+    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 3, completionTokens: 4, chargedNanos: 30, listNanos: 60 },
+    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
   ]);
   t.same(await store.ledger.dailyUsage(null, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', requests: 3, promptTokens: 17, completionTokens: 20, chargedNanos: 170, listNanos: 340 },
+    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
+    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
+    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 2, promptTokens: 12, completionTokens: 14, chargedNanos: 120, listNanos: 240 },
+    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
   ]);
   t.same(await store.ledger.dailyUsage(b.id, at('2026-11-16T00:00:00Z')), []);
 });

@@ -30,6 +30,16 @@ function sumsJson(sums: Sums): JsonObject {
   };
 }
 
+const emptySums = (): Sums => ({ requests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 });
+
+function add(into: Sums, row: Sums): void {
+  into.requests += row.requests;
+  into.promptTokens += row.promptTokens;
+  into.completionTokens += row.completionTokens;
+  into.chargedNanos += row.chargedNanos;
+  into.listNanos += row.listNanos;
+}
+
 /** A limit and what is left of it after the spent and held amounts; nulls for a limit not set. */
 function limitJson(limit: Nanos | null, spent: Nanos, held: Nanos): { limit: string | null; remaining: string | null } {
   return limit === null ? { limit: null, remaining: null } : { limit: formatUsd(limit), remaining: formatUsd(Math.max(0, limit - spent - held)) };
@@ -39,7 +49,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * The body of `GET /v1/usage` (and of `GET /admin/v1/keys/:id/usage`): the key's ledger for
- * the last 30 days — totals, per-day per-model rows — and the current cycle's spend and
+ * the last 30 days — totals, totals per endpoint, per-day per-model rows — and the current cycle's spend and
  * in-flight reservations against its ceiling and its upstream cost limit. Shape documented in
  * docs/money.md. With no key (`GET /admin/v1/usage`), the same over every key, without limits.
  */
@@ -50,13 +60,16 @@ export async function usageReport(store: Store, key: KeyRecord | null, now: numb
   const keyId = key?.id ?? null;
   const [days, spend] = await Promise.all([store.ledger.dailyUsage(keyId, since), store.ledger.cycleSpend(keyId, cycle.id)]);
 
-  const totals: Sums = { requests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 };
-  for (const day of days) {
-    totals.requests += day.requests;
-    totals.promptTokens += day.promptTokens;
-    totals.completionTokens += day.completionTokens;
-    totals.chargedNanos += day.chargedNanos;
-    totals.listNanos += day.listNanos;
+  const totals = emptySums();
+  const byDay = new Map<string, Sums & { day: string; model: string }>();
+  const byEndpoint = new Map<string, Sums>();
+  for (const row of days) {
+    add(totals, row);
+    const dayKey = `${row.day} ${row.model}`;
+    if (!byDay.has(dayKey)) byDay.set(dayKey, { ...emptySums(), day: row.day, model: row.model });
+    add(byDay.get(dayKey) as Sums, row);
+    if (!byEndpoint.has(row.endpoint)) byEndpoint.set(row.endpoint, emptySums());
+    add(byEndpoint.get(row.endpoint) as Sums, row);
   }
   const ceiling = limitJson(key?.monthlyCeilingNanos ?? null, spend.spent, spend.reserved);
   const upstream = limitJson(key?.monthlyUpstreamLimitNanos ?? null, spend.upstreamSpent, spend.upstreamReserved);
@@ -77,6 +90,7 @@ export async function usageReport(store: Store, key: KeyRecord | null, now: numb
       upstream_reserved_usd: formatUsd(spend.upstreamReserved),
       upstream_remaining_usd: upstream.remaining,
     },
-    data: days.map((day) => ({ date: day.day, model: day.model, ...sumsJson(day) })),
+    by_endpoint: [...byEndpoint].sort(([a], [b]) => (a < b ? -1 : 1)).map(([endpoint, sums]) => ({ endpoint, ...sumsJson(sums) })),
+    data: [...byDay.values()].map((day) => ({ date: day.day, model: day.model, ...sumsJson(day) })),
   };
 }

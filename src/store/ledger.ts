@@ -84,11 +84,13 @@ export interface LedgerRow {
   ttftMs: number | null;
 }
 
-/** Sums of a key's rows for one UTC day and one model. */
+/** Sums of a key's rows for one UTC day, one model and one endpoint. */
 export interface DailyUsage {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
   model: string;
+  /** The endpoint called (`chat.completions`, `responses`, `messages`, …). */
+  endpoint: string;
   requests: number;
   promptTokens: number;
   completionTokens: number;

@@ -129,6 +129,7 @@ export const toImportedUsage = (row: ImportedUsageDbRow): ImportedUsageRow => ({
 export interface DailyRow {
   day: string;
   model: string;
+  endpoint: string;
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -139,6 +140,7 @@ export interface DailyRow {
 export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   day: row.day,
   model: row.model,
+  endpoint: row.endpoint,
   requests: row.requests,
   promptTokens: row.prompt_tokens,
   completionTokens: row.completion_tokens,

@@ -73,10 +73,10 @@ const SPEND_ALL = `SELECT COALESCE(SUM(charged_nano), 0)::bigint AS spent, COALE
 
 // A UTC day of an epoch-ms instant, as SQLite's strftime('%Y-%m-%d', ms / 1000, 'unixepoch') gives it.
 const daily = (where: string): string => `SELECT to_char(to_timestamp(admitted_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-    model, COUNT(*) AS requests, SUM(prompt_tokens)::bigint AS prompt_tokens, SUM(completion_tokens)::bigint AS completion_tokens,
+    model, endpoint, COUNT(*) AS requests, SUM(prompt_tokens)::bigint AS prompt_tokens, SUM(completion_tokens)::bigint AS completion_tokens,
     SUM(charged_nano)::bigint AS charged_nano, SUM(list_nano)::bigint AS list_nano
   FROM ledger WHERE ${where}
-  GROUP BY day, model ORDER BY day, model COLLATE "C"`;
+  GROUP BY day, model, endpoint ORDER BY day, model COLLATE "C", endpoint COLLATE "C"`;
 const DAILY_KEY = daily('key_id = $1 AND admitted_at >= $2');
 const DAILY_ALL = daily('admitted_at >= $1');
 

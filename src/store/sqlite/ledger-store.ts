@@ -61,11 +61,11 @@ export class SqliteLedgerStore implements LedgerStore {
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
         upstream_nano = upstream_nano + excluded.upstream_nano`);
-    const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model,
+    const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model, endpoint,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano
       FROM ledger WHERE ${where}
-      GROUP BY day, model ORDER BY day, model`;
+      GROUP BY day, model, endpoint ORDER BY day, model, endpoint`;
     this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?')).safeIntegers();
     this.dailyAllStmt = db.prepare(daily('admitted_at >= ?')).safeIntegers();
     this.spentAllStmt = db
@@ -141,6 +141,7 @@ export class SqliteLedgerStore implements LedgerStore {
       toDailyUsage({
         day: String(row.day),
         model: String(row.model),
+        endpoint: String(row.endpoint),
         requests: exactNumber(row.requests as bigint),
         prompt_tokens: exactNumber(row.prompt_tokens as bigint),
         completion_tokens: exactNumber(row.completion_tokens as bigint),
