@@ -133,7 +133,14 @@ const PROBES: Record<string, Probe> = {
     mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.description, 'One answer.'] },
   },
   'text.verbosity': { body: { text: { verbosity: 'high' } } },
-  'reasoning.effort': { body: { reasoning: { effort: 'low' } }, mapped: { gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'] } },
+  'reasoning.effort': {
+    body: { reasoning: { effort: 'low' } },
+    mapped: {
+      alpha: (s) => [[s.upstream.body['thinking'], s.upstream.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]],
+      beta: (s) => [s.upstream.body['generationConfig'], { thinkingConfig: { thinkingLevel: 'LOW', includeThoughts: true } }],
+      gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'],
+    },
+  },
   'reasoning.summary': { body: { reasoning: { summary: 'detailed' } } },
   'reasoning.generate_summary': { body: { reasoning: { generate_summary: 'concise' } } },
   metadata: { body: { metadata: { team: 'a' } }, mapped: each((s) => [s.response?.['metadata'], { team: 'a' }]) },

@@ -45,7 +45,7 @@ export class BetaTranslator implements Translator {
     const request = this.call.request;
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.services.signatures);
+    const body = betaRequestBody(request, this.model, this.services.signatures);
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
     return { path, headers, body: Buffer.from(JSON.stringify(body)) };
@@ -58,11 +58,11 @@ export class BetaTranslator implements Translator {
       // The vendor reports no token usage for embeddings.
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
-    return this.output.render(betaReply(body, this.services.signatures));
+    return this.output.render(betaReply(body, this.services.signatures, !this.call.request.parallelToolCalls));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.output.sink(), this.services.signatures, this.services.apiKey);
+    return new BetaStream(this.output.sink(), this.services.signatures, !this.call.request.parallelToolCalls, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -112,10 +112,10 @@ function readToolChoice(raw: unknown, tools: ToolSpec[]): ToolChoice | null {
 
 function readResponseFormat(raw: unknown): ResponseFormat | null {
   if (!isObject(raw) || raw['type'] === 'text') return null;
-  if (raw['type'] === 'json_object') return { type: 'json_object' };
+  if (raw['type'] === 'json_object') return { type: 'json_object', param: 'response_format' };
   const spec = raw['json_schema'];
   if (!isObject(spec) || typeof spec['name'] !== 'string') throw invalidRequest('response_format.json_schema needs a name.', 'response_format.json_schema');
-  return { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema') };
+  return { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'), param: 'response_format' };
 }
 
 function readStop(raw: unknown): string[] {
