@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 export class ThinkingRefused extends Error {}
 
 const DOCS = 'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
-const EFFORTS = new Set(['low', 'medium', 'high', 'max']);
+const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
 
 const blocksOf = (message: Json): Json[] => (Array.isArray(message['content']) ? (message['content'] as Json[]) : []);
 
@@ -48,7 +48,7 @@ export class SimThinking {
       if (budget >= (body['max_tokens'] as number)) throw new ThinkingRefused(`\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${DOCS}`);
     } else if (thinking['type'] === 'adaptive') {
       const effort = (body['output_config'] as Json | undefined)?.['effort'];
-      if (effort !== undefined && !EFFORTS.has(String(effort))) throw new ThinkingRefused("output_config.effort: Input should be 'low', 'medium', 'high' or 'max'");
+      if (effort !== undefined && !EFFORTS.has(String(effort))) throw new ThinkingRefused("output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'");
     } else {
       throw new ThinkingRefused("thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'");
     }
