@@ -24,7 +24,7 @@ export type ReasoningSpec =
 
 /** The words each worded style may map an effort to. */
 const WORDS = {
-  adaptive: ['off', 'low', 'medium', 'high', 'max'],
+  adaptive: ['off', 'low', 'medium', 'high', 'xhigh', 'max'],
   level: ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH'],
   effort: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
 } as const;
