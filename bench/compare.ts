@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { cpuMs } from './lib/processes.js';
+import { treeCpuMs } from './lib/processes.js';
 import type { Bench } from './lib/setup.js';
-import { CLOSED_LOOP_SCENARIOS, requestFor, TARGETS, type Scenario, type Target } from './lib/workload.js';
+import type { Target } from './lib/targets.js';
+import { CLOSED_LOOP_SCENARIOS, requestFor, type Scenario } from './lib/workload.js';
 import { failureCount, type ClosedLoopResult, type LoadJob, type LoadResult, type OpenLoopResult } from './load/protocol.js';
 
 /**
- * The comparison: every scenario against direct, floor and gateway, interleaved in rounds
- * (direct, floor, gateway, direct, floor, gateway, …) so that drift on a shared machine hits
- * all three alike. Each measurement also records the CPU time the processes used, per answer.
+ * The comparison: every scenario against direct, floor and each gateway, interleaved in rounds
+ * (direct, floor, gateway, [other gateways,] direct, floor, …) so that drift on a shared machine
+ * hits them all alike. Each measurement also records the CPU time the processes used, per answer.
  */
 
 export interface CompareSettings {
@@ -27,8 +28,10 @@ export interface CompareSettings {
 export const OPEN_LOOP_SCENARIOS: readonly Scenario[] = CLOSED_LOOP_SCENARIOS.filter((s) => s.family === 'gamma');
 
 export interface CpuUse {
-  /** CPU µs the proxy under test (floor or gateway) used per correct answer; null for direct. */
+  /** CPU µs the proxy under test (floor, or a gateway with all its workers) used per correct answer; null for direct. */
   proxyUsPerAnswer: number | null;
+  /** CPU µs the PostgreSQL server (every backend) used per correct answer, for a gateway on PostgreSQL; else null. */
+  storeUsPerAnswer: number | null;
   /** CPU µs the simulator process used per correct answer. */
   simUsPerAnswer: number;
   /** Share of one core the load generator used (≈ 1: it, not the target, may be the limit). */
@@ -38,13 +41,15 @@ export interface CpuUse {
 export interface Measurement<R extends LoadResult> {
   round: number;
   scenario: Scenario['id'];
-  target: Target;
+  /** The target's id. */
+  target: string;
   result: R;
   cpu: CpuUse;
 }
 
 export interface Comparison {
   settings: CompareSettings;
+  targets: Target[];
   closed: Array<Measurement<ClosedLoopResult>>;
   open: Array<Measurement<OpenLoopResult>>;
   /** Failed requests during the warm-up (not measured, but still errors). */
@@ -52,23 +57,29 @@ export interface Comparison {
 }
 
 function proxyPid(bench: Bench, target: Target): number | null {
-  if (target === 'floor') return bench.floor?.pid ?? null;
-  return target === 'gateway' ? bench.gateway.process.pid : null;
+  if (target.kind === 'floor') return bench.floor?.pid ?? null;
+  return bench.gateways.find((g) => g.target.id === target.id)?.process.pid ?? null;
 }
 
 async function measure<R extends LoadResult>(bench: Bench, target: Target, job: LoadJob): Promise<{ result: R; cpu: CpuUse }> {
   const proxy = proxyPid(bench, target);
-  const pids = [proxy, bench.sims.pid, bench.load.process.pid];
-  const before = pids.map((pid) => (pid === null ? NaN : cpuMs(pid)));
+  const store = target.variant?.store === 'postgres' ? (bench.postgres?.pid ?? null) : null;
+  const pids = [proxy, bench.sims.pid, bench.load.process.pid, store];
+  const before = pids.map((pid) => (pid === null ? NaN : treeCpuMs(pid)));
   const started = performance.now();
   const result = await bench.load.run<R>(job);
   bench.group.assertAlive();
   const wallMs = performance.now() - started;
-  const used = pids.map((pid, i) => (pid === null ? NaN : cpuMs(pid) - (before[i] as number)));
+  const [proxyMs, simMs, loadMs, storeMs] = pids.map((pid, i) => (pid === null ? NaN : treeCpuMs(pid) - (before[i] as number))) as [number, number, number, number];
   const perAnswer = (ms: number): number => (ms * 1000) / Math.max(1, result.ok);
   return {
     result,
-    cpu: { proxyUsPerAnswer: proxy === null ? null : perAnswer(used[0] as number), simUsPerAnswer: perAnswer(used[1] as number), loadShare: (used[2] as number) / wallMs },
+    cpu: {
+      proxyUsPerAnswer: proxy === null ? null : perAnswer(proxyMs),
+      storeUsPerAnswer: store === null ? null : perAnswer(storeMs),
+      simUsPerAnswer: perAnswer(simMs),
+      loadShare: loadMs / wallMs,
+    },
   };
 }
 
@@ -77,15 +88,15 @@ const failed = (result: LoadResult): string => (failureCount(result.failures) ? 
 
 const closedJob = (bench: Bench, scenario: Scenario, target: Target, settings: CompareSettings, durationS: number): LoadJob => ({
   type: 'closed',
-  request: requestFor(scenario, target, bench.origins, bench.gateway.key),
+  request: requestFor(scenario, target, bench.origins),
   connections: settings.connections,
   durationS,
 });
 
 export async function compare(bench: Bench, settings: CompareSettings, progress: (line: string) => void): Promise<Comparison> {
   progress(`warm-up: ${settings.warmS} s of each scenario on each target`);
-  const comparison: Comparison = { settings, closed: [], open: [], warmUpFailures: 0 };
-  for (const target of TARGETS) {
+  const comparison: Comparison = { settings, targets: bench.targets, closed: [], open: [], warmUpFailures: 0 };
+  for (const target of bench.targets) {
     for (const scenario of CLOSED_LOOP_SCENARIOS) {
       const warm = await bench.load.run<ClosedLoopResult>(closedJob(bench, scenario, target, settings, settings.warmS));
       bench.group.assertAlive();
@@ -94,18 +105,18 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
   }
   for (let round = 1; round <= settings.rounds; round++) {
     for (const scenario of CLOSED_LOOP_SCENARIOS) {
-      for (const target of TARGETS) {
+      for (const target of bench.targets) {
         const measured = await measure<ClosedLoopResult>(bench, target, closedJob(bench, scenario, target, settings, settings.closedS));
-        comparison.closed.push({ round, scenario: scenario.id, target, ...measured });
-        progress(`round ${round}/${settings.rounds} closed ${scenario.id.padEnd(12)} ${target.padEnd(7)} ${Math.round(measured.result.rps)} req/s${failed(measured.result)}`);
+        comparison.closed.push({ round, scenario: scenario.id, target: target.id, ...measured });
+        progress(`round ${round}/${settings.rounds} closed ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} ${Math.round(measured.result.rps)} req/s${failed(measured.result)}`);
       }
     }
     for (const scenario of OPEN_LOOP_SCENARIOS) {
-      for (const target of TARGETS) {
-        const request = requestFor(scenario, target, bench.origins, bench.gateway.key);
+      for (const target of bench.targets) {
+        const request = requestFor(scenario, target, bench.origins);
         const measured = await measure<OpenLoopResult>(bench, target, { type: 'open', requests: [request], rate: settings.rate, durationS: settings.openS });
-        comparison.open.push({ round, scenario: scenario.id, target, ...measured });
-        progress(`round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.padEnd(7)} p50 ${Number(measured.result.total.p50).toFixed(2)} ms${failed(measured.result)}`);
+        comparison.open.push({ round, scenario: scenario.id, target: target.id, ...measured });
+        progress(`round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} p50 ${Number(measured.result.total.p50).toFixed(2)} ms${failed(measured.result)}`);
       }
     }
   }

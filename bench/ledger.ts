@@ -30,7 +30,7 @@ async function storeOnly(calls: number): Promise<void> {
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const t0 = performance.now();
-    const result = await store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 10_000, ceilingNanos: 10 ** 15, instance: 'bench', now: i });
+    const result = await store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 10_000, ceilingNanos: 10 ** 15, instance: 'bench', now: i, expiresAt: i + 120_000 });
     if (!result.admitted) throw new Error('refused');
     await store.ledger.record({
       admittedAt: i, cycle: '2026-11', keyId: key.id, model: 'gamma-5.4', family: 'gamma', endpoint: 'chat.completions', stream: false,

@@ -2,19 +2,23 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compare, type CompareSettings } from './compare.js';
 import { comparisonReport, failures } from './report.js';
-import { coreLines, machine, startBench, stopBench, type Bench } from './lib/setup.js';
+import { parseBenchOptions, USAGE, type BenchOptions } from './lib/options.js';
+import { BENCH_POSTGRES_SETTINGS, coreLines, machine, startBench, stopBench, type Bench } from './lib/setup.js';
+import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--profile]`: builds, then measures the gateway against a bare
- * http-proxy-3 forwarder (the floor) and the simulator itself (direct), on loopback, each
- * server in its own process. See README "Performance".
+ * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N]`: builds, then
+ * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
+ * (direct), on loopback, each server in its own process. See README "Performance".
  *
  *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 10 minutes
  *   --quick   3 short rounds: about 1.5 minutes, to try it
+ *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
+ *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
  *   --soak --quick  the soak's mechanics in one minute
- *   --profile  also write a CPU profile of the gateway (node --cpu-prof) to bench/results/
+ *   --profile  also write a CPU profile of each gateway (node --cpu-prof; one per worker) to bench/results/
  */
 
 const FULL: CompareSettings = { rounds: 3, closedS: 8, openS: 10, warmS: 2, connections: 32, rate: 200 };
@@ -22,23 +26,23 @@ const QUICK: CompareSettings = { rounds: 3, closedS: 1, openS: 1.5, warmS: 0.5, 
 const SOAK: SoakSettings = { durationS: 600, sampleS: 30, rate: 200, fromS: 120 };
 const SOAK_QUICK: SoakSettings = { durationS: 60, sampleS: 5, rate: 200, fromS: 15 };
 
-const args = new Set(process.argv.slice(2));
-for (const arg of args) {
-  if (arg !== '--quick' && arg !== '--soak' && arg !== '--profile') {
-    process.stderr.write(`bench: unknown option ${arg} (use --quick, --soak, --profile)\n`);
-    process.exit(2);
-  }
+const argv = process.argv.slice(2);
+let options: BenchOptions;
+try {
+  options = parseBenchOptions(argv);
+} catch (error) {
+  process.stderr.write(`bench: ${(error as Error).message} (${USAGE})\n`);
+  process.exit(2);
 }
-const quick = args.has('--quick');
-const soaking = args.has('--soak');
-const profiling = args.has('--profile');
+const { quick, soak: soaking, profile: profiling } = options;
+const variants = gatewayVariants(options.store, options.workers);
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = resolve('bench/results');
 mkdirSync(resultsDir, { recursive: true });
 const kind = soaking ? 'soak' : 'bench';
 const resultFile = resolve(resultsDir, `${kind}-${stamp}${quick ? '-quick' : ''}.txt`);
-const gatewayLog = resolve(resultsDir, `gateway-${stamp}.log`);
+const logPrefix = resolve(resultsDir, `gateway-${stamp}`);
 
 const progress = (line: string): void => {
   process.stderr.write(`  … ${line}\n`);
@@ -46,16 +50,21 @@ const progress = (line: string): void => {
 
 const box = machine();
 const head = [
-  `npm run bench${args.size ? ` -- ${[...args].join(' ')}` : ''}   (${new Date().toISOString()})`,
+  `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}   (${new Date().toISOString()})`,
   `machine: ${box.cores} cores, ${box.cpu}, node ${box.node}; load average (1/5/15 min) at start ${box.load()}`,
 ];
-process.stderr.write(`${head.join('\n')}\nstarting the simulators,${soaking ? '' : ' the floor,'} the gateway (log: ${gatewayLog}) and the load generator …\n`);
+if (variants.some((v) => v.store === 'postgres')) {
+  head.push(`PostgreSQL: the bench's own throwaway server, on 127.0.0.1, settings ${JSON.stringify(BENCH_POSTGRES_SETTINGS)} (fsync on: see bench/lib/setup.ts)`);
+}
+process.stderr.write(
+  `${head.join('\n')}\nstarting the simulators,${soaking ? '' : ' the floor,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
+);
 
 let bench: Bench | null = null;
 let failed = 0;
 const out: string[] = [...head];
 try {
-  bench = await startBench({ gatewayLog, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null });
+  bench = await startBench({ logPrefix, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null, variants });
   out.push('processes (each in its own; "cores" = the cores it may run on):', ...coreLines(bench), '');
   if (soaking) {
     const result = await soak(bench, quick ? SOAK_QUICK : SOAK, progress);
@@ -72,8 +81,8 @@ try {
 } finally {
   if (bench) await stopBench(bench);
 }
-out.push(`load average (1/5/15 min) at the end ${box.load()}; gateway log: ${gatewayLog}`);
-if (profiling) out.push(`gateway CPU profile (open in Chrome DevTools or speedscope): ${resolve(resultsDir, `profile-${stamp}`)}/`);
+out.push(`load average (1/5/15 min) at the end ${box.load()}; gateway logs: ${logPrefix}-*.log`);
+if (profiling) out.push(`gateway CPU profiles (open in Chrome DevTools or speedscope): ${resolve(resultsDir, `profile-${stamp}`)}/<gateway>/`);
 
 const text = out.join('\n');
 writeFileSync(resultFile, `${text}\n`);

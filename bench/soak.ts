@@ -28,8 +28,10 @@ const meanRss = (list: SoakSample[]): number => list.reduce((sum, s) => sum + s.
 const MAX_GROWTH = 0.1;
 
 export async function soak(bench: Bench, settings: SoakSettings, progress: (line: string) => void): Promise<{ lines: string[]; failed: number }> {
-  const pid = bench.gateway.process.pid;
-  const requests = CLOSED_LOOP_SCENARIOS.filter((s) => s.family === 'gamma').map((s) => requestFor(s, 'gateway', bench.origins, bench.gateway.key));
+  const gateway = bench.gateways[0];
+  if (!gateway) throw new Error('bench: the soak needs a gateway');
+  const pid = gateway.process.pid;
+  const requests = CLOSED_LOOP_SCENARIOS.filter((s) => s.family === 'gamma').map((s) => requestFor(s, gateway.target, bench.origins));
   const samples: SoakSample[] = [];
   const started = Date.now();
   const sample = (): void => {
@@ -68,7 +70,7 @@ export async function soak(bench: Bench, settings: SoakSettings, progress: (line
     `Samples every ${settings.sampleS} s: ${samples.map((s) => `${s.atS}s ${mib(s.rssKiB)}`).join(', ')}`,
     `Latency request → last byte: p50 ${result.total.p50.toFixed(2)} ms, p99 ${result.total.p99.toFixed(2)} ms; generator lateness p99 ${result.lateP99.toFixed(2)} ms`,
     failed
-      ? `!!! ERRORS: ${failed} of ${result.sent} requests failed (socket ${result.failures.socket}, timeouts ${result.failures.timeouts}, non-200 ${result.failures.non200}, wrong ${result.failures.wrong}) !!!`
+      ? `!!! ERRORS: ${failed} of ${result.sent} requests failed (socket ${result.failures.socket}, timeouts ${result.failures.timeouts}, non-200 ${result.failures.non200}, wrong ${result.failures.wrong}) !!!\n    first: ${result.failures.first ?? '?'}`
       : `Errors: none (${result.ok} answers checked).`,
   ];
   return { lines, failed };

@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/schema.js';
 import type { KeyService } from './keys/key-service.js';
 import { hashSecret, randomToken } from './keys/key-material.js';
 import type { Store } from './store/store.js';
@@ -15,15 +17,20 @@ export interface BootstrapSecrets {
  * token (only its hash is kept) and a first `sl-` key, and return them to be shown once. An
  * operator who configured a token creates keys through the admin API: nothing is minted, and
  * no secret reaches the terminal (or the log files it is piped to). Later starts return nothing.
+ *
+ * Instances started together on one empty database race for an atomic claim of the token's
+ * setting (insert if absent): one wins and mints; the others mint nothing and read the
+ * winner's hash, already committed when their claim failed. A crash between the claim and the
+ * first key leaves a database with a token no one saw: start with GATEWAY_ADMIN_TOKEN then.
  */
 export async function bootstrap(store: Store, keys: KeyService, configuredAdminToken: string | undefined, now: number): Promise<BootstrapSecrets> {
   if (configuredAdminToken) return {};
   if ((await store.settings.get(BOOTSTRAPPED)) !== undefined || (await store.keys.count()) > 0) return {};
-  const secrets: BootstrapSecrets = { adminToken: `gwadmin-${randomToken(40)}` };
-  await store.settings.set(ADMIN_TOKEN_SETTING, hashSecret(secrets.adminToken as string).toString('hex'));
-  secrets.firstKey = (await keys.create({ name: 'first key' })).value;
+  const adminToken = `gwadmin-${randomToken(40)}`;
+  if (!(await store.settings.claim(ADMIN_TOKEN_SETTING, hashSecret(adminToken).toString('hex')))) return {};
+  const firstKey = (await keys.create({ name: 'first key' })).value;
   await store.settings.set(BOOTSTRAPPED, new Date(now).toISOString());
-  return secrets;
+  return { adminToken, firstKey };
 }
 
 /** The admin token's digest: the configured token wins; else the one minted at first start. */
@@ -31,6 +38,17 @@ export async function adminTokenHash(store: Store, configuredAdminToken: string 
   if (configuredAdminToken) return hashSecret(configuredAdminToken);
   const stored = await store.settings.get(ADMIN_TOKEN_SETTING);
   return stored ? Buffer.from(stored, 'hex') : null;
+}
+
+/**
+ * What a start does once, before serving: the first start's secrets (bootstrap) and a warning
+ * when /admin/v1 has no token at all. Run by the gateway process, or by the primary of several
+ * workers (so the banner is printed once).
+ */
+export async function firstStart(store: Store, keys: KeyService, config: GatewayConfig, log: Logger, now: number): Promise<BootstrapSecrets> {
+  const secrets = await bootstrap(store, keys, config.admin.token, now);
+  if (!(await adminTokenHash(store, config.admin.token))) log.warn('no admin token: set GATEWAY_ADMIN_TOKEN to use /admin/v1');
+  return secrets;
 }
 
 export function bootstrapBanner(secrets: BootstrapSecrets, origin: string): string {

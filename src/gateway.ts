@@ -12,6 +12,7 @@ import type { ResolvedPlugin } from './chain/resolve-plugins.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import { apiEntry } from './http/api-entry.js';
+import { TrustedProxies } from './http/client-address.js';
 import { createApp } from './http/app.js';
 import { bodyReader } from './http/body-reader.js';
 import { GatewayError } from './http/errors.js';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Families answered by a built-in simulator (shown on /status, logged at start). */
   simulatedFamilies?: readonly string[];
+  /** What `/metrics` serves; default: the gateway's own registry. A cluster worker serves the group's. */
+  scrapeMetrics?: (own: Registry) => Promise<string>;
 }
 
 export interface Gateway {
@@ -63,6 +66,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     store,
     clock,
     metrics,
+    scrapeMetrics: () => (options.scrapeMetrics ? options.scrapeMetrics(metrics) : metrics.metrics()),
     log: log.child({ plugin }),
     families,
     upstreamCredential: (family) => config.upstreams[family]?.api_key,
@@ -91,6 +95,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     log,
     adminTokenHash: await adminTokenHash(store, config.admin.token),
+    trustedProxies: new TrustedProxies(config.server.trusted_proxies),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
   });
   const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });

@@ -24,13 +24,20 @@ const REDACT_PATHS = [
 const LOG_FLUSH_MS = 200;
 
 /**
+ * Atomic write size of a pipe on Linux (PIPE_BUF). Workers of GATEWAY_WORKERS share one stdout:
+ * sonic-boom cuts its batches at line ends and at most this long, so no write of one process
+ * lands inside a line of another's.
+ */
+const ATOMIC_WRITE_BYTES = 4096;
+
+/**
  * Standard output, written asynchronously and in batches: a request's log line never waits for
  * the write, and lines leave together once 4 KiB have gathered or 200 ms have passed, whichever
  * comes first (one write per batch instead of one per request). `logger.flush()` at shutdown
  * writes what is left.
  */
 export function stdoutDestination(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: ATOMIC_WRITE_BYTES - 1, maxWrite: ATOMIC_WRITE_BYTES });
   const timer = setInterval(() => {
     try {
       destination.flush();

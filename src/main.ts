@@ -1,62 +1,34 @@
-import { adminTokenHash, bootstrap, bootstrapBanner } from './bootstrap.js';
-import { loadCatalogue } from './catalogue/catalogue.js';
-import { systemClock } from './clock.js';
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster/primary.js';
+import { workerCount, workerSlot } from './cluster/protocol.js';
+import { WorkerStartError } from './cluster/supervisor.js';
 import { BootError } from './config/boot-error.js';
-import { createGateway } from './gateway.js';
-import { KeyService } from './keys/key-service.js';
-import { createLogger } from './log.js';
+import { runSingle, runWorker } from './instance.js';
 import { loadSetup } from './setup.js';
-import { startSimulatorsForMissingCredentials } from './simulators/start-simulators.js';
-import { describeDatabase, openStore } from './store/open-store.js';
 
-/** `npm start`: config from GATEWAY_CONFIG (default config/gateway.yaml) with env overrides. */
+/**
+ * `npm start`: config from GATEWAY_CONFIG (default config/gateway.yaml) with env overrides,
+ * validated before anything starts. One worker (the default): this process is the gateway.
+ * Several (GATEWAY_WORKERS): this process is their primary (src/cluster/primary.ts), and each
+ * worker, forked from this same file, is a whole gateway instance.
+ */
 async function main(): Promise<void> {
   const env = process.env;
-  const loaded = await loadSetup(env['GATEWAY_CONFIG'] ?? 'config/gateway.yaml', env);
-  const { config } = loaded;
-  const log = createLogger(config.log.level);
-  const catalogue = loadCatalogue(loaded.cataloguePath);
-  const simulators = await startSimulatorsForMissingCredentials(config, loaded.vendors, log);
-  const store = await openStore(config.database, {
-    onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'),
-  });
-  const secrets = await bootstrap(store, new KeyService(store, catalogue, systemClock), config.admin.token, systemClock.now());
-  if (!(await adminTokenHash(store, config.admin.token))) {
-    log.warn('no admin token: set GATEWAY_ADMIN_TOKEN to use /admin/v1');
-  }
-  const gateway = await createGateway({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families });
-  const origin = await gateway.listen(config.server.port, config.server.host);
-  log.info(
-    { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: describeDatabase(config.database) },
-    'gateway listening',
-  );
-  // Secrets of the first start go to the terminal once, never into the structured log.
-  if (secrets.adminToken || secrets.firstKey) process.stdout.write(bootstrapBanner(secrets, origin));
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'signal received');
-    gateway
-      .close()
-      .then(() => Promise.all(simulators.servers.map((sim) => sim.close())))
-      // The log is written asynchronously: what is still buffered goes out before the exit.
-      .then(() => new Promise<void>((resolve) => log.flush(() => resolve())))
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  const file = env['GATEWAY_CONFIG'] ?? 'config/gateway.yaml';
+  const slot = workerSlot(env, cluster.isWorker);
+  if (slot !== null) return runWorker(file, env, slot);
+  const loaded = await loadSetup(file, env);
+  const workers = workerCount(loaded.config);
+  return workers > 1 ? runPrimary(loaded, workers) : runSingle(loaded);
 }
 
 main().catch((error: unknown) => {
   // Configuration mistakes get one clear line naming the file and path, not a stack trace.
   if (error instanceof BootError) {
     process.stderr.write(`gateway: ${error.message}\n`);
+  } else if (error instanceof WorkerStartError) {
+    // The worker's own line said why; say more only if it could not (killed by a signal).
+    if (!error.reported) process.stderr.write(`gateway: ${error.message}\n`);
   } else {
     process.stderr.write(`gateway: failed to start: ${(error as Error).stack ?? String(error)}\n`);
   }

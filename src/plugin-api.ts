@@ -8,8 +8,9 @@
 export { definePlugin } from './chain/plugin.js';
 export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/plugin.js';
 export { PluginConfigError } from './chain/resolve-plugins.js';
-export type { Call, Endpoint, EndpointName, JsonObject, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
+export type { Call, Endpoint, EndpointName, JsonObject, Operation, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
 export type { VendorDeclaration } from './vendors/vendor.js';
+export { countAnswer } from './chain/ingress.js';
 export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream, RequestProblem } from './chain/ingress.js';
 export type { Clock } from './clock.js';
 
@@ -38,7 +39,8 @@ export type { BillingCycle } from './billing/cycle.js';
 
 // The store a plugin's setup receives.
 export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, Store, StoredResponse } from './store/store.js';
-export type { IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
+export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
@@ -52,6 +54,7 @@ export type { ReplySink } from './neutral/sink.js';
 export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
 export { reasoningPlan, unsupportedSetting } from './neutral/reasoning.js';
 export type { ReasoningPlan, ReasoningSetting } from './neutral/reasoning.js';
+export { estimateInputTokens } from './neutral/token-estimate.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';
@@ -65,7 +68,7 @@ export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';
 
 // A vendor family: translating the neutral request to the vendor's wire format and back.
-export type { SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
+export type { LocalAnswer, SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
 export type { EmbeddingsRequest } from './reference/embeddings.js';
 export { mintId } from './reference/ids.js';
@@ -79,6 +82,6 @@ export { policyAllowing } from './net/address-policy.js';
 
 // A vendor's simulator: a real HTTP server speaking its wire format, with faults for tests.
 export { faultFromDirectives, SimServer } from './simulators/sim-server.js';
-export type { SimContext, SimOptions, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
+export type { SimContext, SimOptions, SimRoute, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
 export { embedText, planReply, readDirectives } from './simulators/reply-plan.js';
 export type { ReplyPlan, SimChoice, SimRequest, SimToolChoice } from './simulators/reply-plan.js';

@@ -43,3 +43,17 @@ t.test('failed admin-token attempts are rate-limited per address', async (t) => 
   clock.advance(60_000);
   t.equal((await h.admin('GET', '/keys')).status, 200, 'after the window the right token works');
 });
+
+t.test('behind a trusted proxy the lockout counts each client, and only the proxy may name it', async (t) => {
+  const h = await startHarness(t, { env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32' } });
+  const attempt = (client: string, token = 'guess-guess-guess-000') =>
+    raw(h.origin, 'GET', '/admin/v1/keys', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${client}, 127.0.0.1` } });
+  for (let i = 0; i < ADMIN_FAILURES_PER_WINDOW; i++) t.equal((await attempt('203.0.113.5')).status, 401);
+  t.equal((await attempt('203.0.113.5', ADMIN_TOKEN)).status, 429, 'that client is locked out, even with the right token');
+  t.equal((await attempt('203.0.113.6', ADMIN_TOKEN)).status, 200, 'another client behind the same proxy is not');
+  t.equal((await attempt('198.51.100.1, 203.0.113.5', ADMIN_TOKEN)).status, 429, 'what the client writes to the left does not get it out');
+  const res = await h.admin('GET', '/audit');
+  const entries = ((await res.json()) as { data: Array<{ action: string; status: number }> }).data;
+  t.equal(entries.filter((e) => e.status === 429).length, 1, 'one lockout row for the window');
+  t.match(entries.find((e) => e.status === 429)?.action, /locked out: 203\.0\.113\.5 presented 10 wrong tokens/);
+});

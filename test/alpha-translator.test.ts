@@ -269,6 +269,7 @@ t.test('errors, alpha → our envelope', async (t) => {
     [413, 'invalid_request_error', 413, 'payload_too_large', 'payload_too_large'],
     [429, 'rate_limit_error', 429, 'rate_limited', 'rate_limit_exceeded'],
     [500, 'api_error', 502, 'upstream_error', 'bad_gateway'],
+    [503, 'api_error', 503, 'unavailable', 'service_unavailable'],
     [500, 'overloaded_error', 503, 'unavailable', 'service_unavailable'],
     [529, 'overloaded_error', 503, 'unavailable', 'service_unavailable'],
     [504, 'timeout_error', 504, 'upstream_timeout', 'upstream_timeout'],

@@ -217,3 +217,30 @@ t.test('beta errors mapped to our envelope, mid-stream failures end in an error 
 
   await midStreamFailures(t, client, MODEL, /beta upstream failed mid-stream: simulated failure/);
 });
+
+t.test('a follow-up tool call replays the thought signature on another instance, and after a restart', async (t) => {
+  const first = await startHarness(t);
+  // A second instance on the same database file and the same beta upstream.
+  const shared = { env: { GATEWAY_DB: first.dbPath }, beta: first.beta };
+  const second = await startHarness(t, shared);
+  const key = (await first.createKey()).key;
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Oslo? [[sim:parallel=1]]' }];
+  const asked = await first.client(key).chat.completions.stream({ model: MODEL, tools: WEATHER_TOOLS, messages }).finalChatCompletion();
+  const calls = asked.choices[0]?.message.tool_calls ?? [];
+  t.equal(calls.length, 1);
+  const followUp: OpenAI.ChatCompletionMessageParam[] = [
+    ...messages,
+    { role: 'assistant', content: null, tool_calls: calls },
+    { role: 'tool', tool_call_id: calls[0]?.id ?? '', content: '{"temp_c":4}' },
+  ];
+  const replayedBy = async (h: Harness): Promise<string> => {
+    await h.client(key).chat.completions.create({ model: MODEL, tools: WEATHER_TOOLS, messages: followUp });
+    return lastUpstream(first).body.contents[1].parts[0].thoughtSignature as string;
+  };
+  const onSecond = await replayedBy(second);
+  t.match(onSecond, /^[A-Za-z0-9+/=]{20,}$/, "the other instance replays the vendor's signature");
+  t.not(onSecond, 'skip_thought_signature_validator');
+  await second.close();
+  const restarted = await startHarness(t, shared);
+  t.equal(await replayedBy(restarted), onSecond, 'so does an instance started again afterwards, the same one');
+});

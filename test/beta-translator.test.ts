@@ -1,9 +1,13 @@
+import pino from 'pino';
 import t from 'tap';
 import type { GatewayError } from '../src/http/errors.js';
 import type { GuardedFetcher } from '../src/net/guarded-fetch.js';
 import { ImageFetchError } from '../src/net/guarded-fetch.js';
-import { ThoughtSignatures } from '../plugins/vendor-beta/thought-signatures.js';
+import { SIGNATURE_TTL_MS, ThoughtSignatures } from '../plugins/vendor-beta/thought-signatures.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from './helpers/harness.js';
 import { BetaTranslator, type BetaServices } from '../plugins/vendor-beta/translator.js';
+import type { Call } from '../src/chain/call.js';
 import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from './helpers/translate.js';
 
 /**
@@ -21,7 +25,12 @@ const fetcher = {
   },
 } as unknown as GuardedFetcher;
 
-const services = (signatures = new ThoughtSignatures()): BetaServices => ({ apiKey: 'beta-key', embeddingModel: 'beta-embedding-001', fetcher, signatures });
+/** Signatures kept in a store of this file's (in memory), on a clock the test moves. */
+const store = SqliteStore.open(':memory:');
+t.teardown(() => store.close());
+const clock = new FakeClock();
+const newSignatures = (): ThoughtSignatures => new ThoughtSignatures(store.signatures, clock, pino({ level: 'silent' }));
+const services = (signatures = newSignatures()): BetaServices => ({ apiKey: 'beta-key', embeddingModel: 'beta-embedding-001', fetcher, signatures });
 const translator = (body: string, options: Partial<CallOptions> = {}, shared = services()): BetaTranslator =>
   new BetaTranslator(makeCall(JSON.parse(body), { model: MODEL, ...options }), shared);
 const upstreamBody = async (body: string, options: Partial<CallOptions> = {}): Promise<unknown> => JSON.parse((await translator(body, options).request()).body.toString());
@@ -95,15 +104,16 @@ t.test('embeddings, reference ⇄ beta batchEmbedContents', async (t) => {
   t.match(await refusal('{"model":"beta-3-flash","input":[1,2]}', { endpoint: 'embeddings' }), { status: 400, param: 'input[0]' }, 'token ids are refused');
 });
 
-const respond = async (beta: string, options: Partial<CallOptions> = {}, shared = services()): Promise<{ body: any; raw: any; usage: unknown }> => {
-  const tr = translator('{"messages":[{"role":"user","content":"x"}]}', options, shared);
+const respond = async (beta: string, options: Partial<CallOptions> = {}, shared = services()): Promise<{ body: any; raw: any; usage: unknown; call: Call }> => {
+  const call = makeCall({ messages: [{ role: 'user', content: 'x' }] }, { model: MODEL, ...options });
+  const tr = new BetaTranslator(call, shared);
   await tr.request();
   const out = tr.response(Buffer.from(beta));
-  return { body: JSON.parse(fixedIds(String(out.body))), raw: JSON.parse(String(out.body)), usage: out.usage };
+  return { body: JSON.parse(fixedIds(String(out.body))), raw: JSON.parse(String(out.body)), usage: out.usage, call };
 };
 
 t.test('response mapping, beta → reference', async (t) => {
-  const signatures = new ThoughtSignatures();
+  const signatures = newSignatures();
   const out = await respond(
     '{"candidates":[{"content":{"role":"model","parts":[{"text":"thinking…","thought":true},{"text":"Lima "},{"text":"is warm."},{"functionCall":{"name":"get_weather","args":{"city":"Lima"}},"thoughtSignature":"CpwBAdHt"},{"functionCall":{"name":"get_time","args":{},"id":"fc_9"}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":118,"candidatesTokenCount":9,"thoughtsTokenCount":41,"toolUsePromptTokenCount":2,"cachedContentTokenCount":100,"totalTokenCount":170},"modelVersion":"gemini-x","responseId":"b3dW"}',
     {},
@@ -130,21 +140,24 @@ t.test('response mapping, beta → reference', async (t) => {
   t.same(logprobs.choices[0].logprobs, JSON.parse('{"content":[{"token":"Hi","logprob":-0.1,"bytes":[72,105],"top_logprobs":[{"token":"Hi","logprob":-0.1,"bytes":[72,105]},{"token":"Yo","logprob":-2.5,"bytes":[89,111]}]}],"refusal":null}'), 'logprobsResult → logprobs');
 
   // The signature the vendor gave for a call is replayed with that call.
-  t.equal(signatures.get(out.raw.choices[0].message.tool_calls[0].id), 'CpwBAdHt', 'the signature is kept under the minted id');
+  await signatures.settled(out.call);
+  const minted = out.raw.choices[0].message.tool_calls[0].id as string;
+  t.equal((await signatures.known(out.call, [minted])).get(minted), 'CpwBAdHt', 'the signature is kept under the minted id');
   t.match(thrown(() => translator('{"messages":[{"role":"user","content":"x"}]}').response(Buffer.from('nope'))), { status: 502 }, 'garbage → 502');
 });
 
-t.test('thought signatures are kept per call and replayed; the store is bounded', async (t) => {
-  const signatures = new ThoughtSignatures(2);
-  const shared = services(signatures);
-  const first = await respond('{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"id":"fc_1"},"thoughtSignature":"SIG1"}]},"finishReason":"STOP","index":0}]}', {}, shared);
+t.test('thought signatures are kept per key and call id in the store, replayed by any translator, forgotten after a day', async (t) => {
+  const signatures = newSignatures();
+  const first = await respond('{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"id":"fc_1"},"thoughtSignature":"SIG1"}]},"finishReason":"STOP","index":0}]}', {}, services(signatures));
   t.equal(first.body.choices[0].message.tool_calls[0].id, 'fc_1');
-  const replay = JSON.parse((await translator('{"messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"fc_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"fc_1","content":"ok"}]}', {}, shared).request()).body.toString());
-  t.equal(replay.contents[1].parts[0].thoughtSignature, 'SIG1');
-  signatures.remember('a', '1');
-  signatures.remember('b', '2');
-  t.equal(signatures.get('fc_1'), undefined, 'the oldest is forgotten');
-  t.equal(signatures.get('b'), '2');
+  await signatures.settled(first.call);
+  const followUp = '{"messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"fc_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"fc_1","content":"ok"}]}';
+  // Another instance: its own ThoughtSignatures on the same store.
+  const replay = JSON.parse((await translator(followUp, {}, services(newSignatures())).request()).body.toString());
+  t.equal(replay.contents[1].parts[0].thoughtSignature, 'SIG1', 'replayed by another instance');
+  clock.advance(SIGNATURE_TTL_MS);
+  const late = JSON.parse((await translator(followUp, {}, services(newSignatures())).request()).body.toString());
+  t.equal(late.contents[1].parts[0].thoughtSignature, 'skip_thought_signature_validator', 'a day later: the placeholder');
 });
 
 /** The beta stream example of docs/vendor-formats.md#beta-stream, literally, plus a parallel call split over chunks. */

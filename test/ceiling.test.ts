@@ -170,3 +170,18 @@ t.test('the ceiling plugin refuses to start without the ledger after it', async 
     { message: /gateway\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/ },
   );
 });
+
+t.test('a call in flight keeps its reservation past the lease: the heartbeat renews it; a completed one holds nothing', async (t) => {
+  // A one-second lease, renewed every 250 ms of real time (the clock is the system's here).
+  const h = await startHarness(t, { env: { GATEWAY_LEASE_MS: '1000' } });
+  const { key } = await h.createKey({ monthly_ceiling_usd: '0.00001' });
+  const body = (prompt: string): string => chatBody('gamma-5.4', { max_tokens: 4, messages: [{ role: 'user', content: prompt }] });
+  const slow = call(h, key, body('slow [[sim:delay_ms=2500]]'));
+  await new Promise((resolve) => setTimeout(resolve, 1800));
+  const meanwhile = await call(h, key, body('meanwhile'));
+  t.equal(meanwhile.status, 402, 'the slow call still holds the whole ceiling, 1.8 s into a 1 s lease');
+  t.match(meanwhile.text, /held by requests in flight \$0\.00001/);
+  t.equal((await slow).status, 200);
+  const usage = await usageOf(h, key);
+  t.same([usage.cycle.spent_usd, usage.cycle.reserved_usd], ['0.00001', '0.00'], 'settled: spent, nothing held');
+});

@@ -26,7 +26,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(plain.config.timeouts.stream_idle_ms, 120_000);
   t.equal(plain.config.server.instance_id, 'default');
   t.same(plain.config.plugins.map((p) => p.name), [
-    'metrics', 'status', 'health', 'ingress-chat', 'auth', 'model-normalise', 'capabilities', 'scope', 'ingress-responses', 'rate-limit', 'ceiling', 'retry',
+    'metrics', 'status', 'health', 'ingress-chat', 'ingress-messages', 'auth', 'model-normalise', 'capabilities', 'scope', 'ingress-responses', 'rate-limit', 'ceiling', 'retry',
     'vendor-alpha', 'vendor-beta', 'vendor-gamma', 'ledger', 'dashboard',
   ]);
 

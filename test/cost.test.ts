@@ -74,6 +74,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     clock,
     log: createLogger('silent'),
     metrics: new Registry(),
+    scrapeMetrics: () => Promise.reject(new Error('not used by the ledger and ceiling plugins')),
     families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
     simulatedFamilies: [],
@@ -172,7 +173,7 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
   const { store, newKey } = await plugins(t);
   const key = await newKey(1000);
   const reserve = (nanos: number, instance = 'default') =>
-    store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos, ceilingNanos: 1000, instance, now: 0 });
+    store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos, ceilingNanos: 1000, instance, now: 0, expiresAt: 120_000 });
   const a = await reserve(600);
   t.ok(a.admitted);
   t.match(await reserve(401), { admitted: false, spent: 0, reserved: 600 }, 'one nano-dollar too many');

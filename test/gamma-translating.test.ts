@@ -4,6 +4,7 @@ import { chatFormat } from '../plugins/ingress-chat/format.js';
 import { createGammaTranslator, GammaPassthrough, GammaTranslating } from '../plugins/vendor-gamma/translator.js';
 import { Call, type Endpoint } from '../src/chain/call.js';
 import type { IngressFormat } from '../src/chain/ingress.js';
+import type { UpstreamRequest } from '../src/chain/translator.js';
 import { ADMITTED_AT, catalogue, fixedIds, runStream, thrown } from './helpers/translate.js';
 
 /**
@@ -14,7 +15,7 @@ import { ADMITTED_AT, catalogue, fixedIds, runStream, thrown } from './helpers/t
  */
 
 const otherWire: IngressFormat = { ...chatFormat, name: 'other', wire: 'some-other-wire' };
-const endpoint: Endpoint = { name: 'chat.completions', path: '/v1/x', method: 'POST', upstream: true, format: otherWire };
+const endpoint: Endpoint = { name: 'chat.completions', path: '/v1/x', method: 'POST', upstream: true, operation: 'generate', format: otherWire };
 
 function call(body: Record<string, unknown>, stream = false): Call {
   const c = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
@@ -48,7 +49,7 @@ t.test('the neutral request as a reference chat request', async (t) => {
     parallel_tool_calls: false,
     response_format: { type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object' } } },
   };
-  const request = await createGammaTranslator(call(body, true), 'k', null).request();
+  const request = (await createGammaTranslator(call(body, true), 'k', null).request()) as UpstreamRequest;
   t.equal(request.path, 'v1/chat/completions');
   t.equal(request.headers['authorization'], 'Bearer k');
   t.same(JSON.parse(request.body.toString()), {

@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
-import { parse, stringify } from 'yaml';
 import { createBetaSimulator } from '../plugins/vendor-beta/simulator.js';
+import { configFileWith } from './helpers/config-file.js';
 import { admin } from './helpers/gateway-processes.js';
 import { ADMIN_TOKEN, BETA_UPSTREAM_KEY } from './helpers/harness.js';
 import { CA_FILE, startImageServer } from './helpers/image-server.js';
@@ -22,17 +22,9 @@ const CALLS = 6;
 const IMAGES_PER_CALL = 6;
 const IMAGE_BYTES = 4 * MIB;
 
-/** The repository's gateway.yaml with the beta plugin's image settings, written to a temp folder. */
-function configFile(dir: string): string {
-  const config = parse(readFileSync('config/gateway.yaml', 'utf8')) as { catalogue: string; plugins: Array<{ name: string; config?: unknown }> };
-  config.catalogue = resolve('config', config.catalogue);
-  const beta = config.plugins.find((plugin) => plugin.name === 'vendor-beta');
-  if (!beta) throw new Error('no vendor-beta in config/gateway.yaml');
-  beta.config = { remote_images: { allow_cidrs: ['127.0.0.1/32'], ca_file: CA_FILE, max_bytes_held: BUDGET, budget_wait_ms: 300 } };
-  const file = join(dir, 'gateway.yaml');
-  writeFileSync(file, stringify(config));
-  return file;
-}
+/** The beta plugin's image settings, in a copy of the repository's gateway.yaml. */
+const configFile = (dir: string): string =>
+  configFileWith(dir, 'vendor-beta', { remote_images: { allow_cidrs: ['127.0.0.1/32'], ca_file: CA_FILE, max_bytes_held: BUDGET, budget_wait_ms: 300 } });
 
 const statusField = (pid: number, field: string): number => {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

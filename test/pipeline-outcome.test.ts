@@ -5,6 +5,7 @@ import { Call, type UpstreamAttempt } from '../src/chain/call.js';
 import { ENDPOINTS } from './helpers/endpoints.js';
 import { GatewayError } from '../src/http/errors.js';
 import { failed, succeeded } from '../src/pipeline/outcome.js';
+import { StoreUnavailableError } from '../src/store/unavailable.js';
 
 /** A call as the pipeline holds it, with the attempts it made (codes as the exchange records them). */
 function callWith(codes: Array<string | null>, headersSent = false): Call {
@@ -34,6 +35,8 @@ t.test('one place decides outcome and status', async (t) => {
     { name: 'a body that is not the vendor format', codes: ['invalid_body'], thrown: new GatewayError(502, 'garbage'), outcome: 'upstream_error', status: 502 },
     { name: "the gateway's own failure after an attempt", codes: [null], thrown: new GatewayError(500, 'ledger down'), outcome: 'error', status: 500 },
     { name: 'a bug (not a GatewayError)', codes: [null], thrown: new TypeError('x is undefined'), outcome: 'error', status: 500 },
+    { name: 'the database unreachable before any upstream', codes: [], thrown: new StoreUnavailableError('postgres', new Error('ECONNREFUSED')), outcome: 'rejected', status: 503 },
+    { name: 'the database unreachable when the call is recorded', codes: [null], thrown: new StoreUnavailableError('sqlite', new Error('SQLITE_BUSY')), outcome: 'error', status: 503 },
   ];
   for (const c of cases) {
     const call = callWith(c.codes);
@@ -43,6 +46,9 @@ t.test('one place decides outcome and status', async (t) => {
   }
   const bug = failed(callWith([]), new TypeError('secret detail'));
   t.notMatch(bug?.message ?? '', /secret detail/, "a bug's own message never reaches the caller");
+  const down = failed(callWith([]), new StoreUnavailableError('postgres', new Error('connect ECONNREFUSED 10.0.0.5:5432')));
+  t.match(down?.toEnvelope(), { error: { type: 'unavailable', code: 'service_unavailable', param: null } }, 'our envelope');
+  t.notMatch(down?.message ?? '', /10\.0\.0\.5/, "nor does the database's address");
 });
 
 t.test('a stream that already sent its 200 keeps it; a caller who left is 499 with nothing to send', async (t) => {

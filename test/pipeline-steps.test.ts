@@ -9,7 +9,7 @@ import { GatewayError } from '../src/http/errors.js';
 import { admit } from '../src/pipeline/admission.js';
 import { complete, endInFailure } from '../src/pipeline/completion.js';
 import { exchange } from '../src/pipeline/exchange.js';
-import { relayBody, relayStreamed } from '../src/pipeline/relay.js';
+import { relayBody, relayStreamed, sendBody } from '../src/pipeline/relay.js';
 import { catalogue, chainOf, detachedCall, exchangeDeps, LIMITS, scriptedTranslator, scriptedUpstream, silentLog } from './helpers/pipeline-parts.js';
 
 t.test('admission: the declared-length 413, then the header checks, and only then the body', async (t) => {
@@ -76,6 +76,23 @@ t.test('exchange: retries by the policy, a fallback prepares anew, giving up thr
 
   const noVendor = chainOf({});
   await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), exchangeDeps(noVendor, upstream.sender)), { message: /No upstream is configured for the alpha family/ });
+});
+
+t.test('exchange: a translator that answers itself makes no upstream attempt; the answer is sent after completion', async (t) => {
+  const upstream = await scriptedUpstream(t, [{ status: 200, body: '{"ok":true}' }]);
+  const local = { ...scriptedTranslator(), request: () => ({ local: { body: '{"input_tokens":7}', usage: { promptTokens: 0, completionTokens: 0 } } }) };
+  const chain = chainOf({ translator: { family: 'gamma', create: () => local } });
+  const call = detachedCall();
+  const answer = await exchange(call, exchangeDeps(chain, upstream.sender));
+  t.same(answer, { kind: 'local', body: { body: '{"input_tokens":7}', usage: { promptTokens: 0, completionTokens: 0 } } });
+  t.equal(upstream.asked(), 0, 'the upstream was not asked');
+  t.same([call.attempts, call.upstreamAttempts.length], [0, 0], 'no attempt: the ledger writes no row for it');
+
+  const seen: string[] = [];
+  const recording = chainOf({ onComplete: (c) => void seen.push(`complete ${c.outcome} ${c.attempts}`) });
+  const sent = await served(t, (c) => sendBody(c, { body: '{"input_tokens":7}', usage: { promptTokens: 0, completionTokens: 0 } }, { chain: recording, limits: LIMITS }));
+  t.same([sent.status, sent.body], [200, '{"input_tokens":7}']);
+  t.same(seen, ['complete ok 0']);
 });
 
 /** Runs `step` inside a real HTTP exchange and returns what the caller received. */

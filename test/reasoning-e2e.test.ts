@@ -91,7 +91,7 @@ t.test('beta: the signature carried in the request reaches the vendor where the 
   const first = await startHarness(t);
   const client = first.client((await first.createKey()).key);
   const turn = await chatToolLoop(t, first, client, 'beta-3-flash', false);
-  // Another gateway (another process's memory) behind the same vendor.
+  // Another gateway, with a store of its own (none of the first's signatures), behind the same vendor.
   const other = await startHarness(t, { beta: first.beta });
   const call = turn.first.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
   const messages = [QUESTION, { role: 'assistant', content: null, thinking_blocks: turn.first.thinking_blocks, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'sunny' }];

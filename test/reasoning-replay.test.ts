@@ -1,13 +1,12 @@
 import t from 'tap';
 import { AlphaTranslator } from '../plugins/vendor-alpha/translator.js';
-import { ThoughtSignatures } from '../plugins/vendor-beta/thought-signatures.js';
 import { BetaTranslator } from '../plugins/vendor-beta/translator.js';
 import { createGammaTranslator } from '../plugins/vendor-gamma/translator.js';
 import { parseChatRequest } from '../src/reference/chat-request.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
-import type { GuardedFetcher } from '../src/net/guarded-fetch.js';
+import type { UpstreamRequest } from '../src/chain/translator.js';
 import type { ReasoningState } from '../src/neutral/request.js';
-import { neutralCall } from './helpers/neutral-call.js';
+import { betaServices, neutralCall, newSignatures, upstreamJson } from './helpers/neutral-call.js';
 import { frames, makeCall, runStream } from './helpers/translate.js';
 
 /**
@@ -23,7 +22,7 @@ const ALPHA: ReasoningState = { family: 'alpha', kind: 'signature', data: 'EqQBC
 const REDACTED: ReasoningState = { family: 'alpha', kind: 'redacted', data: 'EmwKAhgBEgy3' };
 const BETA: ReasoningState = { family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' };
 const envelope = encodeReasoningState;
-const services = (signatures = new ThoughtSignatures()) => ({ apiKey: 'k', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures });
+const services = betaServices;
 
 t.test('alpha: thinking and redacted blocks → reasoning_content, thinking_blocks, reasoning_tokens', async (t) => {
   const tr = new AlphaTranslator(makeCall({ messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high' }, { model: 'alpha-sonnet-4.6' }), 'k');
@@ -162,34 +161,36 @@ t.test('replayed to the vendor that issued it, dropped for any other', async (t)
     { type: 'tool_use', id: 'call_2', name: 'f', input: {} },
   ], 'alpha: its blocks unchanged and in order before the tool_use; beta\'s and unknown ones dropped');
 
-  const signatures = new ThoughtSignatures();
-  signatures.remember('call_1', 'REMEMBERED');
-  signatures.remember('call_2', 'SECOND');
-  const beta = JSON.parse((await new BetaTranslator(makeCall(HISTORY, { model: 'beta-3-flash' }), services(signatures)).request()).body.toString()) as Json;
+  const signatures = newSignatures();
+  const earlier = makeCall(HISTORY, { model: 'beta-3-flash' });
+  signatures.remember(earlier, 'call_1', 'REMEMBERED');
+  signatures.remember(earlier, 'call_2', 'SECOND');
+  await signatures.settled(earlier);
+  const beta = (await upstreamJson(new BetaTranslator(makeCall(HISTORY, { model: 'beta-3-flash' }), services(signatures)).request())) as Json;
   t.same(beta['contents'][1].parts, [
     { text: 'Checking.' },
     { functionCall: { name: 'f', args: {}, id: 'call_1' }, thoughtSignature: BETA.data },
     { functionCall: { name: 'f', args: {}, id: 'call_2' }, thoughtSignature: 'SECOND' },
   ], 'beta: the carried signature on the first call (before the remembered one), alpha\'s reasoning dropped');
-  const withoutState = JSON.parse((await new BetaTranslator(makeCall({ ...HISTORY, messages: HISTORY.messages.map((m) => ({ ...m, thinking_blocks: undefined })) }, { model: 'beta-3-flash' }), services(signatures)).request()).body.toString()) as Json;
+  const withoutState = (await upstreamJson(new BetaTranslator(makeCall({ ...HISTORY, messages: HISTORY.messages.map((m) => ({ ...m, thinking_blocks: undefined })) }, { model: 'beta-3-flash' }), services(signatures)).request())) as Json;
   t.equal(withoutState['contents'][1].parts[1].thoughtSignature, 'REMEMBERED', 'without one, the remembered signature (chat callers that drop thinking_blocks)');
   const textOnly = await new BetaTranslator(neutralCall({ turns: [
     { role: 'user', parts: [{ type: 'text', text: 'a' }] },
     { role: 'assistant', parts: [{ type: 'reasoning', text: '', state: BETA }, { type: 'text', text: 'b' }, { type: 'text', text: 'c' }] },
     { role: 'user', parts: [{ type: 'text', text: 'd' }] },
   ] }, 'beta-3-flash'), services()).request();
-  t.same((JSON.parse(textOnly.body.toString()) as Json)['contents'][1].parts, [{ text: 'b' }, { text: 'c', thoughtSignature: BETA.data }], 'a turn without calls: on its last part');
+  t.same(((await upstreamJson(textOnly)) as Json)['contents'][1].parts, [{ text: 'b' }, { text: 'c', thoughtSignature: BETA.data }], 'a turn without calls: on its last part');
   const own = await new BetaTranslator(neutralCall({ turns: [
     { role: 'user', parts: [{ type: 'text', text: 'a' }] },
     { role: 'assistant', parts: [{ type: 'reasoning', text: '', state: BETA }, { type: 'tool_call', id: 'c1', name: 'f', args: {}, state: { ...BETA, data: 'OWN' } }] },
     { role: 'user', parts: [{ type: 'tool_result', id: 'c1', name: 'f', content: 'r' }] },
   ] }, 'beta-3-flash'), services()).request();
-  t.equal((JSON.parse(own.body.toString()) as Json)['contents'][1].parts[0].thoughtSignature, 'OWN', 'a call\'s own state first');
+  t.equal(((await upstreamJson(own)) as Json)['contents'][1].parts[0].thoughtSignature, 'OWN', 'a call\'s own state first');
 
-  const passthrough = JSON.parse(String((await createGammaTranslator(makeCall({ model: 'gamma-5.4', ...HISTORY }, { model: 'gamma-5.4' }), 'k', null).request()).body)) as Json;
+  const passthrough = (await upstreamJson(createGammaTranslator(makeCall({ model: 'gamma-5.4', ...HISTORY }, { model: 'gamma-5.4' }), 'k', null).request())) as Json;
   t.same(Object.keys(passthrough['messages'][1]).sort(), ['content', 'role', 'tool_calls'], 'gamma (chat callers): the handed-back reasoning is left out');
   const untouched = makeCall({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }, { model: 'gamma-5.4' });
-  t.equal((await createGammaTranslator(untouched, 'k', null).request()).body, untouched.rawJson, 'and a body without any is sent byte for byte');
-  const translated = JSON.parse(String((await createGammaTranslator(neutralCall(parseChatRequest(HISTORY), 'gamma-5.4'), 'k', null).request()).body)) as Json;
+  t.equal(((await createGammaTranslator(untouched, 'k', null).request()) as UpstreamRequest).body, untouched.rawJson, 'and a body without any is sent byte for byte');
+  const translated = (await upstreamJson(createGammaTranslator(neutralCall(parseChatRequest(HISTORY), 'gamma-5.4'), 'k', null).request())) as Json;
   t.same(translated['messages'][1], { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'call_2', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'gamma (other formats): no reasoning replayed');
 });

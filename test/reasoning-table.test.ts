@@ -1,14 +1,12 @@
 import t from 'tap';
 import { AlphaTranslator } from '../plugins/vendor-alpha/translator.js';
-import { ThoughtSignatures } from '../plugins/vendor-beta/thought-signatures.js';
 import { BetaTranslator } from '../plugins/vendor-beta/translator.js';
 import { createGammaTranslator } from '../plugins/vendor-gamma/translator.js';
-import type { GuardedFetcher } from '../src/net/guarded-fetch.js';
 import type { Call } from '../src/chain/call.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { reasoningSpec } from '../src/catalogue/reasoning.js';
 import type { NeutralRequest, ReasoningRequest } from '../src/neutral/request.js';
-import { neutralCall } from './helpers/neutral-call.js';
+import { betaServices, neutralCall, upstreamJson } from './helpers/neutral-call.js';
 import { catalogue, makeCall, thrown } from './helpers/translate.js';
 
 /**
@@ -20,7 +18,7 @@ import { catalogue, makeCall, thrown } from './helpers/translate.js';
  */
 
 type Json = Record<string, unknown>;
-const services = { apiKey: 'k', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures: new ThoughtSignatures() };
+const services = betaServices();
 
 /** The vendor request's reasoning fields for a call. */
 async function reasoningFields(call: Call): Promise<Json> {
@@ -30,10 +28,10 @@ async function reasoningFields(call: Call): Promise<Json> {
     return { thinking: body['thinking'], output_config: body['output_config'] };
   }
   if (family === 'beta') {
-    const body = JSON.parse((await new BetaTranslator(call, services).request()).body.toString()) as Json;
+    const body = await upstreamJson(new BetaTranslator(call, services).request());
     return { thinkingConfig: (body['generationConfig'] as Json | undefined)?.['thinkingConfig'] };
   }
-  const body = JSON.parse((await createGammaTranslator(call, 'k', null).request()).body.toString()) as Json;
+  const body = await upstreamJson(createGammaTranslator(call, 'k', null).request());
   return { reasoning_effort: body['reasoning_effort'] };
 }
 

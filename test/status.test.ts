@@ -2,10 +2,11 @@ import pino from 'pino';
 import t from 'tap';
 import { IncidentWatch } from '../plugins/status/incident-watch.js';
 import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../plugins/status/latency-buckets.js';
+import { MinuteRecorder } from '../plugins/status/minute-recorder.js';
 import { formatMs, formatUptime } from '../plugins/status/page.js';
 import type { StatusReport } from '../plugins/status/report.js';
-import { SlidingCounts } from '../plugins/status/sliding-counts.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { StatusSample, StatusStore } from '../src/store/status.js';
 import { ADMIN_TOKEN, chatBody, FakeClock, raw, startHarness, type Harness } from './helpers/harness.js';
 import { pluginConfig } from './helpers/ops.js';
 
@@ -41,16 +42,24 @@ t.test('latency buckets and quantiles', async (t) => {
   t.equal(formatUptime(0.99999), '99.99 %', 'rounded down: a failure never shows as 100 %');
 });
 
-t.test('sliding counts forget what left the window', async (t) => {
-  const counts = new SlidingCounts(10);
-  counts.add(1_000, true);
-  counts.add(5_000, false);
-  counts.add(5_500, true);
-  t.same(counts.read(9_999), { attempts: 3, errors: 2 });
-  t.same(counts.read(11_000), { attempts: 2, errors: 1 }, 'second 1 left a 10 s window');
-  t.same(counts.read(100_000), { attempts: 0, errors: 0 });
-  counts.add(100_500, true);
-  t.same(counts.read(100_900), { attempts: 1, errors: 1 });
+t.test('figures that could not be written (the database unreachable) wait for the next flush', async (t) => {
+  const written: StatusSample[][] = [];
+  let down = true;
+  const store = {
+    record: async (samples: readonly StatusSample[]) => {
+      if (down) throw new Error('unreachable');
+      written.push([...samples]);
+    },
+  } as unknown as StatusStore;
+  const recorder = new MinuteRecorder(store);
+  recorder.record('gamma-5.4', 0, false, 12);
+  await t.rejects(recorder.flush(), /unreachable/);
+  recorder.record('gamma-5.4', 1000, true, null);
+  down = false;
+  await recorder.flush();
+  t.same(written, [[{ model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]) }]], 'kept, and merged with the newer');
+  await recorder.flush();
+  t.equal(written.length, 1, 'nothing twice');
 });
 
 t.test('/status.json: uptime and percentiles per model from what the gateway served', async (t) => {
@@ -141,25 +150,36 @@ t.test('automatic incidents: opened over the error-rate threshold, resolved on r
   t.same(report.status.state, 'operational');
 });
 
-t.test('automatic incidents left open survive a restart and can still be resolved', async (t) => {
+t.test('automatic incidents: attempts summed over instances, one incident opened, resolved by any (a restarted one too)', async (t) => {
   const store = SqliteStore.open(':memory:');
   t.teardown(() => store.close());
   const clock = new FakeClock();
   const log = pino({ level: 'silent' });
-  const settings = { openAt: 0.5, resolveBelow: 0.1, windowSeconds: 60, minAttempts: 2 };
-  const first = new IncidentWatch(settings, store.status, clock, log);
-  first.observe('gamma-5.4', true);
-  first.observe('gamma-5.4', true);
-  await first.settled();
-  const [open] = await store.status.openAutomaticIncidents();
-  t.ok(open);
-  const second = new IncidentWatch(settings, store.status, clock, log);
-  await second.restore();
-  second.observe('gamma-5.4', false);
-  second.observe('gamma-5.4', false);
-  await second.settled();
+  const settings = { openAt: 0.5, resolveBelow: 0.1, windowSeconds: 60, minAttempts: 4 };
+  const [a, b] = [new IncidentWatch(settings, store.status, clock, log), new IncidentWatch(settings, store.status, clock, log)];
+  for (const watch of [a, b]) {
+    watch.observe('gamma-5.4', true);
+    watch.observe('gamma-5.4', true);
+  }
+  await a.check();
+  t.same(await store.status.openAutomaticIncidents(), [], "A's two attempts alone are below min_attempts");
+  await b.check();
+  const [open, ...more] = await store.status.openAutomaticIncidents();
+  t.same(more, [], 'B adds its two: four failed of four, one incident');
+  t.match(open?.updates[0]?.message, /100% of 4 upstream attempts failed/);
+  a.observe('gamma-5.4', true);
+  await Promise.all([a.check(), b.check()]);
+  t.equal((await store.status.openAutomaticIncidents()).length, 1, 'still one');
+
+  // A new instance (or a restart) has no memory of it, and resolves it from the shared counts.
+  clock.advance(61_000);
+  const restarted = new IncidentWatch(settings, store.status, clock, log);
+  for (let i = 0; i < 4; i++) restarted.observe('gamma-5.4', false);
+  await restarted.check();
   t.equal((await store.status.getIncident(open?.id ?? ''))?.status, 'resolved');
   t.same(await store.status.openAutomaticIncidents(), []);
+  await Promise.all([a.check(), b.check()]);
+  t.equal((await store.status.getIncident(open?.id ?? ''))?.updates.length, 2, 'resolved once');
 });
 
 t.test('manual incidents through /admin/v1/incidents', async (t) => {

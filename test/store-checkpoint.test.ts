@@ -11,7 +11,7 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
   const path = join(dir, 'gateway.db');
   // The worker's first checkpoint comes only after the commits, however slow the machine: any
   // growth of the database file during them would be a commit checkpointing inline.
-  const store = SqliteStore.open(path, 60_000);
+  const store = SqliteStore.open(path, { checkpointIntervalMs: 60_000 });
   t.teardown(() => store.close());
   const key = await store.keys.create({
     name: 'k', models: null, monthlyCeilingNanos: null, expiresAt: null, valueHash: hashSecret('v'), display: 'sl-…', now: 0,

@@ -1,14 +1,15 @@
 import { hashSecret } from '../src/keys/key-material.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import type { Store } from '../src/store/store.js';
 import { contract } from './helpers/store-backends.js';
 import { newKey, sleep } from './helpers/store-fixtures.js';
 
 /** The store contract, part 1: KeyStore, SettingsStore, checkWritable, close, migrations — on SQLite and PostgreSQL. */
 
 const TABLES = [
-  'audit_log', 'imported_keys', 'imported_usage', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'reservations', 'responses',
-  'schema_migrations', 'settings', 'spend', 'status_latency', 'status_rollups',
+  'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'incident_attempts', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'rate_counters',
+  'rate_slots', 'reservations', 'responses', 'schema_migrations', 'settings', 'spend', 'status_latency', 'status_rollups', 'thought_signatures',
 ];
 
 contract('migrations: the same tables on both backends, each migration recorded once across two opens', async (t, db) => {
@@ -104,9 +105,38 @@ contract('key lookups: remembered for a second, forgotten at once on a change th
   await instanceA.keys.update(key.id, { name: 'renamed' }, 3);
   t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'renamed');
   await instanceA.keys.update(key.id, { name: 'renamed again' }, 4);
-  t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'renamed', "another instance's change is not seen within the second…");
-  await sleep(1100);
-  t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'renamed again', '…but after it');
+  if (db.backend === 'sqlite') {
+    t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'renamed', "another instance's change is not seen within the second…");
+    await sleep(1100);
+    t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'renamed again', '…but after it');
+  } else {
+    t.equal(await seenWithin(instanceB, hash, 'renamed again', 250), true, "another instance's change is seen at once (NOTIFY)");
+  }
+});
+
+/** Whether `store` sees the key under `name` within `ms` (polled every 10 ms). */
+async function seenWithin(store: Store, hash: Buffer, name: string, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) {
+    if ((await store.keys.findByValueHash(hash))?.key.name === name) return true;
+  }
+  return false;
+}
+
+contract('key lookups on PostgreSQL: the change listener comes back after its connection is cut', async (t, db) => {
+  if (db.backend !== 'postgres') {
+    t.pass('SQLite has no notifications: the second bounds it');
+    return;
+  }
+  const instanceA = await db.open();
+  const instanceB = await db.open();
+  const { key, hash } = await newKey(instanceA);
+  t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'k');
+  const cut = await db.query("SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE application_name = 'model-gateway-listener'");
+  t.equal(cut.length, 2, "both instances' listeners cut off");
+  await sleep(600); // the first retry comes after 250 ms
+  t.equal((await instanceB.keys.findByValueHash(hash))?.key.name, 'k', 'remembered again');
+  await instanceA.keys.update(key.id, { name: 'after the cut' }, 5);
+  t.equal(await seenWithin(instanceB, hash, 'after the cut', 250), true, 'notifications arrive again');
 });
 
 contract('settings: absent, set, overwritten', async (t, db) => {
@@ -117,6 +147,10 @@ contract('settings: absent, set, overwritten', async (t, db) => {
   await store.settings.set('admin_token_sha256', 'def');
   t.equal(await store.settings.get('admin_token_sha256'), 'def');
   t.equal((await (await db.open()).settings.get('admin_token_sha256')), 'def', 'another instance reads it');
+  t.equal(await store.settings.claim('admin_token_sha256', 'ghi'), false, 'a claim of a set name fails…');
+  t.equal(await store.settings.get('admin_token_sha256'), 'def', '…and changes nothing');
+  t.equal(await store.settings.claim('bootstrapped_at', 'now'), true, 'a claim of a free name sets it');
+  t.equal(await store.settings.get('bootstrapped_at'), 'now');
 });
 
 contract('checkWritable resolves while open and rejects once closed; close twice is harmless', async (t, db) => {

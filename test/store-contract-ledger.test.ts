@@ -5,7 +5,7 @@ import { ledgerRow, newKey } from './helpers/store-fixtures.js';
 /** The store contract, part 2: LedgerStore, and money kept exact — on SQLite and PostgreSQL. */
 
 const reserver = (store: Store, keyId: string, ceilingNanos: number) => (nanos: number, extra: Partial<ReserveInput> = {}) =>
-  store.ledger.reserve({ keyId, cycle: '2026-11', nanos, ceilingNanos, instance: 'default', now: 0, ...extra });
+  store.ledger.reserve({ keyId, cycle: '2026-11', nanos, ceilingNanos, instance: 'default', now: 0, expiresAt: 120_000, ...extra });
 
 contract('reserve: exact fit admitted, one nano-dollar over refused, cycles apart, a reached ceiling refuses even a free call', async (t, db) => {
   const store = await db.open();

@@ -1,4 +1,8 @@
+import { adminTokenHash, bootstrap } from '../src/bootstrap.js';
+import { loadCatalogue } from '../src/catalogue/catalogue.js';
+import { systemClock } from '../src/clock.js';
 import { hashSecret } from '../src/keys/key-material.js';
+import { KeyService } from '../src/keys/key-service.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import type { Store } from '../src/store/store.js';
 import { contract } from './helpers/store-backends.js';
@@ -21,7 +25,7 @@ contract(`reserve: ${ROUNDS} rounds of 2×${PER_STORE} concurrent reservations f
     t.ok(Date.now() - started < DEADLINE_MS, `round ${round} starts within the time bound`);
     const { key } = await newKey(stores[0], { monthlyCeilingNanos: 1000 });
     const attempt = (store: Store, i: number) =>
-      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i });
+      store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 100, ceilingNanos: 1000, instance: `gw-${i % 2}`, now: i, expiresAt: i + 120_000 });
     const results = await Promise.all(
       Array.from({ length: PER_STORE }, (_, i) => stores.map((store, s) => attempt(store, i * 2 + s))).flat(),
     );
@@ -96,4 +100,43 @@ contract('imports: two upserts of one fingerprint at once make one import with o
   const rows = await stores[1].imports.history(only?.id ?? '');
   t.equal(rows.length, 50, 'one history, not two mixed');
   t.equal(new Set(rows.map((r) => r.outputTokens)).size, 1, 'all of it from one upload');
+});
+
+contract('settings: 2×20 concurrent claims of one name from two stores, exactly one wins', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 2 === 0 ? 0 : 1].settings.claim('race', `claim ${i}`)));
+  const winners = claims.flatMap((won, i) => (won ? [i] : []));
+  t.equal(winners.length, 1, 'one claim won');
+  t.equal(await stores[1].settings.get('race'), `claim ${winners[0]}`, "and the winner's value is kept");
+});
+
+contract('bootstrap: three first starts at once on an empty database mint one admin token and one key', async (t, db) => {
+  const stores = await Promise.all([db.open(), db.open(), db.open()]);
+  const catalogue = loadCatalogue('config/models.yaml');
+  const results = await Promise.all(stores.map((store) => bootstrap(store, new KeyService(store, catalogue, systemClock), undefined, 0)));
+  const minted = results.filter((secrets) => secrets.adminToken !== undefined);
+  t.equal(minted.length, 1, 'one winner shows secrets');
+  t.ok(minted[0]?.firstKey, 'with a first key');
+  t.same(results.filter((secrets) => Object.keys(secrets).length === 0).length, 2, 'the others show nothing');
+  t.equal(await stores[2].keys.count(), 1, 'one key in the database');
+  const hashes = await Promise.all(stores.map((store) => adminTokenHash(store, undefined)));
+  const expected = hashSecret(minted[0]?.adminToken ?? '');
+  t.ok(hashes.every((hash) => hash?.equals(expected)), "every instance knows the winner's token");
+  t.same(await bootstrap(stores[0], new KeyService(stores[0], catalogue, systemClock), undefined, 1), {}, 'a later start mints nothing');
+});
+
+contract('automatic incidents: 2×20 instances racing to open one for one model open exactly one', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const opened = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      stores[i % 2 === 0 ? 0 : 1].status.openAutomaticIncident('gamma-5.4', {
+        title: 'Elevated upstream errors on gamma-5.4', status: 'investigating', impact: 'major', models: ['gamma-5.4'], automatic: true,
+        message: `opened by ${i}`, now: i,
+      }),
+    ),
+  );
+  t.equal(opened.filter((incident) => incident !== undefined).length, 1, 'one opened');
+  const open = await stores[1].status.openAutomaticIncidents();
+  t.equal(open.length, 1, 'one open in the database');
+  t.equal(open[0]?.updates.length, 1, 'with its one first update');
 });

@@ -38,14 +38,14 @@ contract('status rollups: samples added into their minute and their hour, summed
   ]);
   t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
 
-  await store.status.prune(T0 + MINUTE, T0);
+  await store.status.prune(T0 + MINUTE, T0, 0);
   t.same(await store.status.totals('minute', 0), [
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ], 'minutes before the cut are gone');
   t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
-  await store.status.prune(T0 + MINUTE, T0 + HOUR);
+  await store.status.prune(T0 + MINUTE, T0 + HOUR, 0);
   t.same(await store.status.totals('hour', 0), []);
   t.same(await store.status.latency('hour', 0), []);
 });
@@ -100,4 +100,65 @@ contract('incidents: the list holds open ones and those started since, newest fi
   t.same((await store.status.listIncidents(0)).length, 6);
   t.same((await store.status.openAutomaticIncidents()).map((i) => i.title).sort(), ['auto', 'old but open']);
   t.same((await store.status.openAutomaticIncidents())[0]?.updates.length, 1);
+});
+
+contract('status rollups from two instances: their figures of one minute and hour are merged', async (t, db) => {
+  const [a, b] = [await db.open(), await db.open()];
+  await Promise.all([
+    a.status.record([{ model: 'gamma-5.4', minute: T0, requests: 3, failures: 1, latency: new Map([[2, 2]]) }]),
+    b.status.record([{ model: 'gamma-5.4', minute: T0, requests: 4, failures: 0, latency: new Map([[2, 1], [7, 3]]) }]),
+  ]);
+  t.same(await a.status.totals('minute', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
+  t.same(await b.status.totals('hour', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
+  t.same(await b.status.latency('minute', T0), [{ model: 'gamma-5.4', bucket: 2, count: 3 }, { model: 'gamma-5.4', bucket: 7, count: 3 }]);
+});
+
+contract('incident watch counts: every instance adds into (model, slot); totals since a slot; pruned', async (t, db) => {
+  const [a, b] = [await db.open(), await db.open()];
+  const SLOT = 10_000;
+  await a.status.addAttempts([]);
+  await a.status.addAttempts([
+    { model: 'gamma-5.4', slot: T0, attempts: 3, errors: 2 },
+    { model: 'gamma-5.4', slot: T0 + SLOT, attempts: 1, errors: 0 },
+  ]);
+  await b.status.addAttempts([
+    { model: 'gamma-5.4', slot: T0, attempts: 2, errors: 2 },
+    { model: 'alpha-opus-4.6', slot: T0 + SLOT, attempts: 5, errors: 1 },
+    { model: 'alpha-opus-4.6', slot: T0 + SLOT, attempts: 1, errors: 1 },
+  ]);
+  t.same(await b.status.attemptTotals(T0), [
+    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+    { model: 'gamma-5.4', attempts: 6, errors: 4 },
+  ], 'summed over instances and slots, ordered by model');
+  t.same(await a.status.attemptTotals(T0 + 1), [
+    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+    { model: 'gamma-5.4', attempts: 1, errors: 0 },
+  ], 'only slots that start at or after since');
+  await a.status.prune(0, 0, T0 + SLOT);
+  t.same(await a.status.attemptTotals(0), [
+    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+    { model: 'gamma-5.4', attempts: 1, errors: 0 },
+  ], 'slots before the cut are gone');
+});
+
+contract('automatic incidents: at most one open per model; resolved (or reopened by hand) it makes room; ifOpen leaves a resolved one alone', async (t, db) => {
+  const store = await db.open();
+  const auto = (now: number): NewIncident => incident({ title: 'Elevated upstream errors on gamma-5.4', automatic: true, impact: 'major', now });
+  const first = await store.status.openAutomaticIncident('gamma-5.4', auto(T0));
+  t.match(first, { automatic: true, models: ['gamma-5.4'], resolvedAt: null });
+  t.equal(await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 1)), undefined, 'one is open: none opened');
+  t.ok(await store.status.openAutomaticIncident('gamma-5.2', auto(T0 + 2)), 'another model has its own');
+  t.ok(await store.status.createIncident(incident({ now: T0 + 3 })), 'manual incidents on the model are not limited');
+
+  const resolved = await store.status.updateIncident(first?.id ?? '', { status: 'resolved', message: 'Recovered.', now: T0 + 4, ifOpen: true });
+  t.match(resolved, { status: 'resolved', resolvedAt: T0 + 4 });
+  t.equal(await store.status.updateIncident(first?.id ?? '', { status: 'resolved', message: 'Again.', now: T0 + 5, ifOpen: true }), undefined, 'ifOpen: a resolved one is left alone');
+  t.equal((await store.status.getIncident(first?.id ?? ''))?.updates.length, 2, 'no update added');
+
+  const second = await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 6));
+  t.ok(second, 'a resolved one makes room for the next');
+  await store.status.updateIncident(second?.id ?? '', { status: 'resolved', now: T0 + 7 });
+  await store.status.updateIncident(second?.id ?? '', { status: 'monitoring', message: 'Reopened by hand.', now: T0 + 8 });
+  t.ok(await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 9)), 'reopened by hand it is the operator\'s: the watch opens its own');
+  t.same((await store.status.openAutomaticIncidents()).map((i) => i.startedAt).sort(), [T0 + 2, T0 + 6, T0 + 9]);
 });

@@ -88,6 +88,20 @@ t.test('a lookup that overlaps a change is not remembered', async (t) => {
   t.equal(inner.lookups, 2, 'asked again after the change');
 });
 
+t.test('lookups of one value while one is in flight share it, unless a change came in between', async (t) => {
+  const { inner, keys } = setup();
+  inner.hold();
+  const burst = [keys.findByValueHash(hash('a')), keys.findByValueHash(hash('a')), keys.findByValueHash(hash('b'))];
+  await keys.revoke('key_a', 0);
+  const after = keys.findByValueHash(hash('a'));
+  inner.release();
+  const [first, second, other] = await Promise.all(burst);
+  t.equal(first, second, 'the same answer');
+  t.equal(other?.key.id, 'key_b');
+  t.equal((await after)?.key.id, 'key_a');
+  t.equal(inner.lookups, 3, 'a, b, and a again after the change');
+});
+
 t.test(`at most ${RECENT_KEYS_LIMIT} values are remembered`, async (t) => {
   const { inner, keys } = setup();
   for (let i = 0; i < RECENT_KEYS_LIMIT; i++) await keys.findByValueHash(hash(`v${i}`));

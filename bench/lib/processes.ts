@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Every process the bench starts, pinned to a core where `taskset` exists, and all of them
@@ -7,12 +7,14 @@ import { readFileSync } from 'node:fs';
  */
 
 export interface CorePlan {
-  /** Whether `taskset` pins anything (false: the processes float and the output says so). */
+  /** Whether `taskset` pins anything (false: the processes float and `note` says why). */
   pinned: boolean;
-  /** The core of the servers (simulators, floor, gateway): one core, so they compete as they would on one box. */
-  servers: number | null;
+  /** The cores of the servers (simulators, floor, gateways, PostgreSQL), a `taskset -c` list: they compete as they would on one box. */
+  servers: string | null;
   /** The core of the load generator (and this orchestrator, idle while a load runs). */
-  load: number | null;
+  load: string | null;
+  /** Why the plan is what it is, for the output. */
+  note: string;
 }
 
 function hasTaskset(): boolean {
@@ -20,12 +22,20 @@ function hasTaskset(): boolean {
 }
 
 /**
- * Servers on one core, the load on another: load on core 0, servers on core 1 (on two cores
- * that is everything there is; on more, the rest stay free for the system).
+ * The load generator on core 0; the servers on the next cores: one (core 1) when every gateway
+ * has one worker, N (cores 1…N) when one has N workers, so that its workers can run in parallel.
+ * Without those N + 1 cores (or taskset), nothing is pinned: every process floats on every core
+ * and the load generator competes with the servers — the output says so.
  */
-export function planCores(cores: number): CorePlan {
-  if (cores < 2 || !hasTaskset()) return { pinned: false, servers: null, load: null };
-  return { pinned: true, servers: 1, load: 0 };
+export function planCores(cores: number, workers: number): CorePlan {
+  const needed = workers + 1;
+  if (!hasTaskset()) return { pinned: false, servers: null, load: null, note: 'not pinned: taskset is missing; servers and load share the cores' };
+  if (cores < needed) {
+    const why = workers > 1 ? `${workers} gateway workers need ${workers} cores beside the load generator's` : 'the servers need a core beside the load generator\'s';
+    return { pinned: false, servers: null, load: null, note: `not pinned: ${why}, and this machine has ${cores}; every process floats on all of them (servers and load generator compete)` };
+  }
+  const servers = workers === 1 ? '1' : `1-${workers}`;
+  return { pinned: true, servers, load: '0', note: `servers on core${workers === 1 ? '' : 's'} ${servers}, the load generator and this orchestrator on core 0` };
 }
 
 /** The cores a process may run on, as the kernel has it (`Cpus_allowed_list`). */
@@ -49,16 +59,47 @@ export function rssKiB(pid: number): number | null {
 
 const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
-/** CPU time (user + system, all threads) a process has used so far, in ms; 10 ms resolution on most kernels. */
-export function cpuMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the parenthesised command name (state first, then ppid, …), or null once gone. */
+function statFields(pid: number): string[] | null {
   try {
-    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return NaN;
+    return null;
   }
+}
+
+/** The live processes below `pid` (children, theirs, …): a gateway's workers, PostgreSQL's backends. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isFinite(parent)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length; ) {
+    const next = children.get(queue.shift() as number) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/**
+ * CPU time (user + system, all threads) a process and everything below it has used so far, in
+ * ms: its own, its children's that ended and were reaped (cutime, cstime) and its live
+ * descendants'. 10 ms resolution on most kernels; NaN once the process is gone.
+ */
+export function treeCpuMs(pid: number): number {
+  // utime, stime, cutime, cstime are fields 14–17 of /proc/<pid>/stat, so 11–14 here.
+  const own = statFields(pid);
+  if (!own) return NaN;
+  const ticks = (fields: string[] | null, from: number, to: number): number =>
+    fields ? fields.slice(from, to + 1).reduce((sum, field) => sum + Number(field), 0) : 0;
+  const total = ticks(own, 11, 14) + descendants(pid).reduce((sum, child) => sum + ticks(statFields(child), 11, 12), 0);
+  return (total * 1000) / CLOCK_TICKS_PER_S;
 }
 
 export interface Started {
@@ -83,15 +124,15 @@ export class ProcessGroup {
   }
 
   /**
-   * Starts `node <args>` on the given core (`taskset -c` execs node, so the pid is node's).
+   * Starts `node <args>` on the given cores (`taskset -c` execs node, so the pid is node's).
    * `output`: a file descriptor for its stdout and stderr (default: this terminal). `ipc`:
    * open a channel for `readyMessage` (bench processes; the gateway runs as in production, without).
    */
-  spawnNode(name: string, core: number | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean } = {}): Started {
+  spawnNode(name: string, cpus: string | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean } = {}): Started {
     // A title of its own (it replaces the command line in ps and /proc/<pid>/cmdline): on a
     // shared machine someone's `pkill -f dist/src/main.js` must not end the bench's gateway.
     const node = [process.execPath, `--title=model-gateway-bench:${name.replace(/\s+/g, '-')}`, ...args];
-    const [command, ...rest] = this.plan.pinned && core !== null ? ['taskset', '-c', String(core), ...node] : node;
+    const [command, ...rest] = this.plan.pinned && cpus !== null ? ['taskset', '-c', cpus, ...node] : node;
     const output = options.output ?? 'inherit';
     const stdio: StdioOptions = ['ignore', output, output, ...(options.ipc === false ? [] : ['ipc' as const])];
     const child = spawn(command as string, rest, { stdio, env: options.env ?? process.env });

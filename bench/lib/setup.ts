@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from '../load/protocol.js';
 import { startGateway, type BenchGateway } from '../servers/gateway.js';
 import type { SimulatorOrigins } from '../servers/simulators.js';
+import { startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { allowedCores, planCores, ProcessGroup, readyMessage, type CorePlan, type Started } from './processes.js';
+import { gatewaysOf, targetsOf, type GatewayVariant, type Target } from './targets.js';
 import type { Family, Origins } from './workload.js';
 
 /** Starting the bench's processes (each in its own, pinned) and describing the machine they run on. */
@@ -54,31 +56,50 @@ function loadGenerator(started: Started): LoadGenerator {
 export interface Bench {
   plan: CorePlan;
   group: ProcessGroup;
+  /** Measured in each round, in this order. */
+  targets: Target[];
   sims: Started;
   floor: Started | null;
-  gateway: BenchGateway;
+  /** One per gateway target, in the targets' order; the baseline first. */
+  gateways: BenchGateway[];
+  /** The PostgreSQL server of the `postgres` gateways, or null. */
+  postgres: PostgresServer | null;
   load: LoadGenerator;
   origins: Origins;
 }
 
 const script = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
 
-export interface BenchOptions {
-  /** The gateway's stdout and stderr go here. */
-  gatewayLog: string;
+export interface StartOptions {
+  /** Each gateway's stdout and stderr go to `<logPrefix>-<target id>.log`. */
+  logPrefix: string;
   /** Start the floor (the soak does without). */
   withFloor: boolean;
-  /** Where the gateway writes a CPU profile, or null for none. */
+  /** Where the gateways write CPU profiles (a folder per gateway), or null for none. */
   profileDir: string | null;
+  variants: readonly GatewayVariant[];
 }
 
 /**
- * Starts the simulators, the floor, the gateway and the load generator; pins this
- * orchestrator to the load core, where it idles while a load runs.
+ * PostgreSQL as the bench runs it: durable writes (fsync on) without waiting for the WAL flush
+ * at each commit (synchronous_commit=off) — what SQLite's WAL with synchronous=NORMAL does:
+ * nothing committed is lost when the gateway dies, the last commits can be when the machine does.
+ * With synchronous_commit on, every call would wait for an fsync with its key's spend row locked.
  */
-export async function startBench({ gatewayLog, withFloor, profileDir }: BenchOptions): Promise<Bench> {
-  const plan = planCores(availableParallelism());
+export const BENCH_POSTGRES_SETTINGS = { synchronous_commit: 'off' };
+
+export const gatewayLogFile = (logPrefix: string, target: Target): string => `${logPrefix}-${target.id}.log`;
+
+/**
+ * Starts the simulators, the floor, PostgreSQL if a gateway needs it, the gateways and the load
+ * generator; pins this orchestrator to the load core, where it idles while a load runs.
+ */
+export async function startBench({ logPrefix, withFloor, profileDir, variants }: StartOptions): Promise<Bench> {
+  const plan = planCores(availableParallelism(), Math.max(...variants.map((v) => v.workers)));
   const group = new ProcessGroup(plan);
+  const targets = targetsOf(variants, withFloor);
+  let postgres: PostgresServer | null = null;
+  const gateways: BenchGateway[] = [];
   try {
     const sims = group.spawnNode('simulators', plan.servers, [script('../servers/simulators.js')]);
     const simOrigins = await readyMessage<SimulatorOrigins>(sims);
@@ -88,37 +109,48 @@ export async function startBench({ gatewayLog, withFloor, profileDir }: BenchOpt
       floor = group.spawnNode('floor', plan.servers, [script('../servers/floor.js'), `gamma=${simOrigins.gamma}`, `alpha=${simOrigins.alpha}`]);
       floorOrigins = await readyMessage<Record<Family, string>>(floor);
     }
-    const gateway = await startGateway(group, plan.servers, simOrigins, gatewayLog, profileDir);
+    if (variants.some((v) => v.store === 'postgres')) postgres = await startPostgresServer({ settings: BENCH_POSTGRES_SETTINGS, cpus: plan.servers });
+    for (const target of gatewaysOf(targets)) {
+      const databaseUrl = target.variant?.store === 'postgres' && postgres ? await postgres.createDatabase() : null;
+      const profile = profileDir ? `${profileDir}/${target.id}` : null;
+      gateways.push(await startGateway(group, { target, cpus: plan.servers, sims: simOrigins, logFile: gatewayLogFile(logPrefix, target), profileDir: profile, databaseUrl }));
+    }
     const loadProcess = group.spawnNode('load generator', plan.load, [script('../load/worker.js')]);
     await readyMessage(loadProcess);
-    if (plan.pinned) spawnSync('taskset', ['-a', '-cp', String(plan.load), String(process.pid)], { stdio: 'ignore' });
+    if (plan.pinned && plan.load !== null) spawnSync('taskset', ['-a', '-cp', plan.load, String(process.pid)], { stdio: 'ignore' });
     return {
       plan,
       group,
+      targets,
       sims,
       floor,
-      gateway,
+      gateways,
+      postgres,
       load: loadGenerator(loadProcess),
-      origins: { direct: simOrigins, floor: floorOrigins, gateway: gateway.origin },
+      origins: { direct: simOrigins, floor: floorOrigins, gateways: Object.fromEntries(gateways.map((g) => [g.target.id, { origin: g.origin, key: g.key }])) },
     };
   } catch (error) {
     await group.stopAll();
+    for (const gateway of gateways) gateway.cleanup();
+    await postgres?.stop();
     throw error;
   }
 }
 
-/** Stops every process and removes the gateway's temporary database. */
+/** Stops every process and removes the gateways' temporary databases and the PostgreSQL server. */
 export async function stopBench(bench: Bench): Promise<void> {
   await bench.group.stopAll();
-  bench.gateway.cleanup();
+  for (const gateway of bench.gateways) gateway.cleanup();
+  await bench.postgres?.stop();
 }
 
 /** "Which core each process ran on", for the output. */
 export function coreLines(bench: Bench): string[] {
-  const lines = [
-    ...bench.group.running().map((p) => `  ${p.name.padEnd(15)} pid ${String(p.pid).padEnd(8)} cores ${allowedCores(p.pid)}`),
-    `  ${'orchestrator'.padEnd(15)} pid ${String(process.pid).padEnd(8)} cores ${allowedCores(process.pid)}`,
+  const line = (name: string, pid: number): string => `  ${name.padEnd(22)} pid ${String(pid).padEnd(8)} cores ${allowedCores(pid)}`;
+  return [
+    ...bench.group.running().map((p) => line(p.name, p.pid)),
+    ...(bench.postgres ? [line('postgresql server', bench.postgres.pid)] : []),
+    line('orchestrator', process.pid),
+    `  (${bench.plan.note})`,
   ];
-  if (!bench.plan.pinned) lines.push('  (not pinned: taskset missing or fewer than 2 cores; servers and load share the cores)');
-  return lines;
 }

@@ -4,6 +4,7 @@ import type { JsonObject } from '../../src/chain/call.js';
 import { parseChatRequest } from '../../src/reference/chat-request.js';
 import { alphaRequestBody } from '../../plugins/vendor-alpha/request.js';
 import { ANTHROPIC_VERSION } from '../../plugins/vendor-alpha/translator.js';
+import type { Target } from './targets.js';
 
 /**
  * What each scenario sends to each target. The caller's body is a reference-format chat
@@ -11,9 +12,6 @@ import { ANTHROPIC_VERSION } from '../../plugins/vendor-alpha/translator.js';
  * gateway's own translation, computed with its translator), so the floor relays the same
  * upstream bytes the gateway does and the comparison isolates the gateway's logic.
  */
-
-export type Target = 'direct' | 'floor' | 'gateway';
-export const TARGETS: readonly Target[] = ['direct', 'floor', 'gateway'];
 
 export type Family = 'gamma' | 'alpha';
 export type ScenarioId = 'gamma-json' | 'gamma-stream' | 'alpha-json' | 'alpha-stream';
@@ -51,11 +49,17 @@ export interface RequestSpec {
   check: CheckKind;
 }
 
-/** Where each target listens, per family (direct: the simulators; floor: its listeners; gateway: one origin). */
+/** A gateway under test: where it listens and the key the bench made on it. */
+export interface GatewayEndpoint {
+  origin: string;
+  key: string;
+}
+
+/** Where each target listens, per family (direct: the simulators; floor: its listeners; a gateway: one origin), gateways by target id. */
 export interface Origins {
   direct: Record<Family, string>;
   floor: Record<Family, string>;
-  gateway: string;
+  gateways: Record<string, GatewayEndpoint>;
 }
 
 /** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. */
@@ -79,17 +83,19 @@ function upstreamBody(family: Family, stream: boolean): JsonObject {
   return alphaRequestBody(parseChatRequest(reference), model, stream);
 }
 
-export function requestFor(scenario: Scenario, target: Target, origins: Origins, gatewayKey: string): RequestSpec {
+export function requestFor(scenario: Scenario, target: Target, origins: Origins): RequestSpec {
   const { family, stream } = scenario;
-  if (target === 'gateway') {
+  if (target.kind === 'gateway') {
+    const gateway = origins.gateways[target.id];
+    if (!gateway) throw new Error(`bench: no gateway started for ${target.id}`);
     return {
-      url: `${origins.gateway}/v1/chat/completions`,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${gatewayKey}` },
+      url: `${gateway.origin}/v1/chat/completions`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` },
       body: JSON.stringify(referenceBody(family, stream)),
       check: stream ? 'reference-sse' : 'reference-json',
     };
   }
-  const origin = origins[target][family];
+  const origin = origins[target.kind][family];
   const body = JSON.stringify(upstreamBody(family, stream));
   if (family === 'gamma') {
     return {

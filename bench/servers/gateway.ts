@@ -1,25 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProcessGroup, Started } from '../lib/processes.js';
+import type { Target } from '../lib/targets.js';
+import type { GatewayEndpoint } from '../lib/workload.js';
 import type { SimulatorOrigins } from './simulators.js';
 
 /**
- * The gateway under test, as production runs it: the compiled `dist/src/main.js` with
- * config/gateway.yaml (every default plugin), logging at info to a file, its own temporary
- * SQLite database, every family's upstream pointed at the bench's simulator process (a
+ * A gateway under test, as production runs it: the compiled `dist/src/main.js` with
+ * config/gateway.yaml (every default plugin), logging at info to a file, a database of its own
+ * (a temporary SQLite file, or a database on the bench's PostgreSQL server), its variant's
+ * GATEWAY_WORKERS, every family's upstream pointed at the bench's simulator process (a
  * credential set, so it starts no simulator of its own), and one key made through the admin API.
  */
 
-export interface BenchGateway {
-  origin: string;
-  key: string;
+export interface BenchGateway extends GatewayEndpoint {
+  target: Target;
+  /** The gateway process: with several workers, their primary (the workers are its children). */
   process: Started;
   /** Removes the temporary database (after the process has stopped). */
   cleanup(): void;
+}
+
+export interface GatewayStart {
+  target: Target;
+  /** Cores of the servers (a taskset list), or null. */
+  cpus: string | null;
+  sims: SimulatorOrigins;
+  /** stdout and stderr go here. */
+  logFile: string;
+  /** Write a V8 CPU profile there (`--cpu-prof`, written when it stops; one per worker), or null. */
+  profileDir: string | null;
+  /** The PostgreSQL database of a `postgres` variant. */
+  databaseUrl: string | null;
 }
 
 /** The monthly spend ceiling of the bench key: set, so the ceiling plugin reserves and settles on every call, and far from reached. */
@@ -35,18 +51,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitHealthy(origin: string, started: Started, timeoutMs = 30_000): Promise<void> {
+/** Until its log says `gateway listening` (with several workers: once every worker listens), past `from` bytes. */
+async function waitListening(logFile: string, from: number, started: Started, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) throw new Error(`bench: the gateway exited (${started.child.exitCode}) during start-up; see its log`);
-    const healthy = await fetch(`${origin}/healthz`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (healthy) return;
+    if (started.child.exitCode !== null) throw new Error(`bench: the gateway exited (${started.child.exitCode}) during start-up; see ${logFile}`);
+    if (readFileSync(logFile).subarray(from).includes('"msg":"gateway listening"')) return;
     await sleep(100);
   }
-  throw new Error(`bench: the gateway did not answer /healthz within ${timeoutMs} ms`);
+  throw new Error(`bench: the gateway did not listen within ${timeoutMs} ms; see ${logFile}`);
 }
 
 async function createKey(origin: string, adminToken: string): Promise<string> {
@@ -59,8 +72,9 @@ async function createKey(origin: string, adminToken: string): Promise<string> {
   return ((await res.json()) as { key: string }).key;
 }
 
-/** `profileDir`: write a V8 CPU profile of the gateway there (`--cpu-prof`, written when it stops). */
-export async function startGateway(group: ProcessGroup, core: number | null, sims: SimulatorOrigins, logFile: string, profileDir: string | null): Promise<BenchGateway> {
+export async function startGateway(group: ProcessGroup, options: GatewayStart): Promise<BenchGateway> {
+  const { target, sims, logFile } = options;
+  const variant = target.variant ?? { store: 'sqlite', workers: 1 };
   const dir = mkdtempSync(join(tmpdir(), 'model-gateway-bench-'));
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
@@ -73,6 +87,8 @@ export async function startGateway(group: ProcessGroup, core: number | null, sim
     HOST: '127.0.0.1',
     PORT: String(port),
     GATEWAY_DB: join(dir, 'gateway.db'),
+    ...(options.databaseUrl ? { GATEWAY_DATABASE_URL: options.databaseUrl } : {}),
+    GATEWAY_WORKERS: String(variant.workers),
     GATEWAY_ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'info',
     // beta is not measured; its base points at a live server so nothing in the gateway waits on a dead one.
@@ -82,13 +98,14 @@ export async function startGateway(group: ProcessGroup, core: number | null, sim
   // Also on Ctrl-C, which ends the orchestrator with process.exit.
   process.once('exit', cleanup);
   const log = openSync(logFile, 'a');
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const started = group.spawnNode('gateway', core, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false });
+  const from = fstatSync(log).size;
+  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const started = group.spawnNode(target.id, options.cpus, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false });
   closeSync(log);
   const origin = `http://127.0.0.1:${port}`;
   try {
-    await waitHealthy(origin, started);
-    return { origin, key: await createKey(origin, adminToken), process: started, cleanup };
+    await waitListening(logFile, from, started);
+    return { target, origin, key: await createKey(origin, adminToken), process: started, cleanup };
   } catch (error) {
     started.child.kill('SIGKILL');
     cleanup();

@@ -1,18 +1,46 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN } from '../../src/plugin-api.js';
+import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, type Call } from '../../src/plugin-api.js';
 
 /**
- * `auth`: Bearer `sl-` keys. Every presented token takes the same path — hashed, looked up,
- * compared in constant time — whatever its prefix; only then is the reason for a refusal
- * chosen. Every refusal is 401 invalid_api_key (docs/api-contract.md#keys).
+ * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).
+ * Every presented token takes the same path — hashed, looked up, compared in constant time —
+ * whatever its prefix; only then is the reason for a refusal chosen. Every refusal is 401
+ * invalid_api_key (docs/api-contract.md#keys).
  */
 
 const BEARER = /^bearer[ \t]+(.*)$/i;
 
 const refuse = (message: string): GatewayError => new GatewayError(401, message);
 
-function foreignAuthHeader(headers: IncomingHttpHeaders): string | undefined {
-  return Object.keys(headers).find((name) => name !== 'authorization' && name !== 'cookie' && isCredentialHeader(name));
+function foreignAuthHeader(headers: IncomingHttpHeaders, apiKeyHeader: boolean): string | undefined {
+  return Object.keys(headers).find((name) => name !== 'authorization' && name !== 'cookie' && !(apiKeyHeader && name === 'x-api-key') && isCredentialHeader(name));
+}
+
+/**
+ * The key the caller presented: `Authorization: Bearer`, or, on endpoints of a format whose
+ * convention it is (`Endpoint.apiKeyHeader`), `x-api-key`. Both at once must carry the same key:
+ * the gateway never picks one of two keys. A header sent twice is refused for the same reason.
+ */
+function presentedKey(call: Call): string {
+  const apiKeyHeader = call.endpoint.apiKeyHeader === true;
+  if (headerCount(call.req.rawHeaders, 'authorization') > 1) throw refuse('Send exactly one Authorization header.');
+  if (apiKeyHeader && headerCount(call.req.rawHeaders, 'x-api-key') > 1) throw refuse('Send exactly one x-api-key header.');
+  const how = apiKeyHeader ? 'x-api-key: sl-… or Authorization: Bearer sl-…' : 'Authorization: Bearer sl-…';
+  const apiKey = apiKeyHeader ? call.callerHeaders['x-api-key'] : undefined;
+  const keyHeader = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
+  const header = call.callerHeaders.authorization;
+  if (header === undefined || header.trim() === '') {
+    if (keyHeader !== undefined) return keyHeader;
+    const foreign = foreignAuthHeader(call.callerHeaders, apiKeyHeader);
+    throw refuse(foreign ? `The ${foreign} header is not accepted; send the key as ${how}.` : `No API key: send ${how}.`);
+  }
+  const bearer = BEARER.exec(header.trim());
+  if (!bearer) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
+  const token = bearer[1] as string;
+  if (keyHeader !== undefined && keyHeader !== token) {
+    throw refuse('The Authorization and x-api-key headers carry different keys; send one key, or the same key in both.');
+  }
+  return token;
 }
 
 export default definePlugin({
@@ -21,19 +49,7 @@ export default definePlugin({
     return {
       // From the headers alone: a caller without a valid key never gets a body buffered.
       async onHeaders(call) {
-        if (headerCount(call.req.rawHeaders, 'authorization') > 1) throw refuse('Send exactly one Authorization header.');
-        const header = call.callerHeaders.authorization;
-        if (header === undefined || header.trim() === '') {
-          const foreign = foreignAuthHeader(call.callerHeaders);
-          throw refuse(
-            foreign
-              ? `The ${foreign} header is not accepted; send the key as Authorization: Bearer sl-….`
-              : 'No API key: send Authorization: Bearer sl-….',
-          );
-        }
-        const bearer = BEARER.exec(header.trim());
-        if (!bearer) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
-        const token = bearer[1] as string;
+        const token = presentedKey(call);
 
         const digest = hashSecret(token);
         const match = await store.keys.findByValueHash(digest);

@@ -26,7 +26,7 @@ export default definePlugin({
         const model = call.model;
         if (!model) return;
         checkAsks(call);
-        if (call.endpoint.name === 'embeddings' && (lacks(call, 'embeddings') || !catalogue.family(model.family).embeddingModel)) {
+        if (call.endpoint.operation === 'embed' && (lacks(call, 'embeddings') || !catalogue.family(model.family).embeddingModel)) {
           throw invalidRequest(`The model '${model.id}' offers no embeddings: the ${model.family} family has no embedding model configured.`, 'model');
         }
       },

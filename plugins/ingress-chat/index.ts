@@ -3,11 +3,11 @@ import { chatFormat } from './format.js';
 
 /** The reference chat format's endpoints (docs/api-contract.md#endpoints). */
 export const CHAT_ENDPOINTS: readonly Endpoint[] = [
-  { name: 'chat.completions', path: '/v1/chat/completions', method: 'POST', upstream: true, format: chatFormat },
-  { name: 'completions', path: '/v1/completions', method: 'POST', upstream: true, format: chatFormat },
-  { name: 'embeddings', path: '/v1/embeddings', method: 'POST', upstream: true, format: chatFormat },
+  { name: 'chat.completions', path: '/v1/chat/completions', method: 'POST', upstream: true, operation: 'generate', format: chatFormat },
+  { name: 'completions', path: '/v1/completions', method: 'POST', upstream: true, operation: 'generate', format: chatFormat },
+  { name: 'embeddings', path: '/v1/embeddings', method: 'POST', upstream: true, operation: 'embed', format: chatFormat },
   // Answered by the ledger plugin's responder; its errors are in this format's envelope.
-  { name: 'usage', path: '/v1/usage', method: 'GET', upstream: false, format: chatFormat },
+  { name: 'usage', path: '/v1/usage', method: 'GET', upstream: false, operation: null, format: chatFormat },
 ];
 
 /** `ingress-chat`: the reference chat format — chat and legacy completions, embeddings, the usage report. */

@@ -7,7 +7,7 @@ export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
 /** Expired responses are deleted at most this often, after a response is stored and off its path. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
-export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, format: responsesFormat };
+export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, operation: 'generate', format: responsesFormat };
 
 const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
 

@@ -4,7 +4,8 @@ import { GatewaySeries } from './series.js';
 
 /**
  * `metrics`: Prometheus text on `/metrics` from the gateway's own prom-client registry — the
- * gateway's series (see series.ts) and Node's default process metrics. Served on the gateway's
+ * gateway's series (see series.ts) and Node's default process metrics; with several workers,
+ * every worker's registry summed (the context's scrapeMetrics). Served on the gateway's
  * port, or on a port of its own (`port`), optionally behind a bearer token (`token`). List it
  * first so that its onRequest counts every call in flight and its onComplete runs last.
  */
@@ -28,7 +29,7 @@ export default definePlugin<MetricsConfig>({
       token: { anyOf: [{ type: 'string', minLength: 16 }, { type: 'null' }], default: null },
     },
   },
-  async setup({ metrics: registry, config, log }, settings) {
+  async setup({ metrics: registry, scrapeMetrics, config, log }, settings) {
     collectDefaultMetrics({ register: registry });
     const series = new GatewaySeries(registry);
     const tokenHash = settings.token === null ? null : hashSecret(settings.token);
@@ -38,7 +39,7 @@ export default definePlugin<MetricsConfig>({
           sendError(res, new GatewayError(401, 'A valid metrics token is required: Authorization: Bearer <token>.'));
           return;
         }
-        const text = await registry.metrics();
+        const text = await scrapeMetrics();
         res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
         res.end(text);
       });

@@ -1,12 +1,12 @@
 import { definePlugin, GatewayError } from '../../src/plugin-api.js';
-import { SlidingWindow } from './sliding-window.js';
 
 /**
  * `rate-limit`: a per-key requests-per-minute cap on model calls (off unless configured): the
  * key's own `rpm_limit` (admin API), else `default_rpm`. Over the cap → 429 rate_limited with
  * Retry-After in whole seconds, until the oldest request of the last minute leaves the window.
- * It stands after scope and before the ceiling (check order 403 → 429 → 402). Counts are per
- * gateway process.
+ * It stands after scope and before the ceiling (check order 403 → 429 → 402). The window lives
+ * in the store (RateStore): exact across every instance sharing it, one round trip per capped
+ * call, nothing for a key without a cap. Admissions that left the window are swept every minute.
  */
 
 const WINDOW_MS = 60_000;
@@ -19,17 +19,18 @@ export default definePlugin<{ default_rpm: number | null }>({
     additionalProperties: false,
     properties: { default_rpm: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], default: null } },
   },
-  setup({ clock }, config) {
-    const window = new SlidingWindow(WINDOW_MS);
-    const sweeper = setInterval(() => window.sweep(clock.now()), WINDOW_MS);
+  setup({ clock, store, log }, config) {
+    const sweeper = setInterval(() => {
+      store.rates.sweep(clock.now() - WINDOW_MS).catch((error: unknown) => log.warn({ err: error }, 'rate cap sweep failed'));
+    }, WINDOW_MS);
     sweeper.unref();
     return {
-      onRequest(call) {
+      async onRequest(call) {
         const key = call.key;
         if (!call.endpoint.upstream || !key) return;
         const limit = key.rpmLimit ?? config.default_rpm;
         if (!limit) return;
-        const waitMs = window.take(key.id, limit, clock.now());
+        const waitMs = await store.rates.take({ keyId: key.id, limit, windowMs: WINDOW_MS, now: clock.now() });
         if (waitMs === 0) return;
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         throw new GatewayError(429, `This API key is limited to ${limit} requests per minute. Retry in ${seconds} s.`, {

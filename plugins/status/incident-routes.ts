@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock, type IncidentImpact, type IncidentRecord, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
+import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock, type IncidentImpact, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
 import { incidentJson } from './report.js';
 
 /** `/admin/v1/incidents`: operators open, update and resolve incidents shown on /status. */
@@ -29,8 +29,6 @@ export interface IncidentRouteDeps {
   store: StatusStore;
   catalogue: Catalogue;
   clock: Clock;
-  /** Called when an incident is resolved by hand (the automatic watch stops tracking it). */
-  resolved: (incident: IncidentRecord) => void;
 }
 
 export function mountIncidentRoutes(router: Router, deps: IncidentRouteDeps): void {
@@ -83,7 +81,6 @@ export function mountIncidentRoutes(router: Router, deps: IncidentRouteDeps): vo
       now: clock.now(),
     });
     if (!incident) throw notFound(id);
-    if (incident.status === 'resolved') deps.resolved(incident);
     send(res, 200, incidentJson(incident));
   }));
 }

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock, StatusStore } from '../../src/plugin-api.js';
-import { SlidingCounts } from './sliding-counts.js';
+import type { AttemptCount, Clock, IncidentRecord, StatusStore } from '../../src/plugin-api.js';
 
 export interface WatchSettings {
   /** Open an incident when upstream errors / attempts over the window reach this. */
@@ -12,18 +11,24 @@ export interface WatchSettings {
   minAttempts: number;
 }
 
+/** Attempts are counted per model in slots of this length; the window is made of whole slots. */
+export const SLOT_MS = 10_000;
+
 const percent = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
 
 /**
- * Watches each model's upstream error rate over a sliding window and opens an automatic
- * incident when it passes the threshold, resolving it when the rate recovers. Writes go to the
- * store one after another, off the caller's path; `settled()` waits for them.
+ * Watches each model's upstream error rate over the window, across every gateway instance:
+ * each counts its own attempts per model and 10-s slot in memory, and `check()` (on a timer,
+ * and before every status report) adds them into the store's shared counts, then decides from
+ * the sums of every instance's slots inside the window. It opens an automatic incident when
+ * the rate reaches the threshold — the store keeps at most one open per model, whichever
+ * instance opens it — and resolves the open ones when it recovers. Nothing about incidents is
+ * kept here: a resolve by hand, through any instance, is seen at the next check. An instance
+ * that saw no attempt since its last check has nothing to add and decides nothing.
  */
 export class IncidentWatch {
-  private readonly windows = new Map<string, SlidingCounts>();
-  /** model → its open automatic incident (the id arrives once the store wrote it). */
-  private readonly open = new Map<string, Promise<string>>();
-  private work: Promise<unknown> = Promise.resolve();
+  private counts = new Map<string, AttemptCount>();
+  private checking: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly settings: WatchSettings,
@@ -32,78 +37,76 @@ export class IncidentWatch {
     private readonly log: Logger,
   ) {}
 
-  /** Picks up automatic incidents left open by an earlier run, so recovery can resolve them. */
-  async restore(): Promise<void> {
-    for (const incident of await this.store.openAutomaticIncidents()) {
-      for (const model of incident.models) this.open.set(model, Promise.resolve(incident.id));
-    }
-  }
-
   /** One upstream attempt on `model`: whether it failed on the upstream's side. */
   observe(model: string, error: boolean): void {
-    let window = this.windows.get(model);
-    if (!window) {
-      window = new SlidingCounts(this.settings.windowSeconds);
-      this.windows.set(model, window);
+    this.add({ model, slot: Math.floor(this.clock.now() / SLOT_MS) * SLOT_MS, attempts: 1, errors: error ? 1 : 0 });
+  }
+
+  /** Adds this instance's counts to the store and decides; checks run one after another, failures are logged. */
+  check(): Promise<void> {
+    this.checking = this.checking.then(() =>
+      this.flushAndDecide().catch((error: unknown) => this.log.error({ err: error }, 'incident check failed')),
+    );
+    return this.checking;
+  }
+
+  private async flushAndDecide(): Promise<void> {
+    if (this.counts.size === 0) return;
+    const counts = [...this.counts.values()];
+    this.counts = new Map();
+    try {
+      await this.store.addAttempts(counts);
+    } catch (error) {
+      for (const count of counts) this.add(count); // kept for the next check
+      throw error;
     }
     const now = this.clock.now();
-    window.add(now, error);
-    const { attempts, errors } = window.read(now);
-    if (attempts < this.settings.minAttempts) return;
-    const rate = errors / attempts;
-    const detail = `${percent(rate)} of ${attempts} upstream attempts failed over the last ${this.settings.windowSeconds} s`;
-    if (!this.open.has(model) && rate >= this.settings.openAt) this.openIncident(model, detail, now);
-    else if (this.open.has(model) && rate < this.settings.resolveBelow) this.resolveIncident(model, detail, now);
-  }
-
-  /** An operator resolved an automatic incident: stop tracking it (a new one opens if errors go on). */
-  forget(incidentId: string): void {
-    for (const [model, id] of this.open) {
-      void id.then((value) => {
-        if (value === incidentId && this.open.get(model) === id) this.open.delete(model);
-      });
+    const totals = await this.store.attemptTotals(now - this.settings.windowSeconds * 1000);
+    const open = openByModel(await this.store.openAutomaticIncidents());
+    for (const { model, attempts, errors } of totals) {
+      if (attempts < this.settings.minAttempts) continue;
+      const rate = errors / attempts;
+      const detail = `${percent(rate)} of ${attempts} upstream attempts failed over the last ${this.settings.windowSeconds} s`;
+      const incidents = open.get(model) ?? [];
+      if (incidents.length === 0 && rate >= this.settings.openAt) await this.openIncident(model, detail, now);
+      else if (incidents.length > 0 && rate < this.settings.resolveBelow) await this.resolve(incidents, model, detail, now);
     }
   }
 
-  /** Resolves once every incident write so far is done. */
-  settled(): Promise<void> {
-    return this.work.then(() => undefined);
-  }
-
-  private openIncident(model: string, detail: string, now: number): void {
-    const created = this.enqueue(() =>
-      this.store.createIncident({
-        title: `Elevated upstream errors on ${model}`,
-        status: 'investigating',
-        impact: 'major',
-        models: [model],
-        automatic: true,
-        message: `Opened automatically: ${detail}.`,
-        now,
-      }),
-    ).then((incident) => incident?.id ?? '');
-    this.open.set(model, created);
-    this.log.warn({ model, detail }, 'incident opened: upstream error rate over the threshold');
-  }
-
-  private resolveIncident(model: string, detail: string, now: number): void {
-    const id = this.open.get(model) as Promise<string>;
-    this.open.delete(model);
-    void this.enqueue(async () => {
-      const incident = await this.store.getIncident(await id);
-      if (!incident || incident.status === 'resolved') return;
-      await this.store.updateIncident(incident.id, { status: 'resolved', message: `Resolved automatically: ${detail}.`, now });
+  private async openIncident(model: string, detail: string, now: number): Promise<void> {
+    const opened = await this.store.openAutomaticIncident(model, {
+      title: `Elevated upstream errors on ${model}`,
+      status: 'investigating',
+      impact: 'major',
+      models: [model],
+      automatic: true,
+      message: `Opened automatically: ${detail}.`,
+      now,
     });
-    this.log.info({ model, detail }, 'incident resolved: upstream error rate recovered');
+    if (opened) this.log.warn({ model, detail, incident: opened.id }, 'incident opened: upstream error rate over the threshold');
   }
 
-  /** Runs store writes one after another; a failure is logged, never thrown at a caller. */
-  private enqueue<T>(job: () => Promise<T>): Promise<T | undefined> {
-    const run = this.work.then(job).catch((error: unknown) => {
-      this.log.error({ err: error }, 'incident write failed');
-      return undefined;
-    });
-    this.work = run;
-    return run;
+  private async resolve(incidents: readonly IncidentRecord[], model: string, detail: string, now: number): Promise<void> {
+    for (const incident of incidents) {
+      const resolved = await this.store.updateIncident(incident.id, { status: 'resolved', message: `Resolved automatically: ${detail}.`, now, ifOpen: true });
+      if (resolved) this.log.info({ model, detail, incident: incident.id }, 'incident resolved: upstream error rate recovered');
+    }
   }
+
+  private add(count: AttemptCount): void {
+    const id = `${count.slot} ${count.model}`;
+    const seen = this.counts.get(id);
+    if (!seen) this.counts.set(id, { ...count });
+    else {
+      seen.attempts += count.attempts;
+      seen.errors += count.errors;
+    }
+  }
+}
+
+/** Open automatic incidents by the models they name. */
+function openByModel(incidents: readonly IncidentRecord[]): Map<string, IncidentRecord[]> {
+  const byModel = new Map<string, IncidentRecord[]>();
+  for (const incident of incidents) for (const model of incident.models) byModel.set(model, [...(byModel.get(model) ?? []), incident]);
+  return byModel;
 }

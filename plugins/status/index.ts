@@ -1,17 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, type Call } from '../../src/plugin-api.js';
 import { mountIncidentRoutes } from './incident-routes.js';
-import { IncidentWatch } from './incident-watch.js';
+import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';
 import { renderStatusPage } from './page.js';
 import { buildReport, WINDOWS } from './report.js';
 
 /**
  * `status`: the public status site — `GET /status` (HTML for people) and `GET /status.json`
- * (the same figures) — built from the calls this gateway served, rolled up per minute and per
- * hour in the store; automatic incidents when a model's upstream error rate passes a threshold,
- * resolved when it recovers; manual incidents under /admin/v1/incidents. Served on the
- * gateway's port, or on a port of its own (`port`).
+ * (the same figures) — built from the calls every gateway instance sharing the store served,
+ * rolled up per minute and per hour in the store; automatic incidents when a model's upstream
+ * error rate over every instance passes a threshold, resolved when it recovers; manual
+ * incidents under /admin/v1/incidents. Served on the gateway's port, or on a port of its own.
  */
 
 interface StatusConfig {
@@ -19,7 +19,8 @@ interface StatusConfig {
   host: string | null;
   /** How often recorded minutes are written to the store (also before every read and at shutdown). */
   flush_ms: number;
-  incidents: { open_at_error_rate: number; resolve_below_error_rate: number; window_s: number; min_attempts: number };
+  /** `check_ms`: how often this instance adds its attempt counts to the store and decides (also before every read). */
+  incidents: { open_at_error_rate: number; resolve_below_error_rate: number; window_s: number; min_attempts: number; check_ms: number };
 }
 
 /** Minute rollups are kept a bit over a day, hour rollups a bit over 30 days. */
@@ -60,6 +61,7 @@ export default definePlugin<StatusConfig>({
           resolve_below_error_rate: { ...rate, default: 0.1 },
           window_s: { type: 'integer', minimum: 10, maximum: 86_400, default: 300 },
           min_attempts: { type: 'integer', minimum: 1, default: 10 },
+          check_ms: { type: 'integer', minimum: 100, maximum: 60_000, default: 2000 },
         },
       },
     },
@@ -78,7 +80,6 @@ export default definePlugin<StatusConfig>({
       clock,
       log,
     );
-    await watch.restore();
 
     let lastPrune = 0;
     const flush = async (): Promise<void> => {
@@ -86,14 +87,17 @@ export default definePlugin<StatusConfig>({
       const now = clock.now();
       if (now - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = now;
-        await store.status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS);
+        // Attempt counts are needed for one incident window only.
+        await store.status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
       }
     };
     const timer = setInterval(() => flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);
     timer.unref();
+    const checker = setInterval(() => void watch.check(), incidents.check_ms);
+    checker.unref();
     const report = async () => {
       await flush();
-      await watch.settled();
+      await watch.check();
       return buildReport(store.status, catalogue, simulatedFamilies, clock.now());
     };
 
@@ -122,7 +126,7 @@ export default definePlugin<StatusConfig>({
     return {
       ...(placed.routes ? { routes: placed.routes } : {}),
       adminRoutes(router) {
-        mountIncidentRoutes(router, { store: store.status, catalogue, clock, resolved: (incident) => watch.forget(incident.id) });
+        mountIncidentRoutes(router, { store: store.status, catalogue, clock });
       },
       onComplete(call) {
         if (call.attempts === 0 || call.callerGone) return;
@@ -134,8 +138,9 @@ export default definePlugin<StatusConfig>({
       },
       async close() {
         clearInterval(timer);
+        clearInterval(checker);
         await flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed at shutdown'));
-        await watch.settled();
+        await watch.check();
         await placed.side?.close();
       },
     };

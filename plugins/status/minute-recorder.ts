@@ -6,6 +6,7 @@ const MINUTE_MS = 60_000;
 /**
  * Per-model figures of the current minutes, kept in memory and added to the store's rollups on
  * `flush()` (on a timer, before every read, at shutdown): recording a call costs a map lookup.
+ * The store adds them (upserts): every instance's figures of a minute sum in its rollup.
  */
 export class MinuteRecorder {
   private pending = new Map<string, StatusSample & { latency: Map<number, number> }>();
@@ -29,10 +30,26 @@ export class MinuteRecorder {
     }
   }
 
+  /** Adds the pending figures to the store's rollups; if that fails (the database unreachable) they wait for the next flush. */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const samples = [...this.pending.values()];
+    const samples = [...this.pending];
     this.pending = new Map();
-    await this.store.record(samples);
+    try {
+      await this.store.record(samples.map(([, sample]) => sample));
+    } catch (error) {
+      for (const [slot, sample] of samples) this.restore(slot, sample);
+      throw error;
+    }
+  }
+
+  private restore(slot: string, sample: StatusSample & { latency: Map<number, number> }): void {
+    const newer = this.pending.get(slot);
+    if (newer) {
+      sample.requests += newer.requests;
+      sample.failures += newer.failures;
+      for (const [bucket, count] of newer.latency) sample.latency.set(bucket, (sample.latency.get(bucket) ?? 0) + count);
+    }
+    this.pending.set(slot, sample);
   }
 }

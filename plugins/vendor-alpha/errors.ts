@@ -13,7 +13,6 @@ const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
   not_found_error: 404,
   request_too_large: 413,
   rate_limit_error: 429,
-  api_error: 500,
   timeout_error: 504,
   overloaded_error: 529,
 };
@@ -41,7 +40,11 @@ function parse(body: Buffer): unknown {
   }
 }
 
-/** `invalid_request_error` also stands for 4xx statuses without a type of their own: the HTTP status decides then. */
+/**
+ * `invalid_request_error` also stands for 4xx statuses without a type of their own, and
+ * `api_error` for any server-side failure (500, or a 503 in front of the vendor): the HTTP
+ * status decides then (a 500 is a 502, a 503 stays a retried 503; mid-stream: 502).
+ */
 function hint(type: string | undefined): number | undefined {
   return type === undefined ? undefined : STATUS_OF_TYPE[type];
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
+import { alphaCountRoute } from './simulator-count.js';
 
 /**
  * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (docs/vendor-formats.md#alpha):
@@ -192,12 +193,12 @@ export function createAlphaVendor(): SimVendor {
     const id = newId('msg_');
     const model = String(body['model']);
     if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, thinking.events(choice, 0, redacted)), fault);
-    else ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted)));
+    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted)), fault);
   }
 
   return {
     name: 'alpha',
-    routes: [{ method: 'POST', pattern: /^\/v1\/messages$/, handle: messages }],
+    routes: [{ method: 'POST', pattern: /^\/v1\/messages$/, handle: messages }, alphaCountRoute(readMessagesRequest)],
     authenticated: (headers, _url, apiKey) => headers['x-api-key'] === apiKey || headers.authorization === `Bearer ${apiKey}`,
     errorBody(status: number, message: string, type?: string): VendorErrorBody {
       const errorType = type && Object.values(ERROR_TYPES).includes(type) ? type : (ERROR_TYPES[status] ?? 'api_error');

@@ -8,6 +8,17 @@ import { AlphaStream } from './stream.js';
 /** The alpha Messages API version this translator speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
+/** The headers of every alpha request: the gateway's own API version and credential. */
+export function alphaHeaders(stream: boolean, apiKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+  };
+  if (apiKey) headers['x-api-key'] = apiKey;
+  return headers;
+}
+
 /** The neutral request and reply ⇄ alpha (an Anthropic-Messages-style API), for any ingress format. */
 export class AlphaTranslator implements Translator {
   private readonly output: ReplyOutput;
@@ -23,19 +34,16 @@ export class AlphaTranslator implements Translator {
   }
 
   request(): UpstreamRequest {
-    if (this.call.endpoint.name === 'embeddings') {
+    const operation = this.call.endpoint.operation;
+    if (operation === 'embed') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
+    // Alpha counts tokens for callers of its own wire format only (the passthrough).
+    if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
     const request = this.call.request;
     this.jsonMode = request.responseFormat !== null;
     const body = alphaRequestBody(request, this.model, this.call.stream);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: this.call.stream ? 'text/event-stream' : 'application/json',
-      'anthropic-version': ANTHROPIC_VERSION,
-    };
-    if (this.apiKey) headers['x-api-key'] = this.apiKey;
-    return { path: 'v1/messages', headers, body: Buffer.from(JSON.stringify(body)) };
+    return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 
   response(raw: Buffer): TranslatedBody {

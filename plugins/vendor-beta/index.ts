@@ -18,6 +18,8 @@ interface BetaConfig {
 }
 
 const FAMILY = 'beta';
+/** Expired thought signatures are dropped this often. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** `vendor-beta`: the beta family, whose upstream speaks a Gemini-style `generateContent` API. */
 export default definePlugin<BetaConfig>({
@@ -46,7 +48,7 @@ export default definePlugin<BetaConfig>({
       },
     },
   },
-  setup({ catalogue, upstreamCredential, metrics }, config) {
+  setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config) {
     const images = config.remote_images;
     const budget = new ByteBudget(images.max_bytes_held, images.budget_wait_ms);
     new Gauge({
@@ -65,11 +67,20 @@ export default definePlugin<BetaConfig>({
         budget,
         ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
       }),
-      signatures: new ThoughtSignatures(),
+      signatures: new ThoughtSignatures(store.signatures, clock, log),
     };
+    const pruner = setInterval(() => void services.signatures.prune(), PRUNE_EVERY_MS);
+    pruner.unref();
     return {
       translator: { family: 'beta', create: (call) => new BetaTranslator(call, services) },
-      onComplete: releaseImages,
+      // Before the last byte: a follow-up call, on any instance, finds the reply's signatures.
+      async onComplete(call) {
+        releaseImages(call);
+        await services.signatures.settled(call);
+      },
+      close() {
+        clearInterval(pruner);
+      },
     };
   },
 });

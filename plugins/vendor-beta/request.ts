@@ -1,6 +1,6 @@
 import { GatewayError, invalidRequest, refuseUnmapped, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
-import { UNKNOWN_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
+import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
 /**
  * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
@@ -41,10 +41,10 @@ const withoutReasoning = (parts: readonly Part[]): Array<Exclude<Part, { type: '
 /**
  * A model turn with its thought signatures back in place (docs/reasoning.md#beta): the first
  * function call must carry one — its own, else the one the turn's reasoning carries, else the one
- * remembered for its id, else the vendor's placeholder; later calls carry their own or remembered
+ * the gateway kept for its id (in the store), else the vendor's placeholder; later calls carry their own or the kept
  * one; a turn without calls gives the carried signature back on its last part.
  */
-function modelTurn(turn: Turn, signatures: ThoughtSignatures): JsonObject {
+function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObject {
   const carried = carriedSignature(turn);
   const sources = withoutReasoning(turn.parts);
   const first = sources.findIndex((source) => source.type === 'tool_call');
@@ -77,6 +77,7 @@ function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObjec
   set('maxOutputTokens', request.maxTokens);
   set('temperature', request.temperature);
   set('topP', request.topP);
+  set('topK', request.topK);
   if (request.stop.length) config['stopSequences'] = request.stop;
   if (request.n !== 1) config['candidateCount'] = request.n;
   set('seed', request.seed);
@@ -95,7 +96,11 @@ function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObjec
   return config;
 }
 
-export function betaRequestBody(request: NeutralRequest, model: ModelEntry, signatures: ThoughtSignatures): JsonObject {
+/** The tool-call ids of a request's history: whose signatures to look up before translating it. */
+export const historyCallIds = (request: NeutralRequest): string[] =>
+  request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
+
+export function betaRequestBody(request: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   refuseUnmapped(request, ['strict', 'format_description']);
   const body: JsonObject = {

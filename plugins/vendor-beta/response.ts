@@ -1,6 +1,5 @@
 import { mintId, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { referenceLogprobs } from './logprobs.js';
-import type { ThoughtSignatures } from './thought-signatures.js';
 
 /** Beta `GenerateContentResponse` → the neutral reply (docs/vendor-formats.md#beta-response). */
 
@@ -36,18 +35,21 @@ export interface BetaPart {
   signature?: ReasoningState;
 }
 
+/** Where a response's thought signatures go, by the tool-call id handed to the caller. */
+export type RememberSignature = (callId: string, signature: string) => void;
+
 /**
  * One response part: visible text, thought text, a function call (id minted when the vendor gave
- * none; its signature also remembered by id, for callers whose format cannot carry it), and the
- * part's thought signature.
+ * none; its signature also kept by id, in the store, for callers whose format cannot carry it),
+ * and the part's thought signature.
  */
-export function readPart(raw: JsonObject, signatures: ThoughtSignatures): BetaPart {
+export function readPart(raw: JsonObject, remember: RememberSignature): BetaPart {
   const signed = typeof raw['thoughtSignature'] === 'string' && raw['thoughtSignature'] !== '' ? raw['thoughtSignature'] : null;
   const out: BetaPart = signed ? { signature: { family: 'beta', kind: 'thought_signature', data: signed } } : {};
   const call = raw['functionCall'] as JsonObject | undefined;
   if (call) {
     const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : mintId('call_');
-    if (signed) signatures.remember(id, signed);
+    if (signed) remember(id, signed);
     out.call = { id, name: String(call['name']), arguments: JSON.stringify(call['args'] ?? {}) };
   } else if (typeof raw['text'] === 'string') {
     if (raw['thought'] === true) out.thought = raw['text'];
@@ -66,13 +68,13 @@ export const partsOf = (candidate: JsonObject): JsonObject[] => {
  * validates on replay: the first function call's, else the last part's. With
  * `parallel_tool_calls: false` only the first call is kept (beta cannot be asked for fewer).
  */
-function choice(candidate: JsonObject, signatures: ThoughtSignatures, oneCall: boolean): ReplyChoice {
+function choice(candidate: JsonObject, remember: RememberSignature, oneCall: boolean): ReplyChoice {
   const texts: string[] = [];
   const thoughts: string[] = [];
   const toolCalls: ReplyToolCall[] = [];
   let signature: ReasoningState | null = null;
   for (const raw of partsOf(candidate)) {
-    const read = readPart(raw, signatures);
+    const read = readPart(raw, remember);
     if (read.text !== undefined) texts.push(read.text);
     if (read.thought !== undefined) thoughts.push(read.thought);
     if (read.signature && !(signature && toolCalls.length)) signature = read.signature;
@@ -89,11 +91,11 @@ function choice(candidate: JsonObject, signatures: ThoughtSignatures, oneCall: b
   return out;
 }
 
-export function betaReply(body: JsonObject, signatures: ThoughtSignatures, oneCall: boolean): Reply {
+export function betaReply(body: JsonObject, remember: RememberSignature, oneCall: boolean): Reply {
   const candidates = Array.isArray(body['candidates']) ? (body['candidates'] as JsonObject[]) : [];
   // A blocked prompt has no candidates, only promptFeedback.blockReason.
   const choices = candidates.length
-    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, signatures, oneCall))
+    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, remember, oneCall))
     : [{ content: null, toolCalls: [], finish: 'content_filter' as const }];
   return { choices, usage: betaUsage(body['usageMetadata']) };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 import { InvalidArgument, SimSignatures, thinkingOf, type Thinking } from './simulator-thinking.js';
+import { betaCountRoute } from './simulator-count.js';
 
 /**
  * Simulator of the beta family's upstream, a Gemini-style API (docs/vendor-formats.md#beta):
@@ -186,15 +187,15 @@ export function createBetaVendor(): SimVendor {
     const render: Rendering = { signatures, thinking, logprobs };
     const id = randomBytes(9).toString('base64url');
     if (!stream) {
-      ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, render));
+      await ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, render), fault);
       return;
     }
     const chunks = streamChunks(plan, model, id, render);
     if (ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`), fault);
-    else ctx.sim.sendJson(ctx.res, chunks);
+    else await ctx.sim.sendJson(ctx.res, chunks, fault);
   }
 
-  function embed(ctx: SimContext, model: string, batch: boolean): void {
+  async function embed(ctx: SimContext, model: string, batch: boolean): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
     const requests = (batch ? (body['requests'] ?? []) : [body]) as Json[];
     const wrong = requests.find((r) => batch && r['model'] !== `models/${model}`);
@@ -202,11 +203,14 @@ export function createBetaVendor(): SimVendor {
       ctx.sim.sendError(ctx.res, 400, `Model in the request (${String(wrong['model'])}) does not match the model in the URL (models/${model}).`, 'INVALID_ARGUMENT');
       return;
     }
-    const embeddings = requests.map((r) => {
+    const texts = requests.map((r) => textOf(partsOf(r['content'] as Json)));
+    const fault = ctx.queued ?? faultFromDirectives(readDirectives(texts.join(' ')));
+    if (await ctx.sim.applyFault(ctx.res, fault)) return;
+    const embeddings = requests.map((r, i) => {
       const dimensions = typeof r['outputDimensionality'] === 'number' ? r['outputDimensionality'] : 8;
-      return { values: embedText(textOf(partsOf(r['content'] as Json)), dimensions) };
+      return { values: embedText(texts[i] as string, dimensions) };
     });
-    ctx.sim.sendJson(ctx.res, batch ? { embeddings } : { embedding: embeddings[0] });
+    await ctx.sim.sendJson(ctx.res, batch ? { embeddings } : { embedding: embeddings[0] }, fault);
   }
 
   return {
@@ -219,9 +223,10 @@ export function createBetaVendor(): SimVendor {
           const model = decodeURIComponent(match[1] as string);
           const action = match[2];
           if (action === 'generateContent' || action === 'streamGenerateContent') await generate(ctx, model, action === 'streamGenerateContent');
-          else embed(ctx, model, action === 'batchEmbedContents');
+          else await embed(ctx, model, action === 'batchEmbedContents');
         },
       },
+      betaCountRoute(readGenerateRequest),
     ],
     authenticated: (headers, url, apiKey) => headers['x-goog-api-key'] === apiKey || url.searchParams.get('key') === apiKey,
     errorBody(status: number, message: string, type?: string): VendorErrorBody {

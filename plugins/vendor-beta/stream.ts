@@ -1,8 +1,7 @@
 import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
-import { betaFinish, betaUsage, partsOf, readPart } from './response.js';
-import type { ThoughtSignatures } from './thought-signatures.js';
+import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from './response.js';
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
@@ -18,7 +17,7 @@ export class BetaStream implements StreamTranslator {
 
   constructor(
     private readonly writer: ReplyStream,
-    private readonly signatures: ThoughtSignatures,
+    private readonly remember: RememberSignature,
     /** `parallel_tool_calls: false`: the first call of a choice only. */
     private readonly oneCall: boolean,
     /** The gateway's beta key, scrubbed from relayed error messages. */
@@ -65,7 +64,7 @@ export class BetaStream implements StreamTranslator {
     let out = this.writer.start(choice);
     const logprobs = referenceLogprobs(candidate['logprobsResult']);
     for (const raw of partsOf(candidate)) {
-      const part = readPart(raw, this.signatures);
+      const part = readPart(raw, this.remember);
       if (part.thought !== undefined) out += this.writer.reasoning(choice, part.thought);
       if (part.text !== undefined) out += this.writer.text(choice, part.text, logprobs);
       if (part.signature) out += this.writer.reasoningState(choice, part.signature);

@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
-import { betaRequestBody } from './request.js';
-import { betaReply } from './response.js';
+import { betaRequestBody, historyCallIds } from './request.js';
+import { betaReply, type RememberSignature } from './response.js';
 import { BetaStream } from './stream.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
 
@@ -18,12 +19,15 @@ export interface BetaServices {
 
 /**
  * The neutral request and reply ⇄ beta (a Gemini-style `generateContent` API), for any ingress
- * format, and embeddings. Beta takes images only as inline bytes, so remote ones are fetched first.
+ * format, embeddings, and token counts (`:countTokens`). Beta takes images only as inline
+ * bytes, so remote ones are fetched first.
  */
 export class BetaTranslator implements Translator {
   private readonly output: ReplyOutput;
   private readonly model: ModelEntry;
   private embeddings: EmbeddingsRequest | null = null;
+  private counting = false;
+  private readonly remember: RememberSignature;
 
   constructor(
     private readonly call: Call,
@@ -31,12 +35,13 @@ export class BetaTranslator implements Translator {
   ) {
     this.output = call.endpoint.format.output(call);
     this.model = call.model as ModelEntry;
+    this.remember = (callId, signature) => services.signatures.remember(call, callId, signature);
   }
 
   async request(): Promise<UpstreamRequest> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: this.call.stream ? 'text/event-stream' : 'application/json' };
     if (this.services.apiKey) headers['x-goog-api-key'] = this.services.apiKey;
-    if (this.call.endpoint.name === 'embeddings') {
+    if (this.call.endpoint.operation === 'embed') {
       const model = this.services.embeddingModel;
       if (!model || !this.model.capabilities.has('embeddings')) throw invalidRequest(`The model '${this.model.id}' does not offer embeddings.`, 'model');
       this.embeddings = parseEmbeddingsRequest(this.call.body);
@@ -45,7 +50,11 @@ export class BetaTranslator implements Translator {
     const request = this.call.request;
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.model, this.services.signatures);
+    const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historyCallIds(request)));
+    if (this.call.endpoint.operation === 'count_tokens') {
+      this.counting = true;
+      return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };
+    }
     const model = encodeURIComponent(this.model.upstream);
     const path = this.call.stream ? `v1beta/models/${model}:streamGenerateContent?alt=sse` : `v1beta/models/${model}:generateContent`;
     return { path, headers, body: Buffer.from(JSON.stringify(body)) };
@@ -58,11 +67,12 @@ export class BetaTranslator implements Translator {
       // The vendor reports no token usage for embeddings.
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
-    return this.output.render(betaReply(body, this.services.signatures, !this.call.request.parallelToolCalls));
+    if (this.counting) return countAnswer(this.output, countedTokens(body));
+    return this.output.render(betaReply(body, this.remember, !this.call.request.parallelToolCalls));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.output.sink(), this.services.signatures, !this.call.request.parallelToolCalls, this.services.apiKey);
+    return new BetaStream(this.output.sink(), this.remember, !this.call.request.parallelToolCalls, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

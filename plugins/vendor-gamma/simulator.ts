@@ -161,7 +161,7 @@ export function createGammaVendor(): SimVendor {
       const envelope = { id, object: 'chat.completion.chunk', created: nowSeconds(), model, includeUsage };
       await ctx.sim.sendFrames(ctx.res, chatFrames(envelope, plan), fault);
     } else {
-      ctx.sim.sendJson(ctx.res, chatBody(id, nowSeconds(), model, plan));
+      await ctx.sim.sendJson(ctx.res, chatBody(id, nowSeconds(), model, plan), fault);
     }
   }
 
@@ -195,24 +195,25 @@ export function createGammaVendor(): SimVendor {
       await ctx.sim.sendFrames(ctx.res, close(plan), fault);
       return;
     }
-    ctx.sim.sendJson(ctx.res, {
+    await ctx.sim.sendJson(ctx.res, {
       id,
       object: 'text_completion',
       created,
       model,
       choices: plan.choices.map((choice, index) => ({ text: choice.pieces.join(''), index, logprobs: null, finish_reason: choice.finish })),
       usage: usageOf(plan),
-    });
+    }, fault);
   }
 
   async function embeddings(ctx: SimContext): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
     const inputs = Array.isArray(body['input']) ? body['input'].map(String) : [String(body['input'] ?? '')];
-    if (await ctx.sim.applyFault(ctx.res, ctx.queued ?? faultFromDirectives(readDirectives(inputs.join(' '))))) return;
+    const fault = ctx.queued ?? faultFromDirectives(readDirectives(inputs.join(' ')));
+    if (await ctx.sim.applyFault(ctx.res, fault)) return;
     const dimensions = typeof body['dimensions'] === 'number' ? body['dimensions'] : 8;
     const base64 = body['encoding_format'] === 'base64';
     const tokens = inputs.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
-    ctx.sim.sendJson(ctx.res, {
+    await ctx.sim.sendJson(ctx.res, {
       object: 'list',
       model: String(body['model']),
       data: inputs.map((text, index) => {
@@ -220,7 +221,7 @@ export function createGammaVendor(): SimVendor {
         return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
       }),
       usage: { prompt_tokens: tokens, total_tokens: tokens },
-    });
+    }, fault);
   }
 
   return {

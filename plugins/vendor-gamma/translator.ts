@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, estimateInputTokens, GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type LocalAnswer, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { gammaError } from './errors.js';
 import { GammaEvents } from './events.js';
 import { gammaReply } from './reply.js';
@@ -65,7 +65,7 @@ export class GammaPassthrough implements Translator {
   ) {
     const model = call.model;
     if (!model) throw new GatewayError(500, 'gamma translator called without a model');
-    if (call.endpoint.name === 'embeddings') {
+    if (call.endpoint.operation === 'embed') {
       if (!embeddingModel || !model.capabilities.has('embeddings')) {
         throw invalidRequest(`The model '${model.id}' does not offer embeddings.`, 'model');
       }
@@ -123,8 +123,10 @@ export class GammaTranslating implements Translator {
     this.output = call.endpoint.format.output(call);
   }
 
-  request(): UpstreamRequest {
+  /** Gamma has no token count of its own: a count is the gateway's documented estimate, answered without the upstream. */
+  request(): UpstreamRequest | LocalAnswer {
     const { call } = this;
+    if (call.endpoint.operation === 'count_tokens') return { local: countAnswer(this.output, estimateInputTokens(call.request)) };
     const body = gammaChatBody(call.request, call.model as NonNullable<Call['model']>, call.stream);
     return { path: PATHS['chat.completions'], headers: gammaHeaders(call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }

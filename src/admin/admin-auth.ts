@@ -1,61 +1,53 @@
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../clock.js';
+import { clientAddress, type TrustedProxies } from '../http/client-address.js';
 import { GatewayError } from '../http/errors.js';
 import { sendError } from '../http/respond.js';
 import { digestsEqual, hashSecret, NATIVE_PREFIX } from '../keys/key-material.js';
+import type { FailureWindow, LockoutStore } from '../store/limits.js';
 import { noteForAudit, tokenFingerprint } from './audit.js';
 
 /** Failed admin-token attempts allowed per client address and window before 429. */
 export const ADMIN_FAILURES_PER_WINDOW = 10;
 const WINDOW_MS = 60_000;
 
-interface Window {
-  start: number;
-  failures: number;
-  /** Whether the audit trail has recorded this window's lockout yet. */
-  lockoutRecorded: boolean;
-}
-
-/** Counts failed attempts per address in fixed one-minute windows. */
+/**
+ * Counts failed attempts per client address in fixed one-minute windows (opened by a failure),
+ * in the store: every instance sharing it counts into, and refuses from, the same window.
+ */
 export class FailedAttemptLimiter {
-  private readonly windows = new Map<string, Window>();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly store: LockoutStore,
+    private readonly clock: Clock,
+  ) {}
 
   /** Seconds until the address may try again, or 0 when it may now. */
-  retryAfter(address: string): number {
-    const window = this.current(address);
-    if (!window || window.failures < ADMIN_FAILURES_PER_WINDOW) return 0;
-    return Math.max(1, Math.ceil((window.start + WINDOW_MS - this.clock.now()) / 1000));
-  }
-
-  /** True for the first attempt refused by this window's lockout only. */
-  firstRefusal(address: string): boolean {
-    const window = this.current(address);
-    if (!window || window.lockoutRecorded) return false;
-    window.lockoutRecorded = true;
-    return true;
-  }
-
-  fail(address: string): void {
+  async retryAfter(address: string): Promise<number> {
     const now = this.clock.now();
-    const window = this.current(address) ?? { start: now, failures: 0, lockoutRecorded: false };
-    window.failures += 1;
-    this.windows.set(address, window);
-    if (this.windows.size > 10_000) this.sweep(now);
+    return this.wait(await this.store.current(address, now, WINDOW_MS), now);
   }
 
-  private current(address: string): Window | undefined {
-    const window = this.windows.get(address);
-    if (window && this.clock.now() - window.start >= WINDOW_MS) {
-      this.windows.delete(address);
-      return undefined;
+  /** True for the first attempt refused by this window's lockout only (whichever instance refused it). */
+  firstRefusal(address: string): Promise<boolean> {
+    return this.store.noteLockout(address, this.clock.now(), WINDOW_MS);
+  }
+
+  /** Counts a failed attempt; answers the seconds to wait when it was itself over the limit, else 0. */
+  async fail(address: string): Promise<number> {
+    const now = this.clock.now();
+    const window = await this.store.fail(address, now, WINDOW_MS);
+    if (now - this.prunedAt >= WINDOW_MS) {
+      this.prunedAt = now;
+      await this.store.prune(now - WINDOW_MS);
     }
-    return window;
+    return window.failures > ADMIN_FAILURES_PER_WINDOW ? this.wait(window, now) : 0;
   }
 
-  private sweep(now: number): void {
-    for (const [address, window] of this.windows) if (now - window.start >= WINDOW_MS) this.windows.delete(address);
+  private wait(window: FailureWindow | undefined, now: number): number {
+    if (!window || window.failures < ADMIN_FAILURES_PER_WINDOW) return 0;
+    return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
   }
 }
 
@@ -73,29 +65,35 @@ function matchingBearer(header: string | undefined, tokenHash: Buffer | null): s
 export const bearerMatches = (header: string | undefined, tokenHash: Buffer | null): boolean => matchingBearer(header, tokenHash) !== undefined;
 
 /**
- * Bearer admin token check for /admin/v1. An address that keeps presenting wrong tokens is
- * refused with 429 for the rest of the minute. The audit trail records each wrong token (at
- * most ADMIN_FAILURES_PER_WINDOW per address and minute) and the first attempt the lockout
- * refused, noted as such; the lockout's further refusals are not written (nothing to learn
- * from them, and each would be a row a tokenless caller could add at will).
+ * Bearer admin token check for /admin/v1. A client (its address as seen behind the trusted
+ * proxies) that keeps presenting wrong tokens is refused with 429 for the rest of the minute,
+ * on every instance. The audit trail records each wrong token (at most
+ * ADMIN_FAILURES_PER_WINDOW per address and minute) and the first attempt the lockout refused,
+ * noted as such; the lockout's further refusals are not written (nothing to learn from them,
+ * and each would be a row a tokenless caller could add at will).
  */
-export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLimiter): RequestHandler {
-  return (req, res, next) => {
-    const address = req.socket.remoteAddress ?? 'unknown';
-    const wait = limiter.retryAfter(address);
-    if (wait > 0) {
-      const note = `(locked out: ${address} presented ${ADMIN_FAILURES_PER_WINDOW} wrong tokens; its further attempts for ${wait} s are not recorded)`;
-      noteForAudit(res, limiter.firstRefusal(address) ? { note } : 'skip');
-      sendError(res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
-      return;
-    }
+export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLimiter, trusted: TrustedProxies): RequestHandler {
+  const lockedOut = async (res: Response, address: string, wait: number): Promise<void> => {
+    const note = `(locked out: ${address} presented ${ADMIN_FAILURES_PER_WINDOW} wrong tokens; its further attempts for ${wait} s are not recorded)`;
+    noteForAudit(res, (await limiter.firstRefusal(address)) ? { note } : 'skip');
+    sendError(res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
+  };
+  const check = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const address = clientAddress(req, trusted);
+    const wait = await limiter.retryAfter(address);
+    if (wait > 0) return lockedOut(res, address, wait);
     const token = matchingBearer(req.headers.authorization, tokenHash);
     if (!token) {
-      limiter.fail(address);
+      // Counted first: of attempts racing through several instances, the ones past the limit are refused as locked out.
+      const over = await limiter.fail(address);
+      if (over > 0) return lockedOut(res, address, over);
       sendError(res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
       return;
     }
     res.locals['adminActor'] = tokenFingerprint(token);
     next();
+  };
+  return (req, res, next) => {
+    check(req, res, next).catch(next);
   };
 }

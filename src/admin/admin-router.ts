@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Clock } from '../clock.js';
 import { compileSchema } from '../config/validate.js';
+import type { TrustedProxies } from '../http/client-address.js';
 import { GatewayError } from '../http/errors.js';
 import { handled, sendBody, validBody } from './admin-body.js';
 import { keyJson, type KeyService, type KeySettingsInput } from '../keys/key-service.js';
@@ -32,6 +33,8 @@ export interface AdminDeps {
   log: Logger;
   /** SHA-256 of the admin token, or null when none is configured (the API then refuses everything). */
   adminTokenHash: Buffer | null;
+  /** Whose X-Forwarded-For names the client the failed-token lockout counts. */
+  trustedProxies: TrustedProxies;
 }
 
 /** Admin answers are never cached, sniffed or leaked through a Referer. */
@@ -51,7 +54,7 @@ export function adminRouter(deps: AdminDeps): Router {
 
   router.use(adminHeaders);
   router.use(auditTrail(store.audit, clock, deps.log));
-  router.use(requireAdmin(deps.adminTokenHash, new FailedAttemptLimiter(clock)));
+  router.use(requireAdmin(deps.adminTokenHash, new FailedAttemptLimiter(store.lockouts, clock), deps.trustedProxies));
   router.use('/imports', importsRouter(deps.imports));
   router.use(express.json({ limit: '1mb', type: () => true }));
 

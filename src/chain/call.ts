@@ -9,6 +9,12 @@ import type { CallOutline, IngressFormat } from './ingress.js';
 /** An endpoint's name in the ledger, metrics and logs: `chat.completions`, `responses`, `messages`, `usage`, … */
 export type EndpointName = string;
 
+/**
+ * What an upstream endpoint asks of the model, whatever its format: a reply, embeddings, or a
+ * count of the request's input tokens. Vendor translators switch on it, never on endpoint names.
+ */
+export type Operation = 'generate' | 'embed' | 'count_tokens';
+
 /** A call endpoint an ingress plugin serves (the route table is built from them). */
 export interface Endpoint {
   readonly name: EndpointName;
@@ -16,6 +22,8 @@ export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Whether the endpoint is forwarded to a model's upstream (and so names a model). */
   readonly upstream: boolean;
+  /** What it asks of the model; null for an endpoint the gateway answers itself (`usage`). */
+  readonly operation: Operation | null;
   /** The format its requests, replies and errors are in. */
   readonly format: IngressFormat;
   /** Whether the key may also come as `x-api-key` (the Messages format's own convention) besides `Authorization: Bearer`. */

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../http/errors.js';
+import { GatewayError } from '../http/errors.js';
 import type { Reply } from '../neutral/reply.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { ReplySink } from '../neutral/sink.js';
@@ -66,6 +66,14 @@ export interface ReplyOutput {
   render(reply: Reply): TranslatedBody;
   /** The sink of a streamed reply's neutral events. */
   sink(): ReplyStream;
+  /** A count of the request's input tokens → the caller's body (only formats with a `count_tokens` endpoint have one). */
+  count?(inputTokens: number): TranslatedBody;
+}
+
+/** A vendor's (or the gateway's estimated) input-token count, written in the caller's format. */
+export function countAnswer(output: ReplyOutput, inputTokens: number): TranslatedBody {
+  if (!output.count) throw new GatewayError(500, 'A token count was asked of a format that cannot write one.');
+  return output.count(inputTokens);
 }
 
 /** A sink that also writes the stream's last frames: after completion, or on failure. */

@@ -20,6 +20,11 @@ export interface PluginContext {
   readonly log: Logger;
   /** The gateway's own prom-client registry (not the global one). */
   readonly metrics: Registry;
+  /**
+   * The Prometheus text of `/metrics`: this registry's, or in a worker of GATEWAY_WORKERS every
+   * worker's registry summed by the primary (src/cluster/group-metrics.ts).
+   */
+  scrapeMetrics(): Promise<string>;
   readonly clock: Clock;
   /** The families the enabled vendor plugins declare, in chain order. */
   readonly families: readonly string[];

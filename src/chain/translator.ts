@@ -42,14 +42,25 @@ export interface StreamTranslator {
 }
 
 /**
+ * An answer a translator gives itself, without any upstream (gamma's token-count estimate): the
+ * pipeline relays it with no upstream attempt, so it has no ledger row.
+ */
+export interface LocalAnswer {
+  readonly local: TranslatedBody;
+}
+
+/**
  * One call's translation between the caller's format and a vendor's wire format: from the
  * neutral request (`call.request`) to the vendor's, and from the vendor's answer through the
  * ingress format's output (`call.endpoint.format.output(call)`). Vendor knowledge lives only
  * behind this interface.
  */
 export interface Translator {
-  /** The vendor request. May be asynchronous (e.g. fetching remote images a vendor cannot take by URL). */
-  request(): UpstreamRequest | Promise<UpstreamRequest>;
+  /**
+   * The vendor request, or an answer given without one. May be asynchronous (e.g. fetching
+   * remote images a vendor cannot take by URL).
+   */
+  request(): UpstreamRequest | LocalAnswer | Promise<UpstreamRequest | LocalAnswer>;
   /** A 2xx non-streamed upstream body → the caller's body. Throws a GatewayError for garbage. */
   response(body: Buffer): TranslatedBody;
   stream(): StreamTranslator;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { parseRange } from '../net/ip-address.js';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { compileValidator, ValidationError } from './validate.js';
 
@@ -16,7 +17,7 @@ export interface LoadedConfig {
   overrides: string[];
 }
 
-type Coerce = 'int' | 'string';
+type Coerce = 'int' | 'string' | 'list';
 
 /** Env variable → config path. Env always wins over the file (docs/api-contract.md#environment-knobs). */
 const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]> = [
@@ -29,8 +30,12 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_REQUEST_TIMEOUT_MS', ['server', 'request_timeout_ms'], 'int'],
   ['GATEWAY_KEEP_ALIVE_TIMEOUT_MS', ['server', 'keep_alive_timeout_ms'], 'int'],
   ['GATEWAY_MAX_CONNECTIONS', ['server', 'max_connections'], 'int'],
+  ['GATEWAY_WORKERS', ['server', 'workers'], 'int'],
+  ['GATEWAY_LEASE_MS', ['server', 'lease_ms'], 'int'],
+  ['GATEWAY_TRUSTED_PROXIES', ['server', 'trusted_proxies'], 'list'],
   ['GATEWAY_DB', ['database', 'path'], 'string'],
   ['GATEWAY_DATABASE_URL', ['database', 'url'], 'string'],
+  ['GATEWAY_DATABASE_TIMEOUT_MS', ['database', 'timeout_ms'], 'int'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['GATEWAY_ADMIN_TOKEN', ['admin', 'token'], 'string'],
   ['GATEWAY_RETRY_MAX', ['retry', 'max'], 'int'],
@@ -52,9 +57,10 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1] as string] = value;
 }
 
-/** Integers that do not parse stay strings, so the schema reports them with their path. */
+/** Integers that do not parse stay strings, so the schema reports them with their path; lists are comma-separated. */
 function coerce(raw: string, kind: Coerce): unknown {
   if (kind === 'string') return raw;
+  if (kind === 'list') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
   return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
 }
 
@@ -89,5 +95,8 @@ export function loadConfig(file: string, env: Env): LoadedConfig {
     }
     throw error;
   }
+  config.server.trusted_proxies.forEach((cidr, i) => {
+    if (!parseRange(cidr.trim())) throw new ValidationError(absolute, `/server/trusted_proxies/${i}`, 'must be an IP address or a CIDR range');
+  });
   return { config, file: absolute, cataloguePath: resolve(dirname(absolute), config.catalogue), overrides };
 }

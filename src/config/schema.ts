@@ -15,7 +15,7 @@ export interface PluginEntry {
   path?: string;
 }
 
-/** The listener's bounds on callers: how long they may take to send a request, and how many connections they may hold. */
+/** The listener and the instance: where it listens, its name, and its bounds on callers (timeouts, connections). */
 export interface ServerConfig {
   host: string;
   port: number;
@@ -23,6 +23,10 @@ export interface ServerConfig {
   shutdown_grace_ms: number;
   /** This process's name in the store; its spend reservations are released when it starts again. */
   instance_id: string;
+  /** How long a spend reservation outlives its instance (renewed every quarter of it while the call runs). */
+  lease_ms: number;
+  /** CIDRs whose X-Forwarded-For is believed (src/http/client-address.ts). */
+  trusted_proxies: string[];
   /** Until a request's headers are in (slow-header clients are answered 408 and closed). */
   headers_timeout_ms: number;
   /** Until the whole request (headers and body) is in. */
@@ -31,12 +35,19 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number;
   /** Connections held at once, from every caller together; more are closed on arrival. */
   max_connections: number;
+  /** Processes serving the port (src/cluster); `auto` = the machine's cores. */
+  workers: number | 'auto';
 }
 
 export interface GatewayConfig {
   server: ServerConfig;
-  /** `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path` (src/store/open-store.ts). */
-  database: { path: string; url?: string };
+  /**
+   * `url` (postgres:// or postgresql://) selects PostgreSQL; without it, the SQLite file at `path`
+   * (src/store/open-store.ts). `timeout_ms`: how long a call may wait for the database before it
+   * answers 503 — PostgreSQL: opening a connection, and each query (default 10 s); SQLite: a
+   * write lock another process holds (default 5 s).
+   */
+  database: { path: string; url?: string; timeout_ms?: number };
   /** Path of the model catalogue, relative to the config file. */
   catalogue: string;
   log: { level: string };
@@ -86,6 +97,9 @@ export const gatewayConfigSchema = {
         request_timeout_ms: { ...positiveInt, default: 60_000 },
         keep_alive_timeout_ms: { ...positiveInt, default: 5_000 },
         max_connections: { ...positiveInt, default: 10_000 },
+        workers: { anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { const: 'auto' }], default: 1 },
+        lease_ms: { type: 'integer', minimum: 1000, maximum: 3_600_000, default: 120_000 },
+        trusted_proxies: { type: 'array', default: [], maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 64 } },
       },
     },
     database: {
@@ -95,6 +109,7 @@ export const gatewayConfigSchema = {
       properties: {
         path: { type: 'string', minLength: 1, default: 'data/gateway.db' },
         url: { type: 'string', pattern: '^postgres(ql)?://' },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 600_000 },
       },
     },
     catalogue: { type: 'string', minLength: 1, default: 'models.yaml' },

@@ -23,11 +23,12 @@ export function createApp(parts: AppParts): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  mountModelRoutes(app, parts.catalogue);
-  methodNotAllowed(app, MODEL_PATHS);
+  // Plugins first: an ingress format may answer the model list in its own shape (ingress-messages).
   const pluginRoutes = express.Router();
   parts.chain.mountRoutes(pluginRoutes);
   app.use(pluginRoutes);
+  mountModelRoutes(app, parts.catalogue);
+  methodNotAllowed(app, MODEL_PATHS);
   app.use('/admin/v1', parts.admin);
   app.use(notFound);
   app.use(edgeErrors(parts.maxBodyBytes, parts.log));

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { tooLarge } from './body-reader.js';
-import { GatewayError } from './errors.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
+import { GatewayError, toGatewayError } from './errors.js';
 import { escapeHtml } from './html.js';
 import { pathOf } from './request-log.js';
 import { sendError } from './respond.js';
@@ -46,7 +47,7 @@ interface BodyParserError {
   limit?: number;
 }
 
-/** Turns body-reading (admin JSON bodies) and URL failures into the edge's answers; anything else becomes our 500. */
+/** Turns body-reading (admin JSON bodies) and URL failures into the edge's answers, an unreachable database into 503; anything else becomes our 500. */
 export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     if (res.headersSent) {
@@ -75,8 +76,8 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       sendHtml(res, 400, 'Bad Request', 'The request URL could not be decoded.');
       return;
     }
-    if (error instanceof GatewayError) {
-      sendError(res, error);
+    if (error instanceof GatewayError || isStoreUnavailable(error)) {
+      sendError(res, toGatewayError(error));
       return;
     }
     const path = pathOf(req.url);

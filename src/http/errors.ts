@@ -1,3 +1,5 @@
+import { isStoreUnavailable } from '../store/unavailable.js';
+
 /**
  * The one place that knows the error table (docs/api-contract.md#status-table): every JSON error the
  * gateway sends is a GatewayError rendered by `errorBody`.
@@ -65,9 +67,13 @@ export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }
 
-/** Anything thrown that is not a GatewayError becomes a 500 that reveals nothing of its cause. */
+/**
+ * Anything thrown that is not a GatewayError becomes a 500 that reveals nothing of its cause;
+ * a database that cannot be reached (or did not answer in time) is a 503.
+ */
 export function toGatewayError(value: unknown): GatewayError {
   if (isGatewayError(value)) return value;
+  if (isStoreUnavailable(value)) return new GatewayError(503, 'The gateway cannot reach its database right now; try again shortly.');
   return new GatewayError(500, 'The gateway hit an unexpected condition; the request may have partly succeeded, check GET /v1/usage before retrying.');
 }
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Call, UpstreamAttempt } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
-import type { Translator, UpstreamRequest } from '../chain/translator.js';
+import type { TranslatedBody, Translator, UpstreamRequest } from '../chain/translator.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../http/errors.js';
 import { retryAfterMs } from '../http/retry-after.js';
@@ -27,8 +27,14 @@ export interface ExchangeDeps {
   limits: FailureLimits;
 }
 
-/** A usable upstream answer: a stream to relay (body unread) or a whole body, with the translator that reads it. */
-export type Answer = { kind: 'stream'; translator: Translator; upstream: IncomingMessage } | { kind: 'body'; translator: Translator; raw: Buffer };
+/**
+ * A usable answer: a stream to relay (body unread) or a whole body, with the translator that
+ * reads it, or the translator's own answer given without any upstream.
+ */
+export type Answer =
+  | { kind: 'stream'; translator: Translator; upstream: IncomingMessage }
+  | { kind: 'body'; translator: Translator; raw: Buffer }
+  | { kind: 'local'; body: TranslatedBody };
 
 type AttemptResult = Answer | { kind: 'failed'; failure: AttemptFailure };
 
@@ -36,9 +42,9 @@ const now = (): number => performance.now();
 
 /**
  * The upstream exchange: attempts until one gives a usable answer or the retry policy gives
- * up (then the last failure is thrown as our error). Retries happen only here, before any byte
- * reached the caller, and never past the request's deadline (received + upstream timeout):
- * each attempt gets only what is left of it.
+ * up (then the last failure is thrown as our error); none when the translator answers itself.
+ * Retries happen only here, before any byte reached the caller, and never past the request's
+ * deadline (received + upstream timeout): each attempt gets only what is left of it.
  */
 export async function exchange(call: Call, deps: ExchangeDeps): Promise<Answer> {
   const deadline = call.timings.received + deps.limits.upstreamMs;
@@ -46,6 +52,7 @@ export async function exchange(call: Call, deps: ExchangeDeps): Promise<Answer> 
   let request = await translator.request();
   let waitMs = 0;
   for (;;) {
+    if ('local' in request) return { kind: 'local', body: request.local };
     const result = await attempt(call, translator, request, deadline, waitMs, deps);
     if (result.kind !== 'failed') return result;
     const { failure } = result;

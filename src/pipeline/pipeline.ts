@@ -10,7 +10,7 @@ import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
 import { exchange, type ExchangeDeps, type UpstreamSender } from './exchange.js';
 import { succeeded } from './outcome.js';
-import { relayBody, relayStreamed } from './relay.js';
+import { relayBody, relayStreamed, sendBody } from './relay.js';
 import type { FailureLimits } from './upstream-errors.js';
 
 export interface PipelineOptions {
@@ -46,7 +46,8 @@ export class Pipeline {
       if (!endpoint.upstream) return await this.respondLocally(call);
       const answer = await exchange(call, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
-      else await relayBody(call, answer.translator, answer.raw, this.deps);
+      else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);
+      else await sendBody(call, answer.body, this.deps);
     } catch (thrown) {
       // An upload the gateway never read (a refusal from the headers) is not waited for.
       if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');

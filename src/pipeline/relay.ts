@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
-import type { StreamTranslator, Translator } from '../chain/translator.js';
+import type { StreamTranslator, TranslatedBody, Translator } from '../chain/translator.js';
 import { sendJson, SSE_HEADERS } from '../http/respond.js';
 import { UpstreamFailure } from '../proxy/proxy-core.js';
 import { complete } from './completion.js';
@@ -37,6 +37,11 @@ export async function relayBody(call: Call, translator: Translator, raw: Buffer,
     markAttempt(call, 'invalid_body');
     throw error;
   }
+  await sendBody(call, out, deps);
+}
+
+/** A whole reply: completion, then the body (also a translator's own answer, given without any upstream). */
+export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps): Promise<void> {
   call.usage = out.usage;
   succeeded(call);
   await complete(call, deps.chain);

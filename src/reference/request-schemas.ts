@@ -9,7 +9,12 @@ import { REASONING_EFFORTS } from '../neutral/request.js';
  * error or a crash. Unknown fields pass (the upstream judges them).
  */
 
-const maxTokens = { type: 'integer', minimum: 1 } as const;
+/**
+ * Integers without a natural bound still get one: JSON.parse reads `1e400` as Infinity, which
+ * Ajv's `integer` accepts (Infinity % 1 is NaN) and JSON.stringify sends upstream as null.
+ */
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+const maxTokens = { type: 'integer', minimum: 1, maximum: SAFE_MAX } as const;
 const streamOptions = {
   type: ['object', 'null'],
   properties: { include_usage: { type: 'boolean' } },
@@ -117,7 +122,7 @@ const embeddingsSchema = {
   properties: {
     input: { type: ['string', 'array'], minItems: 1, maxItems: 2048 },
     encoding_format: { enum: ['float', 'base64'] },
-    dimensions: { type: 'integer', minimum: 1 },
+    dimensions: { type: 'integer', minimum: 1, maximum: SAFE_MAX },
   },
 } as const;
 

@@ -17,7 +17,8 @@ import { createHash } from 'node:crypto';
  * `[[sim:parallel=N]]` (N tool calls), `[[sim:status=503]]`, `[[sim:delay_ms=N]]`,
  * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N frames),
  * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
- * (never answer), `[[sim:redacted=1]]` (alpha: the thinking comes redacted).
+ * (never answer), `[[sim:redacted=1]]` (alpha: the thinking comes redacted), `[[sim:unicode=1]]`
+ * (words of 2-, 3- and 4-byte UTF-8 characters, for tests of bodies split inside a character).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -79,6 +80,7 @@ export interface Directives {
   hang?: number;
   /** The vendor hides the thinking (alpha: a redacted_thinking block). */
   redacted?: number;
+  unicode?: number;
 }
 
 const DIRECTIVE = /\[\[sim:([a-z_]+)=(\d+)\]\]/g;
@@ -87,6 +89,7 @@ const TOOL_CALL_TOKENS = 10;
 const WORDS = ['Hello', 'from', 'the', 'simulated', 'upstream;', 'this', 'reply', 'is', 'deterministic', 'and', 'counted', 'word', 'by', 'word.'];
 /** What a simulated model thinks, piece by piece, when a request has it reason. */
 export const THINKING = ['Considering', ' the', ' request', ' step', ' by', ' step.'];
+export const UNICODE_WORDS = ['Grüße', 'aus', 'Zürich;', '東京は', '晴れ', '🎉🚀', 'ñandú', 'Ωμέγα', 'naïve', 'café', 'ok', '✓.'];
 
 export function readDirectives(text: string): Directives {
   const found: Record<string, number> = {};
@@ -133,7 +136,8 @@ function textPieces(request: SimRequest, directives: Directives): string[] {
   }
   if (request.jsonSchema) return chop(JSON.stringify(sampleFromSchema({ type: 'object', ...request.jsonSchema })));
   const count = directives.tokens ?? DEFAULT_PIECES;
-  return Array.from({ length: count }, (_, i) => (i ? ' ' : '') + (WORDS[i % WORDS.length] as string));
+  const words = directives.unicode ? UNICODE_WORDS : WORDS;
+  return Array.from({ length: count }, (_, i) => (i ? ' ' : '') + (words[i % words.length] as string));
 }
 
 function wantsToolCall(request: SimRequest): SimTool | undefined {

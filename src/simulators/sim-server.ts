@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Directives } from './reply-plan.js';
 
 /**
@@ -21,15 +21,59 @@ export interface Fault {
   retryAfter?: string;
   /** A raw body instead of the vendor's error shape (e.g. non-JSON garbage), sent with `status` (default 200). */
   rawBody?: string;
+  /** Content type of `rawBody` (default text/plain), e.g. `text/html` for a proxy's error page. */
+  contentType?: string;
+  /** Destroy the connection once the request is read, before any response byte. */
+  resetBeforeHeaders?: boolean;
   /** Accept the request and never answer. */
   hang?: boolean;
   /** Wait this long before the response headers. */
   delayMs?: number;
+  /** Streams: this delay between frames instead of the simulator's `chunkDelayMs`. */
+  chunkDelayMs?: number;
   /** Streams: destroy the connection after this many frames. */
   resetAfterFrames?: number;
   /** Streams: after this many frames, send the vendor's in-stream error event (type `errorType`) and end. */
   errorAfterFrames?: number;
+  /** End the response cleanly after this many frames, without the vendor's end marker. */
+  endAfterFrames?: number;
+  /** Send the headers and this many frames, then nothing more; the connection stays open. */
+  stallAfterFrames?: number;
+  /** Streams: the frame at this index replaced by one whose data is JSON cut short. */
+  garbageFrameAt?: number;
+  /** How the body reaches the wire: one byte per write, or cut one byte into every multi-byte UTF-8 character. */
+  split?: 'bytes' | 'utf8';
+  /** Streams: these line endings instead of the vendor's own. */
+  lineEnding?: '\r\n' | '\r';
 }
+
+/**
+ * Non-streamed bodies count as two frames, their halves, for the `…AfterFrames` faults:
+ * `resetAfterFrames: 1` cuts a JSON body in the middle. A cut body is sent without a length.
+ */
+const JSON_FRAMES = 2;
+
+/** An SSE frame whose data is not JSON: an object cut short, as a broken proxy would pass it on. */
+const GARBAGE_FRAME = 'data: {"id": "garbled", "choices": [{"index": 0, "delta": {"content": "Hel\n\n';
+
+/** The byte pieces of a split write: one byte each, or cut one byte into every multi-byte character. */
+function splitBytes(text: string, split: 'bytes' | 'utf8'): Buffer[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const cuts: number[] = [];
+  // 0xC0 and up is the lead byte of a multi-byte sequence.
+  for (let at = 0; at < bytes.length; at++) if (split === 'bytes' || (bytes[at] as number) >= 0xc0) cuts.push(at + 1);
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    if (cut > from) pieces.push(bytes.subarray(from, cut));
+    from = cut;
+  }
+  return pieces;
+}
+
+/** Whether the fault ends the body before its last frame (so no length can be promised). */
+const cutsBody = (fault: Fault | undefined): boolean =>
+  fault?.resetAfterFrames !== undefined || fault?.endAfterFrames !== undefined || fault?.stallAfterFrames !== undefined;
 
 export interface RecordedRequest {
   method: string;
@@ -81,6 +125,21 @@ export interface SimOptions {
   chunkDelayMs?: number;
 }
 
+/** Waits `ms`, or less if the caller goes away meanwhile; true when the whole wait passed. */
+function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(true);
+    }, ms);
+    res.once('close', gone);
+  });
+}
+
 const RECORD_LIMIT = 200;
 
 export function faultFromDirectives(directives: Directives): Fault | undefined {
@@ -88,6 +147,7 @@ export function faultFromDirectives(directives: Directives): Fault | undefined {
   if (directives.status) fault.status = directives.status;
   if (directives.hang) fault.hang = true;
   if (directives.delay_ms) fault.delayMs = directives.delay_ms;
+  if (directives.chunk_delay_ms) fault.chunkDelayMs = directives.chunk_delay_ms;
   if (directives.reset_after !== undefined) fault.resetAfterFrames = directives.reset_after;
   if (directives.error_after !== undefined) fault.errorAfterFrames = directives.error_after;
   return Object.keys(fault).length ? fault : undefined;
@@ -155,9 +215,14 @@ export class SimServer {
   async applyFault(res: ServerResponse, fault: Fault | undefined): Promise<boolean> {
     if (!fault) return false;
     if (fault.hang) return true;
-    if (fault.delayMs) await sleep(fault.delayMs);
+    // A caller that goes away ends the wait (and its timer) at once: nothing is left to answer.
+    if (fault.delayMs && !(await waitUnlessGone(res, fault.delayMs))) return true;
+    if (fault.resetBeforeHeaders) {
+      res.socket?.destroy();
+      return true;
+    }
     if (fault.rawBody !== undefined) {
-      res.writeHead(fault.status ?? 200, { 'content-type': 'text/plain' });
+      res.writeHead(fault.status ?? 200, { 'content-type': fault.contentType ?? 'text/plain' });
       res.end(fault.rawBody);
       return true;
     }
@@ -169,18 +234,30 @@ export class SimServer {
     return false;
   }
 
-  sendJson(res: ServerResponse, body: unknown): void {
+  /** A JSON body, delivered as the fault says (cut, stalled, split; see JSON_FRAMES). */
+  async sendJson(res: ServerResponse, body: unknown, fault?: Fault): Promise<void> {
     const text = JSON.stringify(body);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-    res.end(text);
+    const cut = cutsBody(fault);
+    res.writeHead(200, { 'content-type': 'application/json', ...(cut ? {} : { 'content-length': String(Buffer.byteLength(text)) }) });
+    const half = Math.ceil(text.length / JSON_FRAMES);
+    await this.writeBody(res, [text.slice(0, half), text.slice(half)], fault, false);
   }
 
-  /** Streams SSE frames (already framed), paced by chunkDelayMs, cut short if the fault says so. */
+  /** Streams SSE frames (already framed), paced by chunkDelayMs, cut short, corrupted or split if the fault says so. */
   async sendFrames(res: ServerResponse, frames: readonly string[], fault: Fault | undefined): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const ending = fault?.lineEnding;
+    const framed = frames.map((frame, index) => (index === fault?.garbageFrameAt ? GARBAGE_FRAME : frame));
+    await this.writeBody(res, ending ? framed.map((frame) => frame.replace(/\r?\n/g, ending)) : framed, fault, true);
+  }
+
+  /** Writes a body frame by frame and ends it, unless the fault ends it otherwise (error event, reset, clean end, stall). */
+  private async writeBody(res: ServerResponse, frames: readonly string[], fault: Fault | undefined, stream: boolean): Promise<void> {
+    const errorAfter = stream && this.vendor.streamErrorFrame ? fault?.errorAfterFrames : undefined;
     const cutAfter = fault?.resetAfterFrames;
-    const errorAfter = this.vendor.streamErrorFrame ? fault?.errorAfterFrames : undefined;
+    const pace = fault?.chunkDelayMs ?? this.chunkDelayMs;
     for (const [index, frame] of frames.entries()) {
+      if (res.destroyed) return;
       if (errorAfter !== undefined && index >= errorAfter) {
         res.end(this.vendor.streamErrorFrame?.(fault?.message ?? 'simulated failure mid-stream', fault?.errorType));
         return;
@@ -189,13 +266,31 @@ export class SimServer {
         res.socket?.destroy();
         return;
       }
-      if (res.destroyed) return;
+      if (fault?.endAfterFrames !== undefined && index >= fault.endAfterFrames) {
+        res.end();
+        return;
+      }
+      if (fault?.stallAfterFrames !== undefined && index >= fault.stallAfterFrames) {
+        res.flushHeaders();
+        return;
+      }
+      if (fault?.split) await this.writeSplit(res, frame, fault.split);
       // Before a cut, wait until the frame is on the wire so the peer really sees it.
-      if (cutAfter !== undefined && index === cutAfter - 1) await new Promise<void>((resolve) => res.write(frame, () => resolve()));
+      else if (cutAfter !== undefined && index === cutAfter - 1) await new Promise<void>((resolve) => res.write(frame, () => resolve()));
       else res.write(frame);
-      if (this.chunkDelayMs) await sleep(this.chunkDelayMs);
+      if (stream && pace) await sleep(pace);
     }
     res.end();
+  }
+
+  /** One frame in pieces, each written on its own (a turn of the event loop, or 1 ms for UTF-8 cuts, between them). */
+  private async writeSplit(res: ServerResponse, frame: string, split: 'bytes' | 'utf8'): Promise<void> {
+    for (const piece of splitBytes(frame, split)) {
+      if (res.destroyed) return;
+      await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+      if (split === 'bytes') await nextTurn();
+      else await sleep(1);
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -8,8 +8,10 @@ export type DatabaseConfig = GatewayConfig['database'];
 export interface OpenStoreOptions {
   /** PostgreSQL: connections per process (default 10). */
   poolSize?: number;
-  /** PostgreSQL: an idle pooled connection failed; the pool replaces it. For the log. */
+  /** PostgreSQL: an idle pooled connection, or the key-change listener's, failed; it is replaced. For the log. */
   onBackgroundError?: (error: Error) => void;
+  /** Told which migrations this process applied (none when another instance had: on one database they run once). */
+  onMigrated?: (versions: readonly number[]) => void;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -20,28 +22,42 @@ export const isPostgresUrl = (url: string | undefined): url is string => url !==
  * The one place that picks a backend: `database.url` (env GATEWAY_DATABASE_URL) with a
  * postgres:// or postgresql:// URL opens PostgreSQL; without one, the SQLite file at
  * `database.path` (env GATEWAY_DB). Either way, migrations are applied before it resolves, and
- * key lookups by value go through the one-second memory of recent-keys.ts.
+ * key lookups by value go through the one-second memory of recent-keys.ts — on PostgreSQL
+ * cleared at once by every key change of any instance.
  */
 export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   const { url } = database;
   if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
+  const onMigrated = options.onMigrated ? { onMigrated: options.onMigrated } : {};
+  if (!isPostgresUrl(url)) {
+    return withRecentKeys(SqliteStore.open(database.path, { ...onMigrated, ...(database.timeout_ms === undefined ? {} : { busyTimeoutMs: database.timeout_ms }) }));
+  }
   // Loaded only when asked for: a SQLite deployment never loads pg.
-  const store = isPostgresUrl(url)
-    ? await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
-        ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
-        ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
-      })
-    : SqliteStore.open(database.path);
-  return withRecentKeys(store);
+  const store = await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
+    ...(database.timeout_ms === undefined ? {} : { timeouts: { ms: database.timeout_ms, query: true } }),
+    ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+    ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+    ...onMigrated,
+  });
+  const wrapped = withRecentKeys(store);
+  // A change made through any instance clears this one's memory at once (LISTEN/NOTIFY).
+  await store.watchKeyChanges(
+    () => wrapped.keys.forget(),
+    (error) => options.onBackgroundError?.(error),
+  );
+  return wrapped;
 }
 
-function withRecentKeys(store: Store): Store {
+function withRecentKeys(store: Store): Store & { keys: RecentKeys } {
   return {
     keys: new RecentKeys(store.keys),
     settings: store.settings,
     imports: store.imports,
     audit: store.audit,
     ledger: store.ledger,
+    rates: store.rates,
+    lockouts: store.lockouts,
+    signatures: store.signatures,
     status: store.status,
     responses: store.responses,
     checkWritable: () => store.checkWritable(),

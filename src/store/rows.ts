@@ -137,6 +137,8 @@ export interface IncidentRow {
   models: string;
   /** SQLite keeps 0/1, PostgreSQL a boolean. */
   automatic: number | boolean;
+  /** The model the error-rate watch opened it for; at most one open per model (a unique index). */
+  watch_model: string | null;
   started_at: number;
   resolved_at: number | null;
   updated_at: number;
@@ -162,11 +164,15 @@ export interface PatchedIncident {
   impact: IncidentImpact;
   models: string;
   resolvedAt: number | null;
+  watchModel: string | null;
   update: { status: IncidentStatus; message: string } | null;
 }
 
-export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident {
+/** The incident after `patch`, or null when the patch is only for open incidents and this one is resolved. */
+export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident | null {
+  if (patch.ifOpen && current.resolved_at !== null) return null;
   const status = patch.status ?? current.status;
+  const reopened = current.resolved_at !== null && status !== 'resolved';
   return {
     title: patch.title ?? current.title,
     status,
@@ -174,6 +180,8 @@ export function patchIncident(current: IncidentRow, patch: IncidentPatch): Patch
     models: patch.models ? JSON.stringify(patch.models) : current.models,
     // Resolving stamps the time once; reopening clears it.
     resolvedAt: status === 'resolved' ? (current.resolved_at ?? patch.now) : null,
+    // Reopened by hand, it is the operator's: the watch may open its own for the model.
+    watchModel: reopened ? null : current.watch_model,
     update:
       patch.message !== undefined || patch.status !== undefined
         ? { status, message: patch.message ?? `Status changed to ${status}.` }
@@ -224,3 +232,26 @@ export const responseThreadSql = (id: string, key: string, since: string): strin
 export function wholeThread(rows: readonly ResponseRow[]): StoredResponse[] {
   return rows.length && rows[0]?.previous_id === null ? rows.map(toStoredResponse) : [];
 }
+/**
+ * A failed admin-token attempt (LockoutStore.fail), in portable SQL given each backend's
+ * placeholder for parameter n (1: address, 2: now, 3: window length, 4: the "not noted" flag):
+ * counted into the address's open window, or a window that starts now. Every SET expression
+ * reads the row as it was before the update, on both backends.
+ */
+export function lockoutFailSql(p: (n: number) => string): string {
+  const over = `admin_failures.window_start + ${p(3)} <= ${p(2)}`;
+  return `INSERT INTO admin_failures (address, window_start, failures, lockout_noted) VALUES (${p(1)}, ${p(2)}, 1, ${p(4)})
+    ON CONFLICT (address) DO UPDATE SET
+      window_start = CASE WHEN ${over} THEN ${p(2)} ELSE admin_failures.window_start END,
+      failures = CASE WHEN ${over} THEN 1 ELSE admin_failures.failures + 1 END,
+      lockout_noted = CASE WHEN ${over} THEN ${p(4)} ELSE admin_failures.lockout_noted END
+    RETURNING window_start AS start, failures`;
+}
+
+/** The address's open window (parameters: address, window length, now). */
+export const lockoutCurrentSql = (p: (n: number) => string): string =>
+  `SELECT window_start AS start, failures FROM admin_failures WHERE address = ${p(1)} AND window_start + ${p(2)} > ${p(3)}`;
+
+/** Marks the open window's lockout as noted, if no one has (parameters: the "noted" flag, address, window length, now). */
+export const lockoutNoteSql = (p: (n: number) => string): string =>
+  `UPDATE admin_failures SET lockout_noted = ${p(1)} WHERE address = ${p(2)} AND window_start + ${p(3)} > ${p(4)} AND lockout_noted <> ${p(1)}`;

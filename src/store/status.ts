@@ -72,6 +72,24 @@ export interface IncidentPatch {
   /** Added to the incident's updates (with the resulting status). */
   message?: string;
   now: number;
+  /** Apply only to an open incident: one already resolved is left as it is (answered undefined). */
+  ifOpen?: boolean;
+}
+
+/** Upstream attempts on one model in one slot (10 s) as one instance counted them. */
+export interface AttemptCount {
+  model: string;
+  /** Epoch ms of the slot's start. */
+  slot: number;
+  attempts: number;
+  /** Attempts that failed on the upstream's side. */
+  errors: number;
+}
+
+export interface AttemptTotals {
+  model: string;
+  attempts: number;
+  errors: number;
 }
 
 export interface StatusStore {
@@ -81,13 +99,23 @@ export interface StatusStore {
   totals(period: RollupPeriod, since: number): Promise<ModelTotals[]>;
   /** Latency bucket counts per model since `since`, from the given rollup. */
   latency(period: RollupPeriod, since: number): Promise<LatencyCount[]>;
-  /** Drops minute rollups older than `minutesBefore` and hour rollups older than `hoursBefore`. */
-  prune(minutesBefore: number, hoursBefore: number): Promise<void>;
+  /** Drops minute rollups older than `minutesBefore`, hour rollups older than `hoursBefore`, attempt counts older than `attemptsBefore`. */
+  prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void>;
+  /** Adds attempt counts into their (model, slot): every instance's counts of a slot sum there. */
+  addAttempts(counts: readonly AttemptCount[]): Promise<void>;
+  /** Attempts and errors per model in the slots starting at or after `since`, summed over every instance. */
+  attemptTotals(since: number): Promise<AttemptTotals[]>;
   createIncident(input: NewIncident): Promise<IncidentRecord>;
+  /**
+   * An automatic incident for `model` (`input.models` should be `[model]`), unless one the
+   * watch opened for it is still open — whichever instance opened that one: at most one per
+   * model, enforced by the database. The new incident, or undefined if one was open.
+   */
+  openAutomaticIncident(model: string, input: NewIncident): Promise<IncidentRecord | undefined>;
   updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined>;
   getIncident(id: string): Promise<IncidentRecord | undefined>;
   /** Newest first: open incidents, and resolved ones that started after `since`. */
   listIncidents(since: number): Promise<IncidentRecord[]>;
-  /** Open incidents the gateway opened itself (so a restart can still resolve them). */
+  /** Open incidents the gateway opened itself (any instance, any run: their models' recovery resolves them). */
   openAutomaticIncidents(): Promise<IncidentRecord[]>;
 }

@@ -2,9 +2,13 @@
  * The store interface: the only way the gateway reaches persistent state. Nothing outside
  * `store/` speaks SQL, so a PostgreSQL implementation for several gateway instances can be
  * added without touching plugins. Methods return promises for that reason, even though the
- * SQLite implementation answers synchronously.
+ * SQLite implementation answers synchronously. A database that cannot be reached, or does not
+ * answer within `database.timeout_ms`, fails a method with a StoreUnavailableError
+ * (src/store/unavailable.ts), on both backends.
  */
 
+import type { LockoutStore, RateStore } from './limits.js';
+import type { SignatureStore } from './signatures.js';
 import type { StatusStore } from './status.js';
 
 export type KeyStatus = 'active' | 'revoked';
@@ -88,6 +92,11 @@ export interface KeyStore {
 export interface SettingsStore {
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;
+  /**
+   * Sets `name` only if it has no value yet; true for the one caller (of any instance) that set
+   * it. Instances racing on an empty database use it to elect who mints the first secrets.
+   */
+  claim(name: string, value: string): Promise<boolean>;
 }
 
 /** Prefix family of an imported key. */
@@ -163,6 +172,11 @@ export interface ReserveInput {
   /** The gateway instance holding it: its reservations are released when that instance starts again. */
   instance: string;
   now: number;
+  /**
+   * The end of the reservation's lease (epoch ms): unless its instance renews it before then, it
+   * stops counting against the ceiling at that instant and is swept (an instance that died).
+   */
+  expiresAt: number;
 }
 
 /** A cycle's settled spend and what in-flight calls hold, in nano-dollars. */
@@ -216,7 +230,11 @@ export interface DailyUsage {
  * admit more than a key's ceiling.
  */
 export interface LedgerStore {
-  /** Admits iff spent < ceiling and spent + reserved + nanos ≤ ceiling; holds `nanos` if so. */
+  /**
+   * Admits iff spent < ceiling and spent + reserved + nanos ≤ ceiling; holds `nanos` if so.
+   * The key's reservations whose lease ended at or before `now` are dropped first (they do not
+   * count); a refusal reports the figures it was decided on.
+   */
   reserve(input: ReserveInput): Promise<ReserveResult>;
   /** Writes a call's row, adds its charged cost to the cycle's spend and drops its reservation, at once. */
   record(row: LedgerRow, reservationId: number | null): Promise<void>;
@@ -224,7 +242,14 @@ export interface LedgerStore {
   release(reservationId: number): Promise<void>;
   /** Drops every reservation an instance holds (left by a crash); returns how many. */
   releaseInstance(instance: string): Promise<number>;
-  /** A key's spend and reservations in a cycle; `null` sums every key. */
+  /**
+   * Moves the end of these leases (the reservations of an instance's calls in flight) to
+   * `expiresAt`; a lease that had already ended at `now` stays ended. Returns how many moved.
+   */
+  renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number>;
+  /** Drops every reservation whose lease ended at or before `now`; returns how many (another instance may be sweeping: then 0). */
+  sweepExpiredLeases(now: number): Promise<number>;
+  /** A key's spend and reservations in a cycle (expired leases count until swept); `null` sums every key. */
   cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend>;
   /** A key's rows (every key's for `null`) admitted at or after `since`, summed per UTC day and model, oldest first. */
   dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]>;
@@ -272,6 +297,9 @@ export interface Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
   readonly responses: ResponseStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */

@@ -14,8 +14,11 @@ export interface GatewayProcesses {
   start(env?: Record<string, string>): SpawnedGateway;
 }
 
-/** A gamma simulator and one database file for gateway processes the test starts (and kills). */
-export async function gatewayProcesses(t: Teardown, chunkDelayMs: number): Promise<GatewayProcesses> {
+/**
+ * A gamma simulator and one database file for gateway processes the test starts (and kills);
+ * `entry`: a transpiled main.js to run (compiled-gateway.ts) instead of the sources.
+ */
+export async function gatewayProcesses(t: Teardown, chunkDelayMs: number, entry?: string): Promise<GatewayProcesses> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-crash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const sim = createGammaSimulator({ apiKey: GAMMA_UPSTREAM_KEY, chunkDelayMs });
@@ -23,7 +26,7 @@ export async function gatewayProcesses(t: Teardown, chunkDelayMs: number): Promi
   t.teardown(() => sim.close());
   const db = join(dir, 'gateway.db');
   const start = (env: Record<string, string> = {}): SpawnedGateway => {
-    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env });
+    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env }, entry);
     t.teardown(() => gateway.kill('SIGKILL'));
     return gateway;
   };

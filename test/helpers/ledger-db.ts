@@ -25,9 +25,21 @@ export interface LedgerDbRow {
   cycle: string;
 }
 
+export interface KeySpend {
+  key_id: string;
+  cycle: string;
+  /** The cycle's spend as the store keeps it. */
+  spent_nano: number;
+  /** The sum of the key's ledger rows in that cycle. */
+  rows_nano: number;
+}
+
 export interface LedgerDb {
   rows(keyId?: string): LedgerDbRow[];
-  reservations(): number;
+  /** Reservations held, of every instance or of one. */
+  reservations(instance?: string): number;
+  /** Every key's spend beside the sum of its rows, read in one statement (one snapshot). */
+  spend(): KeySpend[];
   close(): void;
 }
 
@@ -36,9 +48,14 @@ export function openLedgerDb(path: string): LedgerDb {
   const all = db.prepare('SELECT * FROM ledger ORDER BY id');
   const byKey = db.prepare('SELECT * FROM ledger WHERE key_id = ? ORDER BY id');
   const held = db.prepare('SELECT COUNT(*) FROM reservations').pluck();
+  const heldBy = db.prepare('SELECT COUNT(*) FROM reservations WHERE instance = ?').pluck();
+  const spend = db.prepare(
+    'SELECT key_id, cycle, charged_nano AS spent_nano, (SELECT COALESCE(SUM(l.charged_nano), 0) FROM ledger l WHERE l.key_id = s.key_id AND l.cycle = s.cycle) AS rows_nano FROM spend s',
+  );
   return {
     rows: (keyId) => (keyId === undefined ? all.all() : byKey.all(keyId)) as LedgerDbRow[],
-    reservations: () => held.get() as number,
+    reservations: (instance) => (instance === undefined ? held.get() : heldBy.get(instance)) as number,
+    spend: () => spend.all() as KeySpend[],
     close: () => db.close(),
   };
 }

@@ -1,4 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino from 'pino';
+import { ThoughtSignatures } from '../../plugins/vendor-beta/thought-signatures.js';
+import type { BetaServices } from '../../plugins/vendor-beta/translator.js';
+import type { LocalAnswer, UpstreamRequest } from '../../src/chain/translator.js';
+import type { GuardedFetcher } from '../../src/net/guarded-fetch.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from './harness.js';
 import { chatFormat } from '../../plugins/ingress-chat/format.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
 import type { NeutralRequest } from '../../src/neutral/request.js';
@@ -41,4 +48,20 @@ export function neutralCall(request: Partial<NeutralRequest>, model: string, str
   call.model = catalogue.resolve(model) ?? null;
   call.stream = stream;
   return call;
+}
+
+/** What beta translators share in a test: signatures kept in a store of the test process's own (in memory). */
+export function betaServices(signatures = newSignatures()): BetaServices {
+  return { apiKey: 'k', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures };
+}
+
+const signatureStore = SqliteStore.open(':memory:');
+/** Beta's signature keeping on the test process's store (each an instance of the gateway). */
+export const newSignatures = (): ThoughtSignatures => new ThoughtSignatures(signatureStore.signatures, new FakeClock(), pino({ level: 'silent' }));
+
+/** The JSON a translator sends upstream (a request answered locally has none: an error). */
+export async function upstreamJson(request: UpstreamRequest | LocalAnswer | Promise<UpstreamRequest | LocalAnswer>): Promise<Record<string, unknown>> {
+  const made = await request;
+  if (!('body' in made)) throw new Error('answered locally, without the upstream');
+  return JSON.parse(made.body.toString()) as Record<string, unknown>;
 }

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
  * Runs `src/main.ts` as its own process (what `npm start` runs, through tap's TypeScript
- * loader instead of a build), for tests of start-up, signals and crashes.
+ * loader instead of a build), for tests of start-up, signals and crashes; or, given `entry`,
+ * an already compiled main.js (see compiled-gateway.ts).
  */
 
 const TS_LOADER = import.meta.resolve('@tapjs/typescript/import');
@@ -17,8 +18,9 @@ export interface SpawnedGateway {
   kill(signal?: NodeJS.Signals): void;
 }
 
-export function spawnGateway(env: Record<string, string>): SpawnedGateway {
-  const child = spawn(process.execPath, ['--import', TS_LOADER, 'src/main.ts'], {
+/** `entry`: a transpiled main.js (compiled-gateway.ts) to run instead of src/main.ts through the loader. */
+export function spawnGateway(env: Record<string, string>, entry?: string): SpawnedGateway {
+  const child = spawn(process.execPath, entry ? [entry] : ['--import', TS_LOADER, 'src/main.ts'], {
     // Only what is given: no vendor key or admin token leaks in from the test's environment.
     // Transpile only: the suite's typecheck already checked the sources; each start saves seconds of CPU.
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', LOG_LEVEL: 'info', TS_NODE_TRANSPILE_ONLY: '1', ...env },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import { openStore, type OpenStoreOptions } from '../../src/store/open-store.js';
+import { openStore, type DatabaseConfig, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { startPostgres, type PostgresServer } from './postgres.js';
 
@@ -17,10 +17,18 @@ import { startPostgres, type PostgresServer } from './postgres.js';
 
 export type BackendName = 'sqlite' | 'postgres';
 
+/** The factory's options, and `timeoutMs` for the database's `timeout_ms`. */
+export type TestStoreOptions = OpenStoreOptions & { timeoutMs?: number };
+
 export interface TestDatabase {
   backend: BackendName;
   /** Opens another store on this database (a second gateway instance sharing it). */
-  open(options?: OpenStoreOptions): Promise<Store>;
+  open(options?: TestStoreOptions): Promise<Store>;
+  /**
+   * Makes the database unusable until the returned function is called: PostgreSQL stops (its
+   * sessions cut off); SQLite's file stays write-locked by another connection.
+   */
+  outage(): Promise<() => Promise<void>>;
   /** A read-only query through a connection of its own, outside any store. */
   query(sql: string): Promise<Array<Record<string, unknown>>>;
   /** The database's tables, sorted. */
@@ -28,6 +36,9 @@ export interface TestDatabase {
 }
 
 let server: Promise<PostgresServer> | null = null;
+
+const database = (where: { path: string; url?: string }, options: TestStoreOptions = {}): DatabaseConfig =>
+  options.timeoutMs === undefined ? where : { ...where, timeout_ms: options.timeoutMs };
 const postgres = (): Promise<PostgresServer> => (server ??= startPostgres(t));
 
 async function sqliteDatabase(t: Test): Promise<TestDatabase> {
@@ -44,7 +55,15 @@ async function sqliteDatabase(t: Test): Promise<TestDatabase> {
   };
   return {
     backend: 'sqlite',
-    open: (options) => openStore({ path }, options),
+    open: (options) => openStore(database({ path }, options), options),
+    async outage() {
+      const holder = new Database(path);
+      holder.exec('BEGIN EXCLUSIVE');
+      return async () => {
+        holder.exec('ROLLBACK');
+        holder.close();
+      };
+    },
     query,
     tables: async () =>
       (await query("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' ORDER BY name")).map((r) => String(r['name'])),
@@ -52,7 +71,8 @@ async function sqliteDatabase(t: Test): Promise<TestDatabase> {
 }
 
 async function postgresDatabase(): Promise<TestDatabase> {
-  const url = await (await postgres()).createDatabase();
+  const pgServer = await postgres();
+  const url = await pgServer.createDatabase();
   const query = async (sql: string): Promise<Array<Record<string, unknown>>> => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -64,7 +84,8 @@ async function postgresDatabase(): Promise<TestDatabase> {
   };
   return {
     backend: 'postgres',
-    open: (options) => openStore({ path: 'unused.db', url }, options),
+    open: (options) => openStore(database({ path: 'unused.db', url }, options), options),
+    outage: () => pgServer.outage(),
     query,
     tables: async () =>
       (await query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY name")).map((r) =>
@@ -80,7 +101,7 @@ export function contract(name: string, body: (t: Test, db: TestDatabase) => Prom
       const db = backend === 'sqlite' ? await sqliteDatabase(t) : await postgresDatabase();
       const opened: Store[] = [];
       // Every store the subtest opens is closed when it ends.
-      const open = async (options?: OpenStoreOptions): Promise<Store> => {
+      const open = async (options?: TestStoreOptions): Promise<Store> => {
         const store = await db.open(options);
         opened.push(store);
         return store;

@@ -104,4 +104,10 @@ export class PgSettingsStore implements SettingsStore {
       value,
     ]);
   }
+
+  async claim(name: string, value: string): Promise<boolean> {
+    // A concurrent insert of the same name waits for the first to commit, then does nothing.
+    const result = await this.pool.query('INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, value]);
+    return result.rowCount === 1;
+  }
 }

@@ -1,27 +1,10 @@
 import type { Pool } from 'pg';
 import { toDailyUsage, type DailyRow } from '../rows.js';
+import { inTransaction } from './pool.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
-/**
- * Admission, in one statement: the key's spend row for the cycle is created or locked by the
- * upsert (ON CONFLICT DO UPDATE always works on the newest committed version of the row and
- * holds its lock to the end of the statement), the rule is checked on that version, and the
- * reservation is inserted only if the upsert admitted. Any number of connections or gateway
- * instances queue on the row; none can decide on a stale spend. No row comes back: refused.
- * The insert of a new row proposes the same rule for spent = reserved = 0.
- */
-const RESERVE = {
-  name: 'ledger_reserve',
-  text: `WITH admitted AS (
-      INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano)
-      SELECT $1::text, $2::text, 0, $3::bigint WHERE 0 < $4::bigint AND $3::bigint <= $4::bigint
-      ON CONFLICT (key_id, cycle) DO UPDATE SET reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano
-        WHERE s.charged_nano < $4::bigint AND s.charged_nano + s.reserved_nano + EXCLUDED.reserved_nano <= $4::bigint
-      RETURNING 1)
-    INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at)
-    SELECT $1::text, $2::text, $3::bigint, $5::text, $6::bigint FROM admitted
-    RETURNING id`,
-};
+/** Admission: one call of the function that locks the key's spend row, sweeps its expired leases and decides (functions.ts). */
+const RESERVE = { name: 'ledger_reserve', text: 'SELECT reservation_id, spent, reserved FROM gateway_reserve($1, $2, $3, $4, $5, $6, $7)' };
 
 /**
  * Settlement, in one statement (so committed when it resolves): the row, the cost added to
@@ -55,11 +38,26 @@ const RELEASE = {
     WHERE s.key_id = gone.key_id AND s.cycle = gone.cycle`,
 };
 
-const RELEASE_INSTANCE = `WITH gone AS (DELETE FROM reservations WHERE instance = $1 RETURNING key_id, cycle, amount_nano),
+/** Reservations dropped in bulk, and what they held taken off each (key, cycle)'s `reserved_nano`. */
+const releasing = (which: string): string => `WITH gone AS (DELETE FROM reservations WHERE ${which} RETURNING key_id, cycle, amount_nano),
     held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount FROM gone GROUP BY key_id, cycle),
     settled AS (UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount FROM held
       WHERE s.key_id = held.key_id AND s.cycle = held.cycle)
   SELECT COUNT(*) AS released FROM gone`;
+const RELEASE_INSTANCE = releasing('instance = $1');
+// Rows a release or an admission is deleting right now are theirs to account for: skipped.
+const SWEEP = releasing('id IN (SELECT id FROM reservations WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED)');
+const RENEW = {
+  name: 'ledger_renew',
+  text: 'UPDATE reservations SET expires_at = $1 WHERE id = ANY($2::bigint[]) AND expires_at > $3',
+};
+
+/**
+ * Taken by the bulk releases (an instance's leftovers, expired leases): each updates several
+ * spend rows in an order of the planner's choosing, so two at once could deadlock. Sweeps
+ * only try it (another instance sweeping is as good); an instance's release waits for it.
+ */
+const BULK_RELEASE_LOCK = 7_264_853_012;
 
 const SPEND_KEY = {
   name: 'ledger_spend_key',
@@ -83,16 +81,16 @@ const ACTIVITY = `SELECT k.id AS key_id,
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
-/** The ledger, spend and reservations in PostgreSQL: every admission and settlement is one statement, one round trip. */
+/** The ledger, spend and reservations in PostgreSQL: every admission and settlement is one round trip. */
 export class PgLedgerStore implements LedgerStore {
   constructor(private readonly pool: Pool) {}
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const values = [input.keyId, input.cycle, input.nanos, input.ceilingNanos, input.instance, input.now];
-    const held = (await this.pool.query<{ id: number }>({ ...RESERVE, values })).rows[0];
-    if (held) return { admitted: true, reservation: { id: held.id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
-    // Refused: the figures for the 402, read after the decision (never older than what it saw).
-    return { admitted: false, ...(await this.cycleSpend(input.keyId, input.cycle)) };
+    const values = [input.keyId, input.cycle, input.nanos, input.ceilingNanos, input.instance, input.now, input.expiresAt];
+    const decided = (await this.pool.query<{ reservation_id: number | null } & CycleSpend>({ ...RESERVE, values })).rows[0];
+    if (!decided) throw new Error('gateway_reserve answered no row');
+    if (decided.reservation_id === null) return { admitted: false, spent: decided.spent, reserved: decided.reserved };
+    return { admitted: true, reservation: { id: decided.reservation_id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
   }
 
   async record(row: LedgerRow, reservationId: number | null): Promise<void> {
@@ -108,8 +106,24 @@ export class PgLedgerStore implements LedgerStore {
     await this.pool.query({ ...RELEASE, values: [reservationId] });
   }
 
-  async releaseInstance(instance: string): Promise<number> {
-    return (await this.pool.query<{ released: number }>(RELEASE_INSTANCE, [instance])).rows[0]?.released ?? 0;
+  releaseInstance(instance: string): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [BULK_RELEASE_LOCK]);
+      return (await client.query<{ released: number }>(RELEASE_INSTANCE, [instance])).rows[0]?.released ?? 0;
+    });
+  }
+
+  async renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number> {
+    if (reservationIds.length === 0) return 0;
+    return (await this.pool.query({ ...RENEW, values: [expiresAt, reservationIds, now] })).rowCount ?? 0;
+  }
+
+  sweepExpiredLeases(now: number): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      const locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [BULK_RELEASE_LOCK])).rows[0];
+      if (!locked?.locked) return 0;
+      return (await client.query<{ released: number }>(SWEEP, [now])).rows[0]?.released ?? 0;
+    });
   }
 
   async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {

@@ -1,12 +1,15 @@
 import type { Migration } from '../migration.js';
+import { KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
  * src/store/sqlite/migrations.ts, in PostgreSQL's types — `bigint` for money (nano-dollars),
  * counts and epoch-ms times, `bytea` for hashes, `boolean` for flags, `double precision` for
- * latencies, JSON lists as text (read by the same code on both backends). Two additions, both
- * named where they appear: `spend.reserved_nano` and `incidents.rowid`. Never edit a
- * migration that has shipped: add the next number (on both backends).
+ * latencies, JSON lists as text (read by the same code on both backends). Additions, each
+ * named where it appears: `spend.reserved_nano`, `incidents.rowid`, and functions for the
+ * decisions that must read under a row lock taken first (a single statement reads from a
+ * snapshot older than the lock). Never edit a migration that has shipped: add the next number
+ * (on both backends).
  */
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
@@ -169,8 +172,87 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Numbered 50 on this branch only: the numbers 5 and up are being taken elsewhere (renumbered at merge).
-    version: 50,
+    version: 5,
+    name: 'leases',
+    sql: `
+      -- A reservation is a lease (NULL: made before leases, held until released).
+      ALTER TABLE reservations ADD COLUMN expires_at bigint;
+      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
+      DROP INDEX reservations_by_key;
+      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
+      ${RESERVE_FUNCTION}
+    `,
+  },
+  {
+    version: 6,
+    name: 'rate cap',
+    sql: `
+      CREATE TABLE rate_counters (
+        key_id    text PRIMARY KEY,
+        admitted  bigint NOT NULL,
+        rpm_limit integer NOT NULL
+      );
+      CREATE TABLE rate_slots (
+        key_id text NOT NULL,
+        slot   integer NOT NULL,
+        at     bigint NOT NULL,
+        PRIMARY KEY (key_id, slot)
+      );
+      CREATE INDEX rate_slots_by_time ON rate_slots(at);
+      ${RATE_TAKE_FUNCTION}
+    `,
+  },
+  {
+    version: 7,
+    name: 'key change notifications',
+    sql: KEYS_CHANGED_TRIGGERS,
+  },
+  {
+    version: 8,
+    name: 'shared incident watch',
+    sql: `
+      ALTER TABLE incidents ADD COLUMN watch_model text;
+      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
+        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
+      CREATE TABLE incident_attempts (
+        model    text NOT NULL,
+        slot     bigint NOT NULL,
+        attempts bigint NOT NULL,
+        errors   bigint NOT NULL,
+        PRIMARY KEY (model, slot)
+      );
+      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
+    `,
+  },
+  {
+    version: 9,
+    name: 'admin lockouts',
+    sql: `
+      CREATE TABLE admin_failures (
+        address       text PRIMARY KEY,
+        window_start  bigint NOT NULL,
+        failures      integer NOT NULL,
+        lockout_noted boolean NOT NULL
+      );
+      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
+    `,
+  },
+  {
+    version: 10,
+    name: 'thought signatures',
+    sql: `
+      CREATE TABLE thought_signatures (
+        key_id     text NOT NULL,
+        call_id    text NOT NULL,
+        signature  text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (key_id, call_id)
+      );
+      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
+    `,
+  },
+  {
+    version: 11,
     name: 'responses',
     sql: `
       CREATE TABLE responses (

@@ -1,17 +1,27 @@
 import type { Pool } from 'pg';
+import type { LockoutStore, RateStore } from '../limits.js';
+import type { SignatureStore } from '../signatures.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
+import { KeyChangeListener } from './key-listener.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
+import { PgLockoutStore } from './lockout-store.js';
+import { PgRateStore } from './rate-store.js';
+import { PgSignatureStore } from './signature-store.js';
 import { migrate } from './migrate.js';
-import { createPool, type PoolOptions } from './pool.js';
+import { guarded } from '../unavailable.js';
+import { createPool, DEFAULT_TIMEOUT_MS, pgUnavailable, type PoolOptions } from './pool.js';
 import { PgResponseStore } from './responses-store.js';
 import { PgStatusStore } from './status-store.js';
 
 export type PostgresOptions = PoolOptions;
 
 const READY_TIMEOUT_MS = 5000;
+
+/** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
+const pgGuarded = <T extends object>(store: T): T => guarded(store, 'postgres', pgUnavailable);
 
 /**
  * The store on PostgreSQL, for several gateway instances sharing one database. The only module
@@ -24,30 +34,54 @@ export class PostgresStore implements Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
   readonly responses: ResponseStore;
   private closing: Promise<void> | null = null;
+  private listener: KeyChangeListener | null = null;
 
-  private constructor(private readonly pool: Pool) {
-    this.keys = new PgKeyStore(pool);
-    this.settings = new PgSettingsStore(pool);
-    this.imports = new PgImportStore(pool);
-    this.audit = new PgAuditStore(pool);
-    this.ledger = new PgLedgerStore(pool);
-    this.status = new PgStatusStore(pool);
-    this.responses = new PgResponseStore(pool);
+  private constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.keys = pgGuarded(new PgKeyStore(pool));
+    this.settings = pgGuarded(new PgSettingsStore(pool));
+    this.imports = pgGuarded(new PgImportStore(pool));
+    this.audit = pgGuarded(new PgAuditStore(pool));
+    this.ledger = pgGuarded(new PgLedgerStore(pool));
+    this.rates = pgGuarded(new PgRateStore(pool));
+    this.lockouts = pgGuarded(new PgLockoutStore(pool));
+    this.signatures = pgGuarded(new PgSignatureStore(pool));
+    this.status = pgGuarded(new PgStatusStore(pool));
+    this.responses = pgGuarded(new PgResponseStore(pool));
   }
 
   /** Connects (lazily, per pool connection) and runs pending migrations under the migration lock. */
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
-    const pool = createPool(url, options);
+    const ms = options.timeouts?.ms ?? DEFAULT_TIMEOUT_MS;
+    // Migrations on a connection of their own, without the query bound: an instance waiting
+    // for another's migrations (the advisory lock) or running a long one must not give up.
+    const setup = createPool(url, { max: 1, timeouts: { ms, query: false } });
     try {
-      await migrate(pool);
-    } catch (error) {
-      await pool.end();
-      throw error;
+      const applied = await migrate(setup);
+      if (applied.length > 0) options.onMigrated?.(applied);
+    } finally {
+      await setup.end();
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms);
+  }
+
+  /**
+   * Calls `onChange` whenever keys change in the database, through whichever instance (LISTEN
+   * on a connection of its own, reconnected if it drops; `onError` hears why it dropped).
+   * Resolves after the first attempt to listen.
+   */
+  watchKeyChanges(onChange: () => void, onError: (error: Error) => void): Promise<void> {
+    this.listener ??= new KeyChangeListener(this.url, this.timeoutMs, onChange, onError);
+    return this.listener.started;
   }
 
   async checkWritable(): Promise<void> {
@@ -68,7 +102,7 @@ export class PostgresStore implements Store {
 
   close(): Promise<void> {
     // pool.end() may be called once; later calls wait for the first.
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.listener?.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }
 }

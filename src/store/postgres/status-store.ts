@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import { randomToken } from '../../keys/key-material.js';
 import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
 import type {
+  AttemptCount,
+  AttemptTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
@@ -29,6 +31,23 @@ const RECORD = `WITH rollups AS (
   SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::integer[], $10::bigint[])
   ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = status_latency.count + EXCLUDED.count`;
 
+const ADD_ATTEMPTS = `INSERT INTO incident_attempts (model, slot, attempts, errors)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+  ON CONFLICT (model, slot) DO UPDATE SET
+    attempts = incident_attempts.attempts + EXCLUDED.attempts, errors = incident_attempts.errors + EXCLUDED.errors`;
+
+/**
+ * The incident and its first update in one statement. An open incident of the watch's for the
+ * same model wins (migration 8's unique index): then nothing is inserted and no id comes back.
+ */
+const INSERT_INCIDENT = `WITH incident AS (
+    INSERT INTO incidents (id, title, status, impact, models, automatic, watch_model, started_at, resolved_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, $7)
+    ON CONFLICT (watch_model) WHERE watch_model IS NOT NULL AND resolved_at IS NULL DO NOTHING
+    RETURNING id)
+  INSERT INTO incident_updates (incident_id, seq, at, status, message) SELECT id, 1, $7::bigint, $3::text, $9::text FROM incident
+  RETURNING incident_id`;
+
 const UPDATES_OF = `SELECT incident_id, at, status, message FROM incident_updates
   WHERE incident_id = ANY($1::text[]) ORDER BY incident_id, seq DESC`;
 
@@ -50,7 +69,7 @@ function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
   return columns;
 }
 
-/** The status site's rollups and incident log in PostgreSQL (see migration 3). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3 and 8). */
 export class PgStatusStore implements StatusStore {
   constructor(private readonly pool: Pool) {}
 
@@ -79,24 +98,42 @@ export class PgStatusStore implements StatusStore {
     return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
   }
 
-  async prune(minutesBefore: number, hoursBefore: number): Promise<void> {
+  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     const old = "(period = 'minute' AND start < $1) OR (period = 'hour' AND start < $2)";
-    await this.pool.query(`WITH rollups AS (DELETE FROM status_rollups WHERE ${old}) DELETE FROM status_latency WHERE ${old}`, [
-      minutesBefore,
-      hoursBefore,
-    ]);
+    await this.pool.query(
+      `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $3)
+       DELETE FROM status_latency WHERE ${old}`,
+      [minutesBefore, hoursBefore, attemptsBefore],
+    );
+  }
+
+  async addAttempts(counts: readonly AttemptCount[]): Promise<void> {
+    if (counts.length === 0) return;
+    const [models, slots, attempts, errors] = summedColumns(counts.map((c) => ({ key: [c.model, c.slot], values: [c.attempts, c.errors] })), 4);
+    await this.pool.query(ADD_ATTEMPTS, [models, slots, attempts, errors]);
+  }
+
+  async attemptTotals(since: number): Promise<AttemptTotals[]> {
+    const sql = `SELECT model, SUM(attempts)::bigint AS attempts, SUM(errors)::bigint AS errors
+      FROM incident_attempts WHERE slot >= $1 GROUP BY model ORDER BY model COLLATE "C"`;
+    return (await this.pool.query<AttemptTotals>(sql, [since])).rows;
   }
 
   async createIncident(input: NewIncident): Promise<IncidentRecord> {
+    const incident = await this.insert(input, null);
+    if (!incident) throw new Error('an incident without a watched model cannot conflict');
+    return incident;
+  }
+
+  openAutomaticIncident(model: string, input: NewIncident): Promise<IncidentRecord | undefined> {
+    return this.insert({ ...input, automatic: true }, model);
+  }
+
+  private async insert(input: NewIncident, watchModel: string | null): Promise<IncidentRecord | undefined> {
     const id = `inc_${randomToken(16)}`;
-    await this.pool.query(
-      `WITH incident AS (
-         INSERT INTO incidents (id, title, status, impact, models, automatic, started_at, resolved_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) RETURNING id)
-       INSERT INTO incident_updates (incident_id, seq, at, status, message) SELECT id, 1, $7::bigint, $3::text, $9::text FROM incident`,
-      [id, input.title, input.status, input.impact, JSON.stringify(input.models), input.automatic, input.now,
-        input.status === 'resolved' ? input.now : null, input.message],
-    );
+    const values = [id, input.title, input.status, input.impact, JSON.stringify(input.models), input.automatic, input.now,
+      input.status === 'resolved' ? input.now : null, input.message, watchModel];
+    if ((await this.pool.query(INSERT_INCIDENT, values)).rowCount === 0) return undefined;
     const incident = await this.getIncident(id);
     if (!incident) throw new Error(`incident ${id} vanished`);
     return incident;
@@ -109,9 +146,11 @@ export class PgStatusStore implements StatusStore {
       const current = (await client.query<IncidentRow>('SELECT * FROM incidents WHERE id = $1 FOR UPDATE', [id])).rows[0];
       if (!current) return false;
       const next = patchIncident(current, patch);
-      await client.query('UPDATE incidents SET title = $1, status = $2, impact = $3, models = $4, resolved_at = $5, updated_at = $6 WHERE id = $7', [
-        next.title, next.status, next.impact, next.models, next.resolvedAt, patch.now, id,
-      ]);
+      if (!next) return false;
+      await client.query(
+        'UPDATE incidents SET title = $1, status = $2, impact = $3, models = $4, resolved_at = $5, watch_model = $6, updated_at = $7 WHERE id = $8',
+        [next.title, next.status, next.impact, next.models, next.resolvedAt, next.watchModel, patch.now, id],
+      );
       if (next.update) {
         await client.query(
           `INSERT INTO incident_updates (incident_id, seq, at, status, message)

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { exactNumber, exactOrNull } from '../exact.js';
 import { toDailyUsage, type DailyRow } from '../rows.js';
-import { GroupCommit } from './group-commit.js';
+import type { GroupCommit } from './group-commit.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
 
 type Db = Database.Database;
@@ -10,7 +10,8 @@ type Db = Database.Database;
  * The ledger, spend and reservations in SQLite. Admissions and settlements run in
  * `BEGIN IMMEDIATE` transactions (group-committed: those queued in one event-loop turn share
  * one): the write lock is taken before the first read, so two processes sharing the file
- * cannot both read the same spend and both admit. Statements are
+ * cannot both read the same spend and both admit; the key's expired leases are dropped in the
+ * same transaction, so they never count. Statements are
  * prepared once; with WAL and synchronous=NORMAL a commit is one append to the WAL, no fsync.
  * Sums are read as 64-bit integers (`safeIntegers`) and converted exactly: a sum beyond 2^53
  * nano-dollars is refused loudly instead of rounded (src/store/exact.ts).
@@ -21,6 +22,9 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly insertReservation;
   private readonly deleteReservation;
   private readonly deleteInstance;
+  private readonly deleteExpiredOfKey;
+  private readonly deleteExpired;
+  private readonly renewStmt;
   private readonly insertRow;
   private readonly addSpend;
   private readonly dailyStmt;
@@ -28,19 +32,24 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly spentAllStmt;
   private readonly reservedAllStmt;
   private readonly activityStmt;
-  private readonly writes: GroupCommit;
   private readonly reserveOp: (input: ReserveInput) => ReserveResult;
   private readonly recordOp: (row: LedgerRow, reservationId: number | null) => void;
   private readonly snapshotSpend;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly writes: GroupCommit,
+  ) {
     this.spentStmt = db.prepare('SELECT charged_nano FROM spend WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
     this.reservedStmt = db.prepare('SELECT COALESCE(SUM(amount_nano), 0) FROM reservations WHERE key_id = ? AND cycle = ?').pluck().safeIntegers();
     this.insertReservation = db.prepare(
-      'INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.deleteReservation = db.prepare('DELETE FROM reservations WHERE id = ?');
     this.deleteInstance = db.prepare('DELETE FROM reservations WHERE instance = ?');
+    this.deleteExpiredOfKey = db.prepare('DELETE FROM reservations WHERE key_id = ? AND cycle = ? AND expires_at <= ?');
+    this.deleteExpired = db.prepare('DELETE FROM reservations WHERE expires_at <= ?');
+    this.renewStmt = db.prepare('UPDATE reservations SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND expires_at > ?');
     this.insertRow = db.prepare(`INSERT INTO ledger
       (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
@@ -63,13 +72,13 @@ export class SqliteLedgerStore implements LedgerStore {
         (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved
       FROM keys k ORDER BY k.created_at, k.id`).safeIntegers();
 
-    this.writes = new GroupCommit(db);
     this.reserveOp = (input: ReserveInput): ReserveResult => {
+      this.deleteExpiredOfKey.run(input.keyId, input.cycle, input.now);
       const { spent, reserved } = this.readSpend(input.keyId, input.cycle);
       if (spent >= input.ceilingNanos || spent + reserved + input.nanos > input.ceilingNanos) {
         return { admitted: false, spent, reserved };
       }
-      const id = Number(this.insertReservation.run(input.keyId, input.cycle, input.nanos, input.instance, input.now).lastInsertRowid);
+      const id = Number(this.insertReservation.run(input.keyId, input.cycle, input.nanos, input.instance, input.now, input.expiresAt).lastInsertRowid);
       return { admitted: true, reservation: { id, keyId: input.keyId, cycle: input.cycle, nanos: input.nanos } };
     };
     this.recordOp = (row: LedgerRow, reservationId: number | null): void => {
@@ -99,6 +108,15 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async releaseInstance(instance: string): Promise<number> {
     return this.deleteInstance.run(instance).changes;
+  }
+
+  renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number> {
+    if (reservationIds.length === 0) return Promise.resolve(0);
+    return this.writes.write(() => this.renewStmt.run(expiresAt, JSON.stringify(reservationIds), now).changes);
+  }
+
+  async sweepExpiredLeases(now: number): Promise<number> {
+    return this.deleteExpired.run(now).changes;
   }
 
   async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {

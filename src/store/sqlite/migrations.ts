@@ -169,8 +169,98 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Numbered 50 on this branch only: the numbers 5 and up are being taken elsewhere (renumbered at merge).
-    version: 50,
+    version: 5,
+    name: 'leases',
+    sql: `
+      -- A reservation is a lease: its instance renews it while the call runs; once it ends
+      -- (the instance died) it no longer counts and is swept. NULL: a reservation made before
+      -- leases, held until released as before.
+      ALTER TABLE reservations ADD COLUMN expires_at INTEGER;
+      -- An admission finds its key's ended leases without reading the live ones; the sweep, every key's.
+      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
+      DROP INDEX reservations_by_key;
+      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
+    `,
+  },
+  {
+    version: 6,
+    name: 'rate cap',
+    sql: `
+      -- The per-key rate cap across processes (src/store/limits.ts): how many calls the key
+      -- was admitted, under which limit; and slot n % limit: the time of admission n - limit.
+      CREATE TABLE rate_counters (
+        key_id    TEXT PRIMARY KEY,
+        admitted  INTEGER NOT NULL,
+        rpm_limit INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE rate_slots (
+        key_id TEXT NOT NULL,
+        slot   INTEGER NOT NULL,
+        at     INTEGER NOT NULL,
+        PRIMARY KEY (key_id, slot)
+      ) WITHOUT ROWID;
+      CREATE INDEX rate_slots_by_time ON rate_slots(at);
+    `,
+  },
+  {
+    version: 7,
+    name: 'key change notifications',
+    // PostgreSQL only (LISTEN/NOTIFY): instances on one SQLite file rely on the one-second memory.
+    sql: '-- nothing to do on SQLite',
+  },
+  {
+    version: 8,
+    name: 'shared incident watch',
+    sql: `
+      -- The model an automatic incident was opened for: at most one open per model, whichever
+      -- instance opens it (NULL: manual, reopened by hand, or opened before this migration).
+      ALTER TABLE incidents ADD COLUMN watch_model TEXT;
+      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
+        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
+      -- Upstream attempts and failures per model and 10-s slot, summed over every instance.
+      CREATE TABLE incident_attempts (
+        model    TEXT NOT NULL,
+        slot     INTEGER NOT NULL,              -- epoch ms of the slot's start
+        attempts INTEGER NOT NULL,
+        errors   INTEGER NOT NULL,
+        PRIMARY KEY (model, slot)
+      ) WITHOUT ROWID;
+      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
+    `,
+  },
+  {
+    version: 9,
+    name: 'admin lockouts',
+    sql: `
+      -- Failed admin-token attempts per client address (behind trusted proxies), one fixed
+      -- window each, counted by every instance (src/store/limits.ts).
+      CREATE TABLE admin_failures (
+        address       TEXT PRIMARY KEY,
+        window_start  INTEGER NOT NULL,
+        failures      INTEGER NOT NULL,
+        lockout_noted INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
+    `,
+  },
+  {
+    version: 10,
+    name: 'thought signatures',
+    sql: `
+      -- Beta's thought signatures by key and tool-call id, for follow-up calls on any
+      -- instance; kept a day (plugins/vendor-beta/thought-signatures.ts).
+      CREATE TABLE thought_signatures (
+        key_id     TEXT NOT NULL,
+        call_id    TEXT NOT NULL,
+        signature  TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (key_id, call_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
+    `,
+  },
+  {
+    version: 11,
     name: 'responses',
     sql: `
       -- Responses API responses kept for previous_response_id (store: true), per key, for the

@@ -1,16 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { randomToken } from '../../keys/key-material.js';
+import type { LockoutStore, RateStore } from '../limits.js';
+import type { SignatureStore } from '../signatures.js';
 import type { StatusStore } from '../status.js';
-import { KEY_BY_HASH_SELECT, KEY_SELECT, keyPatchColumns, toKey, type KeyRow, type KeyValueRow } from '../rows.js';
-import type { AuditStore, ImportStore, KeyPatch, KeyRecord, KeyRotation, KeyStore, KeyValueMatch, LedgerStore, NewKey, ResponseStore, SettingsStore, Store } from '../store.js';
+import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
+import { SqliteKeyStore, SqliteSettingsStore } from './key-store.js';
+import { GroupCommit } from './group-commit.js';
 import { SqliteLedgerStore } from './ledger-store.js';
+import { SqliteLockoutStore } from './lockout-store.js';
+import { SqliteRateStore } from './rate-store.js';
+import { SqliteSignatureStore } from './signature-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteResponseStore } from './responses-store.js';
 import { SqliteStatusStore } from './status-store.js';
+import { guarded } from '../unavailable.js';
 
 type Db = Database.Database;
 
@@ -24,145 +30,62 @@ const CHECKPOINT_INTERVAL_MS = 500;
  */
 export const PAGE_CACHE_KIB = 4096;
 
+/** How long a statement waits for another process's write lock before failing as unavailable. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 /** The settings of the gateway's connection, applied before migrations. */
-export function configureConnection(db: Db): void {
+export function configureConnection(db: Db, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
   // cache); the last commits before a power loss or OS crash may not (docs/money.md).
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 }
 
-export function migrate(db: Db): void {
+/**
+ * SQLite's answers that mean "the database cannot be used right now", not "this statement is
+ * wrong": the lock still held by another process after busy_timeout, an I/O error, a file that
+ * cannot be opened or written (full disk, read-only), and a connection already closed.
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
+
+export function sqliteUnavailable(error: unknown): boolean {
+  if (error instanceof TypeError) return /database connection is not open/.test(error.message);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.test(code);
+}
+
+/** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
+const sqliteGuarded = <T extends object>(store: T): T => guarded(store, 'sqlite', sqliteUnavailable);
+
+/** Applies the pending migrations; answers the versions this call applied. */
+export function migrate(db: Db): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const done: number[] = [];
   for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
     db.transaction(() => {
       if (applied.get(migration.version)) return;
       db.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
+      done.push(migration.version);
     }).immediate();
   }
+  return done;
 }
 
-/** Keys and their values. Lookups by value are remembered by the factory's wrapper (recent-keys.ts), not here. */
-class SqliteKeyStore implements KeyStore {
-  private readonly insertKey;
-  private readonly insertValue;
-  private readonly byHash;
-  private readonly byId;
-  private readonly all;
-  private readonly countAll;
-  private readonly revokeStmt;
-  private readonly rotateTx;
-
-  constructor(private readonly db: Db) {
-    this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, status, expires_at, rpm_limit, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, 'active', @expiresAt, @rpmLimit, @now, @now)`);
-    this.insertValue = db.prepare(
-      'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
-    );
-    this.byHash = db.prepare(`${KEY_BY_HASH_SELECT} WHERE v.hash = ?`);
-    this.byId = db.prepare(`${KEY_SELECT} WHERE k.id = ?`);
-    this.all = db.prepare(`${KEY_SELECT} ORDER BY k.created_at, k.id`);
-    this.countAll = db.prepare('SELECT COUNT(*) AS n FROM keys').pluck();
-    this.revokeStmt = db.prepare(
-      "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?",
-    );
-    const touchRotated = db.prepare('UPDATE keys SET rotated_at = ?, updated_at = ? WHERE id = ?');
-    const dropSpent = db.prepare('DELETE FROM key_values WHERE key_id = ? AND valid_until IS NOT NULL AND valid_until <= ?');
-    const retireCurrent = db.prepare('UPDATE key_values SET valid_until = ? WHERE key_id = ? AND valid_until IS NULL');
-    this.rotateTx = db.transaction((id: string, rotation: KeyRotation): boolean => {
-      if (!touchRotated.run(rotation.now, rotation.now, id).changes) return false;
-      dropSpent.run(id, rotation.now);
-      retireCurrent.run(rotation.previousValidUntil, id);
-      this.insertValue.run(rotation.valueHash, id, rotation.display, rotation.now);
-      return true;
-    });
-  }
-
-  async create(input: NewKey): Promise<KeyRecord> {
-    const id = `key_${randomToken(20)}`;
-    this.db.transaction(() => {
-      this.insertKey.run({
-        id,
-        name: input.name,
-        models: input.models === null ? null : JSON.stringify(input.models),
-        ceiling: input.monthlyCeilingNanos,
-        expiresAt: input.expiresAt,
-        rpmLimit: input.rpmLimit ?? null,
-        now: input.now,
-      });
-      this.insertValue.run(input.valueHash, id, input.display, input.now);
-    })();
-    return this.mustGet(id);
-  }
-
-  async findByValueHash(hash: Buffer): Promise<KeyValueMatch | undefined> {
-    const row = this.byHash.get(hash) as KeyValueRow | undefined;
-    return row && { key: toKey(row), valueHash: row.value_hash, validUntil: row.value_valid_until };
-  }
-
-  async get(id: string): Promise<KeyRecord | undefined> {
-    const row = this.byId.get(id) as KeyRow | undefined;
-    return row ? toKey(row) : undefined;
-  }
-
-  async list(): Promise<KeyRecord[]> {
-    return (this.all.all() as KeyRow[]).map(toKey);
-  }
-
-  async count(): Promise<number> {
-    return this.countAll.get() as number;
-  }
-
-  async update(id: string, patch: KeyPatch, now: number): Promise<KeyRecord | undefined> {
-    const columns = keyPatchColumns(patch);
-    const sets = [...columns.map(([column]) => `${column} = ?`), 'updated_at = ?'];
-    const result = this.db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = ?`).run(...columns.map(([, value]) => value), now, id);
-    return result.changes ? this.get(id) : undefined;
-  }
-
-  async revoke(id: string, now: number): Promise<KeyRecord | undefined> {
-    const result = this.revokeStmt.run(now, now, id);
-    return result.changes ? this.get(id) : undefined;
-  }
-
-  async rotate(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
-    return this.rotateTx.immediate(id, rotation) ? this.get(id) : undefined;
-  }
-
-  private async mustGet(id: string): Promise<KeyRecord> {
-    const key = await this.get(id);
-    if (!key) throw new Error(`key ${id} vanished`);
-    return key;
-  }
-}
-
-class SqliteSettingsStore implements SettingsStore {
-  private readonly read;
-  private readonly write;
-
-  constructor(db: Db) {
-    this.read = db.prepare('SELECT value FROM settings WHERE name = ?').pluck();
-    this.write = db.prepare(
-      'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
-    );
-  }
-
-  async get(name: string): Promise<string | undefined> {
-    return this.read.get(name) as string | undefined;
-  }
-
-  async set(name: string, value: string): Promise<void> {
-    this.write.run(name, value);
-  }
+export interface SqliteOptions {
+  /** How long a write waits for another process's lock before failing as unavailable. */
+  busyTimeoutMs?: number;
+  /** Told which migrations this open applied (none when another process had). */
+  onMigrated?: (versions: readonly number[]) => void;
+  /** How often the background worker checkpoints the WAL (500 ms). */
+  checkpointIntervalMs?: number;
 }
 
 export class SqliteStore implements Store {
@@ -171,6 +94,9 @@ export class SqliteStore implements Store {
   readonly imports: ImportStore;
   readonly audit: AuditStore;
   readonly ledger: LedgerStore;
+  readonly rates: RateStore;
+  readonly lockouts: LockoutStore;
+  readonly signatures: SignatureStore;
   readonly status: StatusStore;
   readonly responses: ResponseStore;
 
@@ -178,28 +104,31 @@ export class SqliteStore implements Store {
     private readonly db: Db,
     private readonly checkpointer: Checkpointer | null,
   ) {
-    this.keys = new SqliteKeyStore(db);
-    this.settings = new SqliteSettingsStore(db);
-    this.imports = new SqliteImportStore(db);
-    this.audit = new SqliteAuditStore(db);
-    this.ledger = new SqliteLedgerStore(db);
-    this.status = new SqliteStatusStore(db);
-    this.responses = new SqliteResponseStore(db);
+    this.keys = sqliteGuarded(new SqliteKeyStore(db));
+    this.settings = sqliteGuarded(new SqliteSettingsStore(db));
+    this.imports = sqliteGuarded(new SqliteImportStore(db));
+    this.audit = sqliteGuarded(new SqliteAuditStore(db));
+    // One group commit per connection: ledger writes, rate-cap takes and signatures of one turn share a transaction.
+    const writes = new GroupCommit(db);
+    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
+    this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
+    this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
+    this.signatures = sqliteGuarded(new SqliteSignatureStore(db, writes));
+    this.status = sqliteGuarded(new SqliteStatusStore(db));
+    this.responses = sqliteGuarded(new SqliteResponseStore(db));
   }
 
-  /**
-   * Opens (creating if needed) the database file, sets WAL and runs pending migrations.
-   * `checkpointIntervalMs`: how often the background worker checkpoints (500 ms).
-   */
-  static open(path: string, checkpointIntervalMs = CHECKPOINT_INTERVAL_MS): SqliteStore {
+  /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
+  static open(path: string, options: SqliteOptions = {}): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
-    configureConnection(db);
-    migrate(db);
+    configureConnection(db, options.busyTimeoutMs);
+    const applied = migrate(db);
+    if (applied.length > 0) options.onMigrated?.(applied);
     if (path === ':memory:') return new SqliteStore(db, null);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    const checkpointer = new Checkpointer(path, checkpointIntervalMs, () => {
+    const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
     });
     return new SqliteStore(db, checkpointer);

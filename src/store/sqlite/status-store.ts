@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { randomToken } from '../../keys/key-material.js';
 import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
 import type {
+  AttemptCount,
+  AttemptTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
@@ -15,7 +17,7 @@ import type {
 
 type Db = Database.Database;
 
-/** The status site's rollups and incident log in SQLite (see migration 3). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3 and 8). */
 export class SqliteStatusStore implements StatusStore {
   private readonly addRollup;
   private readonly addLatency;
@@ -31,6 +33,9 @@ export class SqliteStatusStore implements StatusStore {
   private readonly updatesOf;
   private readonly recent;
   private readonly openAutomatic;
+  private readonly addAttempt;
+  private readonly sumAttempts;
+  private readonly pruneAttempts;
 
   constructor(private readonly db: Db) {
     this.addRollup = db.prepare(`INSERT INTO status_rollups (period, start, model, requests, failures)
@@ -46,11 +51,13 @@ export class SqliteStatusStore implements StatusStore {
       FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket ORDER BY model, bucket`);
     this.pruneRollups = db.prepare('DELETE FROM status_rollups WHERE period = ? AND start < ?');
     this.pruneLatency = db.prepare('DELETE FROM status_latency WHERE period = ? AND start < ?');
+    // An open incident of the watch's for the same model wins (migration 8's unique index).
     this.insertIncident = db.prepare(`INSERT INTO incidents
-      (id, title, status, impact, models, automatic, started_at, resolved_at, updated_at)
-      VALUES (@id, @title, @status, @impact, @models, @automatic, @now, @resolvedAt, @now)`);
+      (id, title, status, impact, models, automatic, watch_model, started_at, resolved_at, updated_at)
+      VALUES (@id, @title, @status, @impact, @models, @automatic, @watchModel, @now, @resolvedAt, @now)
+      ON CONFLICT (watch_model) WHERE watch_model IS NOT NULL AND resolved_at IS NULL DO NOTHING`);
     this.updateIncidentRow = db.prepare(
-      'UPDATE incidents SET title = ?, status = ?, impact = ?, models = ?, resolved_at = ?, updated_at = ? WHERE id = ?',
+      'UPDATE incidents SET title = ?, status = ?, impact = ?, models = ?, resolved_at = ?, watch_model = ?, updated_at = ? WHERE id = ?',
     );
     this.insertUpdate = db.prepare('INSERT INTO incident_updates (incident_id, seq, at, status, message) VALUES (?, ?, ?, ?, ?)');
     this.nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 FROM incident_updates WHERE incident_id = ?').pluck();
@@ -60,6 +67,11 @@ export class SqliteStatusStore implements StatusStore {
       'SELECT * FROM incidents WHERE resolved_at IS NULL OR started_at >= ? ORDER BY started_at DESC, rowid DESC',
     );
     this.openAutomatic = db.prepare('SELECT * FROM incidents WHERE automatic = 1 AND resolved_at IS NULL');
+    this.addAttempt = db.prepare(`INSERT INTO incident_attempts (model, slot, attempts, errors) VALUES (?, ?, ?, ?)
+      ON CONFLICT (model, slot) DO UPDATE SET attempts = attempts + excluded.attempts, errors = errors + excluded.errors`);
+    this.sumAttempts = db.prepare(`SELECT model, SUM(attempts) AS attempts, SUM(errors) AS errors
+      FROM incident_attempts WHERE slot >= ? GROUP BY model ORDER BY model`);
+    this.pruneAttempts = db.prepare('DELETE FROM incident_attempts WHERE slot < ?');
   }
 
   async record(samples: readonly StatusSample[]): Promise<void> {
@@ -81,31 +93,56 @@ export class SqliteStatusStore implements StatusStore {
     return this.sumLatency.all(period, since) as LatencyCount[];
   }
 
-  async prune(minutesBefore: number, hoursBefore: number): Promise<void> {
+  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     this.db.transaction(() => {
       for (const [period, before] of [['minute', minutesBefore], ['hour', hoursBefore]] as const) {
         this.pruneRollups.run(period, before);
         this.pruneLatency.run(period, before);
       }
+      this.pruneAttempts.run(attemptsBefore);
     })();
   }
 
-  async createIncident(input: NewIncident): Promise<IncidentRecord> {
-    const id = `inc_${randomToken(16)}`;
+  async addAttempts(counts: readonly AttemptCount[]): Promise<void> {
     this.db.transaction(() => {
-      this.insertIncident.run({
+      for (const count of counts) this.addAttempt.run(count.model, count.slot, count.attempts, count.errors);
+    })();
+  }
+
+  async attemptTotals(since: number): Promise<AttemptTotals[]> {
+    return this.sumAttempts.all(since) as AttemptTotals[];
+  }
+
+  async createIncident(input: NewIncident): Promise<IncidentRecord> {
+    const id = this.insert(input, null);
+    if (!id) throw new Error('an incident without a watched model cannot conflict');
+    return this.mustGet(id);
+  }
+
+  async openAutomaticIncident(model: string, input: NewIncident): Promise<IncidentRecord | undefined> {
+    const id = this.insert({ ...input, automatic: true }, model);
+    return id ? this.mustGet(id) : undefined;
+  }
+
+  /** The incident and its first update in one transaction; its id, or null when an open one of the watch's for the model won. */
+  private insert(input: NewIncident, watchModel: string | null): string | null {
+    const id = `inc_${randomToken(16)}`;
+    return this.db.transaction((): string | null => {
+      const inserted = this.insertIncident.run({
         id,
         title: input.title,
         status: input.status,
         impact: input.impact,
         models: JSON.stringify(input.models),
         automatic: input.automatic ? 1 : 0,
+        watchModel,
         now: input.now,
         resolvedAt: input.status === 'resolved' ? input.now : null,
       });
+      if (inserted.changes === 0) return null;
       this.insertUpdate.run(id, 1, input.now, input.status, input.message);
-    })();
-    return this.mustGet(id);
+      return id;
+    }).immediate();
   }
 
   async updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined> {
@@ -115,7 +152,8 @@ export class SqliteStatusStore implements StatusStore {
       const current = this.byId.get(id) as IncidentRow | undefined;
       if (!current) return false;
       const next = patchIncident(current, patch);
-      this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, patch.now, id);
+      if (!next) return false;
+      this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, next.watchModel, patch.now, id);
       if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id) as number, patch.now, next.update.status, next.update.message);
       return true;
     }).immediate();

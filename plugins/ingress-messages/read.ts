@@ -1,0 +1,211 @@
+import {
+  decodeReasoningState,
+  invalidRequest,
+  isObject,
+  objectSchema,
+  REASONING_EFFORTS,
+  TurnSequence,
+  type Call,
+  type GatewayError,
+  type ImageSource,
+  type JsonObject,
+  type NeutralRequest,
+  type Part,
+  type ReasoningEffort,
+  type ReasoningRequest,
+  type ReasoningState,
+  type ResponseFormat,
+  type ToolChoice,
+  type ToolSpec,
+  type Turn,
+} from '../../src/plugin-api.js';
+
+/**
+ * A Messages request (checked by schema.ts) read into the neutral request, for the families that
+ * do not speak the Messages wire (alpha passes the body through and never reads it). The top-level
+ * system and the system-role messages are folded, in order, into the system text; thinking blocks
+ * become reasoning parts whose signature gives their state. What the neutral request cannot carry
+ * is a 400 naming it in Messages notation — never dropped: docs/formats/messages.md.
+ */
+
+/** Top-level parameters read here; any other is refused (its effect could not reach the model). */
+const KNOWN = new Set([
+  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p', 'top_k',
+  'metadata', 'thinking', 'output_config', 'service_tier', 'stream', 'cache_control',
+]);
+/** Block types read here (each in its role); any other type is refused. */
+const READ_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'tool_result', 'tool_use', 'thinking', 'redacted_thinking']);
+const KNOWN_OUTPUT_CONFIG = new Set(['effort', 'format']);
+const KNOWN_THINKING = new Set(['type', 'budget_tokens', 'display']);
+
+const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+const blocksOf = (content: unknown): JsonObject[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : (content as JsonObject[]));
+
+interface Reading {
+  /** The model as the caller named it, for refusals. */
+  model: string;
+  /** The conversation, under the message-sequence rules every format shares. */
+  sequence: TurnSequence;
+}
+
+const unsupported = (reading: Reading, where: string, what: string): GatewayError =>
+  invalidRequest(`${where}: ${what} cannot be sent to the model '${reading.model}' (only alpha models receive the Messages body as it is).`, where);
+
+function refuseUnknown(value: JsonObject, known: ReadonlySet<string>, prefix: string, reading: Reading): void {
+  const extra = Object.keys(value).find((key) => !known.has(key));
+  if (extra !== undefined) throw unsupported(reading, prefix + extra, `parameters such as ${prefix + extra}`);
+}
+
+/** Text blocks (system, tool results) → their texts; any other block is refused. */
+function texts(content: unknown, where: string, reading: Reading, what: string): string[] {
+  return blocksOf(content).flatMap((block, k) => {
+    // Only a block array can hold another type (a string is one text block).
+    if (block['type'] !== 'text') throw unsupported(reading, `${where}[${k}]`, `'${String(block['type'])}' blocks ${what}`);
+    return block['text'] === '' ? [] : [block['text'] as string];
+  });
+}
+
+function imageSource(source: JsonObject, where: string, reading: Reading): ImageSource {
+  if (source['type'] === 'base64') return { kind: 'data', mediaType: String(source['media_type']), data: String(source['data']) };
+  if (source['type'] === 'url') return { kind: 'url', url: String(source['url']) };
+  throw unsupported(reading, `${where}.source`, `image sources of type '${String(source['type'])}'`);
+}
+
+/** A thinking block's signature: our envelope gives its state, anything else is alpha's own signature. */
+function signatureState(signature: unknown): ReasoningState | null {
+  if (typeof signature !== 'string' || signature === '') return null;
+  return decodeReasoningState(signature) ?? { family: 'alpha', kind: 'signature', data: signature };
+}
+
+function toolResult(block: JsonObject, where: string, reading: Reading): Part {
+  const id = block['tool_use_id'] as string;
+  const name = reading.sequence.nameOf(id);
+  if (name === undefined) throw invalidRequest(`${where}.tool_use_id does not name a tool_use block of an earlier assistant message.`, `${where}.tool_use_id`);
+  const content = block['content'] === undefined ? '' : texts(block['content'], `${where}.content`, reading, 'inside a tool result').join('\n');
+  return { type: 'tool_result', id, name, content, ...(block['is_error'] === true ? { isError: true } : {}) };
+}
+
+function part(block: JsonObject, where: string, role: 'user' | 'assistant', reading: Reading): Part | null {
+  switch (`${role}:${String(block['type'])}`) {
+    case 'user:text':
+    case 'assistant:text':
+      return block['text'] === '' ? null : { type: 'text', text: block['text'] as string };
+    case 'user:image':
+      return { type: 'image', source: imageSource(block['source'] as JsonObject, where, reading), param: where };
+    case 'user:tool_result':
+      return toolResult(block, where, reading);
+    case 'assistant:tool_use':
+      return reading.sequence.call(block['id'] as string, block['name'] as string, block['input'] as JsonObject);
+    case 'assistant:thinking':
+      return { type: 'reasoning', text: block['thinking'] as string, state: signatureState(block['signature']) };
+    case 'assistant:redacted_thinking':
+      return { type: 'reasoning', text: '', state: { family: 'alpha', kind: 'redacted', data: block['data'] as string } };
+    default:
+      if (READ_BLOCKS.has(String(block['type']))) throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in a ${role} message.`, where);
+      throw unsupported(reading, where, `'${String(block['type'])}' blocks`);
+  }
+}
+
+function readMessage(reading: Reading, message: JsonObject, i: number): void {
+  const where = `messages[${i}].content`;
+  const role = message['role'] as 'user' | 'assistant' | 'system';
+  // Mid-conversation system messages (Claude Code's) join the system text, in order.
+  if (role === 'system') {
+    for (const text of texts(message['content'], where, reading, 'in a system message')) reading.sequence.addSystem(text);
+    return;
+  }
+  const content = message['content'];
+  const parts = blocksOf(content).flatMap((block, j) => part(block, typeof content === 'string' ? where : `${where}[${j}]`, role, reading) ?? []);
+  reading.sequence.add(role, parts);
+}
+
+function readTools(raw: unknown, reading: Reading): ToolSpec[] {
+  if (!Array.isArray(raw)) return [];
+  return (raw as JsonObject[]).map((tool, i) => {
+    if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `server tools such as '${String(tool['type'])}'`);
+    if (tool['strict'] === true) throw unsupported(reading, `tools[${i}].strict`, 'strict tools');
+    const spec: ToolSpec = { name: tool['name'] as string, parameters: tool['input_schema'] as JsonObject };
+    if (typeof tool['description'] === 'string') spec.description = tool['description'];
+    return spec;
+  });
+}
+
+function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | null {
+  if (!isObject(raw)) return null;
+  switch (raw['type']) {
+    case 'any':
+      return 'required';
+    case 'tool': {
+      const name = raw['name'] as string;
+      if (!tools.some((tool) => tool.name === name)) throw invalidRequest(`tool_choice.name names '${name}', which is not in tools.`, 'tool_choice.name');
+      return { name };
+    }
+    default:
+      return raw['type'] as 'auto' | 'none';
+  }
+}
+
+/** `thinking` and `output_config.effort` → what the caller asks of the model's reasoning. */
+function readReasoning(body: JsonObject, reading: Reading): ReasoningRequest | null {
+  const thinking = isObject(body['thinking']) ? body['thinking'] : null;
+  if (thinking) refuseUnknown(thinking, KNOWN_THINKING, 'thinking.', reading);
+  const effort = isObject(body['output_config']) ? body['output_config']['effort'] : undefined;
+  if (effort !== undefined && effort !== null) {
+    if (!(REASONING_EFFORTS as readonly unknown[]).includes(effort)) throw invalidRequest(`output_config.effort must be one of ${REASONING_EFFORTS.join(', ')}.`, 'output_config.effort');
+    if (thinking && thinking['type'] !== 'adaptive') throw invalidRequest('output_config.effort goes with thinking.type adaptive (or no thinking) for this model.', 'output_config.effort');
+    return { kind: 'effort', effort: effort as ReasoningEffort, param: 'output_config.effort' };
+  }
+  switch (thinking?.['type']) {
+    case undefined:
+    case 'adaptive': // the model decides: its own default
+      return null;
+    case 'enabled':
+      return { kind: 'budget', tokens: thinking['budget_tokens'] as number, param: 'thinking.budget_tokens' };
+    case 'disabled':
+      return { kind: 'off', param: 'thinking' };
+    default:
+      throw unsupported(reading, 'thinking.type', `thinking of type '${String(thinking?.['type'])}'`);
+  }
+}
+
+function readFormat(config: unknown): ResponseFormat | null {
+  const format = isObject(config) ? config['format'] : null;
+  if (!isObject(format)) return null;
+  if (format['type'] !== 'json_schema') throw invalidRequest("output_config.format.type must be 'json_schema'.", 'output_config.format.type');
+  return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format' };
+}
+
+/** Reads the body of a Messages call (a create or a token count) into the neutral request. */
+export function readMessagesRequest(call: Call): NeutralRequest {
+  const body = call.body;
+  const reading: Reading = { model: String(body['model']), sequence: new TurnSequence() };
+  refuseUnknown(body, KNOWN, '', reading);
+  if (isObject(body['output_config'])) refuseUnknown(body['output_config'], KNOWN_OUTPUT_CONFIG, 'output_config.', reading);
+  if (body['system'] !== undefined) for (const text of texts(body['system'], 'system', reading, 'in the system prompt')) reading.sequence.addSystem(text);
+  (body['messages'] as JsonObject[]).forEach((message, i) => readMessage(reading, message, i));
+  const { system, turns } = reading.sequence.settle({ param: 'messages', result: 'tool_result block', call: 'assistant message' });
+  const tools = readTools(body['tools'], reading);
+  const choice = isObject(body['tool_choice']) ? body['tool_choice'] : null;
+  const metadata = isObject(body['metadata']) ? body['metadata'] : null;
+  return {
+    system,
+    turns,
+    maxTokens: numberOrNull(body['max_tokens']),
+    temperature: numberOrNull(body['temperature']),
+    topP: numberOrNull(body['top_p']),
+    topK: numberOrNull(body['top_k']),
+    stop: Array.isArray(body['stop_sequences']) ? (body['stop_sequences'] as string[]) : [],
+    n: 1,
+    seed: null,
+    user: typeof metadata?.['user_id'] === 'string' ? metadata['user_id'] : null,
+    presencePenalty: null,
+    frequencyPenalty: null,
+    logprobs: false,
+    topLogprobs: null,
+    tools,
+    toolChoice: readToolChoice(choice, tools),
+    parallelToolCalls: choice?.['disable_parallel_tool_use'] !== true,
+    responseFormat: readFormat(body['output_config']),
+    reasoning: readReasoning(body, reading),
+  };
+}

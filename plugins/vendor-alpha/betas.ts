@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+
+/**
+ * Which `anthropic-beta` values of a Messages caller reach the alpha upstream, value by value:
+ * those whose prefix the operator lists (`vendor-alpha` config `betas.forward`). By default the
+ * values that change no price — features of the request's shape or of the stream — while those
+ * that change what the operator pays (`context-1m-`, larger output limits, extended cache
+ * lifetimes, server tools billed by use) pass only once listed. A value not forwarded is dropped
+ * with a warning, once per value and process, never refused: clients such as Claude Code send
+ * several on every request.
+ */
+
+export const PRICE_NEUTRAL_BETAS: readonly string[] = [
+  'claude-code-',
+  'interleaved-thinking-',
+  'fine-grained-tool-streaming-',
+  'token-efficient-tools-',
+  'context-management-',
+  'structured-outputs-',
+  'effort-',
+  'redact-thinking-',
+];
+
+/** Distinct dropped values remembered (so a warning is not repeated); a flood of invented values cannot grow it further. */
+const WARNED_LIMIT = 256;
+
+export class BetaFilter {
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly prefixes: readonly string[],
+    private readonly log: Logger,
+  ) {}
+
+  /** The values to forward, comma-joined, or undefined for none. */
+  forwarded(header: string | string[] | undefined): string | undefined {
+    const values = new Set([header ?? []].flat().flatMap((line) => line.split(',')).map((value) => value.trim()).filter(Boolean));
+    const kept = [...values].filter((value) => {
+      if (this.prefixes.some((prefix) => value.startsWith(prefix))) return true;
+      this.warnOnce(value);
+      return false;
+    });
+    return kept.length ? kept.join(',') : undefined;
+  }
+
+  private warnOnce(value: string): void {
+    if (this.warned.has(value) || this.warned.size >= WARNED_LIMIT) return;
+    this.warned.add(value);
+    this.log.warn({ beta: value }, 'anthropic-beta value dropped: not listed in vendor-alpha betas.forward (it may change what the operator pays)');
+  }
+}

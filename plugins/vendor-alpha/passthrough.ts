@@ -1,0 +1,152 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  GatewayError,
+  invalidRequest,
+  ledgerUsage,
+  parseUpstreamJson,
+  type Call,
+  type ErrorFormat,
+  type JsonObject,
+  type ModelEntry,
+  type Operation,
+  type ReplyUsage,
+  type SseEvent,
+  type StreamTranslator,
+  type TranslatedBody,
+  type Translator,
+  type UpstreamRequest,
+  type Usage,
+} from '../../src/plugin-api.js';
+import type { BetaFilter } from './betas.js';
+import { alphaError, alphaStreamError } from './errors.js';
+import { alphaUsage } from './response.js';
+import { alphaHeaders } from './translator.js';
+
+/**
+ * Alpha for callers of its own wire format (the Messages ingress): the caller's body goes up with
+ * only `model` changed to the upstream name, and the answer comes back with only `model` changed
+ * to the canonical ID (message ids stay alpha's `msg_…`). Usage is read for the ledger; errors
+ * are written in the caller's format. `anthropic-beta` values pass by the operator's list.
+ */
+
+const PATHS: Partial<Record<Operation, string>> = { generate: 'v1/messages', count_tokens: 'v1/messages/count_tokens' };
+const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
+
+export interface PassthroughServices {
+  apiKey: string | undefined;
+  betas: BetaFilter;
+}
+
+export class AlphaPassthrough implements Translator {
+  private readonly model: ModelEntry;
+
+  constructor(
+    private readonly call: Call,
+    private readonly services: PassthroughServices,
+  ) {
+    this.model = call.model as ModelEntry;
+  }
+
+  request(): UpstreamRequest {
+    const { call, model } = this;
+    const path = call.endpoint.operation === null ? undefined : PATHS[call.endpoint.operation];
+    if (path === undefined) throw invalidRequest(`${call.endpoint.path} is not offered for the model '${model.id}'.`, 'model');
+    const body = call.body['model'] === model.upstream ? (call.rawJson as Buffer) : Buffer.from(JSON.stringify({ ...call.body, model: model.upstream }));
+    const headers = alphaHeaders(call.stream, this.services.apiKey);
+    const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta']);
+    if (betas !== undefined) headers['anthropic-beta'] = betas;
+    return { path, headers, body };
+  }
+
+  response(raw: Buffer): TranslatedBody {
+    const body = parseUpstreamJson(raw.toString('utf8'), 'alpha', 'a response');
+    if (this.call.endpoint.operation === 'count_tokens') {
+      if (typeof body['input_tokens'] !== 'number') throw new GatewayError(502, 'The alpha upstream sent a token count without input_tokens.');
+      return { body: raw, usage: NO_USAGE };
+    }
+    if (body['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
+    const usage = ledgerUsage(alphaUsage(body['usage']));
+    if (body['model'] === this.model.id) return { body: raw, usage };
+    return { body: JSON.stringify({ ...body, model: this.model.id }), usage };
+  }
+
+  stream(): StreamTranslator {
+    return new AlphaPassthroughStream(this.model.id, this.services.apiKey, this.call.endpoint.format.errors);
+  }
+
+  error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
+    return alphaError(status, headers, body, this.services.apiKey);
+  }
+}
+
+const frame = (name: string, data: string): string => `event: ${name}\ndata: ${data}\n\n`;
+
+/**
+ * The upstream's events relayed as they came, except `message_start` (its model becomes the
+ * canonical ID) and `message_stop`, held back until the ledger row is committed (`done`). An
+ * `error` event ends the stream with our error in the caller's format; a stream without
+ * `message_stop` is a 502, never a silently truncated success.
+ */
+export class AlphaPassthroughStream implements StreamTranslator {
+  relayedDeltas = 0;
+  private vendorUsage: ReplyUsage | undefined;
+  private sawOutputCount = false;
+  /** The upstream's `message_stop` frame, held for `done()`; '' until it came. */
+  private stop = '';
+
+  constructor(
+    private readonly canonical: string,
+    /** The gateway's alpha key, scrubbed from relayed error messages. */
+    private readonly credential: string | undefined,
+    private readonly errors: ErrorFormat,
+  ) {}
+
+  /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
+  get usage(): Usage | null {
+    if (!this.vendorUsage) return null;
+    const usage = ledgerUsage(this.vendorUsage);
+    return this.sawOutputCount ? usage : { ...usage, completionTokens: this.relayedDeltas };
+  }
+
+  event(event: SseEvent): string {
+    // Alpha names every event; the data's own type stands in should a frame come without its name.
+    const name = event.event ?? String(parseUpstreamJson(event.data, 'alpha', 'a stream event')['type']);
+    switch (name) {
+      case 'message_start': {
+        const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
+        const message = (data['message'] ?? {}) as JsonObject;
+        this.vendorUsage = alphaUsage(message['usage']);
+        if (message['model'] === this.canonical) return frame(name, event.data);
+        return frame(name, JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
+      }
+      case 'message_delta':
+        this.vendorUsage = alphaUsage(parseUpstreamJson(event.data, 'alpha', 'a stream event')['usage'], this.vendorUsage);
+        this.sawOutputCount = true;
+        return frame(name, event.data);
+      case 'message_stop':
+        this.stop = frame(name, event.data);
+        return '';
+      case 'error':
+        throw alphaStreamError(parseUpstreamJson(event.data, 'alpha', 'a stream event'), this.credential);
+      case 'content_block_delta':
+        this.relayedDeltas += 1;
+        return frame(name, event.data);
+      default:
+        // Content blocks, pings, and event types newer than this gateway.
+        return frame(name, event.data);
+    }
+  }
+
+  end(): string {
+    if (this.stop === '') throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
+    return '';
+  }
+
+  done(): string {
+    return this.stop;
+  }
+
+  fail(error: GatewayError): string {
+    return this.errors.frame(error);
+  }
+}

@@ -1,0 +1,40 @@
+import type { NeutralRequest, Part } from './request.js';
+
+/**
+ * An estimate of a request's input tokens, for where a vendor gives no count before its reply
+ * ends (the Messages format's `message_start`) or has no count at all (gamma's token count):
+ * one token per 4 characters of what the model reads — system text, message text, tool calls
+ * and results, shown reasoning, the tool declarations as JSON — plus 1,600 per image (about a
+ * megapixel image on the vendors that publish their rule), and never less than 1. The vendor's
+ * own count replaces it wherever one arrives.
+ */
+
+export const CHARS_PER_TOKEN = 4;
+export const IMAGE_TOKENS = 1600;
+
+function characters(part: Part): number {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return part.text.length;
+    case 'image':
+      return 0;
+    case 'tool_call':
+      return part.name.length + JSON.stringify(part.args).length;
+    case 'tool_result':
+      return part.content.length;
+  }
+}
+
+export function estimateInputTokens(request: NeutralRequest): number {
+  let chars = request.system.reduce((sum, text) => sum + text.length, 0);
+  let images = 0;
+  for (const turn of request.turns) {
+    for (const part of turn.parts) {
+      chars += characters(part);
+      if (part.type === 'image') images += 1;
+    }
+  }
+  if (request.tools.length) chars += JSON.stringify(request.tools).length;
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS);
+}

@@ -1,0 +1,51 @@
+/**
+ * Limits that hold across every gateway instance sharing the store: the per-key rate cap and
+ * the failed-admin-token lockout. Times are epoch ms as the instances' clocks give them (keep
+ * the machines' clocks in sync: a clock ahead judges windows early).
+ */
+
+export interface RateTake {
+  keyId: string;
+  /** Admissions allowed in any window (the key's rpm_limit, or the default). */
+  limit: number;
+  windowMs: number;
+  now: number;
+}
+
+/**
+ * The exact sliding-window cap, at O(1) per call: a key's admissions are numbered, and slot
+ * `n % limit` holds the time of admission n − limit, the oldest of the last `limit`. Admission
+ * n is allowed iff that slot is empty or its time left the window — so no window ever holds
+ * more than `limit` admissions, whichever instance made them. A changed limit moves the newest
+ * admissions that fit it into the slots it uses (once, O(limit)): a lowered cap counts the
+ * last window's admissions at once, a raised one makes room at once.
+ */
+export interface RateStore {
+  /** Admits and counts a call at `now` (answers 0), or answers how many ms until one would be admitted. */
+  take(input: RateTake): Promise<number>;
+  /** Forgets admissions at or before `before` (they left every window); returns how many. */
+  sweep(before: number): Promise<number>;
+}
+
+/** An address's failed admin-token attempts in its current window. */
+export interface FailureWindow {
+  /** Epoch ms of the window's first failure; the window lasts `windowMs` from it. */
+  start: number;
+  failures: number;
+}
+
+/**
+ * Failed admin-token attempts per client address, in fixed windows that open at a failure and
+ * last `windowMs`, counted by every instance into one row per address: an address locked out
+ * through one instance is locked out on all of them.
+ */
+export interface LockoutStore {
+  /** The address's window still open at `now`, if any. */
+  current(address: string, now: number, windowMs: number): Promise<FailureWindow | undefined>;
+  /** Counts a failure into the address's open window, or into a new one from `now`; the window after it. */
+  fail(address: string, now: number, windowMs: number): Promise<FailureWindow>;
+  /** True for exactly one caller per window, of any instance: the one that notes the lockout in the audit trail. */
+  noteLockout(address: string, now: number, windowMs: number): Promise<boolean>;
+  /** Forgets windows that opened before `before`; returns how many. */
+  prune(before: number): Promise<number>;
+}

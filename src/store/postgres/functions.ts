@@ -1,0 +1,111 @@
+/**
+ * PL/pgSQL functions the migrations install, for decisions that must read a row only after
+ * locking another one. In READ COMMITTED every statement of a function takes a fresh snapshot,
+ * so what is read after the lock is granted includes everything committed before it; a single
+ * statement (CTEs included) would read from a snapshot taken before it waited for the lock.
+ * Each function is one round trip. Text shipped in a migration never changes: a later version
+ * of a function is a new migration with CREATE OR REPLACE.
+ */
+
+/**
+ * Admission against a key's ceiling (LedgerStore.reserve). The key's spend row is locked first
+ * (created by the cycle's first admission that could fit), so admissions and settlements of
+ * the key queue on it. Then its reservations whose lease ended are dropped and taken off
+ * `reserved_nano`, skipping those another transaction is deleting right now (a release or a
+ * sweep, which subtracts them itself when it commits: never waiting on a reservation row
+ * while holding the spend row, so no deadlock with them). Then the rule, and the reservation.
+ * `reservation_id` is NULL when refused; `spent` and `reserved` are the figures decided on.
+ */
+export const RESERVE_FUNCTION = `
+  CREATE FUNCTION gateway_reserve(p_key text, p_cycle text, p_nanos bigint, p_ceiling bigint, p_instance text,
+      p_now bigint, p_expires bigint, OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint)
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    freed bigint;
+  BEGIN
+    SELECT s.charged_nano, s.reserved_nano INTO spent, reserved FROM spend s
+      WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    IF NOT FOUND THEN
+      spent := 0;
+      reserved := 0;
+      IF NOT (0 < p_ceiling AND p_nanos <= p_ceiling) THEN
+        RETURN;
+      END IF;
+      INSERT INTO spend (key_id, cycle, charged_nano, reserved_nano) VALUES (p_key, p_cycle, 0, 0)
+        ON CONFLICT (key_id, cycle) DO NOTHING;
+      SELECT s.charged_nano, s.reserved_nano INTO spent, reserved FROM spend s
+        WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
+    END IF;
+    WITH gone AS (
+      DELETE FROM reservations r WHERE r.id IN (
+        SELECT x.id FROM reservations x
+        WHERE x.key_id = p_key AND x.cycle = p_cycle AND x.expires_at <= p_now FOR UPDATE SKIP LOCKED)
+      RETURNING r.amount_nano)
+    SELECT COALESCE(SUM(gone.amount_nano), 0)::bigint INTO freed FROM gone;
+    reserved := reserved - freed;
+    IF spent < p_ceiling AND spent + reserved + p_nanos <= p_ceiling THEN
+      INSERT INTO reservations (key_id, cycle, amount_nano, instance, created_at, expires_at)
+        VALUES (p_key, p_cycle, p_nanos, p_instance, p_now, p_expires) RETURNING id INTO reservation_id;
+      UPDATE spend s SET reserved_nano = reserved + p_nanos WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    ELSIF freed <> 0 THEN
+      UPDATE spend s SET reserved_nano = reserved WHERE s.key_id = p_key AND s.cycle = p_cycle;
+    END IF;
+  END $$;`;
+
+/**
+ * The rate cap's take (RateStore.take; src/store/limits.ts). The key's counter row is locked
+ * first (created by its first take), so every instance's takes of the key queue on it; then
+ * the slot of admission n − limit is read and, if that admission left the window, overwritten
+ * with this one. A changed limit first moves the newest admissions that fit it into the slots
+ * it uses. Answers 0 when admitted, else the milliseconds until a call would be.
+ */
+export const RATE_TAKE_FUNCTION = `
+  CREATE FUNCTION gateway_rate_take(p_key text, p_limit integer, p_window bigint, p_now bigint) RETURNS bigint
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    n bigint;
+    old_limit integer;
+    moved_slots integer[];
+    moved_times bigint[];
+    last_at bigint;
+  BEGIN
+    SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO rate_counters (key_id, admitted, rpm_limit) VALUES (p_key, 0, p_limit) ON CONFLICT (key_id) DO NOTHING;
+      SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    END IF;
+    IF old_limit <> p_limit THEN
+      SELECT array_agg((k % p_limit)::integer), array_agg(s.at) INTO moved_slots, moved_times
+        FROM generate_series(n - LEAST(n, old_limit, p_limit), n - 1) AS k
+        JOIN rate_slots s ON s.key_id = p_key AND s.slot = (k % old_limit)::integer;
+      DELETE FROM rate_slots s WHERE s.key_id = p_key;
+      INSERT INTO rate_slots (key_id, slot, at) SELECT p_key, m.slot, m.at FROM unnest(moved_slots, moved_times) AS m(slot, at);
+      UPDATE rate_counters c SET rpm_limit = p_limit WHERE c.key_id = p_key;
+    END IF;
+    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (n % p_limit)::integer;
+    IF last_at IS NOT NULL AND last_at + p_window > p_now THEN
+      RETURN last_at + p_window - p_now;
+    END IF;
+    INSERT INTO rate_slots (key_id, slot, at) VALUES (p_key, (n % p_limit)::integer, p_now)
+      ON CONFLICT (key_id, slot) DO UPDATE SET at = EXCLUDED.at;
+    UPDATE rate_counters c SET admitted = n + 1 WHERE c.key_id = p_key;
+    RETURN 0;
+  END $$;`;
+
+/**
+ * Every change of a key or of its values notifies the keys' channel when its transaction
+ * commits (key-listener.ts): each instance then forgets the key lookups it remembered. Per
+ * statement, and PostgreSQL folds identical notifications of one transaction into one.
+ */
+export const KEYS_CHANNEL = 'gateway_keys';
+
+export const KEYS_CHANGED_TRIGGERS = `
+  CREATE FUNCTION gateway_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('${KEYS_CHANNEL}', '');
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON keys
+    FOR EACH STATEMENT EXECUTE FUNCTION gateway_keys_changed();
+  CREATE TRIGGER key_values_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON key_values
+    FOR EACH STATEMENT EXECUTE FUNCTION gateway_keys_changed();`;

@@ -1,0 +1,36 @@
+import type Database from 'better-sqlite3';
+import { lastPerCall, type SignatureStore, type ThoughtSignature } from '../signatures.js';
+import type { GroupCommit } from './group-commit.js';
+
+/** Thought signatures in SQLite (signatures.ts; migration 10); writes join the group commit of the turn. */
+export class SqliteSignatureStore implements SignatureStore {
+  private readonly upsert;
+  private readonly select;
+  private readonly pruneStmt;
+
+  constructor(
+    db: Database.Database,
+    private readonly writes: GroupCommit,
+  ) {
+    this.upsert = db.prepare(`INSERT INTO thought_signatures (key_id, call_id, signature, expires_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (key_id, call_id) DO UPDATE SET signature = excluded.signature, expires_at = excluded.expires_at`);
+    this.select = db.prepare(`SELECT call_id, signature FROM thought_signatures
+      WHERE key_id = ? AND call_id IN (SELECT value FROM json_each(?)) AND expires_at > ?`);
+    this.pruneStmt = db.prepare('DELETE FROM thought_signatures WHERE expires_at <= ?');
+  }
+
+  put(signatures: readonly ThoughtSignature[], expiresAt: number): Promise<void> {
+    return this.writes.write(() => {
+      for (const one of lastPerCall(signatures)) this.upsert.run(one.keyId, one.callId, one.signature, expiresAt);
+    });
+  }
+
+  async get(keyId: string, callIds: readonly string[], now: number): Promise<Map<string, string>> {
+    const rows = this.select.all(keyId, JSON.stringify(callIds), now) as Array<{ call_id: string; signature: string }>;
+    return new Map(rows.map((row) => [row.call_id, row.signature]));
+  }
+
+  async prune(now: number): Promise<number> {
+    return this.pruneStmt.run(now).changes;
+  }
+}

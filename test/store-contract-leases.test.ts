@@ -1,0 +1,80 @@
+import type { ReserveInput, Store } from '../src/store/store.js';
+import { contract, type TestDatabase } from './helpers/store-backends.js';
+import { ledgerRow, newKey } from './helpers/store-fixtures.js';
+
+/**
+ * The store contract, part 7: spend reservations are leases — on SQLite and PostgreSQL. A lease
+ * that ended stops counting against the ceiling at once (the key's next admission drops it),
+ * renewals move the end of live leases only, sweeps drop every expired one; and PostgreSQL's
+ * `spend.reserved_nano` stays equal to what the remaining reservations hold, races included.
+ */
+
+const CYCLE = '2026-11';
+
+const reserver = (store: Store, keyId: string) => (nanos: number, now: number, expiresAt: number, extra: Partial<ReserveInput> = {}) =>
+  store.ledger.reserve({ keyId, cycle: CYCLE, nanos, ceilingNanos: 1000, instance: 'gw-a', now, expiresAt, ...extra });
+
+/** On PostgreSQL, `reserved_nano` of the key's spend row against the sum of its reservations; elsewhere nothing to compare. */
+async function heldExactly(db: TestDatabase, keyId: string): Promise<{ column: number; rows: number } | null> {
+  if (db.backend !== 'postgres') return null;
+  const [spend] = await db.query(`SELECT reserved_nano FROM spend WHERE key_id = '${keyId}' AND cycle = '${CYCLE}'`);
+  const [rows] = await db.query(`SELECT COALESCE(SUM(amount_nano), 0)::bigint AS held FROM reservations WHERE key_id = '${keyId}' AND cycle = '${CYCLE}'`);
+  return { column: Number(spend?.['reserved_nano'] ?? 0), rows: Number(rows?.['held']) };
+}
+
+contract('leases: an ended lease stops counting; renewals move live leases only; sweeps drop the ended ones', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store, { monthlyCeilingNanos: 1000 });
+  const reserve = reserver(store, key.id);
+  const a = await reserve(600, 0, 100);
+  t.ok(a.admitted);
+  if (!a.admitted) return;
+  t.same(await reserve(500, 99, 1099), { admitted: false, spent: 0, reserved: 600 }, 'a live lease counts');
+  const b = await reserve(500, 100, 1100);
+  t.ok(b.admitted, 'at its end it no longer does');
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE), { spent: 0, reserved: 500 }, 'the ended lease was dropped by the admission');
+  if (!b.admitted) return;
+
+  t.equal(await store.ledger.renewLeases([b.reservation.id, a.reservation.id], 2000, 500), 1, 'the live lease renewed, the dropped one not');
+  t.same(await reserve(600, 1500, 2500), { admitted: false, spent: 0, reserved: 500 }, 'renewed: still held after its first end');
+  t.equal(await store.ledger.renewLeases([b.reservation.id], 3000, 2000), 0, 'a lease that has ended cannot be renewed');
+  t.equal(await store.ledger.renewLeases([], 3000, 0), 0, 'nothing to renew');
+
+  const c = await reserve(100, 2000, 2500, { cycle: '2026-12' });
+  t.ok(c.admitted);
+  t.equal(await store.ledger.sweepExpiredLeases(1999), 0, 'nothing has ended yet at 1999');
+  t.equal(await store.ledger.sweepExpiredLeases(2500), 2, 'both ended leases swept, across cycles');
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE), { spent: 0, reserved: 0 });
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), { spent: 0, reserved: 0 });
+
+  // A call whose lease was swept still settles: its cost is spent, nothing is taken off twice.
+  await store.ledger.record(ledgerRow(key.id, { chargedNanos: 300 }), b.reservation.id);
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE), { spent: 300, reserved: 0 });
+  const held = await heldExactly(db, key.id);
+  if (held) t.equal(held.column, held.rows, 'reserved_nano exact');
+});
+
+contract('leases: 2×100 concurrent admissions from two stores while ten full leases end, with sweeps and releases racing them', async (t, db) => {
+  const stores = [await db.open(), await db.open()] as const;
+  const { key } = await newKey(stores[0], { monthlyCeilingNanos: 1000 });
+  const old: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const r = await reserver(stores[0], key.id)(100, 0, 50, { instance: 'gw-dead' });
+    if (r.admitted) old.push(r.reservation.id);
+  }
+  t.equal(old.length, 10, 'the ceiling is full of leases that end at 50');
+  const work: Array<Promise<unknown>> = [];
+  const admissions: Array<Promise<{ admitted: boolean }>> = [];
+  for (let i = 0; i < 100; i++) {
+    stores.forEach((store, s) => admissions.push(reserver(store, key.id)(100, 100, 10_000, { instance: `gw-${s}` })));
+    if (i % 10 === 0) work.push(stores[i % 20 === 0 ? 0 : 1].ledger.sweepExpiredLeases(100));
+    if (i % 25 === 0) work.push(stores[1].ledger.release(old[i / 25] as number));
+  }
+  const results = await Promise.all(admissions);
+  await Promise.all(work);
+  t.equal(results.filter((r) => r.admitted).length, 10, 'exactly the ten ended leases were replaced');
+  t.same(await stores[1].ledger.cycleSpend(key.id, CYCLE), { spent: 0, reserved: 1000 });
+  t.equal(await stores[0].ledger.sweepExpiredLeases(100), 0, 'nothing ended is left');
+  const held = await heldExactly(db, key.id);
+  if (held) t.same(held, { column: 1000, rows: 1000 }, 'reserved_nano equals what the reservations hold');
+});
