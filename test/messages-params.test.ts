@@ -3,6 +3,7 @@ import t from 'tap';
 import { raw, startHarness, type Harness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
 import { MESSAGES_MODELS } from './helpers/messages-client.js';
+import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 
 /**
  * docs/formats/messages.md's parameter table, held to the code through the real gateway, row by
@@ -34,6 +35,14 @@ const withText = (model: string, content: unknown): Body => base(model, { messag
 
 /** Alpha's own thinking and redacted thinking blocks (its simulator verifies what comes back), made by the test's first calls. */
 let alphaBlocks: Body[] = [];
+/** Alpha's signed block and a beta signature, each in the gateway's envelope (as another format hands them out). */
+const envelopedBlocks = (): Body[] => {
+  const alpha = alphaBlocks[0] ?? {};
+  return [
+    { ...alpha, signature: encodeReasoningState({ family: 'alpha', kind: 'signature', data: String(alpha['signature']) }) },
+    { type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' }) },
+  ];
+};
 
 async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
   const think = async (text: string): Promise<Body> => {
@@ -53,7 +62,11 @@ const SAMPLES: Record<string, Sample> = {
   '`document` block': { with: (model) => withText(model, [{ type: 'text', text: 'Read' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }]), param: 'messages[0].content[1]' },
   '`tool_use`, `tool_result` blocks': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns() }), without: (model) => base(model, { tools: [TOOL], messages: [{ role: 'user', content: 'Weather?' }] }) },
   '`tool_result.is_error`': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns({ is_error: true }) }), without: (model) => base(model, { tools: [TOOL], messages: toolTurns() }) },
-  '`thinking`, `redacted_thinking` blocks': {
+  '`thinking` blocks in the gateway\'s envelope (`gw1.…`)': {
+    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...envelopedBlocks(), { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  },
+  '`thinking`, `redacted_thinking` blocks (alpha\'s signatures)': {
     with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...alphaBlocks, { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
     without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
   },

@@ -97,6 +97,8 @@ t.test('a beta model of the budget style (2.5-like): thinkingBudget, 0 for none'
   t.same(await reasoningFields(at({ kind: 'off', param: 'thinking' })), { thinkingConfig: { thinkingBudget: 0 } }, 'off → 0');
   t.same(await reasoningFields(at({ kind: 'budget', tokens: 700, param: 'thinking.budget_tokens' })), { thinkingConfig: { thinkingBudget: 700, includeThoughts: true } }, 'an explicit budget as it came (the vendor judges it)');
   t.same(await reasoningFields(at({ kind: 'effort', effort: 'high', param: 'reasoning_effort' }, 2000)), { thinkingConfig: { thinkingBudget: 1999, includeThoughts: true } }, 'kept under maxOutputTokens');
+  t.same(await reasoningFields(at({ kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true })), { thinkingConfig: { thinkingBudget: 2048 } }, 'thinking asked without its text: no includeThoughts');
+  t.same(await reasoningFields(neutralCall({ reasoning: { kind: 'effort', effort: 'high', param: 'thinking', omitted: true } }, 'beta-3-flash')), level('HIGH', false), 'likewise for a level');
 });
 
 t.test('budgets derived from an effort stay under the output limit', async (t) => {
@@ -116,6 +118,9 @@ t.test('refusals: a model that does not reason, the vendors\' limits and constra
     none.model = plain(family);
     const nothing = { alpha: NOTHING_ALPHA, beta: NOTHING_BETA, gamma: { reasoning_effort: undefined } }[family];
     t.same(await reasoningFields(none), nothing, `${family}: none asks nothing of it`);
+    const adaptive = neutralCall({ reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true } }, 'gamma-5.4');
+    adaptive.model = plain(family);
+    t.same(await reasoningFields(adaptive), nothing, `${family}: adaptive thinking (the model decides) asks nothing of it`);
   }
   const passthrough = chat('gamma-5.4', 'high');
   passthrough.model = plain('gamma');

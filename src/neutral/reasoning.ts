@@ -25,7 +25,7 @@ export interface ReasoningPlan {
   setting: ReasoningSetting;
   /** The caller's parameter that asked (named in refusals). */
   param: string;
-  /** The caller asked for reasoning (not `none` or off): vendors that show it only on request are asked to. */
+  /** The caller asked for reasoning (not `none` or off) and did not ask to omit its text: vendors that show it only on request are asked to. */
   shown: boolean;
 }
 
@@ -45,10 +45,11 @@ export function reasoningPlan(reasoning: ReasoningRequest | null, model: ModelEn
   if (reasoning === null) return null;
   const { param } = reasoning;
   const effort: ReasoningEffort = reasoning.kind === 'budget' ? effortOfBudget(reasoning.tokens) : reasoning.kind === 'off' ? 'none' : reasoning.effort;
-  const shown = effort !== 'none';
+  const asked = effort !== 'none';
+  const shown = asked && reasoning.omitted !== true;
   const spec = model.reasoning;
   if (spec.style === 'none') {
-    if (!shown) return null;
+    if (!asked || reasoning.ifReasoning) return null;
     throw invalidRequest(`${param} is not supported here: the model '${model.id}' does not reason.`, param);
   }
   if (reasoning.kind === 'budget' && (spec.style === 'budget' || spec.style === 'adaptive')) {

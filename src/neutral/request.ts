@@ -77,10 +77,16 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
  * with an effort), or an explicit budget of thinking tokens (Messages `thinking.budget_tokens`),
  * or off. Each vendor maps it by the model's catalogue entry (src/neutral/reasoning.ts, docs/reasoning.md).
  */
-export type ReasoningRequest =
+export type ReasoningRequest = (
   | { kind: 'effort'; effort: ReasoningEffort; /** the parameter it came from, named in refusals */ param: string }
   | { kind: 'budget'; tokens: number; param: string }
-  | { kind: 'off'; param: string };
+  | { kind: 'off'; param: string }
+) & {
+  /** The model may think, but its thinking text is not to be returned (Messages `thinking.display: "omitted"`). */
+  omitted?: boolean;
+  /** Asked only of a model that reasons: one that does not answers without (Messages adaptive thinking, where the model decides). */
+  ifReasoning?: boolean;
+};
 
 export interface NeutralRequest {
   system: string[];
