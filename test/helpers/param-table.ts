@@ -4,17 +4,24 @@ import type { Test } from 'tap';
 /** A family's column in a format's parameter table (docs/formats/*.md). */
 export type Family = 'alpha' | 'beta' | 'gamma';
 
-/** The rows of the table between `<!-- {marker}:start -->` and `<!-- {marker}:end -->`: the parameter (its first code span) and each family's cell. */
-export function tableRows(file: string, marker: string): Array<{ key: string; cells: Record<Family, string> }> {
+/** The lines of the table between `<!-- {marker}:start -->` and `<!-- {marker}:end -->` in a doc, each as its trimmed cells (the header first, the rule left out). */
+export function tableCells(file: string, marker: string): string[][] {
   const doc = readFileSync(file, 'utf8');
   const table = doc.split(`<!-- ${marker}:start -->`)[1]?.split(`<!-- ${marker}:end -->`)[0] ?? '';
   return table
     .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
-      return { key: /`([^`]+)`/.exec(cells[0] ?? '')?.[1] ?? '', cells: { alpha: cells[1] ?? '', beta: cells[2] ?? '', gamma: cells[3] ?? '' } };
-    });
+    .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
+    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+}
+
+/** The first code span of a cell. */
+export const codeOf = (cell: string | undefined): string => /`([^`]+)`/.exec(cell ?? '')?.[1] ?? '';
+
+/** A parameter table's rows: the parameter (its first code span) and each family's cell. */
+export function tableRows(file: string, marker: string): Array<{ key: string; cells: Record<Family, string> }> {
+  return tableCells(file, marker)
+    .filter((cells) => cells[0]?.startsWith('`'))
+    .map((cells) => ({ key: codeOf(cells[0]), cells: { alpha: cells[1] ?? '', beta: cells[2] ?? '', gamma: cells[3] ?? '' } }));
 }
 
 /** What a cell says the gateway does: mapped, passed through, refused or accepted, no effect. */
