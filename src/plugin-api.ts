@@ -30,6 +30,7 @@ export { headerCount, isCredentialHeader } from './http/credential-headers.js';
 
 // The catalogue, money and billing.
 export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js';
+export type { ReasoningSpec, ReasoningStyle } from './catalogue/reasoning.js';
 export { formatUsd } from './catalogue/money.js';
 export type { Nanos } from './catalogue/money.js';
 export { costOf } from './catalogue/cost.js';
@@ -52,6 +53,8 @@ export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
 export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
+export { reasoningPlan, unsupportedSetting } from './neutral/reasoning.js';
+export type { ReasoningPlan, ReasoningSetting } from './neutral/reasoning.js';
 export { estimateInputTokens } from './neutral/token-estimate.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).

@@ -5,6 +5,7 @@ import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
 import { BetaFilter, PRICE_NEUTRAL_BETAS } from '../plugins/vendor-alpha/betas.js';
 import { AlphaPassthrough } from '../plugins/vendor-alpha/passthrough.js';
 import { Call } from '../src/chain/call.js';
+import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import { GatewayError } from '../src/http/errors.js';
 import { createLogger } from '../src/log.js';
 import { catalogue, runStream, thrown } from './helpers/translate.js';
@@ -131,3 +132,34 @@ function runStreamWith(stream: ReturnType<AlphaPassthrough['stream']>, sse: stri
   }
   return end ? out + stream.end() : out;
 }
+
+t.test('thinking blocks in the gateway\'s envelope: alpha\'s own out of it, unchanged; another family\'s left out; any other body byte for byte', async (t) => {
+  const envelope = (family: string, kind: string, data: string): string => encodeReasoningState({ family, kind, data });
+  const messages = [
+    { role: 'user', content: 'Hi' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Weigh it.', signature: envelope('alpha', 'signature', 'EqQBsig') },
+        { type: 'thinking', thinking: '', signature: envelope('alpha', 'redacted', 'EmwKAhgB') },
+        { type: 'thinking', thinking: '', signature: envelope('beta', 'thought_signature', 'CpwBAdHt') },
+        { type: 'thinking', thinking: 'Own.', signature: 'EqQBown' },
+        { type: 'text', text: 'Hello.' },
+      ],
+    },
+    { role: 'assistant', content: 'Plain.' },
+    { role: 'user', content: 'More' },
+  ];
+  const sent = passthrough(JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 64, messages })).request();
+  t.same((JSON.parse(sent.body.toString()) as { messages: unknown[] }).messages[1], {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'Weigh it.', signature: 'EqQBsig' },
+      { type: 'redacted_thinking', data: 'EmwKAhgB' },
+      { type: 'thinking', thinking: 'Own.', signature: 'EqQBown' },
+      { type: 'text', text: 'Hello.' },
+    ],
+  });
+  const own = JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 64, messages: [messages[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 'Own.', signature: 'EqQBown' }, 'odd'] }, messages[3]] });
+  t.equal(passthrough(own).request().body.toString(), own, 'alpha\'s own signatures: byte for byte');
+});

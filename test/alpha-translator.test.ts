@@ -53,8 +53,8 @@ t.test('request mapping, reference → alpha', async (t) => {
       '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object","properties":{"a":{"type":"string"}}}}],"tool_choice":{"type":"tool","name":"json_response"}}'],
     ['JSON mode beside the caller\'s tools: one of them or the JSON tool', '{"tools":[{"type":"function","function":{"name":"f"}}],"response_format":{"type":"json_object"},"messages":[{"role":"user","content":"x"}]}',
       '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}},{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}'],
-    ['stop string → stop_sequences array; max_completion_tokens preferred over max_tokens; temperature, top_p; user → metadata.user_id; seed, penalties dropped',
-      '{"stop":"END","max_tokens":50,"max_completion_tokens":20,"temperature":0.5,"top_p":0.9,"user":"u-1","seed":7,"presence_penalty":1,"frequency_penalty":1,"messages":[{"role":"user","content":"x"}]}',
+    ['stop string → stop_sequences array; max_completion_tokens preferred over max_tokens; temperature, top_p; user → metadata.user_id; zero penalties and null seed ask nothing',
+      '{"stop":"END","max_tokens":50,"max_completion_tokens":20,"temperature":0.5,"top_p":0.9,"user":"u-1","seed":null,"presence_penalty":0,"frequency_penalty":0,"messages":[{"role":"user","content":"x"}]}',
       '{"model":"alpha-haiku-4.5","max_tokens":20,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"stop_sequences":["END"],"temperature":0.5,"top_p":0.9,"metadata":{"user_id":"u-1"}}'],
     ['max_tokens alone', '{"max_tokens":50,"stop":["a","b"],"messages":[{"role":"user","content":"x"}]}',
       '{"model":"alpha-haiku-4.5","max_tokens":50,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"stop_sequences":["a","b"]}'],
@@ -78,6 +78,9 @@ t.test('request mapping, reference → alpha', async (t) => {
     ['temperature above alpha\'s 0–1 is refused, not clamped', '{"temperature":1.2,"messages":[{"role":"user","content":"x"}]}', 'temperature'],
     ['whitespace-only stop is refused', '{"stop":[" "],"messages":[{"role":"user","content":"x"}]}', 'stop'],
     ['logprobs are unsupported', '{"logprobs":true,"messages":[{"role":"user","content":"x"}]}', 'logprobs'],
+    ['seed cannot be honoured', '{"seed":7,"messages":[{"role":"user","content":"x"}]}', 'seed'],
+    ['presence_penalty cannot be honoured', '{"presence_penalty":0.5,"messages":[{"role":"user","content":"x"}]}', 'presence_penalty'],
+    ['frequency_penalty cannot be honoured', '{"frequency_penalty":-1,"messages":[{"role":"user","content":"x"}]}', 'frequency_penalty'],
     ['only jpeg/png/gif/webp', '{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/bmp;base64,Qk0="}}]}]}', 'messages[0].content[0]'],
     ['arguments must be JSON', '{"messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{oops"}}]},{"role":"tool","tool_call_id":"c","content":"r"}]}', 'messages[1].tool_calls[0].function.arguments'],
     ['a tool message must answer an earlier call', '{"messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"nope","content":"r"}]}', 'messages[1].tool_call_id'],
@@ -191,6 +194,8 @@ t.test('streaming, alpha events → reference chunks', async (t) => {
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"content":"Let me convert"},"logprobs":null,"finish_reason":null}],"usage":null}
 
+data: {${CHUNK},"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"logprobs":null,"finish_reason":null}],"usage":null}
+
 data: {${CHUNK},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"toolu_01Cd","type":"function","function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}],"usage":null}
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\": \\"Oslo\\", \\"unit\\": \\"f\\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
@@ -204,13 +209,13 @@ data: {${CHUNK},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason"
 data: {${CHUNK},"choices":[],"usage":{"prompt_tokens":524,"completion_tokens":61,"total_tokens":585,"prompt_tokens_details":{"cached_tokens":12}}}
 
 `;
-  t.equal(out, expected, 'message_start → role; text_delta → content; ping, block stops and thinking dropped; tool_use → call with its own index; input_json_delta → arguments (empty skipped); message_delta → finish; message_stop → usage chunk');
+  t.equal(out, expected, 'message_start → role; text_delta → content; thinking_delta → reasoning_content; ping and block stops dropped; tool_use → call with its own index; input_json_delta → arguments (empty skipped); message_delta → finish; message_stop → usage chunk');
   t.same(tr.stream().usage, null, 'a fresh stream has no usage');
 
   const quiet = translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true });
   const noUsage = frames(runStream(quiet, ALPHA_STREAM)) as Array<Record<string, unknown>>;
   t.ok(noUsage.every((chunk) => !('usage' in chunk)), 'without include_usage: no usage field and no usage chunk');
-  t.equal(noUsage.length, 7);
+  t.equal(noUsage.length, 8);
 
   const json = translator('{"response_format":{"type":"json_object"},"messages":[{"role":"user","content":"x"}]}', { stream: true });
   json.request();

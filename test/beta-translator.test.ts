@@ -119,8 +119,8 @@ t.test('response mapping, beta → reference', async (t) => {
     {},
     services(signatures),
   );
-  t.same(out.body, JSON.parse('{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"beta-3-flash","choices":[{"index":0,"message":{"role":"assistant","content":"Lima is warm.","refusal":null,"tool_calls":[{"id":"call_ID","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Lima\\"}"}},{"id":"fc_9","type":"function","function":{"name":"get_time","arguments":"{}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":50,"total_tokens":170,"prompt_tokens_details":{"cached_tokens":100},"completion_tokens_details":{"reasoning_tokens":41}}}'),
-    'thoughts dropped, text joined, functionCall → tool_calls (vendor id kept, else minted), STOP + calls → tool_calls, usage formula, canonical model');
+  t.same(out.body, JSON.parse('{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"beta-3-flash","choices":[{"index":0,"message":{"role":"assistant","content":"Lima is warm.","refusal":null,"reasoning_content":"thinking…","thinking_blocks":[{"type":"thinking","thinking":"thinking…","signature":"gw1.WyJiZXRhIiwidGhvdWdodF9zaWduYXR1cmUiLCJDcHdCQWRIdCJd"}],"tool_calls":[{"id":"call_ID","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Lima\\"}"}},{"id":"fc_9","type":"function","function":{"name":"get_time","arguments":"{}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":50,"total_tokens":170,"prompt_tokens_details":{"cached_tokens":100},"completion_tokens_details":{"reasoning_tokens":41}}}'),
+    'thoughts → reasoning_content, the first call\'s signature → thinking_blocks, text joined, functionCall → tool_calls (vendor id kept, else minted), STOP + calls → tool_calls, usage formula, canonical model');
   t.equal(out.usage && (out.usage as { promptTokens: number }).promptTokens, 120);
 
   const finishes: Array<[string, string]> = [
@@ -179,7 +179,11 @@ t.test('streaming, beta chunks → reference chunks', async (t) => {
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"content":"Oslo is "},"logprobs":null,"finish_reason":null}],"usage":null}
 
+data: {${CHUNK},"choices":[{"index":0,"delta":{"reasoning_content":"musing"},"logprobs":null,"finish_reason":null}],"usage":null}
+
 data: {${CHUNK},"choices":[{"index":0,"delta":{"content":"4 °C today."},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {${CHUNK},"choices":[{"index":0,"delta":{"thinking_blocks":[{"type":"thinking","thinking":"musing","signature":"gw1.WyJiZXRhIiwidGhvdWdodF9zaWduYXR1cmUiLCJTSUciXQ"}]},"logprobs":null,"finish_reason":null}],"usage":null}
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"fc_1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
 
@@ -189,10 +193,10 @@ data: {${CHUNK},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason"
 
 data: {${CHUNK},"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":34,"total_tokens":74,"completion_tokens_details":{"reasoning_tokens":5}}}
 
-`, 'first chunk → role; text → content; thought dropped; each functionCall whole with a running index; STOP + calls → tool_calls; last usageMetadata; body end → usage chunk');
+`, 'first chunk → role; text → content; thought → reasoning_content; a signature → thinking_blocks before its call; each functionCall whole with a running index; STOP + calls → tool_calls; last usageMetadata; body end → usage chunk');
 
   const quiet = frames(runStream(translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true }), BETA_STREAM)) as Array<Record<string, unknown>>;
-  t.ok(quiet.every((chunk) => !('usage' in chunk)) && quiet.length === 6, 'no usage without include_usage');
+  t.ok(quiet.every((chunk) => !('usage' in chunk)) && quiet.length === 8, 'no usage without include_usage');
 
   const two = frames(runStream(translator('{"n":2,"messages":[{"role":"user","content":"x"}]}', { stream: true }), `data: {"candidates":[{"content":{"parts":[{"text":"a"}]},"index":0},{"content":{"parts":[{"text":"b"}]},"index":1}]}
 

@@ -12,6 +12,7 @@ import { hello, lastUpstreamBody, MESSAGES_MODELS, sdk } from './helpers/message
  */
 
 const TEXT = 'Hello from the simulated upstream; this reply is deterministic and counted word';
+const THOUGHT = 'Considering the request step by step.';
 const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 /** 12 output tokens × the charged price per token: $1.50, $0.038 and $2.50 per 1M. */
 const TWELVE_TOKENS_NANOS: Record<string, number> = { 'alpha-sonnet-4.6': 18_000, 'beta-3-flash': 456, 'gamma-5.4': 30_000 };
@@ -68,23 +69,22 @@ t.test('every family through the official SDK: create, stream, tools over two tu
   }
 });
 
-t.test('thinking: passed through to alpha, mapped to an effort for gamma, refused for beta until it maps it', async (t) => {
+t.test('thinking: passed through to alpha, mapped by the model\'s table for beta and gamma; the thinking comes back as blocks', async (t) => {
   const h = await startHarness(t);
   const client = sdk(h, (await h.createKey()).key);
   const thinking = { type: 'enabled', budget_tokens: 1024 } as const;
 
   const alpha = await client.messages.create({ model: 'alpha-sonnet-4.6', max_tokens: 2048, thinking, messages: hello });
   t.same(lastUpstreamBody(h.alpha)['thinking'], thinking, 'alpha gets thinking as sent');
-  // The alpha simulator shows no thinking yet: the reply is its text.
-  t.same(alpha.content, [{ type: 'text', text: TEXT }]);
+  t.match(alpha.content, [{ type: 'thinking', thinking: THOUGHT, signature: /^[A-Za-z0-9+/=]+$/ }, { type: 'text', text: TEXT }], 'alpha\'s own signed block first');
 
   const gamma = await client.messages.stream({ model: 'gamma-5.4', max_tokens: 2048, thinking, messages: hello }).finalMessage();
   t.equal(lastUpstreamBody(h.gamma)['reasoning_effort'], 'low', 'a budget of 1024 is a low effort');
   t.equal(gamma.stop_reason, 'end_turn');
 
-  const beta = await client.messages.create({ model: 'beta-3-flash', max_tokens: 2048, thinking, messages: hello }).catch((error: unknown) => error);
-  t.type(beta, Anthropic.BadRequestError);
-  t.match((beta as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', param: 'thinking.budget_tokens' } });
+  const beta = await client.messages.create({ model: 'beta-3-flash', max_tokens: 2048, thinking, messages: hello });
+  t.same((lastUpstreamBody(h.beta)['generationConfig'] as Record<string, unknown>)['thinkingConfig'], { thinkingLevel: 'LOW', includeThoughts: true }, 'beta: a low effort, its thoughts asked for');
+  t.match(beta.content, [{ type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ }, { type: 'text', text: TEXT }], 'beta\'s thoughts, its signature in the gateway\'s envelope');
 });
 
 t.test('GET /v1/models in the Messages shape for anthropic-version callers, paged; the reference shape for the others', async (t) => {

@@ -3,6 +3,7 @@ import t from 'tap';
 import { raw, startHarness, type Harness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
 import { MESSAGES_MODELS } from './helpers/messages-client.js';
+import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 
 /**
  * docs/formats/messages.md's parameter table, held to the code through the real gateway, row by
@@ -32,6 +33,25 @@ const toolTurns = (result: Body = {}): Body[] => [
 ];
 const withText = (model: string, content: unknown): Body => base(model, { messages: [{ role: 'user', content }] });
 
+/** Alpha's own thinking and redacted thinking blocks (its simulator verifies what comes back), made by the test's first calls. */
+let alphaBlocks: Body[] = [];
+/** Alpha's signed block and a beta signature, each in the gateway's envelope (as another format hands them out). */
+const envelopedBlocks = (): Body[] => {
+  const alpha = alphaBlocks[0] ?? {};
+  return [
+    { ...alpha, signature: encodeReasoningState({ family: 'alpha', kind: 'signature', data: String(alpha['signature']) }) },
+    { type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' }) },
+  ];
+};
+
+async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
+  const think = async (text: string): Promise<Body> => {
+    const res = await raw(h.origin, 'POST', '/v1/messages', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(base('alpha-sonnet-4.6', { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: text }] })) });
+    return (res.json() as { content: Body[] }).content[0] as Body;
+  };
+  alphaBlocks = [await think('Hi'), await think('Hi [[sim:redacted=1]]')];
+}
+
 const SAMPLES: Record<string, Sample> = {
   '`model`': { with: (model) => base(model.toUpperCase()), without: null },
   '`max_tokens`': { with: (model) => base(model), without: (model) => base(model, { max_tokens: 32 }) },
@@ -42,8 +62,12 @@ const SAMPLES: Record<string, Sample> = {
   '`document` block': { with: (model) => withText(model, [{ type: 'text', text: 'Read' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }]), param: 'messages[0].content[1]' },
   '`tool_use`, `tool_result` blocks': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns() }), without: (model) => base(model, { tools: [TOOL], messages: [{ role: 'user', content: 'Weather?' }] }) },
   '`tool_result.is_error`': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns({ is_error: true }) }), without: (model) => base(model, { tools: [TOOL], messages: toolTurns() }) },
-  '`thinking`, `redacted_thinking` blocks': {
-    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'Hmm.', signature: 'EqQBsig' }, { type: 'redacted_thinking', data: 'EmwK' }, { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  '`thinking` blocks in the gateway\'s envelope (`gw1.…`)': {
+    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...envelopedBlocks(), { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  },
+  '`thinking`, `redacted_thinking` blocks (alpha\'s signatures)': {
+    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...alphaBlocks, { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
     without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
   },
   'server tool blocks (`server_tool_use`, `web_search_tool_result`, …)': {
@@ -118,6 +142,8 @@ t.test('the parameter table is what the code does, for every family', async (t) 
   t.same(rows.map((row) => row.parameter).sort(), Object.keys(SAMPLES).sort(), 'a sample for every row, a row for every sample');
   const h = await startHarness(t);
   const { key } = await h.createKey();
+  await makeAlphaBlocks(h, key);
+  t.same(alphaBlocks.map((block) => block['type']), ['thinking', 'redacted_thinking'], 'alpha\'s own blocks to hand back');
   const families: Family[] = ['alpha', 'beta', 'gamma'];
   for (const row of rows) {
     const sample = SAMPLES[row.parameter] as Sample;

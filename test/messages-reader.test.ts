@@ -148,7 +148,10 @@ const readings: Array<[string, Body, Body]> = [
   ],
   ['thinking enabled → a budget', base({ thinking: { type: 'enabled', budget_tokens: 2048 } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } }],
   ['thinking disabled → off', base({ thinking: { type: 'disabled' } }), { reasoning: { kind: 'off', param: 'thinking' } }],
-  ["adaptive thinking alone → the model's default", base({ thinking: { type: 'adaptive', display: 'omitted' } }), { reasoning: null }],
+  ["adaptive thinking alone → alpha's default effort, high, only of a model that reasons", base({ thinking: { type: 'adaptive' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true } }],
+  ['display omitted → the thinking without its text', base({ thinking: { type: 'adaptive', display: 'omitted' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true, omitted: true } }],
+  ['display omitted with a budget', base({ thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true } }],
+  ['display summarized → shown', base({ thinking: { type: 'enabled', budget_tokens: 2048, display: 'summarized' } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } }],
   ['adaptive thinking with an effort → the effort', base({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'output_config.effort' } }],
   ['an effort alone', base({ output_config: { effort: 'low' } }), { reasoning: { kind: 'effort', effort: 'low' } }],
   [

@@ -85,7 +85,8 @@ async function toolTurns(t: Test, client: OpenAI, model: string): Promise<void> 
   t.match(reply.output_text, /^Tool results: .*"temp_c":4/, 'the vendor saw the output of its call');
 
   const streamed = await events(await client.responses.create({ model, input: [question], tools: [WEATHER], tool_choice: 'required', stream: true }));
-  const added = streamed.find((e) => e.type === 'response.output_item.added') as OpenAI.Responses.ResponseOutputItemAddedEvent;
+  // Beta's reasoning item (its thought signature) may come first.
+  const added = streamed.find((e) => e.type === 'response.output_item.added' && e.item.type === 'function_call') as OpenAI.Responses.ResponseOutputItemAddedEvent;
   t.match(added.item, { type: 'function_call', status: 'in_progress', name: 'get_weather', arguments: '' });
   const done = streamed.find((e) => e.type === 'response.function_call_arguments.done') as OpenAI.Responses.ResponseFunctionCallArgumentsDoneEvent;
   t.equal(done.arguments, '{"city":"sample"}');

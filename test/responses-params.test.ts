@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { RESPONSES_PARAMETERS } from '../plugins/ingress-responses/schema.js';
+import { cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
 
@@ -12,7 +12,6 @@ import { PNG_BASE64 } from './helpers/image-server.js';
  * upstream (or the response) is what the cell names. Every parameter the gateway knows has a row.
  */
 
-type Family = 'alpha' | 'beta' | 'gamma';
 type Json = Record<string, any>;
 const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
 const MODELS: Record<Family, string> = { alpha: 'alpha-sonnet-4.6', beta: 'beta-3-flash', gamma: 'gamma-5.4' };
@@ -133,7 +132,14 @@ const PROBES: Record<string, Probe> = {
     mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.description, 'One answer.'] },
   },
   'text.verbosity': { body: { text: { verbosity: 'high' } } },
-  'reasoning.effort': { body: { reasoning: { effort: 'low' } }, mapped: { gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'] } },
+  'reasoning.effort': {
+    body: { reasoning: { effort: 'low' } },
+    mapped: {
+      alpha: (s) => [[s.upstream.body['thinking'], s.upstream.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]],
+      beta: (s) => [s.upstream.body['generationConfig'], { thinkingConfig: { thinkingLevel: 'LOW', includeThoughts: true } }],
+      gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'],
+    },
+  },
   'reasoning.summary': { body: { reasoning: { summary: 'detailed' } } },
   'reasoning.generate_summary': { body: { reasoning: { generate_summary: 'concise' } } },
   metadata: { body: { metadata: { team: 'a' } }, mapped: each((s) => [s.response?.['metadata'], { team: 'a' }]) },
@@ -160,20 +166,7 @@ const PROBES: Record<string, Probe> = {
   'input[].content[].file_id': { body: image({ file_id: 'file-1' }), param: 'input[0].content[0].file_id' },
 };
 
-/** The table's rows: the parameter (its first code span) and each family's cell. */
-function tableRows(): Array<{ key: string; cells: Record<Family, string> }> {
-  const doc = readFileSync('docs/formats/responses.md', 'utf8');
-  const table = doc.split('<!-- responses-params:start -->')[1]?.split('<!-- responses-params:end -->')[0] ?? '';
-  return table
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
-      return { key: /`([^`]+)`/.exec(cells[0] ?? '')?.[1] ?? '', cells: { alpha: cells[1] ?? '', beta: cells[2] ?? '', gamma: cells[3] ?? '' } };
-    });
-}
-
-const categoryOf = (cell: string): string => /^(mapped|passed through|refused|accepted, no effect)/.exec(cell)?.[1] ?? `unknown: ${cell}`;
+const tableRows = (): ReturnType<typeof rowsOf> => rowsOf('docs/formats/responses.md', 'responses-params');
 
 async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; text: string; upstream: Upstream | null }> {
   const sim = h[family];
@@ -200,32 +193,24 @@ t.test('each cell of the table is what the gateway does', async (t) => {
   const stored = await send(h, key, 'gamma', { input: 'Remember apple' });
   storedId = (JSON.parse(stored.text) as Json)['id'];
   const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<Family, Upstream>;
-  for (const { key: row, cells } of tableRows()) {
-    const probe = PROBES[row] as Probe;
-    for (const family of FAMILIES) {
-      const category = categoryOf(cells[family]);
-      const body = typeof probe.body === 'function' ? probe.body(family) : probe.body;
-      const got = await send(h, key, family, body);
-      const where = `${row} [${family}]: ${category}`;
-      if (category === 'refused') {
-        t.equal(got.status, 400, where);
-        t.match(JSON.parse(got.text), { error: { type: 'invalid_request', param: probe.param ?? row } }, `${where}, naming it`);
-        t.equal(got.upstream, null, `${where}, no upstream request`);
-        continue;
-      }
-      t.equal(got.status, 200, where);
-      if (category === 'accepted, no effect') {
-        t.same(got.upstream, baseline[family], `${where}: the upstream request is the one without it`);
-        continue;
-      }
-      const check = probe.mapped?.[family];
-      if (!check || !got.upstream) {
-        t.fail(`${where}: the probe has no check for this family`);
-        continue;
-      }
-      const response = got.text.startsWith('{') ? (JSON.parse(got.text) as Json) : null;
-      const [actual, expected] = check({ status: got.status, response, upstream: got.upstream });
-      t.same(actual, expected, where);
+  for (const { row, family, category, probe, body, where } of cellsOf<Json, Probe>(tableRows(), PROBES)) {
+    const got = await send(h, key, family, body);
+    if (category === 'refused') {
+      refusedAsSaid(t, where, { ...got, json: JSON.parse(got.text) }, probe.param ?? row);
+      continue;
     }
+    t.equal(got.status, 200, where);
+    if (category === 'accepted, no effect') {
+      t.same(got.upstream, baseline[family], `${where}: the upstream request is the one without it`);
+      continue;
+    }
+    const check = probe.mapped?.[family];
+    if (!check || !got.upstream) {
+      t.fail(`${where}: the probe has no check for this family`);
+      continue;
+    }
+    const response = got.text.startsWith('{') ? (JSON.parse(got.text) as Json) : null;
+    const [actual, expected] = check({ status: got.status, response, upstream: got.upstream });
+    t.same(actual, expected, where);
   }
 });

@@ -90,11 +90,11 @@ const READS: Array<[name: string, body: Json, expected: Json, history?: Json[]]>
       maxTokens: 50, temperature: 0.5, topP: 0.9, user: 'safe-1', parallelToolCalls: false,
       tools: [{ name: 'get', description: 'Get it', parameters: { type: 'object' }, strict: { param: 'tools[0].strict' } }, { name: 'put' }],
       toolChoice: { name: 'put' },
-      responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: { param: 'text.format.strict' }, description: { text: 'The answer.', param: 'text.format.description' } },
+      responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, param: 'text.format', strict: { param: 'text.format.strict' }, description: { text: 'The answer.', param: 'text.format.description' } },
       reasoning: { kind: 'effort', effort: 'high', param: 'reasoning.effort' },
     },
   ],
-  ['json_object; user when there is no safety_identifier', { input: 'x', user: 'u-1', text: { format: { type: 'json_object' } } }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], user: 'u-1', responseFormat: { type: 'json_object' } }],
+  ['json_object; user when there is no safety_identifier', { input: 'x', user: 'u-1', text: { format: { type: 'json_object' } } }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], user: 'u-1', responseFormat: { type: 'json_object', param: 'text.format' } }],
   ['auto and none ask nothing without tools (Codex sends tools: [])', { input: 'x', tools: [], tool_choice: 'auto', text: { format: { type: 'text' } } }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }] }],
   ['a choice with tools is kept', { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: 'none' }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], tools: [{ name: 'f' }], toolChoice: 'none' }],
 ];

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { ApiError, GoogleGenAI, ThinkingLevel, type Content, type Part } from '@google/genai';
 import t from 'tap';
 import { createAlphaSimulator } from '../plugins/vendor-alpha/simulator.js';
 import { createBetaSimulator } from '../plugins/vendor-beta/simulator.js';
@@ -108,6 +108,74 @@ t.test('the beta simulator through the official beta SDK', async (t) => {
     .generateContent({ model: 'beta-3.1-pro', contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'user', parts: [{ text: 'b' }] }] })
     .catch((e: unknown) => e);
   t.match((alternation as Error).message, /alternate between user and model/, 'the conversation rules of the real API are enforced');
+});
+
+t.test('alpha thinking through the official alpha SDK: signed blocks, the tool loop, and its refusals', async (t) => {
+  const sim = createAlphaSimulator({ apiKey: KEY });
+  await sim.listen();
+  t.teardown(() => sim.close());
+  const client = new Anthropic({ apiKey: KEY, baseURL: sim.url, maxRetries: 0 });
+  const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const question: Anthropic.MessageParam = { role: 'user', content: 'Weather?' };
+  const first = await client.messages.create({ model: 'alpha-haiku-4.5', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, tools, messages: [question] });
+  t.match(first.content, [{ type: 'thinking', thinking: 'Considering the request step by step.', signature: /^[A-Za-z0-9+/=]{40,}$/ }, { type: 'tool_use', name: 'get_weather' }]);
+  t.same([first.usage.output_tokens, first.usage.output_tokens_details?.thinking_tokens], [16, 6], 'thinking inside output_tokens, and said beside');
+  const call = first.content[1] as Anthropic.ToolUseBlock;
+  const answer = (content: Anthropic.ContentBlockParam[]): Anthropic.MessageCreateParamsNonStreaming => ({
+    model: 'alpha-haiku-4.5', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, tools,
+    messages: [question, { role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny' }] }],
+  });
+  const second = await client.messages.create(answer(first.content as Anthropic.ContentBlockParam[]));
+  t.match(second.content.at(-1), { type: 'text', text: /^Tool results: sunny/ }, 'the thinking block handed back unchanged: the loop goes on');
+  const altered = await client.messages.create(answer([{ ...(first.content[0] as Anthropic.ThinkingBlock), thinking: 'Something else.' }, call])).catch((e: unknown) => e);
+  t.type(altered, Anthropic.BadRequestError);
+  t.match((altered as Error).message, /Invalid `signature` in `thinking` block/, 'an altered block is refused');
+  const missing = await client.messages.create(answer([call])).catch((e: unknown) => e);
+  t.match((missing as Error).message, /Expected `thinking` or `redacted_thinking`, but found `tool_use`/, 'a tool turn without its thinking block is refused');
+
+  const streamed = await client.messages.stream({ model: 'alpha-sonnet-4.6', max_tokens: 100, thinking: { type: 'adaptive' }, output_config: { effort: 'low' }, messages: [{ role: 'user', content: 'Hi [[sim:tokens=2]]' }] }).finalMessage();
+  t.match(streamed.content, [{ type: 'thinking', thinking: 'Considering the request step by step.', signature: /^[A-Za-z0-9+/=]{40,}$/ }, { type: 'text', text: 'Hello from' }], 'thinking_delta and signature_delta assemble');
+  const hidden = await client.messages.create({ model: 'alpha-sonnet-4.6', max_tokens: 100, thinking: { type: 'adaptive' }, tools, messages: [{ role: 'user', content: 'Weather? [[sim:redacted=1]]' }] });
+  t.match(hidden.content[0], { type: 'redacted_thinking', data: /\./ });
+  const again = await client.messages.create({ ...answer(hidden.content as Anthropic.ContentBlockParam[]), messages: [{ role: 'user', content: 'Weather? [[sim:redacted=1]]' }, { role: 'assistant', content: hidden.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: (hidden.content[1] as Anthropic.ToolUseBlock).id, content: 'rain' }] }] });
+  t.equal(again.stop_reason, 'end_turn', 'a redacted block goes back as it came');
+  for (const [label, extra] of [['temperature', { temperature: 0.5 }], ['top_k', { top_k: 5 }], ['a forced tool', { tool_choice: { type: 'any' } }], ['a small budget', { thinking: { type: 'enabled', budget_tokens: 500 } }]] as const) {
+    const refused = await client.messages.create({ model: 'alpha-haiku-4.5', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, tools, messages: [question], ...extra } as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
+    t.type(refused, Anthropic.BadRequestError, `${label} while thinking is refused`);
+  }
+});
+
+t.test('beta thinking through the official beta SDK: thoughts, thoughtsTokenCount, signatures checked on replay', async (t) => {
+  const sim = createBetaSimulator({ apiKey: KEY });
+  await sim.listen();
+  t.teardown(() => sim.close());
+  const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: sim.url } });
+  const tools = [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }];
+  const question: Content = { role: 'user', parts: [{ text: 'Weather?' }] };
+  const first = await ai.models.generateContent({ model: 'beta-3-flash', contents: [question], config: { tools, thinkingConfig: { thinkingLevel: ThinkingLevel.LOW, includeThoughts: true } } });
+  const parts = first.candidates?.[0]?.content?.parts ?? [];
+  t.match(parts, [{ text: 'Considering the request step by step.', thought: true }, { functionCall: { name: 'get_weather' }, thoughtSignature: /^[A-Za-z0-9+/=]{40,}$/ }]);
+  t.same([first.usageMetadata?.thoughtsTokenCount, first.usageMetadata?.candidatesTokenCount, first.usageMetadata?.totalTokenCount], [6, 10, 17], 'thoughts beside the candidates');
+  const call = parts[1] as Part;
+  const replay = (modelParts: Part[]) => ai.models.generateContent({
+    model: 'beta-3-flash',
+    contents: [question, { role: 'model', parts: modelParts }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] }],
+    config: { tools },
+  });
+  t.match((await replay(parts)).text, /^Tool results:/, 'its own signature, handed back: accepted');
+  t.match((await replay([{ ...call, thoughtSignature: 'skip_thought_signature_validator' }])).text, /^Tool results:/, 'the placeholder passes');
+  const missing = await replay([{ functionCall: call.functionCall }]).catch((e: unknown) => e);
+  t.match((missing as ApiError).message, /missing a thought_signature/, 'a call without its signature is refused');
+  const altered = await replay([{ ...call, thoughtSignature: 'AAAA' }]).catch((e: unknown) => e);
+  t.equal((altered as ApiError).status, 400, 'an altered signature is refused');
+
+  const both = await ai.models.generateContent({ model: 'beta-3-flash', contents: 'x', config: { thinkingConfig: { thinkingLevel: ThinkingLevel.LOW, thinkingBudget: 100 } } }).catch((e: unknown) => e);
+  t.match((both as ApiError).message, /Only one of thinking_budget and thinking_level/);
+  const medium = await ai.models.generateContent({ model: 'beta-3.1-pro', contents: 'x', config: { thinkingConfig: { thinkingLevel: ThinkingLevel.MEDIUM } } }).catch((e: unknown) => e);
+  t.match((medium as ApiError).message, /not supported/, 'Pro takes LOW and HIGH only');
+  const unseen = await ai.models.generateContent({ model: 'beta-3.1-pro', contents: 'x [[sim:tokens=2]]', config: { thinkingConfig: { thinkingLevel: ThinkingLevel.HIGH } } });
+  t.same([unseen.text, unseen.usageMetadata?.thoughtsTokenCount], ['Hello from', 6], 'without includeThoughts the thoughts are only counted');
+  t.ok(unseen.candidates?.[0]?.content?.parts?.at(-1)?.thoughtSignature, 'the last part of a thinking reply is signed');
 });
 
 t.test('npm start serves every family without a credential from its simulator', async (t) => {

@@ -145,10 +145,23 @@ function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | 
   }
 }
 
-/** `thinking` and `output_config.effort` → what the caller asks of the model's reasoning. */
+/**
+ * `thinking` and `output_config.effort` → what the caller asks of the model's reasoning
+ * (docs/reasoning.md#the-messages-format): a budget, off, an effort; adaptive thinking without
+ * one is alpha's default effort, `high`, asked only of a model that reasons; `display: "omitted"`
+ * asks for the thinking without its text.
+ */
 function readReasoning(body: JsonObject, reading: Reading): ReasoningRequest | null {
   const thinking = isObject(body['thinking']) ? body['thinking'] : null;
   if (thinking) refuseUnknown(thinking, KNOWN_THINKING, 'thinking.', reading);
+  const asked = readAsked(body, thinking, reading);
+  return asked && thinking?.['display'] === 'omitted' ? { ...asked, omitted: true } : asked;
+}
+
+/** The adaptive effort when the caller names none: alpha's default. */
+export const ADAPTIVE_DEFAULT_EFFORT: ReasoningEffort = 'high';
+
+function readAsked(body: JsonObject, thinking: JsonObject | null, reading: Reading): ReasoningRequest | null {
   const effort = isObject(body['output_config']) ? body['output_config']['effort'] : undefined;
   if (effort !== undefined && effort !== null) {
     if (!(REASONING_EFFORTS as readonly unknown[]).includes(effort)) throw invalidRequest(`output_config.effort must be one of ${REASONING_EFFORTS.join(', ')}.`, 'output_config.effort');
@@ -157,8 +170,9 @@ function readReasoning(body: JsonObject, reading: Reading): ReasoningRequest | n
   }
   switch (thinking?.['type']) {
     case undefined:
-    case 'adaptive': // the model decides: its own default
       return null;
+    case 'adaptive': // the model decides how much, at alpha's default effort
+      return { kind: 'effort', effort: ADAPTIVE_DEFAULT_EFFORT, param: 'thinking', ifReasoning: true };
     case 'enabled':
       return { kind: 'budget', tokens: thinking['budget_tokens'] as number, param: 'thinking.budget_tokens' };
     case 'disabled':
@@ -172,7 +186,7 @@ function readFormat(config: unknown): ResponseFormat | null {
   const format = isObject(config) ? config['format'] : null;
   if (!isObject(format)) return null;
   if (format['type'] !== 'json_schema') throw invalidRequest("output_config.format.type must be 'json_schema'.", 'output_config.format.type');
-  return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema') };
+  return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format' };
 }
 
 /** Reads the body of a Messages call (a create or a token count) into the neutral request. */

@@ -19,12 +19,14 @@ import {
 } from '../../src/plugin-api.js';
 import type { BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
+import { messagesForAlpha } from './foreign-thinking.js';
 import { alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
 
 /**
  * Alpha for callers of its own wire format (the Messages ingress): the caller's body goes up with
- * only `model` changed to the upstream name, and the answer comes back with only `model` changed
+ * only `model` changed to the upstream name (and thinking blocks in the gateway's envelope as alpha
+ * takes them: foreign-thinking.ts), and the answer comes back with only `model` changed
  * to the canonical ID (message ids stay alpha's `msg_…`). Usage is read for the ledger; errors
  * are written in the caller's format. `anthropic-beta` values pass by the operator's list.
  */
@@ -51,7 +53,9 @@ export class AlphaPassthrough implements Translator {
     const { call, model } = this;
     const path = call.endpoint.operation === null ? undefined : PATHS[call.endpoint.operation];
     if (path === undefined) throw invalidRequest(`${call.endpoint.path} is not offered for the model '${model.id}'.`, 'model');
-    const body = call.body['model'] === model.upstream ? (call.rawJson as Buffer) : Buffer.from(JSON.stringify({ ...call.body, model: model.upstream }));
+    const messages = messagesForAlpha(call.body['messages']);
+    const unchanged = call.body['model'] === model.upstream && !messages;
+    const body = unchanged ? (call.rawJson as Buffer) : Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages } : {}) }));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
     const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta']);
     if (betas !== undefined) headers['anthropic-beta'] = betas;

@@ -1,4 +1,5 @@
 import { invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { alphaThinking } from './thinking.js';
 
 /**
  * Reference chat request → alpha Messages request (docs/vendor-formats.md#alpha-request).
@@ -6,6 +7,7 @@ import { invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, t
  * JSON mode: alpha has no classic JSON mode, so `response_format` becomes a forced tool
  * (`json_response`, its input schema the caller's schema, or any object for `json_object`);
  * the reply's input of that tool is the JSON text of the answer (see response.ts, stream.ts).
+ * Thinking: thinking.ts; thinking blocks of earlier turns go back as they came (`blocks`).
  */
 
 export const JSON_TOOL = 'json_response';
@@ -60,6 +62,17 @@ function toolChoice(request: NeutralRequest, jsonMode: boolean): JsonObject | un
   return mapped;
 }
 
+/**
+ * The functions the conversation's calls and results name. Alpha refuses tool_use and
+ * tool_result blocks in a request that defines no tools, and callers replaying a history without
+ * offering tools (Codex sends `tools: []`) are common: such a request declares these, with an
+ * open input schema, and `tool_choice: none`, so the conversation goes through and no tool is offered.
+ */
+function historyTools(request: NeutralRequest): JsonObject[] {
+  const names = new Set(request.turns.flatMap((turn) => turn.parts.flatMap((part) => (part.type === 'tool_call' || part.type === 'tool_result' ? [part.name] : []))));
+  return [...names].map((name) => ({ name, input_schema: { type: 'object' } }));
+}
+
 function tools(request: NeutralRequest): JsonObject[] {
   const out: JsonObject[] = request.tools.map((tool) => ({
     name: tool.name,
@@ -82,26 +95,29 @@ function checkSupported(request: NeutralRequest): void {
   }
   if (request.stop.some((stop) => stop.trim() === '')) throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', 'stop');
   if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
-  refuseUnmapped(request, ['reasoning', 'strict', 'format_description']);
+  if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', 'seed');
+  if (request.presencePenalty) throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', 'presence_penalty');
+  if (request.frequencyPenalty) throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', 'frequency_penalty');
+  refuseUnmapped(request, ['strict', 'format_description']);
 }
 
 export function alphaRequestBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
   checkSupported(request);
+  const maxTokens = request.maxTokens ?? model.maxOutputTokens;
+  const thinking = alphaThinking(request, model, maxTokens);
   const messages = request.turns.map((turn) => ({ role: turn.role, content: turn.parts.flatMap(blocks) }));
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
-  const body: JsonObject = {
-    model: model.upstream,
-    max_tokens: request.maxTokens ?? model.maxOutputTokens,
-    messages,
-  };
+  const body: JsonObject = { model: model.upstream, max_tokens: maxTokens, messages };
   if (request.system.length) body['system'] = request.system.map((text) => ({ type: 'text', text }));
   if (request.stop.length) body['stop_sequences'] = request.stop;
   if (request.temperature !== null) body['temperature'] = request.temperature;
   if (request.topP !== null) body['top_p'] = request.topP;
   if (request.user !== null) body['metadata'] = { user_id: request.user };
+  Object.assign(body, thinking);
   const declared = tools(request);
-  if (declared.length) body['tools'] = declared;
-  const choice = toolChoice(request, request.responseFormat !== null);
+  const history = declared.length ? [] : historyTools(request);
+  if (declared.length || history.length) body['tools'] = [...declared, ...history];
+  const choice = history.length ? { type: 'none' } : toolChoice(request, request.responseFormat !== null);
   if (choice) body['tool_choice'] = choice;
   if (stream) body['stream'] = true;
   return body;

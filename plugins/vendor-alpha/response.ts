@@ -1,4 +1,4 @@
-import { tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
+import { tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { JSON_TOOL } from './request.js';
 
 /** Alpha message → the neutral reply (docs/vendor-formats.md#alpha-response). */
@@ -19,7 +19,10 @@ export function alphaFinish(stopReason: unknown, calledUserTools: boolean): Fini
   return mapped === 'tool_calls' && !calledUserTools ? 'stop' : mapped;
 }
 
-/** Alpha usage: input excludes cache reads and writes, so prompt = input + both. */
+/**
+ * Alpha usage: input excludes cache reads and writes, so prompt = input + both. Output includes
+ * thinking; `output_tokens_details.thinking_tokens`, where sent, says how much of it.
+ */
 export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
   const usage = (raw ?? {}) as JsonObject;
   const has = (field: string): boolean => typeof usage[field] === 'number';
@@ -31,16 +34,29 @@ export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
   };
   const cached = has('cache_read_input_tokens') || !previous ? cacheRead : (previous.cachedTokens ?? 0);
   if (cached) out.cachedTokens = cached;
+  const details = usage['output_tokens_details'] as JsonObject | undefined;
+  const thinking = details && typeof details['thinking_tokens'] === 'number' ? tokenCount(details['thinking_tokens']) : (previous?.reasoningTokens ?? 0);
+  if (thinking) out.reasoningTokens = thinking;
   return out;
+}
+
+/** A thinking block's opaque state: its signature, or a redacted block's data (handed back unchanged on the next turn). */
+export function thinkingState(block: JsonObject): ReasoningState | null {
+  if (block['type'] === 'redacted_thinking') return { family: 'alpha', kind: 'redacted', data: String(block['data'] ?? '') };
+  return typeof block['signature'] === 'string' && block['signature'] !== '' ? { family: 'alpha', kind: 'signature', data: block['signature'] } : null;
 }
 
 export function alphaReply(message: JsonObject, jsonMode: boolean): Reply {
   const blocks = Array.isArray(message['content']) ? (message['content'] as JsonObject[]) : [];
   const texts: string[] = [];
   const toolCalls: ReplyToolCall[] = [];
+  const reasoning: ReplyReasoning[] = [];
   let json: string | null = null;
   for (const block of blocks) {
     if (block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
+    if (block['type'] === 'thinking' || block['type'] === 'redacted_thinking') {
+      reasoning.push({ text: typeof block['thinking'] === 'string' ? block['thinking'] : '', state: thinkingState(block) });
+    }
     if (block['type'] !== 'tool_use') continue;
     const args = JSON.stringify(block['input'] ?? {});
     if (jsonMode && block['name'] === JSON_TOOL) json = args;
@@ -48,8 +64,7 @@ export function alphaReply(message: JsonObject, jsonMode: boolean): Reply {
   }
   // A forced tool call has no text beside it; should the model add some, the JSON alone is the answer.
   const content = json ?? (texts.length ? texts.join('') : toolCalls.length ? null : '');
-  return {
-    choices: [{ content, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) }],
-    usage: alphaUsage(message['usage']),
-  };
+  const choice: ReplyChoice = { content, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
+  if (reasoning.length) choice.reasoning = reasoning;
+  return { choices: [choice], usage: alphaUsage(message['usage']) };
 }

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
 import { alphaCountRoute } from './simulator-count.js';
 
 /**
  * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (docs/vendor-formats.md#alpha):
  * `POST /v1/messages` with `x-api-key` and `anthropic-version`, content blocks, `tool_use` /
  * `tool_result`, named SSE events (`message_start` … `message_stop`, `input_json_delta`
- * fragments, `event: error` mid-stream on demand), and its error bodies. It also enforces the
- * conversation rules the real API enforces, so a translator that breaks them fails here too.
+ * fragments, `event: error` mid-stream on demand), extended thinking (simulator-thinking.ts),
+ * and its error bodies. It also enforces the conversation rules the real API enforces, so a
+ * translator that breaks them fails here too.
  */
 
 type Json = Record<string, unknown>;
@@ -95,6 +97,7 @@ export function readMessagesRequest(body: Json): SimRequest {
     jsonSchema: null,
     maxTokens: body['max_tokens'] as number,
     choices: 1,
+    reasoning: ['enabled', 'adaptive'].includes(String((body['thinking'] as Json | undefined)?.['type'])),
   };
 }
 
@@ -108,31 +111,37 @@ function contentBlocks(choice: SimChoice): Json[] {
   return blocks;
 }
 
-function messageBody(id: string, model: string, plan: ReplyPlan): Json {
+/** Output counts include thinking; how much of it is thinking is said beside them when the model thought. */
+function outputUsage(plan: ReplyPlan): Json {
+  return { output_tokens: plan.completionTokens, ...(plan.reasoningTokens ? { output_tokens_details: { thinking_tokens: plan.reasoningTokens } } : {}) };
+}
+
+function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[]): Json {
   const choice = plan.choices[0] as SimChoice;
   return {
     id,
     type: 'message',
     role: 'assistant',
     model,
-    content: contentBlocks(choice),
+    content: [...thinking, ...contentBlocks(choice)],
     stop_reason: STOP_REASON[choice.finish],
     stop_sequence: null,
-    usage: { input_tokens: plan.promptTokens, output_tokens: plan.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: { input_tokens: plan.promptTokens, ...outputUsage(plan), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
   };
 }
 
 const sse = (data: Json): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function streamFrames(id: string, model: string, plan: ReplyPlan): string[] {
+function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json[]): string[] {
   const choice = plan.choices[0] as SimChoice;
   const frames = [
     sse({
       type: 'message_start',
       message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: plan.promptTokens, output_tokens: 1 } },
     }),
+    ...thinking.map(sse),
   ];
-  let index = 0;
+  let index = thinking.length ? 1 : 0;
   if (choice.pieces.length) {
     frames.push(sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }), sse({ type: 'ping' }));
     for (const piece of choice.pieces) frames.push(sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
@@ -149,7 +158,7 @@ function streamFrames(id: string, model: string, plan: ReplyPlan): string[] {
     index += 1;
   }
   frames.push(
-    sse({ type: 'message_delta', delta: { stop_reason: STOP_REASON[choice.finish], stop_sequence: null }, usage: { output_tokens: plan.completionTokens } }),
+    sse({ type: 'message_delta', delta: { stop_reason: STOP_REASON[choice.finish], stop_sequence: null }, usage: outputUsage(plan) }),
     sse({ type: 'message_stop' }),
   );
   return frames;
@@ -158,6 +167,8 @@ function streamFrames(id: string, model: string, plan: ReplyPlan): string[] {
 const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('base64url').replace(/[^a-zA-Z0-9]/g, 'x')}`;
 
 export function createAlphaVendor(): SimVendor {
+  const thinking = new SimThinking();
+
   async function messages(ctx: SimContext): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
     if (!ctx.req.headers['anthropic-version']) {
@@ -166,19 +177,23 @@ export function createAlphaVendor(): SimVendor {
     }
     try {
       validate(body);
+      thinking.check(body);
     } catch (error) {
-      if (!(error instanceof InvalidRequest)) throw error;
+      if (!(error instanceof InvalidRequest) && !(error instanceof ThinkingRefused)) throw error;
       ctx.sim.sendError(ctx.res, 400, error.message, 'invalid_request_error');
       return;
     }
     const request = readMessagesRequest(body);
-    const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
+    const directives = readDirectives(request.lastUserText);
+    const fault = ctx.queued ?? faultFromDirectives(directives);
     if (await ctx.sim.applyFault(ctx.res, fault)) return;
     const plan = planReply(request);
+    const choice = plan.choices[0] as SimChoice;
+    const redacted = directives.redacted === 1;
     const id = newId('msg_');
     const model = String(body['model']);
-    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan), fault);
-    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan), fault);
+    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, thinking.events(choice, 0, redacted)), fault);
+    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted)), fault);
   }
 
   return {

@@ -1,15 +1,17 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, ledgerUsage, parseUpstreamJson, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { alphaStreamError } from './errors.js';
 import { JSON_TOOL } from './request.js';
-import { alphaFinish, alphaUsage } from './response.js';
+import { alphaFinish, alphaUsage, thinkingState } from './response.js';
 
 /**
  * Alpha's named SSE events → the caller's stream, through the ingress format's sink (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
  * all content blocks; tool calls get their own running index. In JSON mode the forced tool's
- * argument fragments are the answer's text.
+ * argument fragments are the answer's text. A thinking block's deltas are reasoning, its one
+ * `signature_delta` (right before the block stops) the state that ends the run; a redacted block
+ * comes whole at its start.
  */
 
-type Block = { kind: 'text' | 'json' | 'ignored' } | { kind: 'tool'; index: number };
+type Block = { kind: 'text' | 'json' | 'thinking' | 'ignored' } | { kind: 'tool'; index: number };
 
 export class AlphaStream implements StreamTranslator {
   private readonly blocks = new Map<number, Block>();
@@ -81,6 +83,14 @@ export class AlphaStream implements StreamTranslator {
       this.blocks.set(index, { kind: 'text' });
       return typeof block['text'] === 'string' ? this.writer.text(0, block['text']) : '';
     }
+    if (block['type'] === 'thinking') {
+      this.blocks.set(index, { kind: 'thinking' });
+      return typeof block['thinking'] === 'string' ? this.writer.reasoning(0, block['thinking']) : '';
+    }
+    if (block['type'] === 'redacted_thinking') {
+      this.blocks.set(index, { kind: 'ignored' });
+      return this.writer.reasoningState(0, thinkingState(block) as ReasoningState);
+    }
     if (block['type'] !== 'tool_use') {
       this.blocks.set(index, { kind: 'ignored' });
       return '';
@@ -97,6 +107,11 @@ export class AlphaStream implements StreamTranslator {
   private delta(block: Block | undefined, delta: JsonObject): string {
     if (!block) return '';
     if (delta['type'] === 'text_delta' && block.kind === 'text') return this.writer.text(0, String(delta['text'] ?? ''));
+    if (block.kind === 'thinking') {
+      if (delta['type'] === 'thinking_delta') return this.writer.reasoning(0, String(delta['thinking'] ?? ''));
+      const state = delta['type'] === 'signature_delta' ? thinkingState({ signature: delta['signature'] }) : null;
+      return state ? this.writer.reasoningState(0, state) : '';
+    }
     if (delta['type'] !== 'input_json_delta') return '';
     const fragment = String(delta['partial_json'] ?? '');
     if (block.kind === 'json') return this.writer.text(0, fragment);

@@ -1,4 +1,5 @@
-import { GatewayError, invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, refuseUnmapped, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
 import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
 /**
@@ -33,20 +34,29 @@ function part(source: Exclude<Part, { type: 'reasoning' }>): JsonObject {
   }
 }
 
-/** Shown reasoning is not replayed to beta: its state travels on the function calls (thoughtSignature). */
+/** Shown reasoning is not replayed to beta: its state travels on the parts (thoughtSignature). */
 const withoutReasoning = (parts: readonly Part[]): Array<Exclude<Part, { type: 'reasoning' }>> =>
   parts.filter((p): p is Exclude<Part, { type: 'reasoning' }> => p.type !== 'reasoning');
 
-/** A model turn's function calls carry their signatures (those the gateway kept); the first call must have one. */
+/**
+ * A model turn with its thought signatures back in place (docs/reasoning.md#beta): the first
+ * function call must carry one — its own, else the one the turn's reasoning carries, else the one
+ * the gateway kept for its id (in the store), else the vendor's placeholder; later calls carry their own or the kept
+ * one; a turn without calls gives the carried signature back on its last part.
+ */
 function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObject {
-  let first = true;
-  const parts = withoutReasoning(turn.parts).map((source) => {
+  const carried = carriedSignature(turn);
+  const sources = withoutReasoning(turn.parts);
+  const first = sources.findIndex((source) => source.type === 'tool_call');
+  const signatureAt = (source: (typeof sources)[number], i: number): string | undefined => {
+    if (source.type !== 'tool_call') return first < 0 && i === sources.length - 1 ? carried : undefined;
+    if (i !== first) return callSignature(source) ?? signatures.get(source.id);
+    return callSignature(source) ?? carried ?? signatures.get(source.id) ?? UNKNOWN_SIGNATURE;
+  };
+  const parts = sources.map((source, i) => {
     const out = part(source);
-    if (source.type === 'tool_call') {
-      const signature = signatures.get(source.id) ?? (first ? UNKNOWN_SIGNATURE : undefined);
-      if (signature) out['thoughtSignature'] = signature;
-      first = false;
-    }
+    const signature = signatureAt(source, i);
+    if (signature) out['thoughtSignature'] = signature;
     return out;
   });
   return { role: 'model', parts };
@@ -59,7 +69,7 @@ function toolConfig(choice: ToolChoice | null): JsonObject | undefined {
   return { functionCallingConfig: { mode } };
 }
 
-function generationConfig(request: NeutralRequest): JsonObject {
+function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObject {
   const config: JsonObject = {};
   const set = (field: string, value: unknown): void => {
     if (value !== null && value !== undefined) config[field] = value;
@@ -82,6 +92,7 @@ function generationConfig(request: NeutralRequest): JsonObject {
     config['responseMimeType'] = 'application/json';
     if (format.type === 'json_schema') config['responseJsonSchema'] = format.schema;
   }
+  set('thinkingConfig', thinkingConfig(request, model));
   return config;
 }
 
@@ -89,9 +100,9 @@ function generationConfig(request: NeutralRequest): JsonObject {
 export const historyCallIds = (request: NeutralRequest): string[] =>
   request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
 
-export function betaRequestBody(request: NeutralRequest, signatures: ReadonlyMap<string, string>): JsonObject {
+export function betaRequestBody(request: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
-  refuseUnmapped(request, ['reasoning', 'strict', 'format_description']);
+  refuseUnmapped(request, ['strict', 'format_description']);
   const body: JsonObject = {
     contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
   };
@@ -109,7 +120,7 @@ export function betaRequestBody(request: NeutralRequest, signatures: ReadonlyMap
   }
   const tools = toolConfig(request.toolChoice);
   if (tools) body['toolConfig'] = tools;
-  const config = generationConfig(request);
+  const config = generationConfig(request, model);
   if (Object.keys(config).length) body['generationConfig'] = config;
   return body;
 }

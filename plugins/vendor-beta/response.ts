@@ -1,4 +1,4 @@
-import { mintId, tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
+import { mintId, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import { referenceLogprobs } from './logprobs.js';
 
 /** Beta `GenerateContentResponse` → the neutral reply (docs/vendor-formats.md#beta-response). */
@@ -28,23 +28,34 @@ export function betaUsage(raw: unknown): ReplyUsage {
 
 export interface BetaPart {
   text?: string;
-  thought?: boolean;
+  /** Thought text (`"thought": true`): reasoning the model shows. */
+  thought?: string;
   call?: ReplyToolCall;
+  /** The part's `thoughtSignature`, to be handed back on the same part next turn. */
+  signature?: ReasoningState;
 }
 
 /** Where a response's thought signatures go, by the tool-call id handed to the caller. */
 export type RememberSignature = (callId: string, signature: string) => void;
 
-/** One response part: visible text, a function call (id minted when the vendor gave none; signature kept), or nothing. */
+/**
+ * One response part: visible text, thought text, a function call (id minted when the vendor gave
+ * none; its signature also kept by id, in the store, for callers whose format cannot carry it),
+ * and the part's thought signature.
+ */
 export function readPart(raw: JsonObject, remember: RememberSignature): BetaPart {
+  const signed = typeof raw['thoughtSignature'] === 'string' && raw['thoughtSignature'] !== '' ? raw['thoughtSignature'] : null;
+  const out: BetaPart = signed ? { signature: { family: 'beta', kind: 'thought_signature', data: signed } } : {};
   const call = raw['functionCall'] as JsonObject | undefined;
   if (call) {
     const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : mintId('call_');
-    if (typeof raw['thoughtSignature'] === 'string') remember(id, raw['thoughtSignature']);
-    return { call: { id, name: String(call['name']), arguments: JSON.stringify(call['args'] ?? {}) } };
+    if (signed) remember(id, signed);
+    out.call = { id, name: String(call['name']), arguments: JSON.stringify(call['args'] ?? {}) };
+  } else if (typeof raw['text'] === 'string') {
+    if (raw['thought'] === true) out.thought = raw['text'];
+    else out.text = raw['text'];
   }
-  if (typeof raw['text'] === 'string' && raw['thought'] !== true) return { text: raw['text'] };
-  return {};
+  return out;
 }
 
 export const partsOf = (candidate: JsonObject): JsonObject[] => {
@@ -52,29 +63,39 @@ export const partsOf = (candidate: JsonObject): JsonObject[] => {
   return Array.isArray(parts) ? (parts as JsonObject[]) : [];
 };
 
-function choice(candidate: JsonObject, remember: RememberSignature): ReplyChoice {
+/**
+ * One candidate. Its thoughts are one reasoning run whose state is the signature the vendor
+ * validates on replay: the first function call's, else the last part's. With
+ * `parallel_tool_calls: false` only the first call is kept (beta cannot be asked for fewer).
+ */
+function choice(candidate: JsonObject, remember: RememberSignature, oneCall: boolean): ReplyChoice {
   const texts: string[] = [];
+  const thoughts: string[] = [];
   const toolCalls: ReplyToolCall[] = [];
+  let signature: ReasoningState | null = null;
   for (const raw of partsOf(candidate)) {
     const read = readPart(raw, remember);
     if (read.text !== undefined) texts.push(read.text);
-    if (read.call) toolCalls.push(read.call);
+    if (read.thought !== undefined) thoughts.push(read.thought);
+    if (read.signature && !(signature && toolCalls.length)) signature = read.signature;
+    if (read.call && !(oneCall && toolCalls.length)) toolCalls.push(read.call);
   }
   const out: ReplyChoice = {
     content: texts.length ? texts.join('') : toolCalls.length ? null : '',
     toolCalls,
     finish: betaFinish(candidate['finishReason'], toolCalls.length > 0),
   };
+  if (thoughts.length || signature) out.reasoning = [{ text: thoughts.join(''), state: signature }];
   const logprobs = referenceLogprobs(candidate['logprobsResult']);
   if (logprobs) out.logprobs = logprobs;
   return out;
 }
 
-export function betaReply(body: JsonObject, remember: RememberSignature): Reply {
+export function betaReply(body: JsonObject, remember: RememberSignature, oneCall: boolean): Reply {
   const candidates = Array.isArray(body['candidates']) ? (body['candidates'] as JsonObject[]) : [];
   // A blocked prompt has no candidates, only promptFeedback.blockReason.
   const choices = candidates.length
-    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, remember))
+    ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, remember, oneCall))
     : [{ content: null, toolCalls: [], finish: 'content_filter' as const }];
   return { choices, usage: betaUsage(body['usageMetadata']) };
 }

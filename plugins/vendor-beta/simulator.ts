@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { InvalidArgument, SimSignatures, thinkingOf, type Thinking } from './simulator-thinking.js';
 import { betaCountRoute } from './simulator-count.js';
 
 /**
@@ -7,10 +8,10 @@ import { betaCountRoute } from './simulator-count.js';
  * `/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse` (whole chunks, no
  * `[DONE]`; a JSON array without `alt=sse`), `:batchEmbedContents`, `:embedContent`, the
  * `x-goog-api-key` header (or `?key=`), function calls arriving whole with a `thoughtSignature`
- * on the first, `usageMetadata` running totals, and its error bodies (a bad key is a 400
- * `API_KEY_INVALID`). It enforces the rules the real API enforces that a translator could
- * break: alternating roles, named function responses, one response per call, and the thought
- * signature on replayed calls.
+ * on the first, thinking (simulator-thinking.ts), `usageMetadata` running totals, and its error
+ * bodies (a bad key is a 400 `API_KEY_INVALID`). It enforces the rules the real API enforces
+ * that a translator could break: alternating roles, named function responses, one response per
+ * call, the thought signature on replayed calls, and its thinking settings.
  */
 
 type Json = Record<string, unknown>;
@@ -27,8 +28,6 @@ const STATUS: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 const GOOGLE_STATUSES = new Set([...Object.values(STATUS), 'FAILED_PRECONDITION', 'UNAUTHENTICATED']);
-
-class InvalidArgument extends Error {}
 
 const partsOf = (content: Json | undefined): Json[] => ((content?.['parts'] ?? []) as Json[]);
 const textOf = (parts: Json[]): string =>
@@ -47,10 +46,6 @@ function validate(body: Json): void {
     if (i > 0 && role === (contents[i - 1] as Json)['role']) throw new InvalidArgument('Please ensure that multiturn requests alternate between user and model.');
     const parts = partsOf(content);
     if (!parts.length) throw new InvalidArgument(`contents[${i}].parts must not be empty`);
-    const calls = parts.filter((p) => p['functionCall']);
-    if (calls.length && calls[0]?.['thoughtSignature'] === undefined) {
-      throw new InvalidArgument(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[${i}]).`);
-    }
     const responses = parts.filter((p) => p['functionResponse']);
     for (const response of responses) {
       if (!(response['functionResponse'] as Json)['name']) throw new InvalidArgument('function_response.name: Name cannot be empty.');
@@ -91,17 +86,25 @@ export function readGenerateRequest(body: Json): SimRequest {
 }
 
 const FINISH: Record<SimChoice['finish'], string> = { stop: 'STOP', length: 'MAX_TOKENS', tool_calls: 'STOP' };
-const signature = (): string => randomBytes(24).toString('base64');
-
-function callPart(call: SimChoice['toolCalls'][number], first: boolean): Json {
-  const part: Json = { functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } };
-  if (first) part['thoughtSignature'] = signature();
-  return part;
-}
 
 interface Logprobs {
   top: number;
 }
+
+/** How one reply is rendered: the simulator's signatures, what the request asked of thinking and of logprobs. */
+interface Rendering {
+  signatures: SimSignatures;
+  thinking: Thinking;
+  logprobs: Logprobs | null;
+}
+
+/** A part, signed when it must be: the first function call always (as the vendor does), the last text part of a thinking reply. */
+function signed(part: Json, sign: boolean, render: Rendering): Json {
+  return sign ? { ...part, thoughtSignature: render.signatures.sign(part) } : part;
+}
+
+const callPart = (call: SimChoice['toolCalls'][number], first: boolean, render: Rendering): Json =>
+  signed({ functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } }, first, render);
 
 function logprobsResult(pieces: string[], options: Logprobs): Json {
   return {
@@ -112,70 +115,82 @@ function logprobsResult(pieces: string[], options: Logprobs): Json {
   };
 }
 
-const usageMetadata = (plan: ReplyPlan, completion: number): Json => ({
+/** Thoughts are counted beside the candidates (output = candidates + thoughts). */
+const usageMetadata = (plan: ReplyPlan, candidates: number, thoughts: number): Json => ({
   promptTokenCount: plan.promptTokens,
-  candidatesTokenCount: completion,
-  totalTokenCount: plan.promptTokens + completion,
+  candidatesTokenCount: candidates,
+  ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
+  totalTokenCount: plan.promptTokens + candidates + thoughts,
 });
 
-function responseBody(plan: ReplyPlan, model: string, id: string, logprobs: Logprobs | null): Json {
+function responseBody(plan: ReplyPlan, model: string, id: string, render: Rendering): Json {
   return {
     candidates: plan.choices.map((choice, index) => {
-      const parts: Json[] = choice.pieces.length ? [{ text: choice.pieces.join('') }] : [];
-      choice.toolCalls.forEach((call, i) => parts.push(callPart(call, i === 0)));
+      const thought: Json[] = render.thinking.shown ? [{ text: choice.thinking.join(''), thought: true }] : [];
+      const text: Json[] = choice.pieces.length ? [signed({ text: choice.pieces.join('') }, render.thinking.on && !choice.toolCalls.length, render)] : [];
+      const parts = [...thought, ...text, ...choice.toolCalls.map((call, i) => callPart(call, i === 0, render))];
       const candidate: Json = { content: { role: 'model', parts }, finishReason: FINISH[choice.finish], index };
-      if (logprobs) candidate['logprobsResult'] = logprobsResult(choice.pieces, logprobs);
+      if (render.logprobs) candidate['logprobsResult'] = logprobsResult(choice.pieces, render.logprobs);
       return candidate;
     }),
-    usageMetadata: usageMetadata(plan, plan.completionTokens),
+    usageMetadata: usageMetadata(plan, plan.completionTokens - plan.reasoningTokens, plan.reasoningTokens),
     modelVersion: model,
     responseId: id,
   };
 }
 
-/** Stream chunks: one per text piece and one per function call (parallel calls spread over chunks). */
-function streamChunks(plan: ReplyPlan, model: string, id: string, logprobs: Logprobs | null): Json[] {
+/** Stream chunks: one per thought piece (when shown), per text piece and per function call (parallel calls spread over chunks). */
+function streamChunks(plan: ReplyPlan, model: string, id: string, render: Rendering): Json[] {
   const chunks: Json[] = [];
   let produced = 0;
+  const thoughts = plan.reasoningTokens;
   plan.choices.forEach((choice, index) => {
+    const last = choice.pieces.length - 1;
     const items: Array<{ part: Json; cost: number; piece?: string }> = [
-      ...choice.pieces.map((piece) => ({ part: { text: piece }, cost: 1, piece })),
-      ...choice.toolCalls.map((call, i) => ({ part: callPart(call, i === 0), cost: 10 })),
+      ...(render.thinking.shown ? choice.thinking.map((piece) => ({ part: { text: piece, thought: true }, cost: 0 })) : []),
+      ...choice.pieces.map((piece, i) => ({ part: signed({ text: piece }, render.thinking.on && !choice.toolCalls.length && i === last, render), cost: 1, piece })),
+      ...choice.toolCalls.map((call, i) => ({ part: callPart(call, i === 0, render), cost: 10 })),
     ];
     if (!items.length) items.push({ part: { text: '' }, cost: 0, piece: '' });
     items.forEach((item, i) => {
       produced += item.cost;
       const candidate: Json = { content: { role: 'model', parts: [item.part] }, index };
-      if (logprobs && item.piece !== undefined) candidate['logprobsResult'] = logprobsResult([item.piece], logprobs);
+      if (render.logprobs && item.piece !== undefined) candidate['logprobsResult'] = logprobsResult([item.piece], render.logprobs);
       if (i === items.length - 1) candidate['finishReason'] = FINISH[choice.finish];
-      chunks.push({ candidates: [candidate], usageMetadata: usageMetadata(plan, produced), modelVersion: model, responseId: id });
+      chunks.push({ candidates: [candidate], usageMetadata: usageMetadata(plan, produced, thoughts), modelVersion: model, responseId: id });
     });
   });
   return chunks;
 }
 
 export function createBetaVendor(): SimVendor {
+  const signatures = new SimSignatures();
+
   async function generate(ctx: SimContext, model: string, stream: boolean): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
+    const config = (body['generationConfig'] ?? {}) as Json;
+    let thinking: Thinking;
     try {
       validate(body);
+      signatures.check(body['contents'] as Json[]);
+      thinking = thinkingOf(config, model);
     } catch (error) {
       if (!(error instanceof InvalidArgument)) throw error;
       ctx.sim.sendError(ctx.res, 400, error.message, 'INVALID_ARGUMENT');
       return;
     }
-    const request = readGenerateRequest(body);
+    const request = { ...readGenerateRequest(body), reasoning: thinking.on };
     const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
     if (await ctx.sim.applyFault(ctx.res, fault)) return;
     const plan = planReply(request);
-    const config = (body['generationConfig'] ?? {}) as Json;
     const logprobs = config['responseLogprobs'] === true ? { top: typeof config['logprobs'] === 'number' ? config['logprobs'] : 0 } : null;
+    const render: Rendering = { signatures, thinking, logprobs };
     const id = randomBytes(9).toString('base64url');
     if (!stream) {
-      await ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, logprobs), fault);
+      await ctx.sim.sendJson(ctx.res, responseBody(plan, model, id, render), fault);
       return;
     }
-    const chunks = streamChunks(plan, model, id, logprobs);
+    const chunks = streamChunks(plan, model, id, render);
     if (ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`), fault);
     else await ctx.sim.sendJson(ctx.res, chunks, fault);
   }

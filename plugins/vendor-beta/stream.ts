@@ -5,8 +5,11 @@ import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
- * reference chunks (docs/vendor-formats.md#beta-stream). Function calls arrive whole, possibly
- * spread over chunks, and get a running index per choice; usage is the last chunk's.
+ * the caller's stream, through the ingress format's sink (docs/vendor-formats.md#beta-stream).
+ * Function calls arrive whole, possibly spread over chunks, and get a running index per choice
+ * (the first only with `parallel_tool_calls: false`); thought parts are reasoning, and a part's
+ * thought signature ends the reasoning run before the part's call (after its text); usage is
+ * the last chunk's.
  */
 export class BetaStream implements StreamTranslator {
   private readonly toolCalls = new Map<number, number>();
@@ -15,6 +18,8 @@ export class BetaStream implements StreamTranslator {
   constructor(
     private readonly writer: ReplyStream,
     private readonly remember: RememberSignature,
+    /** `parallel_tool_calls: false`: the first call of a choice only. */
+    private readonly oneCall: boolean,
     /** The gateway's beta key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
   ) {}
@@ -60,9 +65,11 @@ export class BetaStream implements StreamTranslator {
     const logprobs = referenceLogprobs(candidate['logprobsResult']);
     for (const raw of partsOf(candidate)) {
       const part = readPart(raw, this.remember);
+      if (part.thought !== undefined) out += this.writer.reasoning(choice, part.thought);
       if (part.text !== undefined) out += this.writer.text(choice, part.text, logprobs);
-      if (part.call) {
-        const index = this.toolCalls.get(choice) ?? 0;
+      if (part.signature) out += this.writer.reasoningState(choice, part.signature);
+      const index = this.toolCalls.get(choice) ?? 0;
+      if (part.call && !(this.oneCall && index > 0)) {
         this.toolCalls.set(choice, index + 1);
         out += this.writer.toolCall(choice, index, part.call);
       }

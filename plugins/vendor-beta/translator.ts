@@ -48,11 +48,9 @@ export class BetaTranslator implements Translator {
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
     const request = this.call.request;
-    // Until the beta request maps reasoning (work in progress), asking for it is refused, not ignored.
-    if (request.reasoning) throw invalidRequest(`${request.reasoning.param} is not supported for the model '${this.model.id}' yet.`, request.reasoning.param);
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, await this.services.signatures.known(this.call, historyCallIds(request)));
+    const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historyCallIds(request)));
     if (this.call.endpoint.operation === 'count_tokens') {
       this.counting = true;
       return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };
@@ -70,11 +68,11 @@ export class BetaTranslator implements Translator {
       return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
     }
     if (this.counting) return countAnswer(this.output, countedTokens(body));
-    return this.output.render(betaReply(body, this.remember));
+    return this.output.render(betaReply(body, this.remember, !this.call.request.parallelToolCalls));
   }
 
   stream(): StreamTranslator {
-    return new BetaStream(this.output.sink(), this.remember, this.services.apiKey);
+    return new BetaStream(this.output.sink(), this.remember, !this.call.request.parallelToolCalls, this.services.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

@@ -1,4 +1,4 @@
-import { invalidRequest, type JsonObject, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { invalidRequest, reasoningPlan, unsupportedSetting, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 
 /**
  * The neutral request → a reference chat request for the gamma upstream (whose wire format is
@@ -26,7 +26,7 @@ function messages(turn: Turn): JsonObject[] {
   const calls = turn.parts.flatMap((part) =>
     part.type === 'tool_call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: JSON.stringify(part.args) } }] : [],
   );
-  // Reasoning another vendor showed cannot be replayed to gamma; only its text and calls go back.
+  // Gamma replays no reasoning (another vendor's states are dropped): only the turn's text and calls go back.
   const message: JsonObject = { role: 'assistant', content: text === '' ? null : text };
   if (calls.length) message['tool_calls'] = calls;
   return [message];
@@ -36,13 +36,12 @@ function toolChoice(choice: ToolChoice): unknown {
   return typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
 }
 
-/** The caller's reasoning request as the reference format's `reasoning_effort` (docs/reasoning.md). */
-function reasoningEffort(request: NeutralRequest): string | null {
-  const reasoning = request.reasoning;
-  if (reasoning === null) return null;
-  if (reasoning.kind === 'effort') return reasoning.effort;
-  if (reasoning.kind === 'off') return 'none';
-  return reasoning.tokens <= 1024 ? 'low' : reasoning.tokens <= 8192 ? 'medium' : 'high';
+/** The caller's reasoning request as the reference format's `reasoning_effort`, by the model's effort table (docs/reasoning.md#gamma). */
+function reasoningEffort(request: NeutralRequest, model: ModelEntry): string | null {
+  const plan = reasoningPlan(request.reasoning, model, request.maxTokens ?? model.maxOutputTokens);
+  if (!plan) return null;
+  if (plan.setting.kind !== 'effort') throw unsupportedSetting(model, 'gamma');
+  return plan.setting.effort;
 }
 
 /** A JSON-schema format as the reference `response_format.json_schema`. */
@@ -53,9 +52,9 @@ function jsonSchema(format: Extract<ResponseFormat, { type: 'json_schema' }>): J
   return out;
 }
 
-export function gammaChatBody(request: NeutralRequest, upstreamModel: string, stream: boolean): JsonObject {
+export function gammaChatBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
   if (request.topK !== null) throw invalidRequest('top_k is not supported by this model.', 'top_k');
-  const body: JsonObject = { model: upstreamModel, messages: [] };
+  const body: JsonObject = { model: model.upstream, messages: [] };
   const out = body['messages'] as JsonObject[];
   if (request.system.length) out.push({ role: 'system', content: request.system.join('\n\n') });
   for (const turn of request.turns) out.push(...messages(turn));
@@ -88,10 +87,10 @@ export function gammaChatBody(request: NeutralRequest, upstreamModel: string, st
     if (!request.parallelToolCalls) body['parallel_tool_calls'] = false;
   }
   if (request.toolChoice !== null) body['tool_choice'] = toolChoice(request.toolChoice);
-  const effort = reasoningEffort(request);
+  const effort = reasoningEffort(request, model);
   if (effort) body['reasoning_effort'] = effort;
   const format = request.responseFormat;
-  if (format) body['response_format'] = format.type === 'json_object' ? format : { type: 'json_schema', json_schema: jsonSchema(format) };
+  if (format) body['response_format'] = format.type === 'json_object' ? { type: 'json_object' } : { type: 'json_schema', json_schema: jsonSchema(format) };
   if (stream) {
     body['stream'] = true;
     body['stream_options'] = { include_usage: true };

@@ -4,7 +4,8 @@ import { embedText, faultFromDirectives, float32Base64, planReply, readDirective
 /**
  * Simulator of the gamma family's upstream, which speaks the reference format itself
  * (`/v1/chat/completions`, `/v1/completions`, `/v1/embeddings`, Bearer auth, SSE ending in
- * `data: [DONE]`, the usage chunk only with `stream_options.include_usage`).
+ * `data: [DONE]`, the usage chunk only with `stream_options.include_usage`; `reasoning_effort`
+ * other than `none` makes the model reason unseen, counted in `completion_tokens_details`).
  */
 
 type Json = Record<string, unknown>;
@@ -63,6 +64,8 @@ export function readChatRequest(body: Json): SimRequest {
     jsonSchema,
     maxTokens: typeof max === 'number' ? max : null,
     choices: typeof body['n'] === 'number' ? body['n'] : 1,
+    // The model reasons unseen: only the usage says so.
+    reasoning: typeof body['reasoning_effort'] === 'string' && body['reasoning_effort'] !== 'none',
   };
 }
 
@@ -70,6 +73,7 @@ const usageOf = (plan: ReplyPlan): Json => ({
   prompt_tokens: plan.promptTokens,
   completion_tokens: plan.completionTokens,
   total_tokens: plan.promptTokens + plan.completionTokens,
+  ...(plan.reasoningTokens ? { completion_tokens_details: { reasoning_tokens: plan.reasoningTokens } } : {}),
 });
 
 function chatBody(id: string, created: number, model: string, plan: ReplyPlan): Json {

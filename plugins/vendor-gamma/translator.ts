@@ -3,6 +3,7 @@ import { countAnswer, estimateInputTokens, GatewayError, invalidRequest, parseUp
 import { gammaError } from './errors.js';
 import { GammaEvents } from './events.js';
 import { gammaReply } from './reply.js';
+import { checkReasoningEffort, messagesWithoutReasoning } from './passthrough-reasoning.js';
 import { gammaChatBody } from './request.js';
 import { GammaStream, usageOf } from './stream.js';
 
@@ -80,10 +81,13 @@ export class GammaPassthrough implements Translator {
     const endpoint = call.endpoint.name;
     if (endpoint === 'usage') throw new GatewayError(500, 'usage is not an upstream endpoint');
     const body = call.body;
+    checkReasoningEffort(body, call.model as NonNullable<Call['model']>);
+    const messages = messagesWithoutReasoning(body['messages']);
     let bytes = call.rawJson as Buffer;
-    if (body['model'] !== this.upstreamModel || this.forceUsage) {
+    if (body['model'] !== this.upstreamModel || this.forceUsage || messages) {
       const out: JsonObject = { ...body, model: this.upstreamModel };
       if (this.forceUsage) out['stream_options'] = { ...((body['stream_options'] as JsonObject | null) ?? {}), include_usage: true };
+      if (messages) out['messages'] = messages;
       bytes = Buffer.from(JSON.stringify(out));
     }
     return { path: PATHS[endpoint as keyof typeof PATHS], headers: gammaHeaders(call.stream, this.apiKey), body: bytes };
@@ -123,7 +127,7 @@ export class GammaTranslating implements Translator {
   request(): UpstreamRequest | LocalAnswer {
     const { call } = this;
     if (call.endpoint.operation === 'count_tokens') return { local: countAnswer(this.output, estimateInputTokens(call.request)) };
-    const body = gammaChatBody(call.request, (call.model as NonNullable<Call['model']>).upstream, call.stream);
+    const body = gammaChatBody(call.request, call.model as NonNullable<Call['model']>, call.stream);
     return { path: PATHS['chat.completions'], headers: gammaHeaders(call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 

@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { compileValidator, ValidationError } from '../config/validate.js';
 import { FAMILY_NAME } from '../vendors/vendor.js';
 import { pricePerTokenNanos, type Nanos } from './money.js';
+import { reasoningSchema, reasoningSpec, type RawReasoning, type ReasoningSpec } from './reasoning.js';
 
 export const CAPABILITIES = ['tools', 'vision', 'json', 'embeddings'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -28,6 +29,8 @@ export interface ModelEntry {
   capabilities: ReadonlySet<Capability>;
   maxOutputTokens: number;
   aliases: readonly string[];
+  /** How the model reasons (docs/reasoning.md): its vendor's style of setting and the effort table. */
+  reasoning: ReasoningSpec;
 }
 
 export interface FamilyEntry {
@@ -49,6 +52,7 @@ interface RawModel {
   capabilities: Capability[];
   max_output_tokens: number;
   aliases: string[];
+  reasoning?: RawReasoning;
 }
 interface RawCatalogue {
   families: Record<string, { owned_by: string; embedding_model?: string }>;
@@ -100,6 +104,7 @@ const catalogueSchema = {
           capabilities: { type: 'array', uniqueItems: true, items: { enum: [...CAPABILITIES] } },
           max_output_tokens: { type: 'integer', minimum: 1 },
           aliases: { type: 'array', default: [], items: { type: 'string', minLength: 1 } },
+          reasoning: reasoningSchema,
         },
       },
     },
@@ -145,6 +150,7 @@ export class Catalogue {
         capabilities: new Set(model.capabilities),
         maxOutputTokens: model.max_output_tokens,
         aliases: model.aliases,
+        reasoning: reasoningSpec(model.reasoning),
       };
       for (const name of [model.id, ...model.aliases]) {
         const key = normaliseModelId(name);

@@ -52,17 +52,20 @@ export interface ToolSpec {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-export type ResponseFormat =
-  | { type: 'json_object' }
-  | {
-      type: 'json_schema';
-      name: string;
-      schema: JsonObject;
-      /** Strict adherence to `schema` was asked for (Responses `text.format.strict: true`). */
-      strict?: Asked;
-      /** What the format is for, as the caller described it to the model (Responses `text.format.description`). */
-      description?: Asked & { text: string };
-    };
+/** JSON output, with the parameter that asked for it (chat `response_format`, Responses `text.format`). */
+export type ResponseFormat = Asked &
+  (
+    | { type: 'json_object' }
+    | {
+        type: 'json_schema';
+        name: string;
+        schema: JsonObject;
+        /** Strict adherence to `schema` was asked for (Responses `text.format.strict: true`). */
+        strict?: Asked;
+        /** What the format is for, as the caller described it to the model (Responses `text.format.description`). */
+        description?: Asked & { text: string };
+      }
+  );
 
 /** The reasoning efforts the formats name, least to most. */
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -72,12 +75,18 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
  * What the caller asked of the model's reasoning (null: nothing asked, the vendor's default):
  * an effort (chat `reasoning_effort`, Responses `reasoning.effort`, Messages adaptive thinking
  * with an effort), or an explicit budget of thinking tokens (Messages `thinking.budget_tokens`),
- * or off. Each vendor maps it by the table in docs/reasoning.md.
+ * or off. Each vendor maps it by the model's catalogue entry (src/neutral/reasoning.ts, docs/reasoning.md).
  */
-export type ReasoningRequest =
+export type ReasoningRequest = (
   | { kind: 'effort'; effort: ReasoningEffort; /** the parameter it came from, named in refusals */ param: string }
   | { kind: 'budget'; tokens: number; param: string }
-  | { kind: 'off'; param: string };
+  | { kind: 'off'; param: string }
+) & {
+  /** The model may think, but its thinking text is not to be returned (Messages `thinking.display: "omitted"`). */
+  omitted?: boolean;
+  /** Asked only of a model that reasons: one that does not answers without (Messages adaptive thinking, where the model decides). */
+  ifReasoning?: boolean;
+};
 
 export interface NeutralRequest {
   system: string[];
@@ -104,13 +113,10 @@ export interface NeutralRequest {
 }
 
 /** What a neutral request may ask that a vendor translator may have no mapping for yet. */
-export type Mappable = 'reasoning' | 'strict' | 'format_description';
+export type Mappable = 'strict' | 'format_description';
 
 /** The parameter of the first thing `request` asks among `unmapped`, and why it cannot be honoured; null when none. */
 function firstUnmapped(request: NeutralRequest, unmapped: readonly Mappable[]): { param: string; why: string } | null {
-  if (unmapped.includes('reasoning') && request.reasoning) {
-    return { param: request.reasoning.param, why: 'the gateway has no reasoning setting for this model\'s vendor yet' };
-  }
   const format = request.responseFormat?.type === 'json_schema' ? request.responseFormat : null;
   if (unmapped.includes('strict')) {
     const strict = request.tools.find((tool) => tool.strict)?.strict ?? format?.strict;

@@ -1,13 +1,17 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
-import type { NeutralRequest, Part, ResponseFormat, ToolChoice, ToolSpec } from '../neutral/request.js';
+import { decodeReasoningState } from '../neutral/reasoning-state.js';
+import type { NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ResponseFormat, ToolChoice, ToolSpec } from '../neutral/request.js';
+import { refuseUntranslatable } from './chat-params.js';
 import { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from './sequence.js';
 
 /**
  * A reference-format chat request read into the neutral request (src/neutral/request.ts), with the message-sequence
  * rules every non-reference vendor needs already applied (src/reference/sequence.ts,
  * docs/vendor-formats.md#message-sequence-normalisation). Anything a vendor could not take is a
- * 400 naming the field, e.g. `messages[2].tool_calls[0].function.arguments`.
+ * 400 naming the field, e.g. `messages[2].tool_calls[0].function.arguments`, and so is a
+ * parameter the neutral request does not carry (chat-params.ts). Only translated families read
+ * a chat body this way: gamma is sent the caller's body.
  */
 
 const WORDS: SequenceWords = { param: 'messages', result: 'tool message', call: 'assistant message' };
@@ -50,6 +54,24 @@ function contentParts(content: unknown, param: string, allowImages: boolean): Pa
   return parts;
 }
 
+/**
+ * The reasoning an assistant message hands back (docs/formats/chat.md#reasoning): its
+ * `thinking_blocks`, each state in the gateway's envelope (a block with any other signature
+ * carries nothing a vendor could verify and is dropped); without them, `reasoning_content` alone.
+ */
+function reasoningParts(message: JsonObject): Part[] {
+  const blocks = message['thinking_blocks'];
+  if (Array.isArray(blocks) && blocks.length) {
+    return (blocks as JsonObject[]).flatMap((block): Part[] => {
+      const envelope = block['type'] === 'redacted_thinking' ? block['data'] : block['signature'];
+      const state = typeof envelope === 'string' ? decodeReasoningState(envelope) : null;
+      return state ? [{ type: 'reasoning', text: typeof block['thinking'] === 'string' ? block['thinking'] : '', state }] : [];
+    });
+  }
+  const text = message['reasoning_content'];
+  return typeof text === 'string' && text !== '' ? [{ type: 'reasoning', text, state: null }] : [];
+}
+
 function readMessage(reading: TurnSequence, message: unknown, i: number): void {
   const param = `messages[${i}]`;
   if (!isObject(message)) throw invalidRequest(`${param} must be an object.`, param);
@@ -64,7 +86,7 @@ function readMessage(reading: TurnSequence, message: unknown, i: number): void {
       reading.add('user', contentParts(content, `${param}.content`, true));
       return;
     case 'assistant': {
-      const parts = contentParts(content, `${param}.content`, false);
+      const parts = [...reasoningParts(message), ...contentParts(content, `${param}.content`, false)];
       const calls = message['tool_calls'];
       if (Array.isArray(calls)) {
         calls.forEach((call, j) => {
@@ -112,10 +134,10 @@ function readToolChoice(raw: unknown, tools: ToolSpec[]): ToolChoice | null {
 
 function readResponseFormat(raw: unknown): ResponseFormat | null {
   if (!isObject(raw) || raw['type'] === 'text') return null;
-  if (raw['type'] === 'json_object') return { type: 'json_object' };
+  if (raw['type'] === 'json_object') return { type: 'json_object', param: 'response_format' };
   const spec = raw['json_schema'];
   if (!isObject(spec) || typeof spec['name'] !== 'string') throw invalidRequest('response_format.json_schema needs a name.', 'response_format.json_schema');
-  return { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema') };
+  return { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'), param: 'response_format' };
 }
 
 function readStop(raw: unknown): string[] {
@@ -123,8 +145,13 @@ function readStop(raw: unknown): string[] {
   return Array.isArray(raw) ? (raw as string[]) : [];
 }
 
+function readReasoning(raw: unknown): ReasoningRequest | null {
+  return typeof raw === 'string' ? { kind: 'effort', effort: raw as ReasoningEffort, param: 'reasoning_effort' } : null;
+}
+
 /** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts). */
 export function parseChatRequest(body: JsonObject): NeutralRequest {
+  refuseUntranslatable(body);
   const reading = new TurnSequence();
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');
@@ -141,7 +168,7 @@ export function parseChatRequest(body: JsonObject): NeutralRequest {
     stop: readStop(body['stop']),
     n: numberOrNull(body['n']) ?? 1,
     seed: numberOrNull(body['seed']),
-    user: typeof body['user'] === 'string' ? body['user'] : null,
+    user: typeof body['safety_identifier'] === 'string' ? body['safety_identifier'] : typeof body['user'] === 'string' ? body['user'] : null,
     presencePenalty: numberOrNull(body['presence_penalty']),
     frequencyPenalty: numberOrNull(body['frequency_penalty']),
     logprobs: body['logprobs'] === true,
@@ -151,6 +178,6 @@ export function parseChatRequest(body: JsonObject): NeutralRequest {
     parallelToolCalls: body['parallel_tool_calls'] !== false,
     responseFormat: readResponseFormat(body['response_format']),
     topK: null,
-    reasoning: null,
+    reasoning: readReasoning(body['reasoning_effort']),
   };
 }

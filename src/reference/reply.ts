@@ -1,5 +1,7 @@
 import type { JsonObject } from '../chain/call.js';
+import { encodeReasoningState } from '../neutral/reasoning-state.js';
 import type { Reply, ReplyChoice, ReplyEnvelope, ReplyUsage } from '../neutral/reply.js';
+import type { ReasoningState } from '../neutral/request.js';
 
 /**
  * The neutral reply (src/neutral/reply.ts) rendered into the reference format: a chat
@@ -18,9 +20,23 @@ export function referenceUsage(usage: ReplyUsage): JsonObject {
   return out;
 }
 
+/**
+ * A reasoning run's state as a `thinking_blocks` entry the caller hands back unchanged
+ * (docs/formats/chat.md#reasoning): the thinking text with the state in the gateway's envelope
+ * as its signature, or a redacted block whose data is the envelope.
+ */
+export function thinkingBlock(text: string, state: ReasoningState): JsonObject {
+  const envelope = encodeReasoningState(state);
+  return state.kind === 'redacted' ? { type: 'redacted_thinking', data: envelope } : { type: 'thinking', thinking: text, signature: envelope };
+}
 
 function message(choice: ReplyChoice): JsonObject {
   const out: JsonObject = { role: 'assistant', content: choice.content, refusal: null };
+  const runs = choice.reasoning ?? [];
+  const reasoning = runs.map((run) => run.text).join('');
+  if (reasoning !== '') out['reasoning_content'] = reasoning;
+  const blocks = runs.flatMap((run) => (run.state ? [thinkingBlock(run.text, run.state)] : []));
+  if (blocks.length) out['thinking_blocks'] = blocks;
   if (choice.toolCalls.length) {
     out['tool_calls'] = choice.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
   }

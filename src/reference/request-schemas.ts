@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { EndpointName } from '../chain/call.js';
 import { compileSchema } from '../config/validate.js';
+import { REASONING_EFFORTS } from '../neutral/request.js';
 
 /**
  * JSON Schemas of the reference-format request bodies: the fields the gateway relies on are
@@ -51,6 +52,13 @@ const toolChoice = {
   ],
 } as const;
 
+/** Reasoning an assistant message hands back (docs/formats/chat.md#reasoning). */
+const thinkingBlock = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['thinking', 'redacted_thinking'] }, thinking: { type: 'string' }, signature: { type: 'string' }, data: { type: 'string' } },
+} as const;
+
 const message = {
   type: 'object',
   required: ['role'],
@@ -59,6 +67,8 @@ const message = {
     content: { type: ['string', 'array', 'null'] },
     tool_calls: { type: 'array' },
     tool_call_id: { type: 'string' },
+    reasoning_content: { type: ['string', 'null'] },
+    thinking_blocks: { type: ['array', 'null'], items: thinkingBlock },
   },
 } as const;
 
@@ -76,6 +86,14 @@ const chatSchema = {
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
     user: { type: 'string' },
+    safety_identifier: { type: ['string', 'null'] },
+    seed: { type: ['integer', 'null'] },
+    presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
+    parallel_tool_calls: { type: ['boolean', 'null'] },
+    reasoning_effort: { enum: [...REASONING_EFFORTS, null] },
     tools: { type: 'array', items: functionTool },
     tool_choice: toolChoice,
     response_format: {

@@ -4,7 +4,7 @@ import type { ReasoningState } from '../neutral/request.js';
 import type { ReplyStream } from '../chain/ingress.js';
 import type { GatewayError } from '../http/errors.js';
 import { SSE_DONE, sseErrorFrame } from '../http/respond.js';
-import { referenceUsage } from './reply.js';
+import { referenceUsage, thinkingBlock } from './reply.js';
 
 /**
  * Writes the reference format's SSE chunks for one streamed reply, so that every vendor
@@ -13,13 +13,17 @@ import { referenceUsage } from './reply.js';
  * first per choice, `id`/`type`/`name` only in a call's first fragment, exactly one finish
  * chunk per choice, `"usage": null` on every chunk and one usage chunk with `choices: []` at
  * the end only when the caller asked (`stream_options.include_usage`), and `data: [DONE]`
- * after completion. In legacy mode (`/v1/completions`) chunks are `text_completion` with `text`.
+ * after completion. Reasoning goes as `reasoning_content` deltas, and each run's state as one
+ * `thinking_blocks` delta when the run ends. In legacy mode (`/v1/completions`) chunks are
+ * `text_completion` with `text` (and no reasoning).
  */
 export class ReferenceStreamWriter implements ReplyStream {
   /** Output deltas written so far (text and tool-call fragments), the fallback usage count. */
   relayedDeltas = 0;
   private readonly started = new Set<number>();
   private readonly finished = new Set<number>();
+  /** Per choice: the reasoning text of the run not yet ended by its state. */
+  private readonly runs = new Map<number, string>();
 
   constructor(
     private readonly envelope: ReplyEnvelope,
@@ -47,12 +51,17 @@ export class ReferenceStreamWriter implements ReplyStream {
   reasoning(choice: number, text: string): string {
     const head = this.start(choice);
     if (text === '' || this.legacy) return head;
+    this.runs.set(choice, (this.runs.get(choice) ?? '') + text);
     return head + this.chunk(choice, { reasoning_content: text }, null);
   }
 
-  /** The reference format has no slot for a vendor's opaque reasoning state. */
-  reasoningState(choice: number, _state: ReasoningState): string {
-    return this.start(choice);
+  /** The state that ends a reasoning run: the run as one `thinking_blocks` delta. */
+  reasoningState(choice: number, state: ReasoningState): string {
+    const head = this.start(choice);
+    if (this.legacy) return head;
+    const text = this.runs.get(choice) ?? '';
+    this.runs.delete(choice);
+    return head + this.chunk(choice, { thinking_blocks: [thinkingBlock(text, state)] }, null);
   }
 
   /** The first fragment of a tool call (`index` counts tool calls of this choice from 0). */

@@ -9,14 +9,16 @@ import { createHash } from 'node:crypto';
  *
  * Counting rules (documented so tests can compute expected usage by hand):
  * - prompt tokens = whitespace-separated words in all text of the request (system included);
- * - completion tokens = text pieces emitted + 10 per tool call.
+ * - completion tokens = text pieces emitted + 10 per tool call + thinking pieces;
+ * - a request that has the model reason gets 6 thinking pieces per choice (`THINKING`), which
+ *   count toward its output limit like text (the vendors count thinking inside it).
  *
  * Directives in the last user text steer a reply: `[[sim:tokens=N]]` (N text pieces),
  * `[[sim:parallel=N]]` (N tool calls), `[[sim:status=503]]`, `[[sim:delay_ms=N]]`,
  * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N frames),
  * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
- * (never answer), `[[sim:unicode=1]]` (words of 2-, 3- and 4-byte UTF-8 characters, for tests
- * of bodies split inside a character).
+ * (never answer), `[[sim:redacted=1]]` (alpha: the thinking comes redacted), `[[sim:unicode=1]]`
+ * (words of 2-, 3- and 4-byte UTF-8 characters, for tests of bodies split inside a character).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -39,6 +41,8 @@ export interface SimRequest {
   jsonSchema: Record<string, unknown> | null;
   maxTokens: number | null;
   choices: number;
+  /** The request has the model reason (absent: it does not). */
+  reasoning?: boolean;
 }
 
 export interface SimToolCall {
@@ -49,6 +53,8 @@ export interface SimToolCall {
 }
 
 export interface SimChoice {
+  /** Thinking text pieces, before the answer (empty when the model does not reason). */
+  thinking: string[];
   pieces: string[];
   toolCalls: SimToolCall[];
   finish: 'stop' | 'length' | 'tool_calls';
@@ -57,7 +63,10 @@ export interface SimChoice {
 export interface ReplyPlan {
   choices: SimChoice[];
   promptTokens: number;
+  /** Everything generated, thinking included. */
   completionTokens: number;
+  /** The thinking pieces among completionTokens. */
+  reasoningTokens: number;
 }
 
 export interface Directives {
@@ -69,6 +78,8 @@ export interface Directives {
   reset_after?: number;
   error_after?: number;
   hang?: number;
+  /** The vendor hides the thinking (alpha: a redacted_thinking block). */
+  redacted?: number;
   unicode?: number;
 }
 
@@ -76,6 +87,8 @@ const DIRECTIVE = /\[\[sim:([a-z_]+)=(\d+)\]\]/g;
 const DEFAULT_PIECES = 12;
 const TOOL_CALL_TOKENS = 10;
 const WORDS = ['Hello', 'from', 'the', 'simulated', 'upstream;', 'this', 'reply', 'is', 'deterministic', 'and', 'counted', 'word', 'by', 'word.'];
+/** What a simulated model thinks, piece by piece, when a request has it reason. */
+export const THINKING = ['Considering', ' the', ' request', ' step', ' by', ' step.'];
 export const UNICODE_WORDS = ['Grüße', 'aus', 'Zürich;', '東京は', '晴れ', '🎉🚀', 'ñandú', 'Ωμέγα', 'naïve', 'café', 'ok', '✓.'];
 
 export function readDirectives(text: string): Directives {
@@ -144,6 +157,7 @@ export function planReply(request: SimRequest): ReplyPlan {
   const directives = readDirectives(request.lastUserText);
   const promptTokens = request.texts.reduce((sum, text) => sum + countWords(text), 0);
   const tool = wantsToolCall(request);
+  const thinking = request.reasoning ? [...THINKING] : [];
   const choices: SimChoice[] = [];
   for (let c = 0; c < Math.max(1, request.choices); c++) {
     if (tool) {
@@ -152,19 +166,21 @@ export function planReply(request: SimRequest): ReplyPlan {
         name: tool.name,
         arguments: JSON.stringify(sampleFromSchema(tool.parameters)),
       }));
-      choices.push({ pieces: [], toolCalls: calls, finish: 'tool_calls' });
+      choices.push({ thinking, pieces: [], toolCalls: calls, finish: 'tool_calls' });
       continue;
     }
     let pieces = textPieces(request, directives);
     let finish: SimChoice['finish'] = 'stop';
-    if (request.maxTokens !== null && pieces.length > request.maxTokens) {
-      pieces = pieces.slice(0, request.maxTokens);
+    const room = request.maxTokens === null ? Infinity : Math.max(0, request.maxTokens - thinking.length);
+    if (pieces.length > room) {
+      pieces = pieces.slice(0, room);
       finish = 'length';
     }
-    choices.push({ pieces, toolCalls: [], finish });
+    choices.push({ thinking, pieces, toolCalls: [], finish });
   }
-  const completionTokens = choices.reduce((sum, ch) => sum + ch.pieces.length + ch.toolCalls.length * TOOL_CALL_TOKENS, 0);
-  return { choices, promptTokens, completionTokens };
+  const reasoningTokens = thinking.length * choices.length;
+  const completionTokens = choices.reduce((sum, ch) => sum + ch.pieces.length + ch.toolCalls.length * TOOL_CALL_TOKENS, reasoningTokens);
+  return { choices, promptTokens, completionTokens, reasoningTokens };
 }
 
 /** A deterministic unit-length-ish vector for an input, `dimensions` long. */
