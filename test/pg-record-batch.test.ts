@@ -3,7 +3,8 @@ import t from 'tap';
 import { openStore } from '../src/store/open-store.js';
 import { PgLedgerStore } from '../src/store/postgres/ledger-store.js';
 import { createPool } from '../src/store/postgres/pool.js';
-import type { Store } from '../src/store/store.js';
+import { PgRateStore } from '../src/store/postgres/rate-store.js';
+import type { ReserveInput, Store } from '../src/store/store.js';
 import { figures, ledgerRow, newKey } from './helpers/store-fixtures.js';
 import { startPostgres } from './helpers/postgres.js';
 
@@ -78,4 +79,26 @@ t.test('a batch the server refuses: one statement each, only the bad one fails',
   t.same(statements, ['ledger_record_many', 'ledger_record', 'ledger_record', 'ledger_record']);
   t.same([await ledgerCount(key.id, 200), await ledgerCount(key.id, 202)], [1, 1]);
   t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(200, 500, 40_000), "the failed settlement's reservation still held");
+});
+
+t.test('concurrent admissions: one statement, each decided as if alone, in order', async (t) => {
+  const { key } = await newKey(store, { monthlyCeilingNanos: 1_500 });
+  const { key: other } = await newKey(store, { monthlyCeilingNanos: 10 ** 12 });
+  const { pool, statements } = countedPool();
+  const ledger = new PgLedgerStore(pool);
+  const input = (keyId: string, now: number): ReserveInput => ({
+    keyId, cycle: '2026-11', nanos: 500, upstreamNanos: 0, ceilingNanos: keyId === key.id ? 1_500 : 10 ** 12, upstreamLimitNanos: null,
+    instance: 'test', now, expiresAt: Date.now() + 60_000,
+  });
+  // Interleaved keys: the batch is sent sorted by key, the answers come back in the callers' order.
+  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.reserve(input(i % 2 ? other.id : key.id, i))));
+  t.same(statements, ['ledger_admit_many'], 'one statement for the eight');
+  t.same(results.map((r) => r.admitted), [true, true, true, true, true, true, false, true], 'the ceiling admits exactly three, the first three');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1_500));
+  t.same(await store.ledger.cycleSpend(other.id, '2026-11'), figures(0, 2_000));
+
+  const rates = new PgRateStore(pool);
+  const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
+  t.same(statements, ['ledger_admit_many', 'rate_take_many'], 'the rate takes: one statement too');
+  t.same(waits, [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)), 'three admitted, then the wait of the oldest');
 });

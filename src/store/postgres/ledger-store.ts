@@ -1,15 +1,11 @@
 import type { Pool } from 'pg';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
+import { admissionWriter, type AdmitRow } from './admission-batch.js';
 import { inTransaction } from './pool.js';
-import { RecordBatcher } from './record-batch.js';
+import { settlementWriter, type Settlement } from './record-batch.js';
+import { TickBatch } from './tick-batch.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
-
-/** Admission: one call of the function that locks the key's spend row, sweeps its expired leases and decides (functions.ts). */
-const RESERVE = {
-  name: 'ledger_admit',
-  text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-};
 
 const RELEASE = {
   name: 'ledger_release',
@@ -61,27 +57,27 @@ const ACTIVITY = `SELECT k.id AS key_id,
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
-/** The ledger, spend and reservations in PostgreSQL: every admission is one round trip; the settlements of one event-loop turn share one. */
+/** The ledger, spend and reservations in PostgreSQL: the admissions of one event-loop turn share one round trip (admission-batch.ts), and so do its settlements (record-batch.ts). */
 export class PgLedgerStore implements LedgerStore {
-  private readonly settlements: RecordBatcher;
+  private readonly admissions: TickBatch<ReserveInput, AdmitRow>;
+  private readonly settlements: TickBatch<Settlement, void>;
 
   constructor(private readonly pool: Pool) {
-    this.settlements = new RecordBatcher(pool);
+    this.admissions = new TickBatch(admissionWriter(pool));
+    this.settlements = new TickBatch(settlementWriter(pool));
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
     const { keyId, cycle, nanos, upstreamNanos } = input;
-    const values = [keyId, cycle, nanos, upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt];
-    const decided = (await this.pool.query<{ reservation_id: number | null } & SpendRow>({ ...RESERVE, values })).rows[0];
-    if (!decided) throw new Error('gateway_admit answered no row');
+    const decided = await this.admissions.run(input);
     if (decided.reservation_id !== null) return { admitted: true, reservation: { id: decided.reservation_id, keyId, cycle, nanos, upstreamNanos } };
     const figures = toCycleSpend(decided);
     return { admitted: false, refusedBy: limitsRefusing(input, figures), ...figures };
   }
 
-  /** Group-committed with the settlements of the same event-loop turn (record-batch.ts); resolves once committed. */
+  /** Group-committed with the settlements of the same event-loop turn (tick-batch.ts); resolves once committed. */
   record(row: LedgerRow, reservationId: number | null): Promise<void> {
-    return this.settlements.record({ row, reservationId });
+    return this.settlements.run({ row, reservationId });
   }
 
   async release(reservationId: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { LedgerRow } from '../store.js';
-import { pgUnavailable } from './pool.js';
+import type { BatchWriter } from './tick-batch.js';
 
 /** One call's settlement: its row and the reservation it settles (null: none). */
 export interface Settlement {
@@ -14,7 +14,7 @@ export interface Settlement {
  */
 const SPEND_UPSERT = `INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano, upstream_nano, reserved_upstream_nano)
     SELECT key_id, cycle, SUM(charged)::bigint, -SUM(held)::bigint, SUM(upstream)::bigint, -SUM(held_upstream)::bigint
-      FROM deltas GROUP BY key_id, cycle ORDER BY key_id, cycle
+      FROM deltas GROUP BY key_id, cycle ORDER BY key_id COLLATE "C", cycle COLLATE "C"
     ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano,
       reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano, upstream_nano = s.upstream_nano + EXCLUDED.upstream_nano,
       reserved_upstream_nano = s.reserved_upstream_nano + EXCLUDED.reserved_upstream_nano`;
@@ -80,56 +80,15 @@ function columnsOf(batch: readonly Settlement[]): unknown[][] {
   return [...columns, reservations];
 }
 
-interface Pending extends Settlement {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * Group commit of settlements (the PostgreSQL twin of sqlite/group-commit.ts): those queued
- * during one turn of the event loop are written by one statement — one round trip, one commit
- * — and each caller's promise resolves only when it has committed, so "committed before the
- * last byte" still holds. A batch the server refused (a deadlock, a bad row) was rolled back
- * whole: its settlements are then written one statement each, so one bad row fails alone. A
- * batch whose outcome is unknown (the connection broke) is not retried: it may have committed.
- */
-export class RecordBatcher {
-  private queue: Pending[] = [];
-  private scheduled = false;
-
-  constructor(private readonly pool: Pool) {}
-
-  record(settlement: Settlement): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ ...settlement, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
-    this.scheduled = false;
-    if (batch.length === 1) return this.one(batch[0] as Pending);
-    try {
-      await this.pool.query({ ...RECORD_MANY, values: columnsOf(batch) });
-    } catch (error) {
-      if (pgUnavailable(error)) for (const op of batch) op.reject(error);
-      else await Promise.all(batch.map((op) => this.one(op)));
-      return;
-    }
-    for (const op of batch) op.resolve();
-  }
-
-  private async one(op: Pending): Promise<void> {
-    try {
-      await this.pool.query({ ...RECORD_ONE, values: valuesOf(op) });
-      op.resolve();
-    } catch (error) {
-      op.reject(error);
-    }
-  }
+/** Settlements group-committed (tick-batch.ts): those of one event-loop turn in one statement. */
+export function settlementWriter(pool: Pool): BatchWriter<Settlement, void> {
+  return {
+    async many(batch) {
+      await pool.query({ ...RECORD_MANY, values: columnsOf(batch) });
+      return batch.map(() => undefined);
+    },
+    async one(settlement) {
+      await pool.query({ ...RECORD_ONE, values: valuesOf(settlement) });
+    },
+  };
 }
