@@ -1,41 +1,11 @@
 import type { Pool } from 'pg';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
+import { admissionWriter, type AdmitRow } from './admission-batch.js';
 import { inTransaction } from './pool.js';
+import { settlementWriter, type Settlement } from './record-batch.js';
+import { TickBatch } from './tick-batch.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
-
-/** Admission: one call of the function that locks the key's spend row, sweeps its expired leases and decides (functions.ts). */
-const RESERVE = {
-  name: 'ledger_admit',
-  text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-};
-
-/**
- * Settlement, in one statement (so committed when it resolves): the row, its charged and
- * upstream (list) costs added to the cycle's spend, the reservation dropped and what it held
- * taken off its cycle's `reserved_nano` and `reserved_upstream_nano`. The spend changes are
- * summed per (key, cycle) first, because one statement may change a row only once (the
- * reservation normally belongs to the row's own key and cycle).
- */
-const RECORD = {
-  name: 'ledger_record',
-  text: `WITH released AS (
-      DELETE FROM reservations WHERE id = $18::bigint RETURNING key_id, cycle, amount_nano, upstream_nano
-    ), written AS (
-      INSERT INTO ledger (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
-        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-    ), deltas (key_id, cycle, charged, upstream, held, held_upstream) AS (
-      SELECT $3::text, $2::text, $14::bigint, $15::bigint, 0::bigint, 0::bigint
-      UNION ALL SELECT key_id, cycle, 0, 0, amount_nano, upstream_nano FROM released
-    )
-    INSERT INTO spend AS s (key_id, cycle, charged_nano, reserved_nano, upstream_nano, reserved_upstream_nano)
-    SELECT key_id, cycle, SUM(charged)::bigint, -SUM(held)::bigint, SUM(upstream)::bigint, -SUM(held_upstream)::bigint
-      FROM deltas GROUP BY key_id, cycle
-    ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano,
-      reserved_nano = s.reserved_nano + EXCLUDED.reserved_nano, upstream_nano = s.upstream_nano + EXCLUDED.upstream_nano,
-      reserved_upstream_nano = s.reserved_upstream_nano + EXCLUDED.reserved_upstream_nano`,
-};
 
 const RELEASE = {
   name: 'ledger_release',
@@ -87,27 +57,27 @@ const ACTIVITY = `SELECT k.id AS key_id,
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
-/** The ledger, spend and reservations in PostgreSQL: every admission and settlement is one round trip. */
+/** The ledger, spend and reservations in PostgreSQL: the admissions of one event-loop turn share one round trip (admission-batch.ts), and so do its settlements (record-batch.ts). */
 export class PgLedgerStore implements LedgerStore {
-  constructor(private readonly pool: Pool) {}
+  private readonly admissions: TickBatch<ReserveInput, AdmitRow>;
+  private readonly settlements: TickBatch<Settlement, void>;
+
+  constructor(private readonly pool: Pool) {
+    this.admissions = new TickBatch(admissionWriter(pool));
+    this.settlements = new TickBatch(settlementWriter(pool));
+  }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
     const { keyId, cycle, nanos, upstreamNanos } = input;
-    const values = [keyId, cycle, nanos, upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt];
-    const decided = (await this.pool.query<{ reservation_id: number | null } & SpendRow>({ ...RESERVE, values })).rows[0];
-    if (!decided) throw new Error('gateway_admit answered no row');
+    const decided = await this.admissions.run(input);
     if (decided.reservation_id !== null) return { admitted: true, reservation: { id: decided.reservation_id, keyId, cycle, nanos, upstreamNanos } };
     const figures = toCycleSpend(decided);
     return { admitted: false, refusedBy: limitsRefusing(input, figures), ...figures };
   }
 
-  async record(row: LedgerRow, reservationId: number | null): Promise<void> {
-    const values = [
-      row.admittedAt, row.cycle, row.keyId, row.model, row.family, row.endpoint, row.stream, row.status, row.outcome, row.attempts,
-      row.promptTokens, row.completionTokens, row.usageEstimated, row.chargedNanos, row.listNanos, row.upstreamMs, row.ttftMs,
-      reservationId,
-    ];
-    await this.pool.query({ ...RECORD, values });
+  /** Group-committed with the settlements of the same event-loop turn (tick-batch.ts); resolves once committed. */
+  record(row: LedgerRow, reservationId: number | null): Promise<void> {
+    return this.settlements.run({ row, reservationId });
   }
 
   async release(reservationId: number): Promise<void> {

@@ -1,15 +1,21 @@
 import type { Pool } from 'pg';
 import type { RateStore, RateTake } from '../limits.js';
+import { rateTakeWriter } from './admission-batch.js';
+import { TickBatch } from './tick-batch.js';
 
-const TAKE = { name: 'rate_take', text: 'SELECT gateway_rate_take($1, $2, $3, $4) AS wait' };
-
-/** The rate cap in PostgreSQL (limits.ts; migration 6): a take is one call of gateway_rate_take (functions.ts). */
+/**
+ * The rate cap in PostgreSQL (limits.ts; migration 6): a take is one call of gateway_rate_take
+ * (functions.ts); the takes of one event-loop turn share one statement (admission-batch.ts).
+ */
 export class PgRateStore implements RateStore {
-  constructor(private readonly pool: Pool) {}
+  private readonly takes: TickBatch<RateTake, number>;
 
-  async take(input: RateTake): Promise<number> {
-    const values = [input.keyId, input.limit, input.windowMs, input.now];
-    return (await this.pool.query<{ wait: number }>({ ...TAKE, values })).rows[0]?.wait ?? 0;
+  constructor(private readonly pool: Pool) {
+    this.takes = new TickBatch(rateTakeWriter(pool));
+  }
+
+  take(input: RateTake): Promise<number> {
+    return this.takes.run(input);
   }
 
   async sweep(before: number): Promise<number> {

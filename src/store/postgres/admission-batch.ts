@@ -1,0 +1,87 @@
+import type { Pool } from 'pg';
+import type { SpendRow } from '../rows.js';
+import type { RateTake } from '../limits.js';
+import type { ReserveInput } from '../store.js';
+import type { BatchWriter } from './tick-batch.js';
+
+/**
+ * Admissions and rate-cap takes of one event-loop turn in one statement each (tick-batch.ts):
+ * the same functions (functions.ts) called once per input, in order, by a lateral join over
+ * the inputs. Each call is a volatile function, so each of its statements reads a fresh
+ * snapshot that includes what the calls before it in the batch did: every decision is the one
+ * the calls made one by one would have made. The inputs are sent sorted by key (code-unit
+ * order, the same as COLLATE "C"), so batches of different instances lock the keys' rows in
+ * the same order and never wait on each other in a cycle.
+ */
+
+export type AdmitRow = { reservation_id: number | null } & SpendRow;
+
+const ADMIT_ONE = {
+  name: 'ledger_admit',
+  text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+};
+const ADMIT_MANY = {
+  name: 'ledger_admit_many',
+  text: `SELECT i.ord, a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[])
+      WITH ORDINALITY AS i(key_id, cycle, nanos, upstream, ceiling, upstream_limit, instance, now, expires, ord)
+    CROSS JOIN LATERAL gateway_admit(i.key_id, i.cycle, i.nanos, i.upstream, i.ceiling, i.upstream_limit, i.instance, i.now, i.expires) AS a`,
+};
+
+const TAKE_ONE = { name: 'rate_take', text: 'SELECT gateway_rate_take($1, $2, $3, $4) AS wait' };
+const TAKE_MANY = {
+  name: 'rate_take_many',
+  text: `SELECT i.ord, w.wait FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[])
+      WITH ORDINALITY AS i(key_id, rpm_limit, window_ms, now, ord)
+    CROSS JOIN LATERAL gateway_rate_take(i.key_id, i.rpm_limit, i.window_ms, i.now) AS w(wait)`,
+};
+
+const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The inputs' positions, stably sorted by their lock order. */
+function lockOrder<I>(inputs: readonly I[], rank: (input: I) => string): number[] {
+  return inputs.map((_, i) => i).sort((a, b) => byKey(rank(inputs[a] as I), rank(inputs[b] as I)) || a - b);
+}
+
+/** Sends the inputs in lock order, column by column, and answers in the inputs' order. */
+async function lateral<I, R extends { ord: number }>(
+  pool: Pool, statement: { name: string; text: string }, inputs: readonly I[], rank: (input: I) => string, values: (input: I) => unknown[],
+): Promise<R[]> {
+  const order = lockOrder(inputs, rank);
+  const columns: unknown[][] = [];
+  for (const position of order) values(inputs[position] as I).forEach((value, c) => (columns[c] ??= []).push(value));
+  const rows = (await pool.query<R>({ ...statement, values: columns })).rows;
+  const answers: R[] = new Array<R>(inputs.length);
+  for (const row of rows) answers[order[row.ord - 1] as number] = row;
+  if (rows.length !== inputs.length) throw new Error(`${statement.name} answered ${rows.length} rows for ${inputs.length} inputs`);
+  return answers;
+}
+
+const admitValues = (input: ReserveInput): unknown[] => [
+  input.keyId, input.cycle, input.nanos, input.upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt,
+];
+
+export function admissionWriter(pool: Pool): BatchWriter<ReserveInput, AdmitRow> {
+  return {
+    many: (inputs) => lateral<ReserveInput, AdmitRow & { ord: number }>(pool, ADMIT_MANY, inputs, (i) => `${i.keyId}\u0000${i.cycle}`, admitValues),
+    async one(input) {
+      const row = (await pool.query<AdmitRow>({ ...ADMIT_ONE, values: admitValues(input) })).rows[0];
+      if (!row) throw new Error('gateway_admit answered no row');
+      return row;
+    },
+  };
+}
+
+const takeValues = (input: RateTake): unknown[] => [input.keyId, input.limit, input.windowMs, input.now];
+
+export function rateTakeWriter(pool: Pool): BatchWriter<RateTake, number> {
+  return {
+    async many(inputs) {
+      const rows = await lateral<RateTake, { ord: number; wait: number }>(pool, TAKE_MANY, inputs, (i) => i.keyId, takeValues);
+      return rows.map((row) => row.wait);
+    },
+    async one(input) {
+      return (await pool.query<{ wait: number }>({ ...TAKE_ONE, values: takeValues(input) })).rows[0]?.wait ?? 0;
+    },
+  };
+}
