@@ -52,12 +52,14 @@ t.test('figures that could not be written (the database unreachable) wait for th
     },
   } as unknown as StatusStore;
   const recorder = new MinuteRecorder(store);
-  recorder.record('gamma-5.4', 0, false, 12);
+  recorder.record('gamma-5.4', 'chat.completions', 0, false, 12);
   await t.rejects(recorder.flush(), /unreachable/);
-  recorder.record('gamma-5.4', 1000, true, null);
+  recorder.record('gamma-5.4', 'responses', 1000, true, null);
   down = false;
   await recorder.flush();
-  t.same(written, [[{ model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]) }]], 'kept, and merged with the newer');
+  t.same(written, [[{
+    model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]), endpoints: new Map([['chat.completions', 1], ['responses', 1]]),
+  }]], 'kept, and merged with the newer');
   await recorder.flush();
   t.equal(written.length, 1, 'nothing twice');
 });
