@@ -84,6 +84,7 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.same(report.models.map((m) => m.id), h.catalogue.models.map((m) => m.id), 'every model of the catalogue, in its order');
   const g54 = report.models.find((m) => m.id === 'gamma-5.4');
   t.equal(g54?.requests_24h, 6);
+  t.same(g54?.requests_24h_by_endpoint, { 'chat.completions': 6 }, 'the same requests by endpoint');
   t.same(g54?.uptime, { '24h': 5 / 6, '7d': 5 / 6, '30d': 5 / 6 }, 'one 503 in six requests');
   t.ok(g54?.latency_ms && g54.latency_ms.p50 > 0 && g54.latency_ms.p50 <= g54.latency_ms.p95 && g54.latency_ms.p95 <= g54.latency_ms.p99);
   t.equal(g54?.simulated, true);
@@ -91,7 +92,7 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.same(g52?.uptime['24h'], 1);
   t.ok(g52?.latency_ms, 'a streamed call has a latency (to its first byte)');
   const idle = report.models.find((m) => m.id === 'gamma-5.1-code');
-  t.same(idle, { id: 'gamma-5.1-code', family: 'gamma', state: 'operational', simulated: true, uptime: { '24h': null, '7d': null, '30d': null }, requests_24h: 0, latency_ms: null });
+  t.same(idle, { id: 'gamma-5.1-code', family: 'gamma', state: 'operational', simulated: true, uptime: { '24h': null, '7d': null, '30d': null }, requests_24h: 0, requests_24h_by_endpoint: {}, latency_ms: null });
   t.equal(report.models.find((m) => m.id === 'alpha-opus-4.6')?.simulated, false);
   t.same(report.uptime, { '24h': 6 / 7, '7d': 6 / 7, '30d': 6 / 7 });
   t.same(report.status, { state: 'operational', description: 'All systems operational' });
