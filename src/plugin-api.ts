@@ -41,7 +41,7 @@ export type { BillingCycle } from './billing/cycle.js';
 // The store a plugin's setup receives.
 export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, SpendLimit, Store, StoredResponse } from './store/store.js';
 export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
-export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+export type { AttemptCount, EndpointTotals, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
 
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';

@@ -70,6 +70,7 @@ t.test('upstream errors spread over the three open one automatic incident; their
     t.same(open.map((i) => i.models), [[FAILING]], 'one open automatic incident, seen by every instance');
     t.match(open[0]?.updates.at(-1)?.message, /100% of 6 upstream attempts failed/, 'decided on the attempts of all three');
     t.equal(report.models.find((m) => m.id === FAILING)?.requests_24h, 6, "every instance's calls in its figures");
+    t.same(report.models.find((m) => m.id === FAILING)?.requests_24h_by_endpoint, { 'chat.completions': 6 }, 'by endpoint too');
     t.equal(report.models.find((m) => m.id === FAILING)?.uptime['24h'], 0);
   }
   t.same(await instances.query('SELECT COUNT(*)::int AS n FROM incidents WHERE automatic AND resolved_at IS NULL'), [{ n: 1 }], 'one in the database');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { StatusReport } from '../plugins/status/report.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
 
@@ -100,7 +101,13 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
     t.match(metrics, new RegExp(`gateway_requests_total\\{model="${model}",family="${family}",endpoint="responses",status_class="${status}"\\} [1-9]`), `${model} counted under responses`);
   }
 
-  const status = (await (await fetch(`${h.origin}/status.json`)).json()) as { models: Array<{ id: string; requests_24h: number }> };
+  const status = (await (await fetch(`${h.origin}/status.json`)).json()) as StatusReport;
   const counted = Object.fromEntries(status.models.map((m) => [m.id, m.requests_24h]));
   t.same([counted['alpha-sonnet-4.6'], counted['beta-3-flash'], counted['gamma-5.4']], [1, 1, 3], 'the status page counts them per model');
+  const byEndpoint = Object.fromEntries(status.models.map((m) => [m.id, m.requests_24h_by_endpoint]));
+  t.same(
+    [byEndpoint['alpha-sonnet-4.6'], byEndpoint['beta-3-flash'], byEndpoint['gamma-5.4']],
+    [{ responses: 1 }, { responses: 1 }, { 'chat.completions': 1, responses: 2 }],
+    'and per endpoint',
+  );
 });

@@ -52,12 +52,14 @@ t.test('figures that could not be written (the database unreachable) wait for th
     },
   } as unknown as StatusStore;
   const recorder = new MinuteRecorder(store);
-  recorder.record('gamma-5.4', 0, false, 12);
+  recorder.record('gamma-5.4', 'chat.completions', 0, false, 12);
   await t.rejects(recorder.flush(), /unreachable/);
-  recorder.record('gamma-5.4', 1000, true, null);
+  recorder.record('gamma-5.4', 'responses', 1000, true, null);
   down = false;
   await recorder.flush();
-  t.same(written, [[{ model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]) }]], 'kept, and merged with the newer');
+  t.same(written, [[{
+    model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]), endpoints: new Map([['chat.completions', 1], ['responses', 1]]),
+  }]], 'kept, and merged with the newer');
   await recorder.flush();
   t.equal(written.length, 1, 'nothing twice');
 });
@@ -82,6 +84,7 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.same(report.models.map((m) => m.id), h.catalogue.models.map((m) => m.id), 'every model of the catalogue, in its order');
   const g54 = report.models.find((m) => m.id === 'gamma-5.4');
   t.equal(g54?.requests_24h, 6);
+  t.same(g54?.requests_24h_by_endpoint, { 'chat.completions': 6 }, 'the same requests by endpoint');
   t.same(g54?.uptime, { '24h': 5 / 6, '7d': 5 / 6, '30d': 5 / 6 }, 'one 503 in six requests');
   t.ok(g54?.latency_ms && g54.latency_ms.p50 > 0 && g54.latency_ms.p50 <= g54.latency_ms.p95 && g54.latency_ms.p95 <= g54.latency_ms.p99);
   t.equal(g54?.simulated, true);
@@ -89,7 +92,7 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.same(g52?.uptime['24h'], 1);
   t.ok(g52?.latency_ms, 'a streamed call has a latency (to its first byte)');
   const idle = report.models.find((m) => m.id === 'gamma-5.1-code');
-  t.same(idle, { id: 'gamma-5.1-code', family: 'gamma', state: 'operational', simulated: true, uptime: { '24h': null, '7d': null, '30d': null }, requests_24h: 0, latency_ms: null });
+  t.same(idle, { id: 'gamma-5.1-code', family: 'gamma', state: 'operational', simulated: true, uptime: { '24h': null, '7d': null, '30d': null }, requests_24h: 0, requests_24h_by_endpoint: {}, latency_ms: null });
   t.equal(report.models.find((m) => m.id === 'alpha-opus-4.6')?.simulated, false);
   t.same(report.uptime, { '24h': 6 / 7, '7d': 6 / 7, '30d': 6 / 7 });
   t.same(report.status, { state: 'operational', description: 'All systems operational' });

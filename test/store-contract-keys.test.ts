@@ -9,7 +9,7 @@ import { newKey, sleep } from './helpers/store-fixtures.js';
 
 const TABLES = [
   'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'incident_attempts', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'rate_counters',
-  'rate_slots', 'reservations', 'responses', 'schema_migrations', 'settings', 'spend', 'status_latency', 'status_rollups', 'thought_signatures',
+  'rate_slots', 'reservations', 'responses', 'schema_migrations', 'settings', 'spend', 'status_endpoint_minutes', 'status_latency', 'status_rollups', 'thought_signatures',
 ];
 
 contract('migrations: the same tables on both backends, each migration recorded once across two opens', async (t, db) => {

@@ -7,16 +7,16 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const T0 = Date.parse('2026-11-15T12:00:00Z');
 
-contract('status rollups: samples added into their minute and their hour, summed per model since a time, pruned', async (t, db) => {
+contract('status rollups: samples added into their minute and their hour, summed per model (and per endpoint) since a time, pruned', async (t, db) => {
   const store = await db.open();
   await store.status.record([]);
   await store.status.record([
-    { model: 'gamma-5.4', minute: T0, requests: 10, failures: 1, latency: new Map([[3, 4], [5, 5]]) },
-    { model: 'gamma-5.4', minute: T0 + MINUTE, requests: 5, failures: 0, latency: new Map([[3, 5]]) },
-    { model: 'alpha-opus-4.6', minute: T0 + MINUTE, requests: 2, failures: 2, latency: new Map() },
+    { model: 'gamma-5.4', minute: T0, requests: 10, failures: 1, latency: new Map([[3, 4], [5, 5]]), endpoints: new Map([['responses', 3], ['chat.completions', 7]]) },
+    { model: 'gamma-5.4', minute: T0 + MINUTE, requests: 5, failures: 0, latency: new Map([[3, 5]]), endpoints: new Map([['chat.completions', 5]]) },
+    { model: 'alpha-opus-4.6', minute: T0 + MINUTE, requests: 2, failures: 2, latency: new Map(), endpoints: new Map([['messages', 2]]) },
   ]);
   // A second write into the same minute adds to it (another flush, another instance).
-  await store.status.record([{ model: 'gamma-5.4', minute: T0, requests: 1, failures: 1, latency: new Map([[5, 1]]) }]);
+  await store.status.record([{ model: 'gamma-5.4', minute: T0, requests: 1, failures: 1, latency: new Map([[5, 1]]), endpoints: new Map([['responses', 1]]) }]);
   // Both come back ordered by model (and bucket), in byte order.
 
   t.same(await store.status.totals('minute', T0), [
@@ -37,6 +37,15 @@ contract('status rollups: samples added into their minute and their hour, summed
     { model: 'gamma-5.4', bucket: 5, count: 6 },
   ]);
   t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+  t.same(await store.status.endpointTotals(T0), [
+    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 12 },
+    { model: 'gamma-5.4', endpoint: 'responses', requests: 4 },
+  ], 'requests per model and endpoint over the minutes since, ordered by both');
+  t.same(await store.status.endpointTotals(T0 + 1), [
+    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
+  ], 'only minutes that start at or after since');
 
   await store.status.prune(T0 + MINUTE, T0, 0);
   t.same(await store.status.totals('minute', 0), [
@@ -44,10 +53,16 @@ contract('status rollups: samples added into their minute and their hour, summed
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ], 'minutes before the cut are gone');
   t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
+  t.same(await store.status.endpointTotals(0), [
+    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
+  ], 'endpoint counts of minutes before the cut are gone with them');
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
   await store.status.prune(T0 + MINUTE, T0 + HOUR, 0);
   t.same(await store.status.totals('hour', 0), []);
   t.same(await store.status.latency('hour', 0), []);
+  await store.status.prune(T0 + 2 * MINUTE, T0 + HOUR, 0);
+  t.same(await store.status.endpointTotals(0), []);
 });
 
 const incident = (fields: Partial<NewIncident> = {}): NewIncident => ({
@@ -102,12 +117,17 @@ contract('incidents: the list holds open ones and those started since, newest fi
   t.same((await store.status.openAutomaticIncidents())[0]?.updates.length, 1);
 });
 
-contract('status rollups from two instances: their figures of one minute and hour are merged', async (t, db) => {
+contract('status rollups from two instances: their figures of one minute and hour, endpoint counts too, are merged', async (t, db) => {
   const [a, b] = [await db.open(), await db.open()];
   await Promise.all([
-    a.status.record([{ model: 'gamma-5.4', minute: T0, requests: 3, failures: 1, latency: new Map([[2, 2]]) }]),
-    b.status.record([{ model: 'gamma-5.4', minute: T0, requests: 4, failures: 0, latency: new Map([[2, 1], [7, 3]]) }]),
+    a.status.record([{ model: 'gamma-5.4', minute: T0, requests: 3, failures: 1, latency: new Map([[2, 2]]), endpoints: new Map([['chat.completions', 2], ['responses', 1]]) }]),
+    b.status.record([{ model: 'gamma-5.4', minute: T0, requests: 4, failures: 0, latency: new Map([[2, 1], [7, 3]]), endpoints: new Map([['messages', 3], ['responses', 1]]) }]),
   ]);
+  t.same(await a.status.endpointTotals(T0), [
+    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 2 },
+    { model: 'gamma-5.4', endpoint: 'messages', requests: 3 },
+    { model: 'gamma-5.4', endpoint: 'responses', requests: 2 },
+  ], 'their endpoint counts of the minute summed');
   t.same(await a.status.totals('minute', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
   t.same(await b.status.totals('hour', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
   t.same(await b.status.latency('minute', T0), [{ model: 'gamma-5.4', bucket: 2, count: 3 }, { model: 'gamma-5.4', bucket: 7, count: 3 }]);

@@ -134,7 +134,7 @@ export default definePlugin<StatusConfig>({
         for (const attempt of call.upstreamAttempts) watch.observe(attempt.model, upstreamFault(attempt.status, attempt.code));
         if (!call.model) return;
         const { failed, latencyMs } = verdict(call);
-        recorder.record(call.model.id, now, failed, latencyMs);
+        recorder.record(call.model.id, call.endpoint.name, now, failed, latencyMs);
       },
       async close() {
         clearInterval(timer);

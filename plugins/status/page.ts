@@ -21,6 +21,12 @@ const when = (isoTime: string | null): SafeHtml | string =>
 const uptimeCells = (uptime: Uptime): SafeHtml[] =>
   WINDOWS.map((w) => html`<td class="uptime uptime-${w.name}">${formatUptime(uptime[w.name])}</td>`);
 
+/** A model's 24 h requests by endpoint, compact: "chat.completions 3 · responses 1" ("—" without calls). */
+export function endpointsText(counts: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(counts).map(([endpoint, requests]) => `${endpoint} ${requests}`);
+  return parts.length ? parts.join(' · ') : '—';
+}
+
 function modelRow(model: ModelStatus): SafeHtml {
   const latency = model.latency_ms;
   const cell = (name: 'p50' | 'p95' | 'p99'): SafeHtml => html`<td class="${name}">${latency ? formatMs(latency[name]) : '—'}</td>`;
@@ -31,6 +37,7 @@ function modelRow(model: ModelStatus): SafeHtml {
     ${uptimeCells(model.uptime)}
     ${cell('p50')}${cell('p95')}${cell('p99')}
     <td class="requests">${model.requests_24h}</td>
+    <td class="endpoints">${endpointsText(model.requests_24h_by_endpoint)}</td>
   </tr>`;
 }
 
@@ -78,7 +85,7 @@ ${report.simulated_families.map(
 <div class="scroll"><table id="models">
   <thead><tr><th scope="col">Model</th><th scope="col">Family</th><th scope="col">Status</th>
   <th scope="col">Uptime 24 h</th><th scope="col">7 d</th><th scope="col">30 d</th>
-  <th scope="col">p50</th><th scope="col">p95</th><th scope="col">p99</th><th scope="col">Requests 24 h</th></tr></thead>
+  <th scope="col">p50</th><th scope="col">p95</th><th scope="col">p99</th><th scope="col">Requests 24 h</th><th scope="col">By endpoint</th></tr></thead>
   <tbody>${report.models.map(modelRow)}</tbody>
 </table></div>
 <h2>Incidents</h2>

@@ -24,6 +24,8 @@ export interface ModelStatus {
   simulated: boolean;
   uptime: Uptime;
   requests_24h: number;
+  /** The same requests by endpoint name (`chat.completions`, `responses`, `messages`, …): only endpoints with calls. */
+  requests_24h_by_endpoint: Record<string, number>;
   /** Of successful requests in the last 24 h, until their first byte; null without data. */
   latency_ms: { p50: number; p95: number; p99: number } | null;
 }
@@ -102,6 +104,12 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
     counts.set(row.bucket, row.count);
     latency.set(row.model, counts);
   }
+  const byEndpoint = new Map<string, Record<string, number>>();
+  for (const row of await store.endpointTotals(since(now, WINDOWS[0]))) {
+    const counts = byEndpoint.get(row.model) ?? {};
+    counts[row.endpoint] = row.requests;
+    byEndpoint.set(row.model, counts);
+  }
   const incidents = await store.listIncidents(now - WINDOWS[2].ms);
   const open = incidents.filter((i) => i.resolvedAt === null);
   const stateOf = (model: string): State =>
@@ -122,6 +130,7 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
       simulated: simulated.includes(model.family),
       uptime: { '24h': uptimeOf(of('24h')), '7d': uptimeOf(of('7d')), '30d': uptimeOf(of('30d')) },
       requests_24h: of('24h')?.requests ?? 0,
+      requests_24h_by_endpoint: byEndpoint.get(model.id) ?? {},
       latency_ms: p50 === null ? null : { p50, p95: p(0.95) as number, p99: p(0.99) as number },
     };
   });

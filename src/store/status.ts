@@ -15,12 +15,20 @@ export interface StatusSample {
   failures: number;
   /** Latency bucket index → count of successful requests in it. */
   latency: ReadonlyMap<number, number>;
+  /** Endpoint name (`chat.completions`, `responses`, …) → its requests; kept in the minute rollup only. */
+  endpoints: ReadonlyMap<string, number>;
 }
 
 export interface ModelTotals {
   model: string;
   requests: number;
   failures: number;
+}
+
+export interface EndpointTotals {
+  model: string;
+  endpoint: string;
+  requests: number;
 }
 
 export interface LatencyCount {
@@ -93,13 +101,15 @@ export interface AttemptTotals {
 }
 
 export interface StatusStore {
-  /** Adds samples into their minute and hour rollups, in one transaction. */
+  /** Adds samples into their minute and hour rollups (and their endpoint counts into the minute's), in one transaction. */
   record(samples: readonly StatusSample[]): Promise<void>;
   /** Requests and failures per model since `since` (epoch ms), from the given rollup. */
   totals(period: RollupPeriod, since: number): Promise<ModelTotals[]>;
   /** Latency bucket counts per model since `since`, from the given rollup. */
   latency(period: RollupPeriod, since: number): Promise<LatencyCount[]>;
-  /** Drops minute rollups older than `minutesBefore`, hour rollups older than `hoursBefore`, attempt counts older than `attemptsBefore`. */
+  /** Requests per model and endpoint in the minutes starting at or after `since`, ordered by model and endpoint. */
+  endpointTotals(since: number): Promise<EndpointTotals[]>;
+  /** Drops minute rollups (per-endpoint counts included) older than `minutesBefore`, hour rollups older than `hoursBefore`, attempt counts older than `attemptsBefore`. */
   prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void>;
   /** Adds attempt counts into their (model, slot): every instance's counts of a slot sum there. */
   addAttempts(counts: readonly AttemptCount[]): Promise<void>;

@@ -281,4 +281,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ${ADMIT_FUNCTION}
     `,
   },
+  {
+    version: 13,
+    name: 'status endpoints',
+    sql: `
+      CREATE TABLE status_endpoint_minutes (
+        minute   bigint NOT NULL,
+        model    text NOT NULL,
+        endpoint text NOT NULL,
+        requests bigint NOT NULL,
+        PRIMARY KEY (minute, model, endpoint)
+      );
+    `,
+  },
 ];

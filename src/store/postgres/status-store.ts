@@ -4,6 +4,7 @@ import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.
 import type {
   AttemptCount,
   AttemptTotals,
+  EndpointTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
@@ -17,7 +18,7 @@ import type {
 import { inTransaction } from './pool.js';
 
 /**
- * Every rollup and latency row of a batch in one statement (one round trip, atomic). The rows
+ * Every rollup, endpoint and latency row of a batch in one statement (one round trip, atomic). The rows
  * are summed per primary key first — ON CONFLICT may touch a row once per statement, and two
  * minutes of one hour meet in the hour's row — and sorted, so instances writing overlapping
  * rows lock them in the same order.
@@ -26,7 +27,11 @@ const RECORD = `WITH rollups AS (
     INSERT INTO status_rollups (period, start, model, requests, failures)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[])
     ON CONFLICT (period, start, model) DO UPDATE SET
-      requests = status_rollups.requests + EXCLUDED.requests, failures = status_rollups.failures + EXCLUDED.failures)
+      requests = status_rollups.requests + EXCLUDED.requests, failures = status_rollups.failures + EXCLUDED.failures),
+  endpoints AS (
+    INSERT INTO status_endpoint_minutes (minute, model, endpoint, requests)
+    SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[], $14::bigint[])
+    ON CONFLICT (minute, model, endpoint) DO UPDATE SET requests = status_endpoint_minutes.requests + EXCLUDED.requests)
   INSERT INTO status_latency (period, start, model, bucket, count)
   SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::integer[], $10::bigint[])
   ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = status_latency.count + EXCLUDED.count`;
@@ -69,21 +74,23 @@ function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
   return columns;
 }
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3 and 8). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8 and 13). */
 export class PgStatusStore implements StatusStore {
   constructor(private readonly pool: Pool) {}
 
   async record(samples: readonly StatusSample[]): Promise<void> {
     const rollups: Keyed[] = [];
     const latency: Keyed[] = [];
+    const endpoints: Keyed[] = [];
     for (const sample of samples) {
       for (const [period, start] of rollupsOf(sample)) {
         rollups.push({ key: [period, start, sample.model], values: [sample.requests, sample.failures] });
         for (const [bucket, count] of sample.latency) latency.push({ key: [period, start, sample.model, bucket], values: [count] });
       }
+      for (const [endpoint, requests] of sample.endpoints) endpoints.push({ key: [sample.minute, sample.model, endpoint], values: [requests] });
     }
     if (rollups.length === 0) return;
-    await this.pool.query(RECORD, [...summedColumns(rollups, 5), ...summedColumns(latency, 5)]);
+    await this.pool.query(RECORD, [...summedColumns(rollups, 5), ...summedColumns(latency, 5), ...summedColumns(endpoints, 4)]);
   }
 
   async totals(period: RollupPeriod, since: number): Promise<ModelTotals[]> {
@@ -98,10 +105,17 @@ export class PgStatusStore implements StatusStore {
     return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
   }
 
+  async endpointTotals(since: number): Promise<EndpointTotals[]> {
+    const sql = `SELECT model, endpoint, SUM(requests)::bigint AS requests
+      FROM status_endpoint_minutes WHERE minute >= $1 GROUP BY model, endpoint ORDER BY model COLLATE "C", endpoint COLLATE "C"`;
+    return (await this.pool.query<EndpointTotals>(sql, [since])).rows;
+  }
+
   async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     const old = "(period = 'minute' AND start < $1) OR (period = 'hour' AND start < $2)";
     await this.pool.query(
-      `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $3)
+      `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $3),
+         endpoints AS (DELETE FROM status_endpoint_minutes WHERE minute < $1)
        DELETE FROM status_latency WHERE ${old}`,
       [minutesBefore, hoursBefore, attemptsBefore],
     );

@@ -290,4 +290,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE reservations ADD COLUMN upstream_nano INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 13,
+    name: 'status endpoints',
+    sql: `
+      -- Status site: each model's requests per minute by endpoint name (chat.completions,
+      -- responses, messages, …), for the 24 h breakdown; written and pruned with the minute rollups.
+      CREATE TABLE status_endpoint_minutes (
+        minute   INTEGER NOT NULL,              -- epoch ms of the minute
+        model    TEXT NOT NULL,                 -- canonical model ID
+        endpoint TEXT NOT NULL,                 -- endpoint name
+        requests INTEGER NOT NULL,
+        PRIMARY KEY (minute, model, endpoint)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -4,6 +4,7 @@ import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.
 import type {
   AttemptCount,
   AttemptTotals,
+  EndpointTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
@@ -17,14 +18,17 @@ import type {
 
 type Db = Database.Database;
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3 and 8). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8 and 13). */
 export class SqliteStatusStore implements StatusStore {
   private readonly addRollup;
   private readonly addLatency;
+  private readonly addEndpoint;
   private readonly sumTotals;
   private readonly sumLatency;
+  private readonly sumEndpoints;
   private readonly pruneRollups;
   private readonly pruneLatency;
+  private readonly pruneEndpoints;
   private readonly insertIncident;
   private readonly updateIncidentRow;
   private readonly insertUpdate;
@@ -45,10 +49,15 @@ export class SqliteStatusStore implements StatusStore {
     this.addLatency = db.prepare(`INSERT INTO status_latency (period, start, model, bucket, count)
       VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = count + excluded.count`);
+    this.addEndpoint = db.prepare(`INSERT INTO status_endpoint_minutes (minute, model, endpoint, requests) VALUES (?, ?, ?, ?)
+      ON CONFLICT (minute, model, endpoint) DO UPDATE SET requests = requests + excluded.requests`);
     this.sumTotals = db.prepare(`SELECT model, SUM(requests) AS requests, SUM(failures) AS failures
       FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model ORDER BY model`);
     this.sumLatency = db.prepare(`SELECT model, bucket, SUM(count) AS count
       FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket ORDER BY model, bucket`);
+    this.sumEndpoints = db.prepare(`SELECT model, endpoint, SUM(requests) AS requests
+      FROM status_endpoint_minutes WHERE minute >= ? GROUP BY model, endpoint ORDER BY model, endpoint`);
+    this.pruneEndpoints = db.prepare('DELETE FROM status_endpoint_minutes WHERE minute < ?');
     this.pruneRollups = db.prepare('DELETE FROM status_rollups WHERE period = ? AND start < ?');
     this.pruneLatency = db.prepare('DELETE FROM status_latency WHERE period = ? AND start < ?');
     // An open incident of the watch's for the same model wins (migration 8's unique index).
@@ -81,6 +90,7 @@ export class SqliteStatusStore implements StatusStore {
           this.addRollup.run(period, start, sample.model, sample.requests, sample.failures);
           for (const [bucket, count] of sample.latency) this.addLatency.run(period, start, sample.model, bucket, count);
         }
+        for (const [endpoint, requests] of sample.endpoints) this.addEndpoint.run(sample.minute, sample.model, endpoint, requests);
       }
     })();
   }
@@ -93,12 +103,17 @@ export class SqliteStatusStore implements StatusStore {
     return this.sumLatency.all(period, since) as LatencyCount[];
   }
 
+  async endpointTotals(since: number): Promise<EndpointTotals[]> {
+    return this.sumEndpoints.all(since) as EndpointTotals[];
+  }
+
   async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     this.db.transaction(() => {
       for (const [period, before] of [['minute', minutesBefore], ['hour', hoursBefore]] as const) {
         this.pruneRollups.run(period, before);
         this.pruneLatency.run(period, before);
       }
+      this.pruneEndpoints.run(minutesBefore);
       this.pruneAttempts.run(attemptsBefore);
     })();
   }
