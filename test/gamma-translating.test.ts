@@ -32,15 +32,18 @@ t.test('the translator follows the wire of the caller\'s format', async (t) => {
   t.type(createGammaTranslator(chat, 'k', null), GammaPassthrough);
 });
 
+/** A conversation with every kind of message, which reaches gamma as it was sent. */
+const MESSAGES = [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{"city":"Oslo"}' } }] },
+  { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+];
+
 t.test('the neutral request as a reference chat request', async (t) => {
   const body = {
     model: 'gamma-5.2',
-    messages: [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{"city":"Oslo"}' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
-    ],
+    messages: MESSAGES,
     max_tokens: 50,
     temperature: 0.5,
     stop: ['x'],
@@ -54,12 +57,7 @@ t.test('the neutral request as a reference chat request', async (t) => {
   t.equal(request.headers['authorization'], 'Bearer k');
   t.same(JSON.parse(request.body.toString()), {
     model: 'gamma-5.2',
-    messages: [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{"city":"Oslo"}' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
-    ],
+    messages: MESSAGES,
     max_completion_tokens: 50,
     temperature: 0.5,
     stop: ['x'],
