@@ -66,10 +66,20 @@ t.test('a stream that already sent its 200 keeps it; a caller who left is 499 wi
 t.test("the call's one abort signal", async (t) => {
   const call = callWith([]);
   let heard = 0;
-  call.signal.addEventListener('abort', () => (heard += 1));
+  call.onCallerGone(() => (heard += 1));
   t.equal(call.callerGone, false);
   call.callerLeft();
   call.callerLeft();
   t.equal(call.callerGone, true);
   t.equal(heard, 1, 'aborted once, however often the caller is seen leaving');
+  let late = 0;
+  call.onCallerGone(() => (late += 1));
+  t.equal(late, 1, 'a listener added after the caller left runs at once');
+
+  const other = callWith([]);
+  let stopped = 0;
+  const stop = other.onCallerGone(() => (stopped += 1));
+  stop();
+  other.callerLeft();
+  t.equal(stopped, 0, 'a listener that stopped listening is not told');
 });

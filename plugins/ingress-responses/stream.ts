@@ -29,10 +29,9 @@ type OpenItem =
 /** The `error` event of a failure after the 200: the reference API's flat fields and our envelope's `error`, so every client finds its shape. */
 export function errorEvent(error: GatewayError, sequence: number): string {
   const { code, message, param, type } = error;
-  return frame('error', { sequence_number: sequence, code, message, param, error: { type, code, message, param } });
+  const payload = { type: 'error', sequence_number: sequence, code, message, param, error: { type, code, message, param } };
+  return `event: error\ndata: ${JSON.stringify(payload)}\n\n`;
 }
-
-const frame = (type: string, payload: JsonObject): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
 
 export class ResponsesStream implements ReplyStream {
   /** Output deltas written so far (text and argument fragments): the fallback count when a stream is cut short. */
@@ -60,8 +59,9 @@ export class ResponsesStream implements ReplyStream {
   start(): string {
     if (this.started) return '';
     this.started = true;
-    const response = this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null });
-    return this.event('response.created', { response }) + this.event('response.in_progress', { response });
+    // Both events carry the same response object: serialised once.
+    const response = `"response":${JSON.stringify(this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null }))}`;
+    return this.raw('response.created', response) + this.raw('response.in_progress', response);
   }
 
   reasoning(_choice: number, text: string): string {
@@ -147,16 +147,24 @@ export class ResponsesStream implements ReplyStream {
   }
 
   private event(type: string, payload: JsonObject): string {
-    return frame(type, { sequence_number: this.sequence++, ...payload });
+    return this.raw(type, JSON.stringify(payload).slice(1, -1));
   }
 
   /**
-   * The most frequent event of a stream, written without building its object: the same bytes as
-   * event('response.output_text.delta', { ...at(item), content_index: 0, delta, logprobs: [] }).
+   * An event from its payload's members as JSON text (`"a":1,"b":2`), after its `type` and
+   * `sequence_number`: the same bytes as JSON.stringify({ type, sequence_number, ...payload })
+   * without copying the payload into a new object (every event's types are our own constants).
    */
+  private raw(type: string, members: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++}${members && `,${members}`}}\n\n`;
+  }
+
+  /** The most frequent event of a stream, written without building its object. */
   private textDelta(item: OpenItem, delta: string): string {
-    const data = `{"type":"response.output_text.delta","sequence_number":${this.sequence++},"item_id":${JSON.stringify(item.id)},"output_index":${item.index}`;
-    return `event: response.output_text.delta\ndata: ${data},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+    return this.raw(
+      'response.output_text.delta',
+      `"item_id":${JSON.stringify(item.id)},"output_index":${item.index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`,
+    );
   }
 
   private at(item: OpenItem): JsonObject {

@@ -147,15 +147,13 @@ function pause(call: Call, ms: number): Promise<number> {
   if (ms <= 0) return Promise.resolve(0);
   const started = now();
   return new Promise((resolve, reject) => {
-    const signal = call.signal;
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stopListening();
       resolve(now() - started);
     }, ms);
-    const onAbort = (): void => {
+    const stopListening = call.onCallerGone(() => {
       clearTimeout(timer);
       reject(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
   });
 }

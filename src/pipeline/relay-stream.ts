@@ -76,8 +76,7 @@ export function relayStream(
 
   return new Promise<void>((resolve, reject) => {
     // A caller who leaves ends the upstream request: nothing more is produced, or billed.
-    const onAbort = (): void => void upstream.destroy();
-    call.signal.addEventListener('abort', onAbort, { once: true });
+    const stopListening = call.onCallerGone(() => void upstream.destroy());
     const idle = setTimeout(
       () => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)),
       options.idleMs,
@@ -102,7 +101,7 @@ export function relayStream(
       }
     });
     finished(upstream, (error) => {
-      call.signal.removeEventListener('abort', onAbort);
+      stopListening();
       clearTimeout(idle);
       clearTimeout(headersAlone);
       // A CR at the very end is a whole line ending (SSE allows bare CRs), but the parser holds it

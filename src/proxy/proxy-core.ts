@@ -140,20 +140,17 @@ export class ProxyCore {
   send(call: Call, family: string, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
     const target = this.targets.get(family);
     if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
-    const { req, res, signal } = call;
+    const { req, res } = call;
     // http-proxy-3 copies req.headers verbatim: give it the curated set for this attempt.
     req.headers = upstreamHeaders(call.callerHeaders, this.forwarded, request.headers, request.body.length) as typeof req.headers;
     const url = new URL(request.path, target.base);
     return new Promise<IncomingMessage>((resolve, reject) => {
-      // The caller leaving (the call's signal) ends the attempt and its upstream request.
-      const onAbort = (): void => attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
-      const attempt = new PendingAttempt(url, resolve, reject, () => signal.removeEventListener('abort', onAbort), headersMs);
-      if (signal.aborted) {
-        attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
-        return;
-      }
+      let stopListening = (): void => {};
+      const attempt = new PendingAttempt(url, resolve, reject, () => stopListening(), headersMs);
+      // The caller leaving ends the attempt and its upstream request (at once if already gone).
+      stopListening = call.onCallerGone(() => attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection')));
+      if (attempt.settled) return;
       (req as WithAttempt)[PENDING] = attempt;
-      signal.addEventListener('abort', onAbort, { once: true });
       this.proxy.web(req, res as ServerResponse, {
         target: url,
         agent: target.agent,

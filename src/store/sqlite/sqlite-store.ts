@@ -108,14 +108,14 @@ export class SqliteStore implements Store {
     this.settings = sqliteGuarded(new SqliteSettingsStore(db));
     this.imports = sqliteGuarded(new SqliteImportStore(db));
     this.audit = sqliteGuarded(new SqliteAuditStore(db));
-    // One group commit per connection: ledger writes, rate-cap takes and signatures of one turn share a transaction.
+    // One group commit per connection: ledger writes, rate-cap takes, signatures and stored responses of one turn share a transaction.
     const writes = new GroupCommit(db);
     this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
     this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
     this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
     this.signatures = sqliteGuarded(new SqliteSignatureStore(db, writes));
     this.status = sqliteGuarded(new SqliteStatusStore(db));
-    this.responses = sqliteGuarded(new SqliteResponseStore(db));
+    this.responses = sqliteGuarded(new SqliteResponseStore(db, writes));
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
