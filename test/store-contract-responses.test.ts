@@ -48,3 +48,18 @@ contract('responses: expired links break the thread; prune deletes by age', asyn
   const left = await db.query('SELECT COUNT(*) AS n FROM responses');
   t.equal(Number(left[0]?.['n']), 0);
 });
+
+contract('responses: the saves of one turn are written together, and a bad one fails alone', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  await store.responses.save(response('resp_taken', key.id, null, 1_000));
+  // Queued in one turn: one group commit (SQLite) or one statement (PostgreSQL), then one by one when refused.
+  const results = await Promise.allSettled([
+    store.responses.save(response('resp_p1', key.id, null, 2_000)),
+    store.responses.save(response('resp_taken', key.id, null, 2_000)),
+    store.responses.save(response('resp_p2', key.id, 'resp_p1', 2_000)),
+  ]);
+  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the duplicate id is refused');
+  t.same((await store.responses.thread(key.id, 'resp_p2', 0)).map((r) => r.id), ['resp_p1', 'resp_p2'], 'the others are stored');
+  t.equal((await store.responses.thread(key.id, 'resp_taken', 0))[0]?.createdAt, 1_000, 'the first response under the id is untouched');
+});

@@ -1,20 +1,43 @@
 import type { Pool } from 'pg';
 import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
 import type { ResponseStore, StoredResponse } from '../store.js';
+import { TickBatch, type BatchWriter } from './tick-batch.js';
 
 const THREAD = responseThreadSql('$1', '$2', '$3');
 
-export class PgResponseStore implements ResponseStore {
-  constructor(private readonly pool: Pool) {}
+const SAVE_ONE = { name: 'responses_save', text: 'INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES ($1, $2, $3, $4, $5)' };
+const SAVE_MANY = {
+  name: 'responses_save_many',
+  text: `INSERT INTO responses (id, key_id, previous_id, created_at, items)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`,
+};
 
-  async save(response: StoredResponse): Promise<void> {
-    await this.pool.query('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES ($1, $2, $3, $4, $5)', [
-      response.id,
-      response.keyId,
-      response.previousId,
-      response.createdAt,
-      response.items,
-    ]);
+const valuesOf = (r: StoredResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items];
+
+/** The responses of one event-loop turn in one statement (tick-batch.ts), like the ledger rows they come with. */
+function saveWriter(pool: Pool): BatchWriter<StoredResponse, void> {
+  return {
+    async many(batch) {
+      const columns: unknown[][] = [[], [], [], [], []];
+      for (const response of batch) valuesOf(response).forEach((value, i) => (columns[i] as unknown[]).push(value));
+      await pool.query({ ...SAVE_MANY, values: columns });
+      return batch.map(() => undefined);
+    },
+    async one(response) {
+      await pool.query({ ...SAVE_ONE, values: valuesOf(response) });
+    },
+  };
+}
+
+export class PgResponseStore implements ResponseStore {
+  private readonly saves: TickBatch<StoredResponse, void>;
+
+  constructor(private readonly pool: Pool) {
+    this.saves = new TickBatch(saveWriter(pool));
+  }
+
+  save(response: StoredResponse): Promise<void> {
+    return this.saves.run(response);
   }
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
