@@ -1,6 +1,6 @@
 import type { Comparison } from './compare.js';
 import { paired, ratio } from './figures.js';
-import { num, table, verdict, type Row } from './lib/table.js';
+import { num, table, withVerdict, type Row } from './lib/table.js';
 import { gatewaysOf } from './lib/targets.js';
 import type { ScenarioId } from './lib/workload.js';
 
@@ -28,7 +28,7 @@ export function ingressSection(c: Comparison): string[] {
       const onResponses = paired(c.closed, responses, [g.id, 'floor'], rps, ratio);
       const onChat = paired(c.closed, chat, [g.id, 'floor'], rps, ratio);
       const share = onResponses / onChat;
-      return [`${num(onResponses, 2)} vs ${num(onChat, 2)}`, `${num(share, 2)} ${verdict(share >= 1 - WITHIN)}`];
+      return [`${num(onResponses, 2)} vs ${num(onChat, 2)}`, withVerdict(num(share, 2), share, share >= 1 - WITHIN)];
     }),
   ]);
   return [

@@ -8,7 +8,8 @@ import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
 
 /**
  * Gateways against gateways, in the same run: on PostgreSQL against on SQLite (the same number
- * of workers), with the issue's targets; N workers against one (the same store), without.
+ * of workers), with the issue's targets; N workers against one (the same store), and this tree
+ * against another checkout's gateway (`--against`), without.
  */
 
 /** PostgreSQL gateway requests/s as a share of the SQLite gateway's, at least. */
@@ -26,11 +27,17 @@ interface Pair {
 }
 
 function pairs(gateways: readonly Target[]): Pair[] {
-  const find = (store: string, workers: number): Target | undefined => gateways.find((g) => g.variant?.store === store && g.variant.workers === workers);
+  const find = (store: string, workers: number): Target | undefined =>
+    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout);
   const result: Pair[] = [];
   for (const subject of gateways) {
     const variant = subject.variant;
     if (!variant) continue;
+    if (variant.checkout) {
+      const mine = find('sqlite', 1);
+      if (mine) result.push({ subject: mine, base: subject, what: `this tree ÷ ${variant.checkout.name}`, judged: false });
+      continue;
+    }
     const sqlite = variant.store === 'postgres' ? find('sqlite', variant.workers) : undefined;
     if (sqlite) result.push({ subject, base: sqlite, what: 'PostgreSQL ÷ SQLite', judged: true });
     const one = variant.workers > 1 ? find(variant.store, 1) : undefined;

@@ -1,7 +1,7 @@
 import type { Comparison, Measurement } from './compare.js';
 import { OPEN_LOOP_SCENARIOS } from './compare.js';
 import { med, minus, paired, ratio } from './figures.js';
-import { ms, num, signedMs, spanning, table, verdict, type Row } from './lib/table.js';
+import { ms, num, signedMs, spanning, table, withVerdict, type Row } from './lib/table.js';
 import { gatewaysOf, type Target } from './lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS, type ScenarioId } from './lib/workload.js';
 import { failureCount, type ClosedLoopResult, type Failures, type OpenLoopResult } from './load/protocol.js';
@@ -40,7 +40,7 @@ function closedSection(c: Comparison): string[] {
       `${ms(med(c.closed, id, target.id, (m) => m.result.latency.p50))} / ${ms(med(c.closed, id, target.id, (m) => m.result.latency.p99))}`;
     const vsFloor = (gateway: Target): string => {
       const value = paired(c.closed, id, [gateway.id, 'floor'], rps, ratio);
-      return `${num(value, 2)} ${verdict(value >= THROUGHPUT_TARGETS[id])}`;
+      return withVerdict(num(value, 2), value, value >= THROUGHPUT_TARGETS[id]);
     };
     return [
       scenario.label,
@@ -99,7 +99,7 @@ function openSection(c: Comparison): string[] {
     const id = scenario.id;
     const added = (gateway: Target, value: (m: Measurement<OpenLoopResult>) => number, limit: number, judged = true): string => {
       const difference = paired(c.open, id, [gateway.id, 'direct'], value, minus);
-      return judged ? `${signedMs(difference)} ${verdict(difference <= limit)}` : signedMs(difference);
+      return judged ? withVerdict(signedMs(difference), difference, difference <= limit) : signedMs(difference);
     };
     return [
       scenario.label,

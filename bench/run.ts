@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { compare, type CompareSettings } from './compare.js';
 import { comparisonReport, failures } from './report.js';
 import { parseBenchOptions, USAGE, type BenchOptions } from './lib/options.js';
@@ -8,7 +9,7 @@ import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N]`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N] [--against DIR]`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
@@ -16,6 +17,7 @@ import { soak, type SoakSettings } from './soak.js';
  *   --quick   3 short rounds: about 1.5 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
+ *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
  *   --soak --quick  the soak's mechanics in one minute
  *   --profile  also write a CPU profile of each gateway (node --cpu-prof; one per worker) to bench/results/
@@ -35,7 +37,12 @@ try {
   process.exit(2);
 }
 const { quick, soak: soaking, profile: profiling } = options;
-const variants = gatewayVariants(options.store, options.workers);
+/** The other checkout's commit, for the headings (its folder's name if it is not a git checkout). */
+function checkoutName(dir: string): string {
+  const git = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  return git.status === 0 ? git.stdout.trim() : basename(dir);
+}
+const variants = gatewayVariants(options.store, options.workers, options.against ? { dir: options.against, name: checkoutName(options.against) } : null);
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = resolve('bench/results');

@@ -128,14 +128,14 @@ export class ProcessGroup {
    * `output`: a file descriptor for its stdout and stderr (default: this terminal). `ipc`:
    * open a channel for `readyMessage` (bench processes; the gateway runs as in production, without).
    */
-  spawnNode(name: string, cpus: string | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean } = {}): Started {
+  spawnNode(name: string, cpus: string | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean; cwd?: string } = {}): Started {
     // A title of its own (it replaces the command line in ps and /proc/<pid>/cmdline): on a
     // shared machine someone's `pkill -f dist/src/main.js` must not end the bench's gateway.
     const node = [process.execPath, `--title=model-gateway-bench:${name.replace(/\s+/g, '-')}`, ...args];
     const [command, ...rest] = this.plan.pinned && cpus !== null ? ['taskset', '-c', cpus, ...node] : node;
     const output = options.output ?? 'inherit';
     const stdio: StdioOptions = ['ignore', output, output, ...(options.ipc === false ? [] : ['ipc' as const])];
-    const child = spawn(command as string, rest, { stdio, env: options.env ?? process.env });
+    const child = spawn(command as string, rest, { stdio, env: options.env ?? process.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     if (child.pid === undefined) throw new Error(`bench: could not start ${name}`);
     const started = { name, child, pid: child.pid };
     this.children.push(started);

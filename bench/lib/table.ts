@@ -14,6 +14,8 @@ export const num = (value: number, digits = 0): string => (Number.isFinite(value
 export const ms = (value: number): string => num(value, value < 10 ? 2 : 1);
 export const signedMs = (value: number): string => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '—');
 export const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');
+/** `text` and its verdict; a figure that was not measured (not finite: a scenario left out) gets none. */
+export const withVerdict = (text: string, value: number, met: boolean): string => (Number.isFinite(value) ? `${text} ${verdict(met)}` : text);
 
 /** A header row with `title` over the first of `width` columns and blanks over the rest. */
 export const spanning = (title: string, width: number): string[] => [title, ...Array<string>(Math.max(0, width - 1)).fill('')];

@@ -10,6 +10,16 @@ export const STORES: readonly StoreKind[] = ['sqlite', 'postgres'];
 export interface GatewayVariant {
   store: StoreKind;
   workers: number;
+  /**
+   * Another checkout's built gateway (`--against`), on SQLite with one worker, measured in the
+   * same rounds as this tree's: its root, and a short name (its commit) for the headings.
+   */
+  checkout?: Checkout;
+}
+
+export interface Checkout {
+  dir: string;
+  name: string;
 }
 
 export type TargetKind = 'direct' | 'floor' | 'gateway';
@@ -28,15 +38,18 @@ export interface Target {
 export const BASELINE: GatewayVariant = { store: 'sqlite', workers: 1 };
 
 /** The gateways of a run, the baseline first. */
-export function gatewayVariants(store: StoreKind, workers: number): GatewayVariant[] {
+export function gatewayVariants(store: StoreKind, workers: number, against: Checkout | null = null): GatewayVariant[] {
   const stores: StoreKind[] = store === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
   const counts = workers > 1 ? [1, workers] : [1];
-  return stores.flatMap((s) => counts.map((w) => ({ store: s, workers: w })));
+  const mine: GatewayVariant[] = stores.flatMap((s) => counts.map((w) => ({ store: s, workers: w })));
+  return against ? [...mine, { ...BASELINE, checkout: against }] : mine;
 }
 
-const isBaseline = (variant: GatewayVariant): boolean => variant.store === BASELINE.store && variant.workers === BASELINE.workers;
+const isBaseline = (variant: GatewayVariant): boolean =>
+  variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout;
 
 function gatewayTarget(variant: GatewayVariant, alone: boolean): Target {
+  if (variant.checkout) return { id: 'gateway-against', kind: 'gateway', label: `gw ${variant.checkout.name}`, variant };
   const store = variant.store === 'sqlite' ? '' : `-${variant.store}`;
   const workers = variant.workers === 1 ? '' : `-w${variant.workers}`;
   // Alone, the baseline keeps the plain heading of the original report.

@@ -100,7 +100,9 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
   const log = openSync(logFile, 'a');
   const from = fstatSync(log).size;
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const started = group.spawnNode(target.id, options.cpus, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false });
+  // Another checkout's gateway (--against) runs from its own root, with its own config/.
+  const cwd = variant.checkout?.dir;
+  const started = group.spawnNode(target.id, options.cpus, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false, ...(cwd ? { cwd } : {}) });
   closeSync(log);
   const origin = `http://127.0.0.1:${port}`;
   try {
