@@ -24,12 +24,17 @@ export class ReferenceStreamWriter implements ReplyStream {
   private readonly finished = new Set<number>();
   /** Per choice: the reasoning text of the run not yet ended by its state. */
   private readonly runs = new Map<number, string>();
+  /** A chunk's JSON up to its `choices` (`data: {"id":…,"model":…`), for the text-delta fast path. */
+  private readonly chunkHead: string;
 
   constructor(
     private readonly envelope: ReplyEnvelope,
     private readonly legacy: boolean,
     private readonly includeUsage: boolean,
-  ) {}
+  ) {
+    const { id, created, model } = envelope;
+    this.chunkHead = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)}`;
+  }
 
   /** The role delta of a choice, once (legacy completions have none). The reference stream reports usage only at its end. */
   start(choice: number): string {
@@ -44,7 +49,8 @@ export class ReferenceStreamWriter implements ReplyStream {
     if (text === '') return this.start(choice);
     this.relayedDeltas += 1;
     const head = this.start(choice);
-    return head + (this.legacy ? this.legacyChunk(choice, text, null) : this.chunk(choice, { content: text }, null, logprobs));
+    if (this.legacy) return head + this.legacyChunk(choice, text, null);
+    return head + (logprobs ? this.chunk(choice, { content: text }, null, logprobs) : this.textChunk(choice, text));
   }
 
   /** Reasoning text as `reasoning_content` deltas (legacy completions carry none). */
@@ -107,6 +113,15 @@ export class ReferenceStreamWriter implements ReplyStream {
 
   private chunk(index: number, delta: JsonObject, finish: FinishReason | null, logprobs: JsonObject | null = null): string {
     return this.frame([{ index, delta, logprobs, finish_reason: finish }], null);
+  }
+
+  /**
+   * The most frequent chunk of a stream, written without building its objects: the same bytes
+   * as chunk(index, { content: text }, null) (test/reference-stream-writer.test.ts holds that).
+   */
+  private textChunk(index: number, text: string): string {
+    const choice = `{"index":${index},"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}`;
+    return `${this.chunkHead},"choices":[${choice}]${this.includeUsage ? ',"usage":null' : ''}}\n\n`;
   }
 
   private legacyChunk(index: number, text: string, finish: FinishReason | null): string {

@@ -1,0 +1,34 @@
+import t from 'tap';
+import { ReferenceStreamWriter } from '../src/reference/stream-writer.js';
+
+/** What a reference text chunk is: the object the writer's fast path must serialise to, byte for byte. */
+function expectedChunk(text: string, includeUsage: boolean): string {
+  const chunk: Record<string, unknown> = {
+    id: 'chatcmpl-"quoted"\u2028',
+    object: 'chat.completion.chunk',
+    created: 1_790_000_000,
+    model: 'alpha-sonnet-4.6',
+    choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }],
+  };
+  if (includeUsage) chunk['usage'] = null;
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+t.test('a text delta chunk is the exact JSON of its object, with and without the usage key', async (t) => {
+  const envelope = { id: 'chatcmpl-"quoted"\u2028', created: 1_790_000_000, model: 'alpha-sonnet-4.6' };
+  for (const includeUsage of [true, false]) {
+    const writer = new ReferenceStreamWriter(envelope, false, includeUsage);
+    writer.start(0);
+    for (const text of ['Hello', ' "quotes" and \\ backslashes', 'line\nbreak\u0000 and é 😀', '</script>']) {
+      t.equal(writer.text(0, text), expectedChunk(text, includeUsage), `${JSON.stringify(text)}, usage key ${includeUsage}`);
+    }
+  }
+});
+
+t.test('a text delta with logprobs keeps them (the general path)', async (t) => {
+  const writer = new ReferenceStreamWriter({ id: 'c', created: 1, model: 'm' }, false, false);
+  writer.start(0);
+  const logprobs = { content: [{ token: 'Hi', logprob: -0.1 }] };
+  const chunk = JSON.parse(writer.text(0, 'Hi', logprobs).slice('data: '.length)) as { choices: Array<{ logprobs: unknown }> };
+  t.same(chunk.choices[0]?.logprobs, logprobs);
+});
