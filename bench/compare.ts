@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { treeCpuMs } from './lib/processes.js';
 import type { Bench } from './lib/setup.js';
-import type { Target } from './lib/targets.js';
+import { roundOrder, type Target } from './lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS, requestFor, type Scenario } from './lib/workload.js';
 import { failureCount, type ClosedLoopResult, type LoadJob, type LoadResult, type OpenLoopResult } from './load/protocol.js';
 
 /**
  * The comparison: every scenario against direct, floor and each gateway, interleaved in rounds
  * (direct, floor, gateway, [other gateways,] direct, floor, …) so that drift on a shared machine
- * hits them all alike. Each measurement also records the CPU time the processes used, per answer.
+ * hits them all alike; the gateways' order rotates from round to round (targets.ts roundOrder). Each measurement also records the CPU time the processes used, per answer.
  */
 
 export interface CompareSettings {
@@ -126,15 +126,16 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
     }
   }
   for (let round = 1; round <= settings.rounds; round++) {
+    const order = roundOrder(bench.targets, round);
     for (const scenario of CLOSED_LOOP_SCENARIOS) {
-      for (const target of bench.targets.filter((t) => serves(t, scenario))) {
+      for (const target of order.filter((t) => serves(t, scenario))) {
         const measured = await measure<ClosedLoopResult>(bench, target, closedJob(bench, scenario, target, settings, settings.closedS));
         comparison.closed.push({ round, scenario: scenario.id, target: target.id, ...measured });
         progress(`round ${round}/${settings.rounds} closed ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} ${Math.round(measured.result.rps)} req/s${failed(measured.result)}`);
       }
     }
     for (const scenario of OPEN_LOOP_SCENARIOS) {
-      for (const target of bench.targets.filter((t) => serves(t, scenario))) {
+      for (const target of order.filter((t) => serves(t, scenario))) {
         const request = requestFor(scenario, target, bench.origins);
         const measured = await measure<OpenLoopResult>(bench, target, { type: 'open', requests: [request], rate: settings.rate, durationS: settings.openS });
         comparison.open.push({ round, scenario: scenario.id, target: target.id, ...measured });

@@ -2,49 +2,20 @@ import type { Comparison, Measurement } from './compare.js';
 import { OPEN_LOOP_SCENARIOS } from './compare.js';
 import { med, minus, paired, ratio } from './figures.js';
 import { num, signedMs, table, verdict, type Row } from './lib/table.js';
-import { gatewaysOf, type Target } from './lib/targets.js';
+import { gatewayPairs, gatewaysOf, type Pair, type Target } from './lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS } from './lib/workload.js';
 import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
 
 /**
  * Gateways against gateways, in the same run: on PostgreSQL against on SQLite (the same number
  * of workers), with the issue's targets; N workers against one (the same store), and this tree
- * against another checkout's gateway (`--against`), without.
+ * against each other checkout's gateway (`--against`), and those checkouts against each other, without.
  */
 
 /** PostgreSQL gateway requests/s as a share of the SQLite gateway's, at least. */
 const POSTGRES_THROUGHPUT = 0.8;
 /** The most the PostgreSQL gateway's open-loop added p50 may exceed the SQLite gateway's, ms. */
 const POSTGRES_ADDED_P50_MS = 0.5;
-
-interface Pair {
-  /** What is compared (first) with what (second). */
-  subject: Target;
-  base: Target;
-  what: string;
-  /** Whether the PostgreSQL targets apply. */
-  judged: boolean;
-}
-
-function pairs(gateways: readonly Target[]): Pair[] {
-  const find = (store: string, workers: number): Target | undefined =>
-    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout);
-  const result: Pair[] = [];
-  for (const subject of gateways) {
-    const variant = subject.variant;
-    if (!variant) continue;
-    if (variant.checkout) {
-      const mine = find('sqlite', 1);
-      if (mine) result.push({ subject: mine, base: subject, what: `this tree ÷ ${variant.checkout.name}`, judged: false });
-      continue;
-    }
-    const sqlite = variant.store === 'postgres' ? find('sqlite', variant.workers) : undefined;
-    if (sqlite) result.push({ subject, base: sqlite, what: 'PostgreSQL ÷ SQLite', judged: true });
-    const one = variant.workers > 1 ? find(variant.store, 1) : undefined;
-    if (one) result.push({ subject, base: one, what: `${variant.workers} workers ÷ 1`, judged: false });
-  }
-  return result;
-}
 
 const rps = (m: Measurement<ClosedLoopResult>): number => m.result.rps;
 const p50 = (m: Measurement<OpenLoopResult>): number => m.result.total.p50;
@@ -74,7 +45,7 @@ function latencyRows(c: Comparison, list: readonly Pair[]): Row[] {
 
 /** Empty when the run had one gateway. */
 export function variantsSection(c: Comparison): string[] {
-  const list = pairs(gatewaysOf(c.targets));
+  const list = gatewayPairs(gatewaysOf(c.targets));
   if (!list.length) return [];
   const heading = list.map((pair) => `${pair.subject.label} ÷ ${pair.base.label}`);
   const judgedNote = list.some((pair) => pair.judged)

@@ -161,7 +161,7 @@ export function comparisonReport(c: Comparison): string[] {
   const failed = failures(c);
   const variants = variantsSection(c);
   return [
-    `Medians of ${settings.rounds} rounds; in each round every scenario runs on ${c.targets.map((t) => t.label).join(', ')} in turn.`,
+    `Medians of ${settings.rounds} rounds; in each round every scenario runs on ${c.targets.map((t) => t.label).join(', ')} in turn${gatewaysOf(c.targets).length > 1 ? ' (the gateways in an order rotated by one each round)' : ''}.`,
     '',
     ...closedSection(c),
     '',

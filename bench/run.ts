@@ -9,7 +9,7 @@ import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N] [--against DIR]`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
@@ -17,7 +17,7 @@ import { soak, type SoakSettings } from './soak.js';
  *   --quick   3 short rounds: about 1.5 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
- *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds
+ *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
  *   --soak --quick  the soak's mechanics in one minute
  *   --profile  also write a CPU profile of each gateway (node --cpu-prof; one per worker) to bench/results/
@@ -42,7 +42,7 @@ function checkoutName(dir: string): string {
   const git = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   return git.status === 0 ? git.stdout.trim() : basename(dir);
 }
-const variants = gatewayVariants(options.store, options.workers, options.against ? { dir: options.against, name: checkoutName(options.against) } : null);
+const variants = gatewayVariants(options.store, options.workers, options.against.map((dir) => ({ dir, name: checkoutName(dir) })));
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = resolve('bench/results');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseBenchOptions } from '../bench/lib/options.js';
-import { baselineOf, gatewayVariants, targetsOf } from '../bench/lib/targets.js';
+import { baselineOf, gatewayPairs, gatewaysOf, gatewayVariants, roundOrder, targetsOf } from '../bench/lib/targets.js';
 
 t.test('bench --against: a built checkout, not with --soak', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-against-'));
@@ -11,16 +11,56 @@ t.test('bench --against: a built checkout, not with --soak', async (t) => {
   t.throws(() => parseBenchOptions(['--against', dir]), /no built gateway there/, 'a checkout without dist/src/main.js is refused');
   mkdirSync(join(dir, 'dist/src'), { recursive: true });
   writeFileSync(join(dir, 'dist/src/main.js'), '');
-  t.equal(parseBenchOptions(['--against', dir]).against, dir);
-  t.equal(parseBenchOptions([]).against, null);
+  t.same(parseBenchOptions(['--against', dir]).against, [dir]);
+  t.same(parseBenchOptions([]).against, []);
   t.throws(() => parseBenchOptions(['--soak', '--against', dir]), /--soak measures the one default gateway/);
+  t.throws(() => parseBenchOptions(['--against', dir, '--against', dir]), /the same checkout twice/);
+});
+
+t.test('bench --against, repeated: every checkout a target of its own, in the order given', async (t) => {
+  const dirs = ['new', 'old'].map((name) => {
+    const dir = mkdtempSync(join(tmpdir(), `bench-against-${name}-`));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'dist/src'), { recursive: true });
+    writeFileSync(join(dir, 'dist/src/main.js'), '');
+    return dir;
+  });
+  t.same(parseBenchOptions(['--against', dirs[0] as string, '--against', dirs[1] as string]).against, dirs);
+  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/new', name: '7f46f88' }, { dir: '/old', name: '4edc547' }]), true);
+  t.same(targets.map((target) => target.id), ['direct', 'floor', 'gateway', 'gateway-against', 'gateway-against-2']);
+  t.same(targets.slice(3).map((target) => target.label), ['gw 7f46f88', 'gw 4edc547']);
+});
+
+t.test('bench rounds: direct and floor first, the gateways rotated by one each round', async (t) => {
+  const targets = targetsOf(gatewayVariants('postgres', 1, [{ dir: '/old', name: '4edc547' }]), true);
+  const ids = (round: number): string[] => roundOrder(targets, round).map((target) => target.id);
+  t.same(ids(1), ['direct', 'floor', 'gateway', 'gateway-postgres', 'gateway-against']);
+  t.same(ids(2), ['direct', 'floor', 'gateway-postgres', 'gateway-against', 'gateway']);
+  t.same(ids(3), ['direct', 'floor', 'gateway-against', 'gateway', 'gateway-postgres']);
+  t.same(ids(4), ids(1), 'the rotation repeats');
+  const alone = targetsOf(gatewayVariants('sqlite', 1), false);
+  t.same(roundOrder(alone, 2), alone, 'one gateway: the same order every round');
 });
 
 t.test("bench --against: the other checkout's gateway is a target of its own, never the baseline", async (t) => {
-  const variants = gatewayVariants('postgres', 1, { dir: '/old', name: '4edc547' });
+  const variants = gatewayVariants('postgres', 1, [{ dir: '/old', name: '4edc547' }]);
   const targets = targetsOf(variants, true);
   t.same(targets.map((target) => target.id), ['direct', 'floor', 'gateway', 'gateway-postgres', 'gateway-against']);
   t.equal(targets.at(-1)?.label, 'gw 4edc547');
   t.equal(baselineOf(targets).id, 'gateway', "this tree's SQLite gateway stays the baseline");
   t.same(gatewayVariants('sqlite', 1), [{ store: 'sqlite', workers: 1 }], 'without --against, nothing is added');
+});
+
+t.test('bench pairs: this tree against each checkout, and each checkout against those given after it', async (t) => {
+  const variants = gatewayVariants('postgres', 1, [{ dir: '/new', name: '7f46f88' }, { dir: '/old', name: '4edc547' }]);
+  const pairs = gatewayPairs(gatewaysOf(targetsOf(variants, true)));
+  t.same(
+    pairs.map((pair) => [pair.what, pair.subject.id, pair.base.id, pair.judged]),
+    [
+      ['PostgreSQL ÷ SQLite', 'gateway-postgres', 'gateway', true],
+      ['this tree ÷ 7f46f88', 'gateway', 'gateway-against', false],
+      ['this tree ÷ 4edc547', 'gateway', 'gateway-against-2', false],
+      ['7f46f88 ÷ 4edc547', 'gateway-against', 'gateway-against-2', false],
+    ],
+  );
 });

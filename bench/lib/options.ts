@@ -12,11 +12,11 @@ export interface BenchOptions {
   store: StoreKind;
   /** > 1: each gateway also with this many workers, beside one. */
   workers: number;
-  /** Another checkout's root whose built gateway runs beside this tree's, in the same rounds; or null. */
-  against: string | null;
+  /** Other checkouts' roots whose built gateways run beside this tree's, in the same rounds (none: empty). */
+  against: string[];
 }
 
-export const USAGE = 'use --quick, --soak, --profile, --store sqlite|postgres, --workers N, --against DIR';
+export const USAGE = 'use --quick, --soak, --profile, --store sqlite|postgres, --workers N, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -29,15 +29,19 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       store: { type: 'string', default: 'sqlite' },
       workers: { type: 'string', default: '1' },
-      against: { type: 'string' },
+      against: { type: 'string', multiple: true },
     },
   });
   const store = values.store as StoreKind;
   if (!STORES.includes(store)) throw new Error(`--store ${values.store}: ${USAGE}`);
   const workers = Number(values.workers);
   if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) throw new Error(`--workers ${values.workers}: a whole number from 1 to 64`);
-  if (values.soak && (store !== 'sqlite' || workers !== 1 || values.against)) throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
-  const against = values.against === undefined ? null : resolve(values.against);
-  if (against && !existsSync(resolve(against, 'dist/src/main.js'))) throw new Error(`--against ${values.against}: no built gateway there (run npm ci && npm run build in it)`);
+  const given = values.against ?? [];
+  if (values.soak && (store !== 'sqlite' || workers !== 1 || given.length)) throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
+  const against = given.map((dir) => resolve(dir));
+  given.forEach((dir, i) => {
+    if (!existsSync(resolve(against[i] as string, 'dist/src/main.js'))) throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
+  });
+  if (new Set(against).size !== against.length) throw new Error('--against: the same checkout twice');
   return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against };
 }

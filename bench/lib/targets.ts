@@ -11,7 +11,7 @@ export interface GatewayVariant {
   store: StoreKind;
   workers: number;
   /**
-   * Another checkout's built gateway (`--against`), on SQLite with one worker, measured in the
+   * Another checkout's built gateway (`--against`, repeatable), on SQLite with one worker, measured in the
    * same rounds as this tree's: its root, and a short name (its commit) for the headings.
    */
   checkout?: Checkout;
@@ -38,18 +38,22 @@ export interface Target {
 export const BASELINE: GatewayVariant = { store: 'sqlite', workers: 1 };
 
 /** The gateways of a run, the baseline first. */
-export function gatewayVariants(store: StoreKind, workers: number, against: Checkout | null = null): GatewayVariant[] {
+export function gatewayVariants(store: StoreKind, workers: number, against: readonly Checkout[] = []): GatewayVariant[] {
   const stores: StoreKind[] = store === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
   const counts = workers > 1 ? [1, workers] : [1];
   const mine: GatewayVariant[] = stores.flatMap((s) => counts.map((w) => ({ store: s, workers: w })));
-  return against ? [...mine, { ...BASELINE, checkout: against }] : mine;
+  return [...mine, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
 }
 
 const isBaseline = (variant: GatewayVariant): boolean =>
   variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout;
 
-function gatewayTarget(variant: GatewayVariant, alone: boolean): Target {
-  if (variant.checkout) return { id: 'gateway-against', kind: 'gateway', label: `gw ${variant.checkout.name}`, variant };
+function gatewayTarget(variant: GatewayVariant, alone: boolean, checkoutNumber: number): Target {
+  if (variant.checkout) {
+    // The first checkout keeps the id of a run with one.
+    const id = checkoutNumber === 1 ? 'gateway-against' : `gateway-against-${checkoutNumber}`;
+    return { id, kind: 'gateway', label: `gw ${variant.checkout.name}`, variant };
+  }
   const store = variant.store === 'sqlite' ? '' : `-${variant.store}`;
   const workers = variant.workers === 1 ? '' : `-w${variant.workers}`;
   // Alone, the baseline keeps the plain heading of the original report.
@@ -59,11 +63,24 @@ function gatewayTarget(variant: GatewayVariant, alone: boolean): Target {
 
 /** The targets in the order each round measures them. */
 export function targetsOf(variants: readonly GatewayVariant[], withFloor: boolean): Target[] {
+  let checkouts = 0;
   return [
     { id: 'direct', kind: 'direct', label: 'direct' },
     ...(withFloor ? [{ id: 'floor', kind: 'floor' as const, label: 'floor' }] : []),
-    ...variants.map((variant) => gatewayTarget(variant, variants.length === 1)),
+    ...variants.map((variant) => gatewayTarget(variant, variants.length === 1, variant.checkout ? ++checkouts : 0)),
   ];
+}
+
+/**
+ * The targets in the order round `round` (from 1) measures them: direct and the floor first, then
+ * the gateways rotated by one place each round, so no gateway always runs right after the
+ * floor (or always last) — an order effect would otherwise fall on the same gateway every round.
+ */
+export function roundOrder(targets: readonly Target[], round: number): Target[] {
+  const others = targets.filter((target) => target.kind !== 'gateway');
+  const gateways = gatewaysOf(targets);
+  const shift = gateways.length ? (round - 1) % gateways.length : 0;
+  return [...others, ...gateways.slice(shift), ...gateways.slice(0, shift)];
 }
 
 export const gatewaysOf = (targets: readonly Target[]): Target[] => targets.filter((target) => target.kind === 'gateway');
@@ -73,4 +90,43 @@ export function baselineOf(targets: readonly Target[]): Target {
   const found = targets.find((target) => target.variant && isBaseline(target.variant));
   if (!found) throw new Error('bench: no baseline gateway among the targets');
   return found;
+}
+
+export interface Pair {
+  /** What is compared (first) with what (second). */
+  subject: Target;
+  base: Target;
+  what: string;
+  /** Whether the PostgreSQL targets apply. */
+  judged: boolean;
+}
+
+/**
+ * The pairs of gateways a run compares, each once (subject ÷ base): PostgreSQL ÷ SQLite (same
+ * workers; judged by the issue's targets), N workers ÷ 1 (same store), this tree ÷ each
+ * `--against` checkout, and each checkout ÷ every checkout given after it.
+ */
+export function gatewayPairs(gateways: readonly Target[]): Pair[] {
+  const find = (store: string, workers: number): Target | undefined =>
+    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout);
+  const result: Pair[] = [];
+  for (const subject of gateways) {
+    const variant = subject.variant;
+    if (!variant) continue;
+    if (variant.checkout) {
+      const mine = find('sqlite', 1);
+      if (mine) result.push({ subject: mine, base: subject, what: `this tree ÷ ${variant.checkout.name}`, judged: false });
+      // Checkouts listed earlier against this one (--against NEW --against OLD: NEW ÷ OLD).
+      for (const earlier of gateways.slice(0, gateways.indexOf(subject))) {
+        const name = earlier.variant?.checkout?.name;
+        if (name) result.push({ subject: earlier, base: subject, what: `${name} ÷ ${variant.checkout.name}`, judged: false });
+      }
+      continue;
+    }
+    const sqlite = variant.store === 'postgres' ? find('sqlite', variant.workers) : undefined;
+    if (sqlite) result.push({ subject, base: sqlite, what: 'PostgreSQL ÷ SQLite', judged: true });
+    const one = variant.workers > 1 ? find(variant.store, 1) : undefined;
+    if (one) result.push({ subject, base: one, what: `${variant.workers} workers ÷ 1`, judged: false });
+  }
+  return result;
 }
