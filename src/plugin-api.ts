@@ -82,7 +82,8 @@ export { ByteBudget } from './net/byte-budget.js';
 export { policyAllowing } from './net/address-policy.js';
 
 // A vendor's simulator: a real HTTP server speaking its wire format, with faults for tests.
-export { faultFromDirectives, SimServer } from './simulators/sim-server.js';
+export { faultFromDirectives } from './simulators/faults.js';
+export { SimServer } from './simulators/sim-server.js';
 export type { SimContext, SimOptions, SimRoute, SimVendor, VendorErrorBody } from './simulators/sim-server.js';
 export { embedText, planReply, readDirectives } from './simulators/reply-plan.js';
 export type { ReplyPlan, SimChoice, SimRequest, SimToolChoice } from './simulators/reply-plan.js';

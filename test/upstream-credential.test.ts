@@ -3,7 +3,8 @@ import { REDACTED, scrubSecrets } from '../src/http/redact.js';
 import { createAlphaSimulator } from '../plugins/vendor-alpha/simulator.js';
 import { createBetaSimulator } from '../plugins/vendor-beta/simulator.js';
 import { createGammaSimulator } from '../plugins/vendor-gamma/simulator.js';
-import type { Fault, SimServer } from '../src/simulators/sim-server.js';
+import type { Fault } from '../src/simulators/faults.js';
+import type { SimServer } from '../src/simulators/sim-server.js';
 import { startHarness } from './helpers/harness.js';
 
 /**

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Test } from 'tap';
-import type { Fault, SimServer } from '../../src/simulators/sim-server.js';
+import type { Fault } from '../../src/simulators/faults.js';
+import type { SimServer } from '../../src/simulators/sim-server.js';
 import type { Harness } from './harness.js';
 
 /**

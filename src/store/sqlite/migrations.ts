@@ -1,8 +1,10 @@
 /**
  * Numbered migrations, applied in order at start inside one IMMEDIATE transaction each.
- * Never edit a migration that has shipped: add the next number.
+ * Never edit a migration that has shipped: add the next number (5 onwards live in
+ * migrations-shared-state.ts).
  */
 import type { Migration } from '../migration.js';
+import { SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
 
 export type { Migration };
 
@@ -168,141 +170,5 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_by_time ON audit_log(at);
     `,
   },
-  {
-    version: 5,
-    name: 'leases',
-    sql: `
-      -- A reservation is a lease: its instance renews it while the call runs; once it ends
-      -- (the instance died) it no longer counts and is swept. NULL: a reservation made before
-      -- leases, held until released as before.
-      ALTER TABLE reservations ADD COLUMN expires_at INTEGER;
-      -- An admission finds its key's ended leases without reading the live ones; the sweep, every key's.
-      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
-      DROP INDEX reservations_by_key;
-      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
-    `,
-  },
-  {
-    version: 6,
-    name: 'rate cap',
-    sql: `
-      -- The per-key rate cap across processes (src/store/limits.ts): how many calls the key
-      -- was admitted, under which limit; and slot n % limit: the time of admission n - limit.
-      CREATE TABLE rate_counters (
-        key_id    TEXT PRIMARY KEY,
-        admitted  INTEGER NOT NULL,
-        rpm_limit INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      CREATE TABLE rate_slots (
-        key_id TEXT NOT NULL,
-        slot   INTEGER NOT NULL,
-        at     INTEGER NOT NULL,
-        PRIMARY KEY (key_id, slot)
-      ) WITHOUT ROWID;
-      CREATE INDEX rate_slots_by_time ON rate_slots(at);
-    `,
-  },
-  {
-    version: 7,
-    name: 'key change notifications',
-    // PostgreSQL only (LISTEN/NOTIFY): instances on one SQLite file rely on the one-second memory.
-    sql: '-- nothing to do on SQLite',
-  },
-  {
-    version: 8,
-    name: 'shared incident watch',
-    sql: `
-      -- The model an automatic incident was opened for: at most one open per model, whichever
-      -- instance opens it (NULL: manual, reopened by hand, or opened before this migration).
-      ALTER TABLE incidents ADD COLUMN watch_model TEXT;
-      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
-        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
-      -- Upstream attempts and failures per model and 10-s slot, summed over every instance.
-      CREATE TABLE incident_attempts (
-        model    TEXT NOT NULL,
-        slot     INTEGER NOT NULL,              -- epoch ms of the slot's start
-        attempts INTEGER NOT NULL,
-        errors   INTEGER NOT NULL,
-        PRIMARY KEY (model, slot)
-      ) WITHOUT ROWID;
-      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
-    `,
-  },
-  {
-    version: 9,
-    name: 'admin lockouts',
-    sql: `
-      -- Failed admin-token attempts per client address (behind trusted proxies), one fixed
-      -- window each, counted by every instance (src/store/limits.ts).
-      CREATE TABLE admin_failures (
-        address       TEXT PRIMARY KEY,
-        window_start  INTEGER NOT NULL,
-        failures      INTEGER NOT NULL,
-        lockout_noted INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
-    `,
-  },
-  {
-    version: 10,
-    name: 'thought signatures',
-    sql: `
-      -- Beta's thought signatures by key and tool-call id, for follow-up calls on any
-      -- instance; kept a day (plugins/vendor-beta/thought-signatures.ts).
-      CREATE TABLE thought_signatures (
-        key_id     TEXT NOT NULL,
-        call_id    TEXT NOT NULL,
-        signature  TEXT NOT NULL,
-        expires_at INTEGER NOT NULL,
-        PRIMARY KEY (key_id, call_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
-    `,
-  },
-  {
-    version: 11,
-    name: 'responses',
-    sql: `
-      -- Responses API responses kept for previous_response_id (store: true), per key, for the
-      -- usage window (pruned by age); items are bounded by the ingress-responses plugin.
-      CREATE TABLE responses (
-        id          TEXT PRIMARY KEY,          -- resp_…
-        key_id      TEXT NOT NULL REFERENCES keys(id),
-        previous_id TEXT,                      -- the response it continued; NULL = none
-        created_at  INTEGER NOT NULL,          -- epoch ms
-        items       TEXT NOT NULL              -- JSON {"input": [items], "output": [items]}
-      );
-      CREATE INDEX responses_by_time ON responses(created_at);
-    `,
-  },
-  {
-    version: 12,
-    name: 'upstream cost limit',
-    sql: `
-      -- A key's optional monthly limit on its upstream cost: its calls at the vendors' list
-      -- prices (the ledger's list_nano), what the operator pays. NULL = none.
-      ALTER TABLE keys ADD COLUMN monthly_upstream_limit_nano INTEGER;
-      -- The cycle's upstream cost, settled by the same rows as charged_nano: from the ledger so far.
-      ALTER TABLE spend ADD COLUMN upstream_nano INTEGER NOT NULL DEFAULT 0;
-      UPDATE spend SET upstream_nano = (SELECT COALESCE(SUM(l.list_nano), 0) FROM ledger l
-        WHERE l.key_id = spend.key_id AND l.cycle = spend.cycle);
-      -- A reservation also holds the most its call can cost upstream (0: taken before this migration).
-      ALTER TABLE reservations ADD COLUMN upstream_nano INTEGER NOT NULL DEFAULT 0;
-    `,
-  },
-  {
-    version: 13,
-    name: 'status endpoints',
-    sql: `
-      -- Status site: each model's requests per minute by endpoint name (chat.completions,
-      -- responses, messages, …), for the 24 h breakdown; written and pruned with the minute rollups.
-      CREATE TABLE status_endpoint_minutes (
-        minute   INTEGER NOT NULL,              -- epoch ms of the minute
-        model    TEXT NOT NULL,                 -- canonical model ID
-        endpoint TEXT NOT NULL,                 -- endpoint name
-        requests INTEGER NOT NULL,
-        PRIMARY KEY (minute, model, endpoint)
-      ) WITHOUT ROWID;
-    `,
-  },
+  ...SHARED_STATE_MIGRATIONS,
 ];

@@ -1,4 +1,4 @@
-import type { Fault } from '../../../src/simulators/sim-server.js';
+import type { Fault } from '../../../src/simulators/faults.js';
 
 /**
  * The upstream fault matrix: each fault a vendor simulator can deliver (src/simulators/sim-server.ts
