@@ -72,7 +72,7 @@ export { ReferenceStreamWriter } from './reference/stream-writer.js';
 export type { LocalAnswer, SseEvent, StreamTranslator, TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from './chain/translator.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest } from './reference/embeddings.js';
 export type { EmbeddingsRequest } from './reference/embeddings.js';
-export { mintId } from './reference/ids.js';
+export { mintId, mintTimedId } from './reference/ids.js';
 export { parseUpstreamJson, tokenCount } from './reference/upstream-json.js';
 export { upstreamError } from './http/upstream-status.js';
 export { inlineRemoteImages } from './reference/inline-images.js';

@@ -35,7 +35,7 @@ async function events(stream: AsyncIterable<OpenAI.Responses.ResponseStreamEvent
 
 async function plainAndStreamed(t: Test, client: OpenAI, model: string): Promise<void> {
   const plain = await client.responses.create({ model, input: 'Say hi [[sim:tokens=5]]', instructions: 'Be brief.', metadata: { run: 'e2e' } });
-  t.match(plain.id, /^resp_[A-Za-z0-9]{24}$/);
+  t.match(plain.id, /^resp_[0-9a-f]{12}[A-Za-z0-9]{24}$/);
   t.equal(plain.object, 'response');
   t.equal(plain.status, 'completed');
   t.equal(plain.model, model);

@@ -1,4 +1,4 @@
-import { GatewayError, mintId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { GatewayError, mintTimedId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
 import { inputItems } from './read.js';
 import { echoOf } from './response.js';
 
@@ -32,7 +32,8 @@ const TURN = Symbol('ingress-responses.turn');
 type WithTurn = Call & { [TURN]?: ResponsesTurn };
 
 export class ResponsesTurn {
-  readonly id = mintId('resp_');
+  /** `resp_…`, ordered by the call's admission time, so stored responses append to their table's key. */
+  readonly id: string;
   /** Set with the final response when it is to be stored; written by the plugin's onComplete. */
   staged: StagedResponse | null = null;
   /** The final response was over MAX_STORED_BYTES and is not stored. */
@@ -40,7 +41,9 @@ export class ResponsesTurn {
   private thread: readonly StoredResponse[] = [];
   private threadBytes = 0;
 
-  constructor(private readonly call: Call) {}
+  constructor(private readonly call: Call) {
+    this.id = mintTimedId('resp_', call.admittedAt);
+  }
 
   /** The stored conversation this call continues (`previous_response_id`), oldest first. */
   continues(thread: readonly StoredResponse[]): void {

@@ -27,3 +27,17 @@ export function mintId(prefix: string): string {
   next += ID_BYTES;
   return out;
 }
+
+/** Hex digits of a millisecond time: 12 cover every date until the year 10889. */
+const TIME_DIGITS = 12;
+
+/**
+ * A fresh identifier that sorts by time: `prefix`, the time `atMs` as 12 lowercase hex digits,
+ * then `mintId`'s 24 random characters. A store keyed by these ids appends each new row to the
+ * end of its index instead of at a random page (measured on SQLite: half the cost of a random
+ * key, and the random key's cost grows with the table). The time is not a secret: the object
+ * already carries it (`created_at`).
+ */
+export function mintTimedId(prefix: string, atMs: number): string {
+  return mintId(prefix + Math.max(0, Math.floor(atMs)).toString(16).padStart(TIME_DIGITS, '0'));
+}
