@@ -6,10 +6,18 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { buildDashboard } from '../src/dashboard/build.js';
 import { launchBrowser } from './helpers/browser.js';
-import { ADMIN_TOKEN, startHarness } from './helpers/harness.js';
+import { ADMIN_TOKEN, startHarness, type Harness } from './helpers/harness.js';
 
 /** Screenshots land here (git-ignored). */
 const SHOTS = join('test-output', 'screenshots');
+
+/** The admin API's view of the one key whose name contains `name`. */
+async function keyNamed(h: Harness, name: string): Promise<Record<string, unknown>> {
+  const { data } = (await (await h.admin('GET', '/keys')).json()) as { data: Array<Record<string, unknown>> };
+  const key = data.find((k) => String(k['name']).includes(name));
+  if (!key) throw new Error(`no key named ${name}`);
+  return key;
+}
 
 async function signIn(page: Page, origin: string): Promise<void> {
   await page.goto(`${origin}/dashboard`);
@@ -63,10 +71,19 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await dialog.getByLabel('gamma-5.4', { exact: true }).check();
   await dialog.getByLabel('gamma-5.2', { exact: true }).check();
   await dialog.getByLabel(/Monthly spend ceiling/).fill('25.00');
+  await dialog.getByLabel(/Monthly upstream cost limit/).fill('40.00');
+  await dialog.getByLabel(/Rate cap/).fill('lots');
+  watching = false; // the browser logs the refused request's 400
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await dialog.getByText(/rpm_limit/).waitFor();
+  watching = true;
+  t.pass('a rate cap that is not a whole number is refused by the admin API, named under the form');
+  await dialog.getByLabel(/Rate cap/).fill('600');
   await dialog.getByRole('button', { name: 'Create' }).click();
   await page.getByText('You will not see this again.').waitFor();
   const key = await page.getByTestId('secret-value').inputValue();
   t.match(key, /^sl-[A-Za-z0-9]{32}$/);
+  t.match(await keyNamed(h, 'bot'), { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: 600 }, 'the form sets the limits');
   await page.screenshot({ path: join(SHOTS, 'key-created-1280.png') });
   await page.getByRole('button', { name: 'Done' }).click();
 
@@ -127,9 +144,14 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   const stillCapped = await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
   t.equal((stillCapped as { status?: number }).status, 402, 'the new value shares the ledger identity: same spend, same ceiling');
   await row.getByRole('button', { name: /^Edit/ }).click();
-  await page.getByRole('dialog').getByLabel(/Monthly spend ceiling/).fill('25.00');
-  await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
-  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  const edit = page.getByRole('dialog');
+  await edit.getByLabel(/Monthly spend ceiling/).fill('25.00');
+  t.equal(await edit.getByLabel(/Monthly upstream cost limit/).inputValue(), '40.00', 'the edit form shows the upstream cost limit');
+  t.equal(await edit.getByLabel(/Rate cap/).inputValue(), '600', 'and the rate cap');
+  await edit.getByLabel(/Rate cap/).fill('');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await edit.waitFor({ state: 'detached' });
+  t.match(await keyNamed(h, 'bot'), { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: null }, 'an emptied rate cap is cleared (the default applies)');
   t.equal((await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the new value works');
   t.equal((await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the old value works in its grace');
 

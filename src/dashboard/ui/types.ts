@@ -7,6 +7,9 @@ export interface KeyView {
   key: string;
   models: string[] | null;
   monthly_ceiling_usd: string | null;
+  monthly_upstream_limit_usd: string | null;
+  /** null: the rate-limit plugin's default; 0: exempt. */
+  rpm_limit: number | null;
   status: 'active' | 'revoked' | 'expired';
   created_at: string;
   expires_at: string | null;

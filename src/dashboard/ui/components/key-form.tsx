@@ -1,20 +1,24 @@
 import { useState } from 'preact/hooks';
 import { ApiError, type ModelInfo } from '../api.js';
+import type { KeyView } from '../types.js';
 import { ErrorNote } from './error-note.js';
 import { ModelPicker } from './model-picker.js';
 
-/** The create and edit form of a key: name, allowlist, monthly ceiling, expiry, rate cap. */
+/** The create and edit form of a key: name, allowlist, monthly ceiling, upstream cost limit, rate cap, expiry. */
 
 export interface KeyFormValue {
   name: string;
   models: string[] | null;
   ceiling: string;
+  upstreamLimit: string;
+  /** Requests per minute; empty: the rate-limit plugin's default; 0: exempt. */
+  rpm: string;
   expires: string;
 }
 
 /** `datetime-local` has no zone: the form speaks UTC and says so. */
 const toUtcIso = (local: string): string | null => (local ? `${local}:00Z` : null);
-export const toLocalInput = (iso: string | null): string => (iso ? iso.slice(0, 16) : '');
+const toLocalInput = (iso: string | null): string => (iso ? iso.slice(0, 16) : '');
 
 export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
   initial: KeyFormValue;
@@ -50,6 +54,14 @@ export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
         <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="50.00" value={value.ceiling} onInput={(e) => setValue({ ...value, ceiling: (e.currentTarget as HTMLInputElement).value })} />
       </label>
       <label>
+        Monthly upstream cost limit in US dollars, at the vendors' list prices (empty for none)
+        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="100.00" value={value.upstreamLimit} onInput={(e) => setValue({ ...value, upstreamLimit: (e.currentTarget as HTMLInputElement).value })} />
+      </label>
+      <label>
+        Rate cap in requests per minute (empty for the default, 0 for none)
+        <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: (e.currentTarget as HTMLInputElement).value })} />
+      </label>
+      <label>
         Expires (UTC, optional)
         <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget as HTMLInputElement).value })} />
       </label>
@@ -66,9 +78,24 @@ export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
   );
 }
 
+/** Empty: null (the default). Anything but digits goes as typed, for the admin API's 400 naming `rpm_limit` (never a silent NaN → null). */
+const rpmOf = (text: string): number | string | null => (text === '' ? null : /^\d+$/.test(text) ? Number(text) : text);
+
+/** The form as it starts for a key (empty for a new one). */
+export const formValueOf = (key: KeyView | null): KeyFormValue => ({
+  name: key?.name ?? '',
+  models: key ? key.models : null,
+  ceiling: key?.monthly_ceiling_usd ?? '',
+  upstreamLimit: key?.monthly_upstream_limit_usd ?? '',
+  rpm: key && key.rpm_limit !== null ? String(key.rpm_limit) : '',
+  expires: toLocalInput(key?.expires_at ?? null),
+});
+
 export const formBody = (value: KeyFormValue) => ({
   name: value.name,
   models: value.models,
   monthly_ceiling_usd: value.ceiling.trim() || null,
+  monthly_upstream_limit_usd: value.upstreamLimit.trim() || null,
+  rpm_limit: rpmOf(value.rpm.trim()),
   expires_at: toUtcIso(value.expires),
 });

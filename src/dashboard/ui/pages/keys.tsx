@@ -3,7 +3,7 @@ import { admin, ApiError, listModels, type ModelInfo } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
 import { ErrorNote } from '../components/error-note.js';
-import { formBody, KeyForm, toLocalInput } from '../components/key-form.js';
+import { formBody, formValueOf, KeyForm } from '../components/key-form.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { approx, day, usd, when } from '../format.js';
 import type { KeyActivityView, KeyView } from '../types.js';
@@ -161,7 +161,7 @@ export function KeysPage() {
       {modal?.kind === 'create' && (
         <Dialog title="Create a key" onClose={() => setModal(null)}>
           <KeyForm
-            initial={{ name: '', models: null, ceiling: '', expires: '' }}
+            initial={formValueOf(null)}
             models={models}
             submitLabel="Create"
             onCancel={() => setModal(null)}
@@ -184,7 +184,7 @@ export function KeysPage() {
       {modal?.kind === 'edit' && (
         <Dialog title={`Edit “${modal.key.name}”`} onClose={() => setModal(null)}>
           <KeyForm
-            initial={{ name: modal.key.name, models: modal.key.models, ceiling: modal.key.monthly_ceiling_usd ?? '', expires: toLocalInput(modal.key.expires_at) }}
+            initial={formValueOf(modal.key)}
             models={models}
             submitLabel="Save"
             onCancel={() => setModal(null)}
