@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
 import type { ResponseStore, StoredResponse } from '../store.js';
+import { chunkedDelete } from './chunked-delete.js';
 import type { GroupCommit } from './group-commit.js';
 
 export class SqliteResponseStore implements ResponseStore {
@@ -14,7 +15,7 @@ export class SqliteResponseStore implements ResponseStore {
   ) {
     this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
-    this.removeOld = db.prepare('DELETE FROM responses WHERE created_at < ?');
+    this.removeOld = chunkedDelete(db, 'responses', 'rowid', 'created_at < ?');
   }
 
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
@@ -26,7 +27,7 @@ export class SqliteResponseStore implements ResponseStore {
     return wholeThread(this.selectThread.all({ id, key: keyId, since }) as ResponseRow[]);
   }
 
-  async prune(before: number): Promise<number> {
-    return this.removeOld.run(before).changes;
+  prune(before: number): Promise<number> {
+    return this.removeOld(before);
   }
 }

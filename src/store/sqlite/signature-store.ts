@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import { lastPerCall, type SignatureStore, type ThoughtSignature } from '../signatures.js';
+import { chunkedDelete } from './chunked-delete.js';
 import type { GroupCommit } from './group-commit.js';
 
 /** Thought signatures in SQLite (signatures.ts; migration 10); writes join the group commit of the turn. */
 export class SqliteSignatureStore implements SignatureStore {
   private readonly upsert;
   private readonly select;
-  private readonly pruneStmt;
+  private readonly pruneExpired;
 
   constructor(
     db: Database.Database,
@@ -16,7 +17,7 @@ export class SqliteSignatureStore implements SignatureStore {
       ON CONFLICT (key_id, call_id) DO UPDATE SET signature = excluded.signature, expires_at = excluded.expires_at`);
     this.select = db.prepare(`SELECT call_id, signature FROM thought_signatures
       WHERE key_id = ? AND call_id IN (SELECT value FROM json_each(?)) AND expires_at > ?`);
-    this.pruneStmt = db.prepare('DELETE FROM thought_signatures WHERE expires_at <= ?');
+    this.pruneExpired = chunkedDelete(db, 'thought_signatures', 'key_id, call_id', 'expires_at <= ?');
   }
 
   put(signatures: readonly ThoughtSignature[], expiresAt: number): Promise<void> {
@@ -30,7 +31,7 @@ export class SqliteSignatureStore implements SignatureStore {
     return new Map(rows.map((row) => [row.call_id, row.signature]));
   }
 
-  async prune(now: number): Promise<number> {
-    return this.pruneStmt.run(now).changes;
+  prune(now: number): Promise<number> {
+    return this.pruneExpired(now);
   }
 }

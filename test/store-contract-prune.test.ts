@@ -1,0 +1,63 @@
+import type { Test } from 'tap';
+import { PRUNE_CHUNK_ROWS } from '../src/store/sqlite/chunked-delete.js';
+import { contract } from './helpers/store-backends.js';
+import { newKey } from './helpers/store-fixtures.js';
+
+/**
+ * The store contract: pruning many rows (stored responses, thought signatures) removes them all
+ * and nothing newer; on SQLite, whose statements are synchronous, without holding the event loop
+ * for the whole delete: it goes in chunks with turns of the event loop between them.
+ */
+
+const MANY = PRUNE_CHUNK_ROWS * 2 + 200;
+
+/** Runs `work` while counting the turns the event loop made meanwhile (setImmediate callbacks). */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let counting = true;
+  const tick = (): void => {
+    if (!counting) return;
+    turns += 1;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const result = await work();
+  counting = false;
+  return { result, turns };
+}
+
+/** SQLite only: PostgreSQL's statements never hold the event loop, however long they take. */
+function checkTurns(t: Test, backend: string, turns: number): void {
+  if (backend !== 'sqlite') return;
+  t.ok(turns >= 2, `the event loop turned while the rows went (${turns} turns): no one statement deletes them all`);
+}
+
+contract('prune: many stored responses go, in chunks, and the newer ones stay', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  const items = JSON.stringify({ input: [{ role: 'user', content: 'x'.repeat(200) }], output: [] });
+  const saves = [];
+  for (let i = 0; i < MANY; i++) saves.push(store.responses.save({ id: `resp_old_${i}`, keyId: key.id, previousId: null, createdAt: 1_000 + i, items }));
+  for (let i = 0; i < 3; i++) saves.push(store.responses.save({ id: `resp_new_${i}`, keyId: key.id, previousId: null, createdAt: 10_000_000 + i, items }));
+  await Promise.all(saves);
+
+  const { result, turns } = await turnsDuring(() => store.responses.prune(5_000_000));
+  t.equal(result, MANY, 'every older response went, and the count says so');
+  checkTurns(t, db.backend, turns);
+  t.equal((await store.responses.thread(key.id, 'resp_new_2', 0)).length, 1, 'a newer response stays');
+  t.same(await store.responses.thread(key.id, `resp_old_${MANY - 1}`, 0), [], 'the last older one went too');
+  t.equal(await store.responses.prune(5_000_000), 0, 'nothing is left to prune');
+});
+
+contract('prune: many expired thought signatures go, in chunks, and the live ones stay', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  const expired = Array.from({ length: MANY }, (_, i) => ({ keyId: key.id, callId: `call_old_${i}`, signature: 'sig' }));
+  await store.signatures.put(expired, 2_000);
+  await store.signatures.put([{ keyId: key.id, callId: 'call_live', signature: 'live' }], 9_000_000);
+
+  const { result, turns } = await turnsDuring(() => store.signatures.prune(3_000));
+  t.equal(result, MANY);
+  checkTurns(t, db.backend, turns);
+  t.same([...(await store.signatures.get(key.id, ['call_live', 'call_old_0'], 3_000))], [['call_live', 'live']]);
+});
