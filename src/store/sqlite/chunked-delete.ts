@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 
 /** Rows one pruning statement deletes at most: a few milliseconds of the event loop each. */
@@ -21,7 +22,7 @@ export function chunkedDelete(db: Database.Database, table: string, key: string,
       const deleted = statement.run(...params).changes;
       total += deleted;
       if (deleted < PRUNE_CHUNK_ROWS) return total;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   };
 }
