@@ -4,7 +4,7 @@ import { figures, ledgerRow, newKey } from './helpers/store-fixtures.js';
 
 /**
  * The store contract, part 7: spend reservations are leases — on SQLite and PostgreSQL. A lease
- * that ended stops counting against the ceiling at once (the key's next admission drops it),
+ * that ended stops counting against the ceiling at once (an admission it stands in the way of drops it),
  * renewals move the end of live leases only, sweeps drop every expired one; and PostgreSQL's
  * `spend.reserved_nano` and `spend.reserved_upstream_nano` stay equal to what the remaining
  * reservations hold, races included. Every reservation here holds twice its charged amount
@@ -95,4 +95,19 @@ contract('leases: 2×100 concurrent admissions from two stores while ten full le
   t.equal(await stores[0].ledger.sweepExpiredLeases(100), 0, 'nothing ended is left');
   const held = await heldExactly(db, key.id);
   if (held) t.same(held, { column: 1000, rows: 1000, upstreamColumn: 2000, upstreamRows: 2000 }, 'the held columns equal what the reservations hold');
+});
+
+contract('leases: an ended lease an admission leaves in place still never refuses a call', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store, { monthlyCeilingNanos: 1000 });
+  const reserve = reserver(store, key.id);
+  t.ok((await reserve(300, 0, 100)).admitted, 'a lease that ends at 100');
+  t.ok((await reserve(300, 200, 10_000)).admitted, 'admitted at 200 whether or not the ended lease is dropped');
+  // 300 live + 500 fits; with the ended 300 still counted it would not.
+  const third = await reserve(500, 200, 10_000);
+  t.ok(third.admitted, 'the ended lease stood in the way, so it was dropped and the call admitted');
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE), figures(0, 800, 0, 1600), 'only the live leases are held');
+  t.same(await reserve(300, 200, 10_000), { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 800, 0, 1600) }, 'a refusal names the live figures');
+  const held = await heldExactly(db, key.id);
+  if (held) t.same([held.column, held.upstreamColumn], [held.rows, held.upstreamRows], 'reserved_nano and reserved_upstream_nano exact');
 });

@@ -107,8 +107,9 @@ export interface LedgerStore {
   /**
    * Admits iff every limit that is set fits (spend-limits.ts): spent < ceiling and spent +
    * reserved + nanos ≤ ceiling; the same for the upstream figures against the upstream limit.
-   * Holds both amounts if so. The key's reservations whose lease ended at or before `now` are
-   * dropped first (they do not count); a refusal reports the figures it was decided on.
+   * Holds both amounts if so. The key's reservations whose lease ended at or before `now` do not
+   * count: a store may drop them first, or only when they would stand in the way (PostgreSQL);
+   * the sweep takes the rest. A refusal reports the figures it was decided on.
    */
   reserve(input: ReserveInput): Promise<ReserveResult>;
   /**

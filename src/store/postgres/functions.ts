@@ -60,15 +60,18 @@ export const RESERVE_FUNCTION = `
  * charged figures and on the upstream ones. `reservation_id` is NULL when refused; the four
  * figures are those decided on (the store names the refusing limits from them).
  */
-export const ADMIT_FUNCTION = `
-  CREATE FUNCTION gateway_admit(p_key text, p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint,
+const ADMIT_SIGNATURE = `gateway_admit(p_key text, p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint,
       p_upstream_limit bigint, p_instance text, p_now bigint, p_expires bigint,
-      OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)
-    LANGUAGE plpgsql AS $$
+      OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)`;
+
+const ADMIT_DECLARATIONS = `
   DECLARE
     freed bigint;
     freed_upstream bigint;
-  BEGIN
+`;
+
+/** Admission under the key's spend row lock, its ended leases dropped first (the body of gateway_admit, migration 12). */
+const ADMIT_LOCKED = `
     SELECT s.charged_nano, s.reserved_nano, s.upstream_nano, s.reserved_upstream_nano
       INTO spent, reserved, upstream_spent, upstream_reserved
       FROM spend s WHERE s.key_id = p_key AND s.cycle = p_cycle FOR UPDATE;
@@ -96,7 +99,11 @@ export const ADMIT_FUNCTION = `
       UPDATE spend s SET reserved_nano = reserved, reserved_upstream_nano = upstream_reserved
         WHERE s.key_id = p_key AND s.cycle = p_cycle;
     END IF;
-  END $$;`;
+`;
+
+export const ADMIT_FUNCTION = `
+  CREATE FUNCTION ${ADMIT_SIGNATURE}
+    LANGUAGE plpgsql AS $$${ADMIT_DECLARATIONS}  BEGIN${ADMIT_LOCKED}  END $$;`;
 
 /**
  * The rate cap's take (RateStore.take; src/store/limits.ts). The key's counter row is locked
@@ -105,8 +112,7 @@ export const ADMIT_FUNCTION = `
  * with this one. A changed limit first moves the newest admissions that fit it into the slots
  * it uses. Answers 0 when admitted, else the milliseconds until a call would be.
  */
-export const RATE_TAKE_FUNCTION = `
-  CREATE FUNCTION gateway_rate_take(p_key text, p_limit integer, p_window bigint, p_now bigint) RETURNS bigint
+const RATE_TAKE_HEADER = `gateway_rate_take(p_key text, p_limit integer, p_window bigint, p_now bigint) RETURNS bigint
     LANGUAGE plpgsql AS $$
   DECLARE
     n bigint;
@@ -114,12 +120,10 @@ export const RATE_TAKE_FUNCTION = `
     moved_slots integer[];
     moved_times bigint[];
     last_at bigint;
-  BEGIN
-    SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
-    IF NOT FOUND THEN
-      INSERT INTO rate_counters (key_id, admitted, rpm_limit) VALUES (p_key, 0, p_limit) ON CONFLICT (key_id) DO NOTHING;
-      SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
-    END IF;
+`;
+
+/** A changed limit: the newest admissions that fit it move into the slots it uses (`n` admissions so far, under `old_limit`). */
+const RATE_LIMIT_CHANGE = `
     IF old_limit <> p_limit THEN
       SELECT array_agg((k % p_limit)::integer), array_agg(s.at) INTO moved_slots, moved_times
         FROM generate_series(n - LEAST(n, old_limit, p_limit), n - 1) AS k
@@ -128,7 +132,16 @@ export const RATE_TAKE_FUNCTION = `
       INSERT INTO rate_slots (key_id, slot, at) SELECT p_key, m.slot, m.at FROM unnest(moved_slots, moved_times) AS m(slot, at);
       UPDATE rate_counters c SET rpm_limit = p_limit WHERE c.key_id = p_key;
     END IF;
-    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (n % p_limit)::integer;
+`;
+
+export const RATE_TAKE_FUNCTION = `
+  CREATE FUNCTION ${RATE_TAKE_HEADER}  BEGIN
+    SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO rate_counters (key_id, admitted, rpm_limit) VALUES (p_key, 0, p_limit) ON CONFLICT (key_id) DO NOTHING;
+      SELECT c.admitted, c.rpm_limit INTO n, old_limit FROM rate_counters c WHERE c.key_id = p_key FOR UPDATE;
+    END IF;
+${RATE_LIMIT_CHANGE}    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (n % p_limit)::integer;
     IF last_at IS NOT NULL AND last_at + p_window > p_now THEN
       RETURN last_at + p_window - p_now;
     END IF;
@@ -136,6 +149,54 @@ export const RATE_TAKE_FUNCTION = `
       ON CONFLICT (key_id, slot) DO UPDATE SET at = EXCLUDED.at;
     UPDATE rate_counters c SET admitted = n + 1 WHERE c.key_id = p_key;
     RETURN 0;
+  END $$;`;
+
+/**
+ * gateway_admit, migration 14: the common case in two statements instead of four. One
+ * conditional UPDATE of the key's spend row takes its lock and applies the rule to its newest
+ * version (in READ COMMITTED an UPDATE that waited re-checks its WHERE on the version it then
+ * locks), with the key's ended leases still counted: whatever fits with them fits without
+ * them. Then the reservation. When that UPDATE changes nothing (the cycle's first admission, or
+ * a refusal with ended leases counted) the locked path of migration 12 decides, dropping them.
+ * Same decisions; ended leases that never stood in the way stay until the sweep takes them.
+ */
+export const ADMIT_FUNCTION_2 = `
+  CREATE OR REPLACE FUNCTION ${ADMIT_SIGNATURE}
+    LANGUAGE plpgsql AS $$${ADMIT_DECLARATIONS}  BEGIN
+    UPDATE spend s SET reserved_nano = s.reserved_nano + p_nanos, reserved_upstream_nano = s.reserved_upstream_nano + p_upstream
+      WHERE s.key_id = p_key AND s.cycle = p_cycle
+        AND (p_ceiling IS NULL OR (s.charged_nano < p_ceiling AND s.charged_nano + s.reserved_nano + p_nanos <= p_ceiling))
+        AND (p_upstream_limit IS NULL OR (s.upstream_nano < p_upstream_limit AND s.upstream_nano + s.reserved_upstream_nano + p_upstream <= p_upstream_limit))
+      RETURNING s.charged_nano, s.reserved_nano - p_nanos, s.upstream_nano, s.reserved_upstream_nano - p_upstream
+      INTO spent, reserved, upstream_spent, upstream_reserved;
+    IF FOUND THEN
+      INSERT INTO reservations (key_id, cycle, amount_nano, upstream_nano, instance, created_at, expires_at)
+        VALUES (p_key, p_cycle, p_nanos, p_upstream, p_instance, p_now, p_expires) RETURNING id INTO reservation_id;
+      RETURN;
+    END IF;
+${ADMIT_LOCKED}  END $$;`;
+
+/**
+ * gateway_rate_take, migration 14: an admitted take in two statements instead of four. The
+ * counter moves to n + 1 as its row is locked (UPDATE … RETURNING); the slot of admission
+ * n − limit is claimed in one upsert whose WHERE admits only if that admission left the
+ * window. A refusal (the rarer case) puts the counter back and reads how long to wait.
+ */
+export const RATE_TAKE_FUNCTION_2 = `
+  CREATE OR REPLACE FUNCTION ${RATE_TAKE_HEADER}  BEGIN
+    UPDATE rate_counters c SET admitted = c.admitted + 1 WHERE c.key_id = p_key RETURNING c.admitted - 1, c.rpm_limit INTO n, old_limit;
+    IF NOT FOUND THEN
+      INSERT INTO rate_counters (key_id, admitted, rpm_limit) VALUES (p_key, 0, p_limit) ON CONFLICT (key_id) DO NOTHING;
+      UPDATE rate_counters c SET admitted = c.admitted + 1 WHERE c.key_id = p_key RETURNING c.admitted - 1, c.rpm_limit INTO n, old_limit;
+    END IF;
+${RATE_LIMIT_CHANGE}    INSERT INTO rate_slots AS s (key_id, slot, at) VALUES (p_key, (n % p_limit)::integer, p_now)
+      ON CONFLICT (key_id, slot) DO UPDATE SET at = EXCLUDED.at WHERE s.at + p_window <= p_now;
+    IF FOUND THEN
+      RETURN 0;
+    END IF;
+    UPDATE rate_counters c SET admitted = n WHERE c.key_id = p_key;
+    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (n % p_limit)::integer;
+    RETURN last_at + p_window - p_now;
   END $$;`;
 
 /**

@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { ADMIT_FUNCTION, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RESERVE_FUNCTION } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RESERVE_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
@@ -292,6 +292,14 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         requests bigint NOT NULL,
         PRIMARY KEY (minute, model, endpoint)
       );
+    `,
+  },
+  {
+    version: 14,
+    name: 'leaner admissions',
+    sql: `
+      ${ADMIT_FUNCTION_2}
+      ${RATE_TAKE_FUNCTION_2}
     `,
   },
 ];

@@ -143,4 +143,10 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 14,
+    name: 'leaner admissions',
+    // PostgreSQL only: its admission and rate-cap functions take the common case in fewer statements.
+    sql: '-- nothing to do on SQLite',
+  },
 ];
