@@ -86,6 +86,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     log,
     body: bodyReader(config.server.max_body_bytes),
     limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
+    store,
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({

@@ -11,7 +11,8 @@ import { startPostgres } from './helpers/postgres.js';
 /**
  * The settlements of one event-loop turn are group-committed (record-batch.ts): one statement
  * for all of them, each caller's promise resolving only once its row is committed; a batch the
- * server refuses falls back to one statement per settlement, so only the bad one fails.
+ * server refuses falls back to one statement per settlement, so only the bad one fails. The
+ * same for admissions, rate takes, and both steps of a call in one (admission-batch.ts).
  */
 
 const server = await startPostgres(t);
@@ -101,4 +102,22 @@ t.test('concurrent admissions: one statement, each decided as if alone, in order
   const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
   t.same(statements, ['ledger_admit_many', 'rate_take_many'], 'the rate takes: one statement too');
   t.same(waits, [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)), 'three admitted, then the wait of the oldest');
+});
+
+t.test('takes then admissions (a key with a rate cap and a ceiling): one statement for both steps of every call', async (t) => {
+  const { key } = await newKey(store, { monthlyCeilingNanos: 1_000 });
+  const { pool, statements } = countedPool();
+  const ledger = new PgLedgerStore(pool);
+  const call = (i: number) =>
+    ledger.reserveAfterTake(
+      { keyId: key.id, limit: 4, windowMs: 60_000, now: 1_000 + i },
+      { keyId: key.id, cycle: '2026-11', nanos: 400, upstreamNanos: 0, ceilingNanos: 1_000, upstreamLimitNanos: null, instance: 'test', now: 1_000 + i, expiresAt: Date.now() + 60_000 },
+    );
+  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(i)));
+  t.same(statements, ['take_then_admit_many'], 'one statement for the six calls, takes and admissions');
+  t.same(answers.map((a) => a.waitMs > 0), [false, false, false, false, true, true], 'the cap admits four, in order');
+  t.same(answers.map((a) => a.result?.admitted ?? null), [true, true, false, false, null, null], 'of which the ceiling admits two; the refused takes reserve nothing');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 800));
+  await call(10);
+  t.same(statements, ['take_then_admit_many', 'take_then_admit'], 'a lone call: the one-call statement');
 });

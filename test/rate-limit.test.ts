@@ -61,3 +61,19 @@ t.test('the configured default, the 0 exemption, and the check order', async (t)
   t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: 'Bearer sl-00000000000000000000000000000000' }, body: chatBody() })).status, 401);
   for (let i = 0; i < 3; i++) t.equal((await send(exempt.key)).status, 200, 'rpm_limit 0: no cap for this key');
 });
+
+t.test('with a ceiling: the take and the reservation are decided together, the rate cap first', async (t) => {
+  const clock = new FakeClock();
+  const h = await startHarness(t, { clock });
+  // A ceiling too small for any call: every reservation is refused.
+  const key = await h.createKey({ rpm_limit: 1, monthly_ceiling_usd: '0.000001' });
+  const send = () =>
+    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.4') });
+  t.equal((await send()).status, 402, 'the take admits, the ceiling refuses');
+  const second = await send();
+  t.equal(second.status, 429, 'the refused reservation still counted for the cap, and the cap answers first');
+  t.equal(second.headers.get('retry-after'), '60');
+  clock.advance(60_000);
+  t.equal((await send()).status, 402, 'a minute on, the ceiling again');
+  t.equal(h.gamma.requests.length, 0, 'no call reached the upstream');
+});

@@ -56,13 +56,13 @@ export default definePlugin({
     if (released > 0) log.warn({ released, instance }, 'released spend reservations left by an earlier run of this instance');
     const leases = new Leases(store, clock, config.server.lease_ms, log);
     return {
-      async onRequest(call) {
+      onRequest(call) {
         const { key, model } = call;
         if (!call.endpoint.upstream || !key || !model) return;
         if (key.monthlyCeilingNanos === null && key.monthlyUpstreamLimitNanos === null) return;
         const cycle = cycleOf(call.admittedAt);
         const needed = reservationFor(call, model);
-        const result = await store.ledger.reserve({
+        const input = {
           keyId: key.id,
           cycle: cycle.id,
           nanos: needed.charged,
@@ -72,10 +72,13 @@ export default definePlugin({
           instance,
           now: call.admittedAt,
           expiresAt: leases.expiry(call.admittedAt),
+        };
+        // An admission step (src/chain/admission-steps.ts): with the rate cap's take, one round trip.
+        call.admission.queueReservation(input, (result) => {
+          if (!result.admitted) throw limitReached(result.refusedBy, key, cycle, result, needed);
+          call.reservation = result.reservation;
+          leases.hold(call, result.reservation.id);
         });
-        if (!result.admitted) throw limitReached(result.refusedBy, key, cycle, result, needed);
-        call.reservation = result.reservation;
-        leases.hold(call, result.reservation.id);
       },
       async onComplete(call) {
         leases.drop(call);

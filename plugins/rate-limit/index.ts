@@ -5,8 +5,10 @@ import { definePlugin, GatewayError } from '../../src/plugin-api.js';
  * key's own `rpm_limit` (admin API), else `default_rpm`. Over the cap → 429 rate_limited with
  * Retry-After in whole seconds, until the oldest request of the last minute leaves the window.
  * It stands after scope and before the ceiling (check order 403 → 429 → 402). The window lives
- * in the store (RateStore): exact across every instance sharing it, one round trip per capped
- * call, nothing for a key without a cap. Admissions that left the window are swept every minute.
+ * in the store (RateStore): exact across every instance sharing it, nothing for a key without a
+ * cap. The take is an admission step (src/chain/admission-steps.ts), run after the request
+ * hooks: in the ceiling's round trip when the call has one, else in its own. Admissions that
+ * left the window are swept every minute.
  */
 
 const WINDOW_MS = 60_000;
@@ -25,16 +27,17 @@ export default definePlugin<{ default_rpm: number | null }>({
     }, WINDOW_MS);
     sweeper.unref();
     return {
-      async onRequest(call) {
+      onRequest(call) {
         const key = call.key;
         if (!call.endpoint.upstream || !key) return;
         const limit = key.rpmLimit ?? config.default_rpm;
         if (!limit) return;
-        const waitMs = await store.rates.take({ keyId: key.id, limit, windowMs: WINDOW_MS, now: clock.now() });
-        if (waitMs === 0) return;
-        const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-        throw new GatewayError(429, `This API key is limited to ${limit} requests per minute. Retry in ${seconds} s.`, {
-          headers: { 'retry-after': String(seconds) },
+        call.admission.queueTake({ keyId: key.id, limit, windowMs: WINDOW_MS, now: clock.now() }, (waitMs) => {
+          if (waitMs === 0) return;
+          const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+          throw new GatewayError(429, `This API key is limited to ${limit} requests per minute. Retry in ${seconds} s.`, {
+            headers: { 'retry-after': String(seconds) },
+          });
         });
       },
       close() {

@@ -4,6 +4,7 @@ import type { ModelEntry } from '../catalogue/catalogue.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
+import { AdmissionSteps } from './admission-steps.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
 
 /** An endpoint's name in the ledger, metrics and logs: `chat.completions`, `responses`, `messages`, `usage`, … */
@@ -149,6 +150,8 @@ export class Call {
   upstreamStatus = 0;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
+  /** The store steps of admission (rate cap, ceiling) the request hooks queue; run after the last of them. */
+  readonly admission = new AdmissionSteps();
   /**
    * Bytes of input the upstream will read beyond the caller's body (a stored conversation that
    * `previous_response_id` replays): with the body's size, the bound of the call's prompt tokens.

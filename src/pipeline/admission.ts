@@ -1,17 +1,20 @@
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { BodyReader } from '../http/body-reader.js';
+import type { Store } from '../store/store.js';
 
 /**
  * Gatekeeping, in the contract's order: the edge's 413 from a declared length, the checks that
  * need only the headers (the key: 401) before a single body byte is buffered, then the body,
- * then the chain's request hooks (body 400, model 404, allowlist 403, rate cap 429, ceiling
- * 402). A hook refuses by throwing.
+ * then the chain's request hooks (body 400, model 404, allowlist 403), then the store steps they
+ * queued (rate cap 429, ceiling 402: one round trip for both, src/chain/admission-steps.ts).
+ * A hook or a step's verdict refuses by throwing.
  */
-export async function admit(call: Call, chain: Chain, body: BodyReader): Promise<void> {
+export async function admit(call: Call, chain: Chain, body: BodyReader, store: Store): Promise<void> {
   const post = call.endpoint.method === 'POST';
   if (post) body.checkDeclaredLength(call.req);
   await chain.onHeaders(call);
   if (post) call.receiveBody(await body.read(call.req, call.res));
   await chain.onRequest(call);
+  await call.admission.run(store);
 }

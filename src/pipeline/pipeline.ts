@@ -7,6 +7,7 @@ import type { BodyReader } from '../http/body-reader.js';
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { discardUnreadUpload } from '../http/unread-upload.js';
+import type { Store } from '../store/store.js';
 import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
 import { exchange, type ExchangeDeps, type UpstreamSender } from './exchange.js';
@@ -21,6 +22,8 @@ export interface PipelineOptions {
   log: Logger;
   body: BodyReader;
   limits: FailureLimits;
+  /** For the admission steps' round trip (rate cap, ceiling). */
+  store: Store;
 }
 
 /**
@@ -43,7 +46,7 @@ export class Pipeline {
       if (!res.writableFinished) call.callerLeft();
     });
     try {
-      await admit(call, chain, this.options.body);
+      await admit(call, chain, this.options.body, this.options.store);
       if (!endpoint.upstream) return await this.respondLocally(call);
       const answer = await exchange(call, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);

@@ -4,6 +4,8 @@
  * Money in nano-dollars, times in epoch ms.
  */
 
+import type { RateTake } from './limits.js';
+
 /**
  * A spend reservation an admitted call holds until its ledger row settles it. It holds two
  * amounts, each against its own limit: the most the call can be charged (the ceiling) and the
@@ -57,6 +59,12 @@ export interface CycleSpend {
 
 /** A refusal names the limits that did not fit (one or both) and the figures it was decided on. */
 export type ReserveResult = { admitted: true; reservation: Reservation } | ({ admitted: false; refusedBy: SpendLimit[] } & CycleSpend);
+
+/** The rate cap's take, then the reservation: `waitMs` as RateStore.take answers it; `result` null iff the take refused. */
+export interface TakenReservation {
+  waitMs: number;
+  result: ReserveResult | null;
+}
 
 /** One row per call that reached an upstream. Money in nano-dollars, times in epoch ms. */
 export interface LedgerRow {
@@ -112,6 +120,11 @@ export interface LedgerStore {
    * the sweep takes the rest. A refusal reports the figures it was decided on.
    */
   reserve(input: ReserveInput): Promise<ReserveResult>;
+  /**
+   * The rate cap's take (RateStore.take), then — only if it admitted — `reserve`, in one
+   * transaction and one round trip: a call's whole admission when its key has both.
+   */
+  reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation>;
   /**
    * Writes a call's row, adds its charged cost and its upstream cost (`listNanos`) to the
    * cycle's spend and drops its reservation, at once.

@@ -12,7 +12,7 @@ import type { LockoutStore, RateStore } from './limits.js';
 import type { SignatureStore } from './signatures.js';
 import type { StatusStore } from './status.js';
 
-export type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, Reservation, ReserveInput, ReserveResult, SpendLimit } from './ledger.js';
+export type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, Reservation, ReserveInput, ReserveResult, SpendLimit, TakenReservation } from './ledger.js';
 
 export type KeyStatus = 'active' | 'revoked';
 

@@ -36,6 +36,21 @@ const TAKE_MANY = {
     CROSS JOIN LATERAL gateway_rate_take(i.key_id, i.rpm_limit, i.window_ms, i.now) AS w(wait)`,
 };
 
+const TAKE_THEN_ADMIT_ONE = {
+  name: 'take_then_admit',
+  text: `SELECT wait, reservation_id, spent, reserved, upstream_spent, upstream_reserved
+    FROM gateway_take_then_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+};
+const TAKE_THEN_ADMIT_MANY = {
+  name: 'take_then_admit_many',
+  text: `SELECT i.ord, a.wait, a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
+    FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
+        $10::text[], $11::bigint[], $12::bigint[])
+      WITH ORDINALITY AS i(key_id, rpm_limit, window_ms, take_now, cycle, nanos, upstream, ceiling, upstream_limit, instance, now, expires, ord)
+    CROSS JOIN LATERAL gateway_take_then_admit(i.key_id, i.rpm_limit, i.window_ms, i.take_now,
+      i.cycle, i.nanos, i.upstream, i.ceiling, i.upstream_limit, i.instance, i.now, i.expires) AS a`,
+};
+
 const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The inputs' positions, stably sorted by their lock order. */
@@ -67,6 +82,28 @@ export function admissionWriter(pool: Pool): BatchWriter<ReserveInput, AdmitRow>
     async one(input) {
       const row = (await pool.query<AdmitRow>({ ...ADMIT_ONE, values: admitValues(input) })).rows[0];
       if (!row) throw new Error('gateway_admit answered no row');
+      return row;
+    },
+  };
+}
+
+/** A call's take and reservation (LedgerStore.reserveAfterTake); `wait` > 0: refused by the take, nothing reserved. */
+export interface TakeThenAdmit {
+  take: RateTake;
+  reserve: ReserveInput;
+}
+
+export type TakeThenAdmitRow = { wait: number } & AdmitRow;
+
+const takeThenAdmitValues = ({ take, reserve }: TakeThenAdmit): unknown[] => [take.keyId, take.limit, take.windowMs, take.now, ...admitValues(reserve).slice(1)];
+
+export function takeThenAdmitWriter(pool: Pool): BatchWriter<TakeThenAdmit, TakeThenAdmitRow> {
+  return {
+    many: (inputs) =>
+      lateral<TakeThenAdmit, TakeThenAdmitRow & { ord: number }>(pool, TAKE_THEN_ADMIT_MANY, inputs, (i) => `${i.reserve.keyId}\u0000${i.reserve.cycle}`, takeThenAdmitValues),
+    async one(input) {
+      const row = (await pool.query<TakeThenAdmitRow>({ ...TAKE_THEN_ADMIT_ONE, values: takeThenAdmitValues(input) })).rows[0];
+      if (!row) throw new Error('gateway_take_then_admit answered no row');
       return row;
     },
   };

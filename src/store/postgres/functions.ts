@@ -200,6 +200,28 @@ ${RATE_LIMIT_CHANGE}    INSERT INTO rate_slots AS s (key_id, slot, at) VALUES (p
   END $$;`;
 
 /**
+ * A call's whole admission when its key has a rate cap and a limit (LedgerStore.reserveAfterTake;
+ * migration 14): gateway_rate_take, then gateway_admit only if the take admitted — one round
+ * trip where the two plugins' steps would take two. Locks the key's rate counter, then its
+ * spend row: for each key that order, as every other batch takes them (counters alone, spend
+ * rows alone, or both in this order), so no two transactions wait on each other in a cycle.
+ */
+export const TAKE_THEN_ADMIT_FUNCTION = `
+  CREATE FUNCTION gateway_take_then_admit(p_key text, p_limit integer, p_window bigint, p_take_now bigint,
+      p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint, p_upstream_limit bigint, p_instance text, p_now bigint, p_expires bigint,
+      OUT wait bigint, OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)
+    LANGUAGE plpgsql AS $$
+  BEGIN
+    wait := gateway_rate_take(p_key, p_limit, p_window, p_take_now);
+    IF wait > 0 THEN
+      RETURN;
+    END IF;
+    SELECT a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
+      INTO reservation_id, spent, reserved, upstream_spent, upstream_reserved
+      FROM gateway_admit(p_key, p_cycle, p_nanos, p_upstream, p_ceiling, p_upstream_limit, p_instance, p_now, p_expires) AS a;
+  END $$;`;
+
+/**
  * Every change of a key or of its values notifies the keys' channel when its transaction
  * commits (key-listener.ts): each instance then forgets the key lookups it remembered. Per
  * statement, and PostgreSQL folds identical notifications of one transaction into one.

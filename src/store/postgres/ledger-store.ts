@@ -1,11 +1,12 @@
 import type { Pool } from 'pg';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
-import { admissionWriter, type AdmitRow } from './admission-batch.js';
+import { admissionWriter, takeThenAdmitWriter, type AdmitRow, type TakeThenAdmit, type TakeThenAdmitRow } from './admission-batch.js';
 import { inTransaction } from './pool.js';
 import { settlementWriter, type Settlement } from './record-batch.js';
 import { TickBatch } from './tick-batch.js';
-import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
+import type { RateTake } from '../limits.js';
+import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult, TakenReservation } from '../store.js';
 
 const RELEASE = {
   name: 'ledger_release',
@@ -57,22 +58,35 @@ const ACTIVITY = `SELECT k.id AS key_id,
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
+/** What gateway_admit decided, as LedgerStore.reserve answers it. */
+function decision(input: ReserveInput, decided: AdmitRow): ReserveResult {
+  const { keyId, cycle, nanos, upstreamNanos } = input;
+  if (decided.reservation_id !== null) return { admitted: true, reservation: { id: decided.reservation_id, keyId, cycle, nanos, upstreamNanos } };
+  const figures = toCycleSpend(decided);
+  return { admitted: false, refusedBy: limitsRefusing(input, figures), ...figures };
+}
+
 /** The ledger, spend and reservations in PostgreSQL: the admissions of one event-loop turn share one round trip (admission-batch.ts), and so do its settlements (record-batch.ts). */
 export class PgLedgerStore implements LedgerStore {
   private readonly admissions: TickBatch<ReserveInput, AdmitRow>;
+  private readonly takesThenAdmissions: TickBatch<TakeThenAdmit, TakeThenAdmitRow>;
   private readonly settlements: TickBatch<Settlement, void>;
 
   constructor(private readonly pool: Pool) {
     this.admissions = new TickBatch(admissionWriter(pool));
+    this.takesThenAdmissions = new TickBatch(takeThenAdmitWriter(pool));
     this.settlements = new TickBatch(settlementWriter(pool));
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const { keyId, cycle, nanos, upstreamNanos } = input;
-    const decided = await this.admissions.run(input);
-    if (decided.reservation_id !== null) return { admitted: true, reservation: { id: decided.reservation_id, keyId, cycle, nanos, upstreamNanos } };
-    const figures = toCycleSpend(decided);
-    return { admitted: false, refusedBy: limitsRefusing(input, figures), ...figures };
+    return decision(input, await this.admissions.run(input));
+  }
+
+  /** Group-committed with the other calls' takes and admissions of the same event-loop turn. */
+  async reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
+    const decided = await this.takesThenAdmissions.run({ take, reserve: input });
+    const waitMs = Number(decided.wait);
+    return { waitMs, result: waitMs > 0 ? null : decision(input, decided) };
   }
 
   /** Group-committed with the settlements of the same event-loop turn (tick-batch.ts); resolves once committed. */

@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RESERVE_FUNCTION } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION } from './functions.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
@@ -300,6 +300,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     sql: `
       ${ADMIT_FUNCTION_2}
       ${RATE_TAKE_FUNCTION_2}
+      ${TAKE_THEN_ADMIT_FUNCTION}
     `,
   },
 ];

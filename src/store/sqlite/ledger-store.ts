@@ -3,7 +3,8 @@ import { exactNumber, exactOrNull } from '../exact.js';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing } from '../spend-limits.js';
 import type { GroupCommit } from './group-commit.js';
-import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult } from '../store.js';
+import type { RateTake } from '../limits.js';
+import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult, TakenReservation } from '../store.js';
 
 type Db = Database.Database;
 
@@ -40,6 +41,8 @@ export class SqliteLedgerStore implements LedgerStore {
   constructor(
     db: Db,
     private readonly writes: GroupCommit,
+    /** The rate cap's take, run inside this store's transaction (SqliteRateStore.decide). */
+    private readonly takeOp: (take: RateTake) => number,
   ) {
     this.spentStmt = db.prepare('SELECT charged_nano AS spent, upstream_nano AS upstream_spent FROM spend WHERE key_id = ? AND cycle = ?').safeIntegers();
     this.reservedStmt = db
@@ -103,6 +106,13 @@ export class SqliteLedgerStore implements LedgerStore {
 
   reserve(input: ReserveInput): Promise<ReserveResult> {
     return this.writes.write(() => this.reserveOp(input));
+  }
+
+  reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
+    return this.writes.write(() => {
+      const waitMs = this.takeOp(take);
+      return { waitMs, result: waitMs === 0 ? this.reserveOp(input) : null };
+    });
   }
 
   record(row: LedgerRow, reservationId: number | null): Promise<void> {

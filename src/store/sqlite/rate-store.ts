@@ -39,7 +39,8 @@ export class SqliteRateStore implements RateStore {
     return this.sweepStmt.run(before).changes;
   }
 
-  private decide({ keyId, limit, windowMs, now }: RateTake): number {
+  /** The take itself, inside the caller's group-committed transaction (also the ledger's reserveAfterTake). */
+  decide({ keyId, limit, windowMs, now }: RateTake): number {
     const row = this.counter.get(keyId) as { admitted: number; rpm_limit: number } | undefined;
     const admitted = row?.admitted ?? 0;
     if (row && row.rpm_limit !== limit) this.moveSlots(keyId, admitted, row.rpm_limit, limit);

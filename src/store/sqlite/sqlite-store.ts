@@ -110,8 +110,9 @@ export class SqliteStore implements Store {
     this.audit = sqliteGuarded(new SqliteAuditStore(db));
     // One group commit per connection: ledger writes, rate-cap takes, signatures and stored responses of one turn share a transaction.
     const writes = new GroupCommit(db);
-    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes));
-    this.rates = sqliteGuarded(new SqliteRateStore(db, writes));
+    const rates = new SqliteRateStore(db, writes);
+    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes, (take) => rates.decide(take)));
+    this.rates = sqliteGuarded(rates);
     this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
     this.signatures = sqliteGuarded(new SqliteSignatureStore(db, writes));
     this.status = sqliteGuarded(new SqliteStatusStore(db));
