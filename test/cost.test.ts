@@ -130,18 +130,23 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     const call = newCall(key, {}, ENDPOINTS.usage);
     return (await ledger.responders?.usage?.(call)) as JsonObject;
   };
-  return { store, ceiling, newKey, newCall, finish, usage };
+  /** The ceiling's request hook, then the admission step it queued, as the pipeline runs them. */
+  const admit = async (call: Call): Promise<void> => {
+    await ceiling.onRequest?.(call);
+    await call.admission.run(store);
+  };
+  return { store, admit, newKey, newCall, finish, usage };
 }
 
 t.test('every model on the ledger and ceiling level, streamed and not: reservation, settlement, usage', async (t) => {
-  const { ceiling, newKey, newCall, finish, usage } = await plugins(t);
+  const { admit, newKey, newCall, finish, usage } = await plugins(t);
   for (const [id, want] of Object.entries(HAND_COMPUTED)) {
     for (const stream of [false, true]) {
       const name = `${id}${stream ? ' streamed' : ''}`;
       const key = await newKey(want.nanos40); // a ceiling of exactly one call of 40 tokens
       const body = { model: id, stream, max_tokens: 40, messages: [{ role: 'user', content: 'x' }] };
       const call = newCall(key, body);
-      await ceiling.onRequest?.(call);
+      await admit(call);
       t.equal(call.reservation?.nanos, want.nanos40, `${name}: 40 tokens × the charged price reserved`);
       t.match((await usage(key))['cycle'], { spent_usd: '0.00', reserved_usd: want.cost40 }, `${name}: held while in flight`);
       await finish(call, 40);
@@ -159,7 +164,7 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
       t.match(report['cycle'], { spent_usd: want.cost40, reserved_usd: '0.00', remaining_usd: '0.00', upstream_spent_usd: want.list40, upstream_reserved_usd: '0.00' }, `${name}: settled to the real costs`);
       t.match(report['data'], [{ model: id, cost_usd: want.cost40, upstream_cost_usd: want.list40, list_cost_usd: want.list40, savings_usd: want.savings40 }]);
       await t.rejects(
-        Promise.resolve(ceiling.onRequest?.(newCall(key, { ...body, max_tokens: 1 }))),
+        admit(newCall(key, { ...body, max_tokens: 1 })),
         { status: 402, code: 'monthly_cap_exceeded' },
         `${name}: the ceiling is reached`,
       );
@@ -168,25 +173,25 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
 });
 
 t.test('every model: without max_tokens the catalogue maximum is reserved; n multiplies; the upstream bound adds the request bytes', async (t) => {
-  const { ceiling, newKey, newCall } = await plugins(t);
+  const { admit, newKey, newCall } = await plugins(t);
   const key = await newKey(10 ** 12);
   for (const [id, want] of Object.entries(HAND_COMPUTED)) {
     const body = { model: id, messages: [] };
     const call = newCall(key, body);
-    await ceiling.onRequest?.(call);
+    await admit(call);
     t.equal(formatUsd(call.reservation?.nanos ?? -1), want.max, `${id}: max_output_tokens × charged price`);
     const bytes = Buffer.byteLength(JSON.stringify(body));
     t.equal(call.reservation?.upstreamNanos, parseUsd(want.listMax) + bytes * want.inNanos, `${id}: upstream: max_output_tokens × output list price + ${bytes} bytes × input list price`);
     const many = newCall(key, { model: id, max_tokens: 40, n: 3, messages: [] });
-    await ceiling.onRequest?.(many);
+    await admit(many);
     t.equal(many.reservation?.nanos, 3 * want.nanos40, `${id}: three choices of 40`);
     const huge = newCall(key, { model: id, max_completion_tokens: 10_000_000, max_tokens: 5, messages: [] });
-    await ceiling.onRequest?.(huge);
+    await admit(huge);
     t.equal(formatUsd(huge.reservation?.nanos ?? -1), want.max, `${id}: a limit above the model's is capped at the model's`);
   }
   const embedding = { model: 'gamma-5.4', input: 'x' };
   const embed = newCall(key, embedding, ENDPOINTS.embeddings);
-  await ceiling.onRequest?.(embed);
+  await admit(embed);
   t.equal(embed.reservation?.nanos, 0, 'embeddings produce no output tokens, and input is charged nothing');
   t.equal(embed.reservation?.upstreamNanos, Buffer.byteLength(JSON.stringify(embedding)) * 625, 'upstream: only the input bound, at gamma-5.4\'s 625 nano-dollars a token');
 });
