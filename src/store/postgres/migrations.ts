@@ -1,5 +1,5 @@
 import type { Migration } from '../migration.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION } from './functions.js';
+import { PG_SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
 
 /**
  * The PostgreSQL schema: the same numbered migrations, tables, columns and meaning as
@@ -9,7 +9,7 @@ import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNC
  * named where it appears: `spend.reserved_nano` and `spend.reserved_upstream_nano`, `incidents.rowid`, and functions for the
  * decisions that must read under a row lock taken first (a single statement reads from a
  * snapshot older than the lock). Never edit a migration that has shipped: add the next number
- * (on both backends).
+ * (on both backends; from 5 on, in migrations-shared-state.ts).
  */
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
@@ -171,136 +171,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_by_time ON audit_log(at);
     `,
   },
-  {
-    version: 5,
-    name: 'leases',
-    sql: `
-      -- A reservation is a lease (NULL: made before leases, held until released).
-      ALTER TABLE reservations ADD COLUMN expires_at bigint;
-      CREATE INDEX reservations_by_key_expiry ON reservations(key_id, cycle, expires_at);
-      DROP INDEX reservations_by_key;
-      CREATE INDEX reservations_by_expiry ON reservations(expires_at);
-      ${RESERVE_FUNCTION}
-    `,
-  },
-  {
-    version: 6,
-    name: 'rate cap',
-    sql: `
-      CREATE TABLE rate_counters (
-        key_id    text PRIMARY KEY,
-        admitted  bigint NOT NULL,
-        rpm_limit integer NOT NULL
-      );
-      CREATE TABLE rate_slots (
-        key_id text NOT NULL,
-        slot   integer NOT NULL,
-        at     bigint NOT NULL,
-        PRIMARY KEY (key_id, slot)
-      );
-      CREATE INDEX rate_slots_by_time ON rate_slots(at);
-      ${RATE_TAKE_FUNCTION}
-    `,
-  },
-  {
-    version: 7,
-    name: 'key change notifications',
-    sql: KEYS_CHANGED_TRIGGERS,
-  },
-  {
-    version: 8,
-    name: 'shared incident watch',
-    sql: `
-      ALTER TABLE incidents ADD COLUMN watch_model text;
-      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
-        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
-      CREATE TABLE incident_attempts (
-        model    text NOT NULL,
-        slot     bigint NOT NULL,
-        attempts bigint NOT NULL,
-        errors   bigint NOT NULL,
-        PRIMARY KEY (model, slot)
-      );
-      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
-    `,
-  },
-  {
-    version: 9,
-    name: 'admin lockouts',
-    sql: `
-      CREATE TABLE admin_failures (
-        address       text PRIMARY KEY,
-        window_start  bigint NOT NULL,
-        failures      integer NOT NULL,
-        lockout_noted boolean NOT NULL
-      );
-      CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
-    `,
-  },
-  {
-    version: 10,
-    name: 'thought signatures',
-    sql: `
-      CREATE TABLE thought_signatures (
-        key_id     text NOT NULL,
-        call_id    text NOT NULL,
-        signature  text NOT NULL,
-        expires_at bigint NOT NULL,
-        PRIMARY KEY (key_id, call_id)
-      );
-      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
-    `,
-  },
-  {
-    version: 11,
-    name: 'responses',
-    sql: `
-      CREATE TABLE responses (
-        id          text PRIMARY KEY,
-        key_id      text NOT NULL REFERENCES keys(id),
-        previous_id text,
-        created_at  bigint NOT NULL,
-        items       text NOT NULL
-      );
-      CREATE INDEX responses_by_time ON responses(created_at);
-    `,
-  },
-  {
-    version: 12,
-    name: 'upstream cost limit',
-    sql: `
-      ALTER TABLE keys ADD COLUMN monthly_upstream_limit_nano bigint;
-      -- upstream_nano: the cycle's settled upstream cost (the ledger's list_nano), from the
-      -- ledger so far; reserved_upstream_nano (PostgreSQL only, like reserved_nano): what the
-      -- cycle's reservations hold of it.
-      ALTER TABLE spend ADD COLUMN upstream_nano bigint NOT NULL DEFAULT 0,
-        ADD COLUMN reserved_upstream_nano bigint NOT NULL DEFAULT 0;
-      UPDATE spend s SET upstream_nano = (SELECT COALESCE(SUM(l.list_nano), 0) FROM ledger l
-        WHERE l.key_id = s.key_id AND l.cycle = s.cycle);
-      ALTER TABLE reservations ADD COLUMN upstream_nano bigint NOT NULL DEFAULT 0;
-      ${ADMIT_FUNCTION}
-    `,
-  },
-  {
-    version: 13,
-    name: 'status endpoints',
-    sql: `
-      CREATE TABLE status_endpoint_minutes (
-        minute   bigint NOT NULL,
-        model    text NOT NULL,
-        endpoint text NOT NULL,
-        requests bigint NOT NULL,
-        PRIMARY KEY (minute, model, endpoint)
-      );
-    `,
-  },
-  {
-    version: 14,
-    name: 'leaner admissions',
-    sql: `
-      ${ADMIT_FUNCTION_2}
-      ${RATE_TAKE_FUNCTION_2}
-      ${TAKE_THEN_ADMIT_FUNCTION}
-    `,
-  },
+  ...PG_SHARED_STATE_MIGRATIONS,
 ];
