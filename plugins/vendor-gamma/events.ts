@@ -12,6 +12,7 @@ import {
 } from '../../src/plugin-api.js';
 import { gammaStreamError } from './errors.js';
 import { gammaFinish, gammaReplyUsage } from './reply.js';
+import { plainTextDelta } from './text-delta.js';
 
 /**
  * Reference chunks from the gamma upstream → neutral events for a caller of another format
@@ -41,6 +42,8 @@ export class GammaEvents implements StreamTranslator {
   event(event: SseEvent): string {
     this.events += 1;
     if (event.data === '[DONE]') return '';
+    const text = plainTextDelta(event.data);
+    if (text !== null) return this.sink.start(0) + this.sink.text(0, text);
     const chunk = parseUpstreamJson(event.data, 'gamma', 'a stream event');
     const error = chunk['error'] as JsonObject | undefined;
     if (error) throw gammaStreamError(error, this.credential);

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import t from 'tap';
+import { chatFormat } from '../plugins/ingress-chat/format.js';
+import { plainTextDelta } from '../plugins/vendor-gamma/text-delta.js';
+import { createGammaTranslator } from '../plugins/vendor-gamma/translator.js';
+import { Call, type Endpoint } from '../src/chain/call.js';
+import type { IngressFormat } from '../src/chain/ingress.js';
+import { ADMITTED_AT, catalogue, fixedIds, runStream } from './helpers/translate.js';
+
+/**
+ * A gamma chunk that carries only a text delta is read without JSON.parse when gamma's stream
+ * is translated for another format. Whatever it reads must be what the parser would have read,
+ * and every other shape must be left to the parser.
+ */
+
+const HEAD = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4"';
+const textChunk = (content: string, end = ',"usage":null}'): string =>
+  `${HEAD},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]${end}`;
+
+t.test('a plain text delta is read, escapes decoded', async (t) => {
+  for (const content of ['Hello', ' from', '', 'line one\nline "two"', 'ends in a backslash \\', '\\"', 'caf\u00e9 \u2603 \ud83d\ude00', '</script>', '{"choices":[]}']) {
+    t.equal(plainTextDelta(textChunk(content)), content, JSON.stringify(content));
+    t.equal(plainTextDelta(textChunk(content, '}')), content, `${JSON.stringify(content)} without a usage member`);
+  }
+  t.equal(plainTextDelta(`${HEAD},"choices":[{"index":0,"delta":{"content":"caf\\u00e9 \\/"},"logprobs":null,"finish_reason":null}]}`), 'café /', '\\u and \\/ escapes');
+  t.equal(plainTextDelta(`{"id":"x","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`), 'a', 'other scalar members first');
+});
+
+t.test('every other shape is left to the parser', async (t) => {
+  const chunks: Record<string, string> = {
+    'the first chunk, with the role': `${HEAD},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":null}`,
+    'a finish': `${HEAD},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`,
+    'text with a finish': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":"stop"}],"usage":null}`,
+    'the usage chunk': `${HEAD},"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5,"total_tokens":7}}`,
+    'text and a usage object': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":1}}`,
+    'a usage member before the choices': `{"usage":null,"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'an error member': `{"error":"boom","choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'an error after the choices': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"error":{"message":"x"}}`,
+    'a nested object before the choices': `{"x":{"y":1},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'choices inside another member': `{"x":{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]},"choices":[]}`,
+    'a second choice': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{"content":"b"},"logprobs":null,"finish_reason":null}]}`,
+    'choice 1': `${HEAD},"choices":[{"index":1,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'logprobs': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":null}]}`,
+    'another member after the choices': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"obfuscation":"xy"}`,
+    'a tool-call fragment': `${HEAD},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"logprobs":null,"finish_reason":null}]}`,
+    'reasoning beside the text': `${HEAD},"choices":[{"index":0,"delta":{"content":"a","reasoning_content":"b"},"logprobs":null,"finish_reason":null}]}`,
+    'spaces': `{"id": "x", "choices": [{"index": 0, "delta": {"content": "a"}, "logprobs": null, "finish_reason": null}]}`,
+    'cut short': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]`,
+    'an unterminated string': `${HEAD},"choices":[{"index":0,"delta":{"content":"a\\"},"logprobs":null,"finish_reason":null}]}`,
+    'not an object': `"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'a bad escape': `${HEAD},"choices":[{"index":0,"delta":{"content":"a\\q"},"logprobs":null,"finish_reason":null}]}`,
+  };
+  for (const [name, data] of Object.entries(chunks)) t.equal(plainTextDelta(data), null, name);
+});
+
+const otherWire: IngressFormat = { ...chatFormat, name: 'other', wire: 'some-other-wire' };
+const endpoint: Endpoint = { name: 'chat.completions', path: '/v1/x', method: 'POST', upstream: true, operation: 'generate', format: otherWire };
+
+function translated(sse: string): string {
+  const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from('{"model":"gamma-5.4","messages":[]}'));
+  call.model = catalogue.resolve('gamma-5.4') ?? null;
+  call.stream = true;
+  call.includeUsage = true;
+  return fixedIds(runStream(createGammaTranslator(call, 'k', null), sse));
+}
+
+t.test('a stream translated for another format is the same whether its chunks are read or parsed', async (t) => {
+  const texts = ['Hel', 'lo\n', ' "you"', '', ' \\ ok'];
+  const frames = (spaced: boolean): string =>
+    texts
+      .map((text) => textChunk(text))
+      // JSON with spaces is the same chunk to a parser, and never takes the read path.
+      .map((data) => `data: ${spaced ? JSON.stringify(JSON.parse(data), null, 1).replace(/\n/g, '') : data}\n\n`)
+      .join('') +
+    `data: ${HEAD},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}\n\n` +
+    `data: ${HEAD},"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5,"total_tokens":7}}\n\ndata: [DONE]\n\n`;
+  t.ok(texts.every((text) => plainTextDelta(textChunk(text)) === text), 'the compact chunks take the read path');
+  const read = translated(frames(false));
+  t.equal(read, translated(frames(true)));
+  t.match(read, /"content":"Hel"/, 'the text reaches the caller');
+});
