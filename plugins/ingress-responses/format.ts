@@ -52,8 +52,8 @@ class ResponsesOutput implements ReplyOutput {
     // Every vendor's reply has a choice; a Responses request asks for one.
     const choice = reply.choices[0] as ReplyChoice;
     const output = outputItems(choice, this.parallelToolCalls);
-    const response = this.turn.conclude({ ...endingOf(choice.finish), error: null, output, usage: responsesUsage(reply.usage) });
-    return { body: JSON.stringify(response), usage: ledgerUsage(reply.usage) };
+    const body = this.turn.conclude({ ...endingOf(choice.finish), error: null, output, usage: responsesUsage(reply.usage) });
+    return { body, usage: ledgerUsage(reply.usage) };
   }
 
   sink(): ResponsesStream {

@@ -21,10 +21,24 @@ import type { ResponsesTurn } from './turn.js';
  * counting from 0. A Responses reply has one choice: the choice index is not read.
  */
 
-type OpenItem =
-  | { kind: 'message'; id: string; index: number; text: string }
-  | { kind: 'function_call'; id: string; index: number; toolIndex: number; call: ReplyToolCall }
-  | { kind: 'reasoning'; id: string; index: number; text: string; summary: boolean; state: ReasoningState | null };
+interface ItemPlace {
+  id: string;
+  index: number;
+  /** `"item_id":…,"output_index":…` as JSON text: the first members of every event about the item. */
+  head: string;
+}
+
+type OpenItem = ItemPlace &
+  (
+    | { kind: 'message'; text: string }
+    | { kind: 'function_call'; toolIndex: number; call: ReplyToolCall }
+    | { kind: 'reasoning'; text: string; summary: boolean; state: ReasoningState | null }
+  );
+
+function placeOf(prefix: string, index: number): ItemPlace {
+  const id = mintId(prefix);
+  return { id, index, head: `"item_id":"${id}","output_index":${index}` };
+}
 
 /** The `error` event of a failure after the 200: the reference API's flat fields and our envelope's `error`, so every client finds its shape. */
 export function errorEvent(error: GatewayError, sequence: number): string {
@@ -45,7 +59,8 @@ export class ResponsesStream implements ReplyStream {
   private calls = 0;
   /** Tool-call indexes left out (parallel_tool_calls: false). */
   private readonly dropped = new Set<number>();
-  private final: JsonObject | null = null;
+  /** The final response as JSON text, once the reply is complete. */
+  private final: string | null = null;
 
   constructor(
     private readonly turn: ResponsesTurn,
@@ -60,7 +75,7 @@ export class ResponsesStream implements ReplyStream {
     if (this.started) return '';
     this.started = true;
     // Both events carry the same response object: serialised once.
-    const response = `"response":${JSON.stringify(this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null }))}`;
+    const response = `"response":${this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })}`;
     return this.raw('response.created', response) + this.raw('response.in_progress', response);
   }
 
@@ -71,10 +86,10 @@ export class ResponsesStream implements ReplyStream {
     const item = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
     if (!item.summary) {
       item.summary = true;
-      out += this.event('response.reasoning_summary_part.added', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: '' } });
+      out += this.itemEvent('response.reasoning_summary_part.added', item, { summary_index: 0, part: { type: 'summary_text', text: '' } });
     }
     item.text += text;
-    return out + this.event('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta: text });
+    return out + this.itemEvent('response.reasoning_summary_text.delta', item, { summary_index: 0, delta: text });
   }
 
   /** The state ends the current reasoning run (one without text is a redacted run). */
@@ -103,7 +118,7 @@ export class ResponsesStream implements ReplyStream {
     }
     this.calls += 1;
     out += this.closeItem('completed');
-    const item: OpenItem = { kind: 'function_call', id: mintId('fc_'), index: this.output.length, toolIndex: index, call: { ...call, arguments: '' } };
+    const item: OpenItem = { kind: 'function_call', ...placeOf('fc_', this.output.length), toolIndex: index, call: { ...call, arguments: '' } };
     this.open = item;
     out += this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress') });
     return out + this.toolArguments(0, index, call.arguments);
@@ -117,7 +132,7 @@ export class ResponsesStream implements ReplyStream {
     }
     this.relayedDeltas += 1;
     item.call.arguments += fragment;
-    return this.event('response.function_call_arguments.delta', { ...this.at(item), delta: fragment });
+    return this.itemEvent('response.function_call_arguments.delta', item, { delta: fragment });
   }
 
   finish(_choice: number, reason: FinishReason): string {
@@ -136,14 +151,14 @@ export class ResponsesStream implements ReplyStream {
 
   /** The terminal event, after completion (the ledger row and the stored response are committed). */
   done(): string {
-    const response = this.final as JsonObject;
-    return this.event(response['status'] === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+    const ending = endingOf(this.finished ?? 'stop');
+    return this.raw(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.final as string}`);
   }
 
   fail(error: GatewayError): string {
     const head = this.start();
     const response = this.turn.response({ status: 'failed', error: { code: error.code, message: error.message }, incomplete_details: null, output: this.output, usage: null });
-    return head + errorEvent(error, this.sequence++) + this.event('response.failed', { response });
+    return head + errorEvent(error, this.sequence++) + this.raw('response.failed', `"response":${response}`);
   }
 
   private event(type: string, payload: JsonObject): string {
@@ -159,16 +174,18 @@ export class ResponsesStream implements ReplyStream {
     return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++}${members && `,${members}`}}\n\n`;
   }
 
-  /** The most frequent event of a stream, written without building its object. */
-  private textDelta(item: OpenItem, delta: string): string {
-    return this.raw(
-      'response.output_text.delta',
-      `"item_id":${JSON.stringify(item.id)},"output_index":${item.index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`,
-    );
+  /**
+   * An event about one item: `item_id` and `output_index`, then the payload's members. Written
+   * from text rather than spread into one object (`{ ...at, ...payload }`), which V8 then
+   * serialises several times slower.
+   */
+  private itemEvent(type: string, item: OpenItem, payload: JsonObject): string {
+    return this.raw(type, `${item.head},${JSON.stringify(payload).slice(1, -1)}`);
   }
 
-  private at(item: OpenItem): JsonObject {
-    return { item_id: item.id, output_index: item.index };
+  /** The most frequent event of a stream, written without building its object. */
+  private textDelta(item: OpenItem, delta: string): string {
+    return this.raw('response.output_text.delta', `${item.head},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
   }
 
   /** Makes sure an item of `kind` is open (closing another one first): its opening events. */
@@ -177,14 +194,14 @@ export class ResponsesStream implements ReplyStream {
     let out = this.closeItem('completed');
     const index = this.output.length;
     if (kind === 'reasoning') {
-      const item: OpenItem = { kind, id: mintId('rs_'), index, text: '', summary: false, state: null };
+      const item: OpenItem = { kind, ...placeOf('rs_', index), text: '', summary: false, state: null };
       this.open = item;
       return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'reasoning', summary: [] } });
     }
-    const item: OpenItem = { kind, id: mintId('msg_'), index, text: '' };
+    const item: OpenItem = { kind, ...placeOf('msg_', index), text: '' };
     this.open = item;
     out += this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-    return out + this.event('response.content_part.added', { ...this.at(item), content_index: 0, part: outputText('') });
+    return out + this.itemEvent('response.content_part.added', item, { content_index: 0, part: outputText('') });
   }
 
   /** Closes the open item, if any: its closing events and `response.output_item.done` with the whole item. */
@@ -195,16 +212,16 @@ export class ResponsesStream implements ReplyStream {
     let out = '';
     let done: JsonObject;
     if (item.kind === 'message') {
-      out += this.event('response.output_text.done', { ...this.at(item), content_index: 0, text: item.text, logprobs: [] });
-      out += this.event('response.content_part.done', { ...this.at(item), content_index: 0, part: outputText(item.text) });
+      out += this.itemEvent('response.output_text.done', item, { content_index: 0, text: item.text, logprobs: [] });
+      out += this.itemEvent('response.content_part.done', item, { content_index: 0, part: outputText(item.text) });
       done = messageItem(item.id, item.text, status);
     } else if (item.kind === 'function_call') {
-      out += this.event('response.function_call_arguments.done', { ...this.at(item), name: item.call.name, arguments: item.call.arguments });
+      out += this.itemEvent('response.function_call_arguments.done', item, { name: item.call.name, arguments: item.call.arguments });
       done = functionCallItem(item.id, item.call, status);
     } else {
       if (item.summary) {
-        out += this.event('response.reasoning_summary_text.done', { ...this.at(item), summary_index: 0, text: item.text });
-        out += this.event('response.reasoning_summary_part.done', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: item.text } });
+        out += this.itemEvent('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });
+        out += this.itemEvent('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
       }
       done = reasoningItem(item.id, item.text, item.state);
     }

@@ -39,6 +39,8 @@ export class ResponsesTurn {
   /** The final response was over MAX_STORED_BYTES and is not stored. */
   overBound = false;
   private thread: readonly StoredResponse[] = [];
+  /** The echo's members as JSON text (`"instructions":…,"truncation":"disabled"`), once made. */
+  private echo: string | null = null;
   private threadBytes = 0;
 
   constructor(private readonly call: Call) {
@@ -60,31 +62,35 @@ export class ResponsesTurn {
     });
   }
 
-  /** The response object at a stage. */
-  response(stage: Stage): JsonObject {
+  /**
+   * The response object at a stage, as JSON text. The echo of the request's settings (half of
+   * the object) is the same at every stage: it is serialised once per call.
+   */
+  response(stage: Stage): string {
     const { call } = this;
     if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
+    this.echo ??= JSON.stringify(echoOf(call.body)).slice(1, -1);
     const { status, error, incomplete_details, output, usage } = stage;
-    return { id: this.id, object: 'response', created_at: Math.floor(call.admittedAt / 1000), status, error, incomplete_details, model: call.model.id, output, usage, ...echoOf(call.body) };
+    // The members in the order of the reference API's objects; the id and status need no escaping.
+    return `{"id":"${this.id}","object":"response","created_at":${Math.floor(call.admittedAt / 1000)},"status":"${status}","error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${JSON.stringify(output)},"usage":${JSON.stringify(usage)},${this.echo}}`;
   }
 
   /**
-   * The final response. What is to be stored is staged here, so that the plugin's onComplete
-   * writes it before the caller hears of the response (like the ledger row).
+   * The final response, as JSON text. What is to be stored is staged here, so that the plugin's
+   * onComplete writes it before the caller hears of the response (like the ledger row).
    */
-  conclude(stage: Stage): JsonObject {
-    const response = this.response(stage);
-    if (response['store'] === false) return response;
+  conclude(stage: Stage): string {
     const body = this.call.body;
+    if (body['store'] === false) return this.response(stage);
     const items = JSON.stringify({ input: inputItems(body['input']), output: stage.output });
     if (this.threadBytes + Buffer.byteLength(items) > MAX_STORED_BYTES) {
       this.overBound = true;
-      response['store'] = false;
-      return response;
+      this.echo = JSON.stringify({ ...echoOf(body), store: false }).slice(1, -1);
+      return this.response(stage);
     }
     const previous = body['previous_response_id'];
     this.staged = { id: this.id, previousId: typeof previous === 'string' ? previous : null, createdAt: this.call.admittedAt, items };
-    return response;
+    return this.response(stage);
   }
 }
 
