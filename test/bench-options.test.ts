@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseBenchOptions } from '../bench/lib/options.js';
+import { startFlags } from '../bench/lib/start-flags.js';
 import { baselineOf, gatewayPairs, gatewaysOf, gatewayVariants, roundOrder, targetsOf } from '../bench/lib/targets.js';
 
 t.test('bench --against: a built checkout, not with --soak', async (t) => {
@@ -63,4 +64,18 @@ t.test('bench pairs: this tree against each checkout, and each checkout against 
       ['7f46f88 ÷ 4edc547', 'gateway-against', 'gateway-against-2', false],
     ],
   );
+});
+
+t.test("bench: each gateway runs with the node flags of its own checkout's npm start", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-flags-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const withStart = (start: string | undefined): string[] => {
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: start === undefined ? {} : { start } }));
+    return startFlags(dir);
+  };
+  t.same(withStart('npm run build && node dist/src/main.js'), [], 'an older checkout: none');
+  t.same(withStart('npm run build && node --max-semi-space-size=32 --no-warnings dist/src/main.js'), ['--max-semi-space-size=32', '--no-warnings']);
+  t.same(withStart(undefined), [], 'no start script');
+  t.same(withStart('node dist/other.js'), [], 'not the gateway');
+  t.same(startFlags('.'), ['--max-semi-space-size=32'], "this checkout's npm start: V8's young generation at 32 MB per semi-space (docs/operations.md)");
 });

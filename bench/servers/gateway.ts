@@ -5,14 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProcessGroup, Started } from '../lib/processes.js';
+import { startFlags } from '../lib/start-flags.js';
 import type { Target } from '../lib/targets.js';
 import type { GatewayEndpoint } from '../lib/workload.js';
 import type { SimulatorOrigins } from './simulators.js';
 
 /**
- * A gateway under test, as production runs it: the compiled `dist/src/main.js` with
- * config/gateway.yaml (every default plugin), logging at info to a file, a database of its own
- * (a temporary SQLite file, or a database on the bench's PostgreSQL server), its variant's
+ * A gateway under test, as production runs it: the compiled `dist/src/main.js` with the node
+ * flags of its checkout's `npm start` (lib/start-flags.ts), config/gateway.yaml (every default
+ * plugin), logging at info to a file, a database of its own (a temporary SQLite file, or a
+ * database on the bench's PostgreSQL server), its variant's
  * GATEWAY_WORKERS, every family's upstream pointed at the bench's simulator process (a
  * credential set, so it starts no simulator of its own), and one key made through the admin API.
  */
@@ -102,7 +104,8 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   // Another checkout's gateway (--against) runs from its own root, with its own config/.
   const cwd = variant.checkout?.dir;
-  const started = group.spawnNode(target.id, options.cpus, [...profile, 'dist/src/main.js'], { env, output: log, ipc: false, ...(cwd ? { cwd } : {}) });
+  const flags = startFlags(cwd ?? process.cwd());
+  const started = group.spawnNode(target.id, options.cpus, [...flags, ...profile, 'dist/src/main.js'], { env, output: log, ipc: false, ...(cwd ? { cwd } : {}) });
   closeSync(log);
   const origin = `http://127.0.0.1:${port}`;
   try {
