@@ -35,6 +35,7 @@ type OpenItem = ItemPlace &
     | { kind: 'reasoning'; text: string; summary: boolean; state: ReasoningState | null }
   );
 
+/** A new item's id and place; the id (a prefix, letters and digits) needs no JSON escaping. */
 function placeOf(prefix: string, index: number): ItemPlace {
   const id = mintId(prefix);
   return { id, index, head: `"item_id":"${id}","output_index":${index}` };
