@@ -34,6 +34,7 @@ t.test('every other shape is left to the parser', async (t) => {
     'the usage chunk': `${HEAD},"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5,"total_tokens":7}}`,
     'text and a usage object': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":1}}`,
     'a usage member before the choices': `{"usage":null,"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+    'a key name running into the choices': `{"usage"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
     'an error member': `{"error":"boom","choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
     'an error after the choices': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"error":{"message":"x"}}`,
     'a nested object before the choices': `{"x":{"y":1},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
@@ -79,3 +80,55 @@ t.test('a stream translated for another format is the same whether its chunks ar
   t.equal(read, translated(frames(true)));
   t.match(read, /"content":"Hel"/, 'the text reaches the caller');
 });
+
+/** The text the parser finds where the read path looks, or undefined when the parsed chunk is not that shape. */
+function parsedPlainText(data: string): string | undefined {
+  let chunk: Record<string, unknown>;
+  try {
+    chunk = JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const choices = chunk['choices'] as Array<Record<string, unknown>> | undefined;
+  const choice = Array.isArray(choices) && choices.length === 1 ? choices[0] : undefined;
+  const delta = choice?.['delta'] as Record<string, unknown> | undefined;
+  const plain = chunk['error'] === undefined && (chunk['usage'] ?? null) === null && choice?.['index'] === 0 && choice['finish_reason'] === null;
+  return plain && typeof delta?.['content'] === 'string' && Object.keys(delta).length === 1 ? (delta['content'] as string) : undefined;
+}
+
+t.test('whatever the read path reads from a valid chunk, the parser reads the same', async (t) => {
+  // Seeded mutations of a plain chunk: inserted, deleted and overwritten fragments of JSON.
+  const fragments = ['{', '}', '[', ']', '"', '\\', ':', ',', ' ', '"usage"', '"error"', ':null', ':{"a":1}', '\\"', '\\u00e9', '"x":1,', '"error":"e",', '"usage":7,', '"usage":null,', ',"usage":null}', '"choices":[{"index":0,"delta":{"content":"'];
+  let seed = 7;
+  const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  let read = 0;
+  let disagreements = 0;
+  for (let i = 0; i < 20000; i++) {
+    let data = textChunk('some text');
+    for (let edits = 1 + next(3); edits > 0; edits--) {
+      // Half the edits at a member's start (after `{` or `,`), where an inserted member keeps the JSON valid.
+      const starts = [...data.matchAll(/[{,]/g)].map((match) => (match.index as number) + 1);
+      const at = next(2) === 0 ? (starts[next(starts.length)] as number) : next(data.length + 1);
+      const fragment = fragments[next(fragments.length)] as string;
+      const kind = next(3);
+      data = data.slice(0, at) + (kind === 1 ? '' : fragment) + data.slice(at + (kind === 0 ? 0 : kind === 1 ? 1 + next(4) : fragment.length));
+    }
+    const text = plainTextDelta(data);
+    if (text === null) continue;
+    read += 1;
+    const parsed = parsedPlainText(data);
+    // A chunk the parser refuses may still be read (its prefix is not ours to judge); one it accepts must agree.
+    if (parsed === undefined ? isValidJson(data) : parsed !== text) disagreements += 1;
+  }
+  t.equal(disagreements, 0, 'no valid chunk is read differently from the parser');
+  t.ok(read > 1000, `the mutations reach the read path (${read} read)`);
+});
+
+function isValidJson(data: string): boolean {
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
+}

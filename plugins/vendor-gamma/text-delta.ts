@@ -23,6 +23,8 @@ const CHOICE_AT = HEAD.indexOf('{');
 const BACKSLASH = 92;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
+/** Members the parsed path must see: a usage count or an error. */
+const KEY_TO_PARSE = /"(?:usage|error)"/;
 
 /** The index of the quote that closes the string whose text starts at `from`, or -1. */
 function closingQuote(data: string, from: number): number {
@@ -39,12 +41,16 @@ function closingQuote(data: string, from: number): number {
 
 export function plainTextDelta(data: string): string | null {
   if (data.charCodeAt(0) !== OPEN_BRACE) return null;
-  const at = data.indexOf(HEAD);
-  if (at === -1 || data.indexOf('[') !== at + ARRAY_AT || data.indexOf('{', 1) !== at + CHOICE_AT) return null;
-  if (data.lastIndexOf('"usage"', at) !== -1 || data.lastIndexOf('"error"', at) !== -1) return null;
+  // Found from the first `[`, which must be choices' own (any earlier HEAD would hold an earlier
+  // `[`). Fixed texts are compared as slices: V8's startsWith walks a long prefix several times
+  // slower (measured 105 ns against 31 for HEAD), and this runs for every chunk of a stream.
+  const at = data.indexOf('[') - ARRAY_AT;
+  if (at < 1 || data.slice(at, at + HEAD.length) !== HEAD || data.indexOf('{', 1) !== at + CHOICE_AT) return null;
+  // The members before choices, up to HEAD's opening quote (which would close a key ending there).
+  if (KEY_TO_PARSE.test(data.slice(0, at + 1))) return null;
   const start = at + HEAD.length;
   const end = closingQuote(data, start);
-  if (end === -1 || !data.startsWith(TAIL, end)) return null;
+  if (end === -1 || data.slice(end, end + TAIL.length) !== TAIL) return null;
   const rest = end + TAIL.length;
   const closed = data.length === rest + 1 && data.charCodeAt(rest) === CLOSE_BRACE;
   if (!closed && !(data.length === rest + NULL_USAGE_END.length && data.endsWith(NULL_USAGE_END))) return null;
