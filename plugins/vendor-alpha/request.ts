@@ -1,4 +1,4 @@
-import { invalidRequest, refuseUnmapped, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { invalidRequest, refuseToolNameClash, refuseUnmapped, withReplayableTurns, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
 import { alphaThinking } from './thinking.js';
 
 /**
@@ -99,9 +99,11 @@ function checkSupported(request: NeutralRequest): void {
   if (request.presencePenalty) throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', 'presence_penalty');
   if (request.frequencyPenalty) throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', 'frequency_penalty');
   refuseUnmapped(request, ['strict', 'format_description']);
+  refuseToolNameClash(request, request.responseFormat ? JSON_TOOL : null);
 }
 
-export function alphaRequestBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+export function alphaRequestBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+  const request = withReplayableTurns(asked, (state) => state?.family === 'alpha');
   checkSupported(request);
   const maxTokens = request.maxTokens ?? model.maxOutputTokens;
   const thinking = alphaThinking(request, model, maxTokens);

@@ -1,4 +1,4 @@
-import { GatewayError, invalidRequest, refuseUnmapped, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, refuseToolNameClash, refuseUnmapped, replaysNone, withReplayableTurns, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
 import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
@@ -100,9 +100,11 @@ function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObjec
 export const historyCallIds = (request: NeutralRequest): string[] =>
   request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
 
-export function betaRequestBody(request: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
+export function betaRequestBody(asked: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
+  const request = withReplayableTurns(asked, replaysNone);
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   refuseUnmapped(request, ['strict', 'format_description']);
+  refuseToolNameClash(request);
   const body: JsonObject = {
     contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
   };

@@ -1,4 +1,4 @@
-import { invalidRequest, reasoningPlan, unsupportedSetting, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import { invalidRequest, reasoningPlan, refuseToolNameClash, replaysNone, unsupportedSetting, withReplayableTurns, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 
 /**
  * The neutral request → a reference chat request for the gamma upstream (whose wire format is
@@ -52,8 +52,10 @@ function jsonSchema(format: Extract<ResponseFormat, { type: 'json_schema' }>): J
   return out;
 }
 
-export function gammaChatBody(request: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+  const request = withReplayableTurns(asked, replaysNone);
   if (request.topK !== null) throw invalidRequest('top_k is not supported by this model.', 'top_k');
+  refuseToolNameClash(request);
   const body: JsonObject = { model: model.upstream, messages: [] };
   const out = body['messages'] as JsonObject[];
   if (request.system.length) out.push({ role: 'system', content: request.system.join('\n\n') });

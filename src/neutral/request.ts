@@ -136,3 +136,17 @@ export function refuseUnmapped(request: NeutralRequest, unmapped: readonly Mappa
   const found = firstUnmapped(request, unmapped);
   if (found) throw invalidRequest(`${found.param} is not supported here: ${found.why}.`, found.param);
 }
+
+/**
+ * Two tools of one name cannot be told apart in the model's calls: the vendors refuse them, and so
+ * does the gateway, before any upstream call, naming the second. `reserved` is a name the vendor's
+ * translation gives a tool of its own (alpha's JSON output), which no tool of the caller may take.
+ */
+export function refuseToolNameClash(request: NeutralRequest, reserved: string | null = null): void {
+  const seen = new Set<string>();
+  request.tools.forEach((tool, i) => {
+    if (tool.name === reserved) throw invalidRequest(`tools[${i}] is named '${reserved}', which this model's JSON output uses for a tool of its own: rename the tool.`, `tools[${i}]`);
+    if (seen.has(tool.name)) throw invalidRequest(`tools[${i}] is named '${tool.name}' like an earlier tool: tool names must be unique.`, `tools[${i}]`);
+    seen.add(tool.name);
+  });
+}
