@@ -6,6 +6,7 @@ import { withReplayableTurns } from '../src/neutral/replayable.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import type { NeutralRequest, ReasoningState, Turn } from '../src/neutral/request.js';
 import { GatewayError } from '../src/http/errors.js';
+import { post } from './helpers/chat-scenarios.js';
 import { startHarness } from './helpers/harness.js';
 import { NEUTRAL } from './helpers/neutral-call.js';
 import { catalogue } from './helpers/translate.js';
@@ -79,18 +80,15 @@ t.test('nothing but reasoning no vendor can be sent is a 400', async (t) => {
 t.test('end to end: a response cut short while thinking on alpha, continued on beta and gamma', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
-  const post = async (body: Json): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${h.origin}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
-  const first = await post({ model: 'alpha-sonnet-4.6', input: 'think hard', reasoning: { effort: 'high' }, max_output_tokens: 3 });
+  const ask = (body: Json) => post(h, key, '/v1/responses', body);
+  const first = await ask({ model: 'alpha-sonnet-4.6', input: 'think hard', reasoning: { effort: 'high' }, max_output_tokens: 3 });
   t.equal(first.status, 200);
-  t.equal(first.body['status'], 'incomplete');
-  t.same(first.body['output'].map((item: Json) => item['type']), ['reasoning'], 'the response holds reasoning only');
+  t.equal(first.json['status'], 'incomplete');
+  t.same(first.json['output'].map((item: Json) => item['type']), ['reasoning'], 'the response holds reasoning only');
   for (const next of ['beta-3-flash', 'gamma-5.4']) {
     const sim = next.startsWith('beta') ? h.beta : h.gamma;
-    const second = await post({ model: next, previous_response_id: first.body['id'], input: 'continue please' });
-    t.equal(second.status, 200, `${next}: ${JSON.stringify(second.body).slice(0, 200)}`);
+    const second = await ask({ model: next, previous_response_id: first.json['id'], input: 'continue please' });
+    t.equal(second.status, 200, `${next}: ${JSON.stringify(second.json).slice(0, 200)}`);
     const upstream = JSON.parse(sim.requests.at(-1)?.body ?? '{}') as Json;
     const turns = (upstream['contents'] ?? upstream['messages']) as Json[];
     t.same(turns.map((turn) => turn['role']), ['user'], `${next}: one user turn reaches the vendor, no empty assistant turn`);

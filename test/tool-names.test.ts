@@ -5,6 +5,7 @@ import { gammaChatBody } from '../plugins/vendor-gamma/request.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { GatewayError } from '../src/http/errors.js';
 import type { NeutralRequest, ToolSpec } from '../src/neutral/request.js';
+import { post } from './helpers/chat-scenarios.js';
 import { startHarness } from './helpers/harness.js';
 import { NEUTRAL } from './helpers/neutral-call.js';
 import { catalogue } from './helpers/translate.js';
@@ -60,15 +61,12 @@ t.test(`alpha's JSON output tool: a caller's tool of that name is refused only w
 t.test('end to end through the Responses API: the 400, and no upstream call', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
-  const post = async (body: Json): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${h.origin}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const ask = (body: Json) => post(h, key, '/v1/responses', body);
   const fn = (name: string): Json => ({ type: 'function', name, parameters: { type: 'object', properties: {} } });
   const before = h.alpha.requests.length + h.gamma.requests.length;
-  const clash = await post({ model: 'alpha-sonnet-4.6', input: 'hi', tools: [fn(JSON_TOOL)], text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } });
-  t.match(clash, { status: 400, body: { error: { type: 'invalid_request', param: 'tools[0]' } } });
-  const twice = await post({ model: 'gamma-5.4', input: 'hi', tools: [fn('f'), fn('f')] });
-  t.match(twice, { status: 400, body: { error: { param: 'tools[1]', message: /tool names must be unique/ } } });
+  const clash = await ask({ model: 'alpha-sonnet-4.6', input: 'hi', tools: [fn(JSON_TOOL)], text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } });
+  t.match(clash, { status: 400, json: { error: { type: 'invalid_request', param: 'tools[0]' } } });
+  const twice = await ask({ model: 'gamma-5.4', input: 'hi', tools: [fn('f'), fn('f')] });
+  t.match(twice, { status: 400, json: { error: { param: 'tools[1]', message: /tool names must be unique/ } } });
   t.equal(h.alpha.requests.length + h.gamma.requests.length, before, 'neither reached a vendor');
 });
