@@ -5,7 +5,7 @@ import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
 
 /**
  * Conversations on /v1/responses: continuing a stored response (across families), the one answer
- * for an id a key cannot continue (no upstream call), expiry, a Codex-style call (store: false,
+ * for an id a key cannot continue (no upstream call), a stored image for a model without vision, expiry, a Codex-style call (store: false,
  * the whole transcript each turn, id-less items, reasoning without content), and a stream that
  * breaks mid-way.
  */
@@ -88,6 +88,19 @@ t.test('an id this key cannot continue: one 400, and no upstream call', async (t
     }
   }
   t.equal((await post(h, mine, { model: 'gamma-5.4', previous_response_id: stored['id'], input: 'go on' })).status, 200, 'its own key continues it');
+});
+
+t.test('a stored conversation with images, continued on a model that takes none: the 400, no upstream call', async (t) => {
+  const h = await startHarness(t);
+  const key = (await h.createKey()).key;
+  const image = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' };
+  const stored = (await post(h, key, { model: 'gamma-5.4', input: [{ role: 'user', content: [{ type: 'input_text', text: 'what is this' }, image] }] })).json();
+  const before = upstreamCount(h);
+  const res = await post(h, key, { model: 'gamma-5.3-code', previous_response_id: stored['id'], input: 'and now?' });
+  t.equal(res.status, 400);
+  t.match(res.json(), { error: { type: 'invalid_request', param: 'previous_response_id', message: /does not accept images/ } });
+  t.equal(upstreamCount(h), before, 'no upstream call');
+  t.equal((await post(h, key, { model: 'gamma-5.3-code', previous_response_id: (await post(h, key, { model: 'gamma-5.4', input: 'text only' })).json()['id'], input: 'and now?' })).status, 200, 'a conversation without images continues');
 });
 
 t.test('stored responses expire with the usage window, and are pruned', async (t) => {

@@ -1,4 +1,4 @@
-import { definePlugin, invalidRequest, type Call, type Endpoint } from '../../src/plugin-api.js';
+import { definePlugin, firstPart, invalidRequest, type Call, type Endpoint } from '../../src/plugin-api.js';
 import { responsesFormat } from './format.js';
 import { turnOf } from './turn.js';
 
@@ -10,6 +10,18 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, operation: 'generate', format: responsesFormat };
 
 const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
+
+/**
+ * Images in the stored conversation, for a model that takes none: the capabilities plugin saw only
+ * the new input (the conversation is looked up after the allowlist), so this is its 400 for them.
+ */
+function refuseStoredImages(call: Call): void {
+  const model = call.model;
+  if (!model || model.capabilities.has('vision')) return;
+  if (firstPart(turnOf(call).history(), 'previous_response_id', 'input_image')) {
+    throw invalidRequest(`The model '${model.id}' does not accept images, and the conversation previous_response_id continues has some.`, 'previous_response_id');
+  }
+}
 
 /**
  * `ingress-responses`: the Responses API (`POST /v1/responses`) for every model of every family
@@ -44,6 +56,7 @@ export default definePlugin({
           throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
         }
         turnOf(call).continues(thread);
+        refuseStoredImages(call);
       },
       // Before the last byte of the reply (like the ledger row): a response the caller has heard of can be continued.
       async onComplete(call) {

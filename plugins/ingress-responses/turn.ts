@@ -42,6 +42,8 @@ export class ResponsesTurn {
   /** The echo's members as JSON text (`"instructions":…,"truncation":"disabled"`), once made. */
   private echo: string | null = null;
   private threadBytes = 0;
+  /** The thread's items, parsed once (read by the capability check and by the request's reading). */
+  private items: JsonObject[] | null = null;
 
   constructor(private readonly call: Call) {
     this.id = mintTimedId('resp_', call.admittedAt);
@@ -56,10 +58,10 @@ export class ResponsesTurn {
 
   /** Every item of the conversation it continues, in order: each response's input items, then its output. */
   history(): JsonObject[] {
-    return this.thread.flatMap((response) => {
+    return (this.items ??= this.thread.flatMap((response) => {
       const { input, output } = JSON.parse(response.items) as { input: JsonObject[]; output: JsonObject[] };
       return [...input, ...output];
-    });
+    }));
   }
 
   /**
