@@ -17,6 +17,7 @@ export type { Clock } from './clock.js';
 // Refusing and answering: the error envelope, JSON replies, admin and operator routes.
 export { GatewayError, invalidRequest } from './http/errors.js';
 export type { ErrorStatus } from './http/errors.js';
+export { withoutSecrets } from './http/redact.js';
 export { sendError, sendJson, SSE_DONE, SSE_HEADERS, sseErrorFrame } from './http/respond.js';
 export { handled, validBody } from './admin/admin-body.js';
 export { bearerMatches } from './admin/admin-auth.js';

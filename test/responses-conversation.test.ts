@@ -1,11 +1,12 @@
 import OpenAI from 'openai';
 import t from 'tap';
 import { decodeReasoningState } from '../src/neutral/reasoning-state.js';
-import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
+import { readFileSync } from 'node:fs';
+import { ADMIN_TOKEN, FakeClock, GAMMA_UPSTREAM_KEY, startHarness, type Harness } from './helpers/harness.js';
 
 /**
  * Conversations on /v1/responses: continuing a stored response (across families), the one answer
- * for an id a key cannot continue (no upstream call), a stored image for a model without vision, expiry, a Codex-style call (store: false,
+ * for an id a key cannot continue (no upstream call), a stored image for a model without vision, no secret kept in clear, expiry, a Codex-style call (store: false,
  * the whole transcript each turn, id-less items, reasoning without content), and a stream that
  * breaks mid-way.
  */
@@ -101,6 +102,21 @@ t.test('a stored conversation with images, continued on a model that takes none:
   t.match(res.json(), { error: { type: 'invalid_request', param: 'previous_response_id', message: /does not accept images/ } });
   t.equal(upstreamCount(h), before, 'no upstream call');
   t.equal((await post(h, key, { model: 'gamma-5.3-code', previous_response_id: (await post(h, key, { model: 'gamma-5.4', input: 'text only' })).json()['id'], input: 'and now?' })).status, 200, 'a conversation without images continues');
+});
+
+t.test("a stored response keeps none of the gateway's secrets in clear", async (t) => {
+  const h = await startHarness(t);
+  const key = (await h.createKey()).key;
+  const pasted = `keys: ${key} ${GAMMA_UPSTREAM_KEY} ${ADMIN_TOKEN} and sk-looks-like-a-key-but-is-content [[sim:tokens=2]]`;
+  const first = await post(h, key, { model: 'gamma-5.4', input: pasted });
+  t.equal(first.status, 200);
+  const stored = readFileSync(h.dbPath).toString('latin1') + readFileSync(`${h.dbPath}-wal`).toString('latin1');
+  for (const [name, secret] of [['the calling key', key], ['the upstream credential', GAMMA_UPSTREAM_KEY], ['the admin token', ADMIN_TOKEN]] as const) {
+    t.notOk(stored.includes(secret), `${name} is not in the database`);
+  }
+  await post(h, key, { model: 'gamma-5.4', previous_response_id: first.json()['id'], input: 'go on' });
+  const replayed = JSON.stringify(lastBody(h.gamma)['messages'][0]);
+  t.match(replayed, 'keys: [redacted] [redacted] [redacted] and sk-looks-like-a-key-but-is-content', 'replayed with the secrets taken out, and only them');
 });
 
 t.test('stored responses expire with the usage window, and are pruned', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { REDACTED, scrubSecrets } from '../src/http/redact.js';
+import { REDACTED, scrubSecrets, withoutSecrets } from '../src/http/redact.js';
 import { createAlphaSimulator } from '../plugins/vendor-alpha/simulator.js';
 import { createBetaSimulator } from '../plugins/vendor-beta/simulator.js';
 import { createGammaSimulator } from '../plugins/vendor-gamma/simulator.js';
@@ -89,6 +89,13 @@ const refusedCredential = (family: Family): Fault => {
 };
 
 const FAMILIES: Family[] = ['alpha', 'beta', 'gamma'];
+
+t.test('withoutSecrets: each secret whole, and nothing else', async (t) => {
+  const text = '{"text":"a gamma-upstream-secret-key b sl-abcdefgh12345678 c sk-some-example-key-in-code x"}';
+  t.equal(withoutSecrets(text, ['gamma-upstream-secret-key', 'sl-abcdefgh12345678']), `{"text":"a ${REDACTED} b ${REDACTED} c sk-some-example-key-in-code x"}`);
+  t.equal(withoutSecrets(text, ['gamma-upstream']), `{"text":"a ${REDACTED}-secret-key b sl-abcdefgh12345678 c sk-some-example-key-in-code x"}`, 'a secret found inside a longer text');
+  t.equal(withoutSecrets(text, ['x', 'abc']), text, 'a placeholder credential shorter than 8 characters rewrites nothing');
+});
 
 t.test('a vendor refusing our credential: our message only, in every family, streamed or not', async (t) => {
   const { sims, ask } = await startWithKeys(t);

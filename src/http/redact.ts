@@ -51,3 +51,15 @@ export function scrubSecrets(text: string, credential: string | undefined): stri
     /\d/.test(token) && /[A-Za-z]/.test(token) ? lead + REDACTED : match,
   );
 }
+
+/**
+ * `text` with each of `secrets`, whole, replaced by `[redacted]`: for what the gateway keeps of a
+ * caller's conversation (stored responses), where only its own exact secrets are taken out;
+ * secret-shaped text may be the caller's content, and is kept. Secrets shorter than MIN_PIECE
+ * (a placeholder credential) are left alone: replacing them would rewrite ordinary text.
+ */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= MIN_PIECE && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
