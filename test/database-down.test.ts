@@ -83,3 +83,25 @@ t.test('PostgreSQL frozen (nothing answers): calls answer 503 within the timeout
   await sleep(200);
   t.equal((await call()).status, 200, 'thawed: served again');
 });
+
+t.test('PostgreSQL frozen with a call in flight on a ceiling: one database timeout, not one per completion step', async (t) => {
+  const timeoutMs = 2000;
+  const upstreamMs = 1500;
+  const server = await startPostgres(t);
+  const h = await startHarness(t, { env: { GATEWAY_DATABASE_URL: await server.createDatabase(), GATEWAY_DATABASE_TIMEOUT_MS: String(timeoutMs) } });
+  const { key } = await h.createKey({ monthly_ceiling_usd: '1.00' });
+  const started = Date.now();
+  const inFlight = raw(h.origin, 'POST', '/v1/chat/completions', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: chatBody('gamma-5.4', { max_tokens: 4, messages: [{ role: 'user', content: `slow [[sim:delay_ms=${upstreamMs}]]` }] }),
+  });
+  await sleep(300); // admitted: its reservation is held
+  const thaw = server.freeze();
+  t.teardown(thaw);
+  const cut = await inFlight;
+  const took = Date.now() - started;
+  thaw();
+  t.equal(cut.status, 503, `503 after ${took} ms`);
+  // The ledger row waits out the timeout; the ceiling's release must not wait it out again.
+  t.ok(took < upstreamMs + 1.5 * timeoutMs, `the upstream's ${upstreamMs} ms and one database timeout (${timeoutMs} ms), not two`);
+});

@@ -85,7 +85,11 @@ export default definePlugin({
         const held = call.reservation;
         if (!held) return;
         call.reservation = null;
-        await store.ledger.release(held.id);
+        // Once the store did not answer this call, a release would wait out the timeout again
+        // before the caller hears anything: it is sent without waiting, and the lease ends it if it fails.
+        const released = store.ledger.release(held.id);
+        if (!call.storeUnavailable) return released;
+        released.catch((error: unknown) => log.warn({ err: error, reservation: held.id }, 'release failed; the lease will end the reservation'));
       },
       close() {
         leases.close();

@@ -150,6 +150,11 @@ export class Call {
   upstreamStatus = 0;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
+  /**
+   * A completion hook found the store unavailable (it waited out the database timeout): the hooks
+   * after it do no store work they would wait on again (the ceiling's release: its lease expires).
+   */
+  storeUnavailable = false;
   /** The store steps of admission (rate cap, ceiling) the request hooks queue; run after the last of them. */
   readonly admission = new AdmissionSteps();
   /**

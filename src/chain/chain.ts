@@ -5,6 +5,7 @@ import type { PluginHooks, UpstreamHead } from './plugin.js';
 import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 
 export interface LoadedPlugin {
   readonly name: string;
@@ -149,6 +150,7 @@ export class Chain {
         if (pending) await pending;
       } catch (error) {
         this.log.error({ err: error }, 'completion hook failed');
+        if (isStoreUnavailable(error)) call.storeUnavailable = true;
         failure ??= error;
       }
     }

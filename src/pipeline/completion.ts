@@ -4,6 +4,7 @@ import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import { isGatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import { failed } from './outcome.js';
 
 /**
@@ -25,7 +26,8 @@ export async function complete(call: Call, chain: Chain): Promise<void> {
  * Nothing is written to a caller who left.
  */
 export async function endInFailure(call: Call, thrown: unknown, chain: Chain, log: Logger): Promise<void> {
-  if (!isGatewayError(thrown) && !call.callerGone) log.error({ err: thrown }, 'unexpected failure in a call');
+  if (isStoreUnavailable(thrown)) log.warn({ err: thrown }, 'a call failed: the database is unavailable');
+  else if (!isGatewayError(thrown) && !call.callerGone) log.error({ err: thrown }, 'unexpected failure in a call');
   const error = failed(call, thrown);
   try {
     await complete(call, chain);
