@@ -1,8 +1,7 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
+import { jsonAnswer, queuedUpstream, type Answer } from './helpers/queued-upstream.js';
 
 /**
  * A gamma answer that is not whole is an upstream error, never a success: a stream closed
@@ -11,8 +10,6 @@ import { openLedgerDb } from './helpers/ledger-db.js';
  * error event or a 502, and the ledger row says `upstream_error`. The gamma upstream is a small
  * server of the test's own that answers each request with the next queued answer.
  */
-
-type Answer = (res: ServerResponse) => void;
 
 const chunk = (choices: unknown[], usage: unknown = null): string =>
   `data: ${JSON.stringify({ id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gamma-5.4', choices, usage })}\n\n`;
@@ -32,29 +29,8 @@ const parsed = (text: string): unknown => {
   }
 };
 
-const json = (body: unknown): Answer => (res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
-
-async function gammaUpstream(t: { teardown(fn: () => unknown): void }): Promise<{ origin: string; answers: Answer[] }> {
-  const answers: Answer[] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.once('end', () => {
-      const answer = answers.shift();
-      if (answer) answer(res);
-      else res.writeHead(500).end('{"error":{"message":"no answer queued"}}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, answers };
-}
-
 t.test('gamma answers that are not whole: an error for the caller, upstream_error in the ledger', async (t) => {
-  const upstream = await gammaUpstream(t);
+  const upstream = await queuedUpstream(t);
   const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
   const { id, key } = await h.createKey();
   const db = openLedgerDb(h.dbPath);
@@ -76,7 +52,7 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   const ok = await call('/chat/completions', { ...chat, stream: true });
   t.equal(ok.status, 200);
   t.match(ok.text, /"finish_reason":"stop"[\s\S]*data: \[DONE\]\n\n$/, 'a whole stream is relayed whole');
-  upstream.answers.push(json({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+  upstream.answers.push(jsonAnswer({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
   t.equal((await call('/chat/completions', chat)).status, 200, 'a whole reply is relayed');
 
   const streams: Array<[string, Answer, RegExp, Record<string, unknown>?]> = [
@@ -110,7 +86,7 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     ['embeddings without data', '/embeddings', { input: 'Hi' }, { object: 'list', model: 'gamma-embedding-3-small' }, /not an embeddings list \(no data\)/],
   ];
   for (const [what, path, body, reply, reason] of bodies) {
-    upstream.answers.push(json(reply));
+    upstream.answers.push(jsonAnswer(reply));
     const res = await call(path, body);
     t.equal(res.status, 502, `${what}: 502`);
     t.match(parsed(res.text), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, what);

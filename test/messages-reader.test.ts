@@ -55,14 +55,14 @@ const readings: Array<[string, Body, Body]> = [
     },
   ],
   [
-    'images by bytes and by URL; empty text dropped',
+    'images by bytes (read as chat reads a data URL) and by URL; empty text dropped',
     base({
       messages: [
         {
           role: 'user',
           content: [
             { type: 'text', text: '' },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo' } },
+            { type: 'image', source: { type: 'base64', media_type: 'Image/PNG', data: 'iVBORw0K\nGgo' } },
             { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
           ],
         },
@@ -177,6 +177,22 @@ const refusals: Array<[string, Body, string]> = [
   ['an image inside a tool result', base({ tools: [weatherTool], messages: toolTurns({ content: [{ type: 'text', text: 'x' }, { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }) }), 'messages[2].content[1].content[1]'],
   ['an image in a system message', base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }] }), 'messages[1].content[0]'],
   ['an image source of another type', base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] }), 'messages[0].content[0].source'],
+  ...(
+    [
+      ['bytes that are not an image', { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }],
+      ['a media type that is none', { type: 'base64', media_type: 'png', data: 'iVBORw0KGgo' }],
+      ['a media type smuggling a payload', { type: 'base64', media_type: 'image/png;base64,iVBOR', data: '' }],
+      ['data that is not base64', { type: 'base64', media_type: 'image/png', data: '!!!not base64***' }],
+      ['a file URL', { type: 'url', url: 'file:///etc/passwd' }],
+      ['a URL that is none', { type: 'url', url: 'not a url' }],
+      ['an empty URL', { type: 'url', url: '' }],
+      ['a data URL as a URL source', { type: 'url', url: 'data:image/png;base64,iVBORw0KGgo' }],
+    ] as const
+  ).map(([label, source]): [string, Body, string] => [
+    `an image source of ${label}`,
+    base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', source }] }] }),
+    'messages[0].content[1].source',
+  ]),
   ['a result for a call never made', base({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }] }), 'messages[0].content[0].tool_use_id'],
   ['a call never answered', base({ tools: [weatherTool], messages: toolTurns({ content: 'x' }).slice(0, 2) }), 'messages'],
   ['only system messages', base({ messages: [{ role: 'system', content: 'x' }] }), 'messages'],
@@ -196,6 +212,9 @@ const refusals: Array<[string, Body, string]> = [
 
 t.test('what the neutral request cannot carry is a 400 naming it in Messages notation', async (t) => {
   for (const [label, body, param] of refusals) t.match(thrown(() => read(body)), { status: 400, param }, label);
+  const image = (source: Body): Body => base({ messages: [{ role: 'user', content: [{ type: 'image', source }] }] });
+  t.equal((thrown(() => read(image({ type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }))) as Error).message, 'messages[0].content[0].source must hold an image: a media_type of image/… and base64 data.');
+  t.equal((thrown(() => read(image({ type: 'url', url: 'file:///etc/passwd' }))) as Error).message, 'messages[0].content[0].source must have a url of http or https.');
 });
 
 const problems: Array<[string, Body, string | undefined, 'create' | 'count']> = [
@@ -210,6 +229,14 @@ const problems: Array<[string, Body, string | undefined, 'create' | 'count']> = 
   ['a base64 image without data', base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }), 'messages[0].content[0].source.data', 'create'],
   ['a system block without text', base({ system: [{ type: 'text' }] }), 'system[0].text', 'create'],
   ['temperature above 1', base({ temperature: 1.5 }), 'temperature', 'create'],
+  // JSON.parse reads 1e400 as Infinity, which would reach the upstream as null.
+  ['max_tokens of 1e400', base({ max_tokens: JSON.parse('1e400') }), 'max_tokens', 'create'],
+  ['top_k of 1e400', base({ top_k: JSON.parse('1e400') }), 'top_k', 'create'],
+  ['thinking.budget_tokens of 1e400', base({ thinking: { type: 'enabled', budget_tokens: JSON.parse('1e400') } }), 'thinking.budget_tokens', 'create'],
+  ['temperature of 1e400', base({ temperature: JSON.parse('1e400') }), 'temperature', 'create'],
+  ['top_p of -1e400', base({ top_p: JSON.parse('-1e400') }), 'top_p', 'create'],
+  ['max_tokens beyond the exact integers', base({ max_tokens: 2 ** 53 }), 'max_tokens', 'create'],
+  ['the largest exact integer is a max_tokens', base({ max_tokens: Number.MAX_SAFE_INTEGER }), undefined, 'create'],
   ['a client tool without input_schema', base({ tools: [{ name: 'f' }] }), 'tools[0].input_schema', 'create'],
   ['a named tool_choice without its name', base({ tool_choice: { type: 'tool' } }), 'tool_choice.name', 'create'],
   ['a tool_choice type', base({ tool_choice: { type: 'required' } }), 'tool_choice.type', 'create'],

@@ -137,6 +137,21 @@ t.test('neutral events → Messages events', async (t) => {
   }
 });
 
+t.test('parallel tool calls interleaved by the vendor: a stopped block is never written to; the stream ends with an error', async (t) => {
+  const writer = new MessagesStreamWriter(ENVELOPE, ESTIMATE);
+  const sse =
+    writer.toolCall(0, 0, { id: 'call_1', name: 'get_weather', arguments: '{"city":' }) +
+    writer.toolCall(0, 1, { id: 'call_2', name: 'get_time', arguments: '{"zone":' });
+  t.same(framesOf(sse).slice(-3), [blockStop(0), blockStart(1, { type: 'tool_use', id: 'call_2', name: 'get_time', input: {} }), delta(1, { type: 'input_json_delta', partial_json: '{"zone":' })]);
+  t.equal(writer.toolArguments(0, 0, ''), '', 'an empty fragment writes nothing, wherever it belongs');
+  const error = thrown(() => writer.toolArguments(0, 0, '"Oslo"}'));
+  t.match(error, { status: 502, code: 'bad_gateway', message: 'The upstream sent arguments of a tool call after its next content block began.' }, 'call 0 after call 1 began');
+  t.equal(writer.relayedDeltas, 2, 'the refused fragment is not counted');
+  t.same(framesOf(writer.toolArguments(0, 1, '"UTC"}')), [delta(1, { type: 'input_json_delta', partial_json: '"UTC"}' })], 'the open block still takes its own');
+  writer.text(0, 'Done.');
+  t.match(thrown(() => writer.toolArguments(0, 1, ' ')), { status: 502 }, 'nor after a text block began');
+});
+
 t.test('the writer\'s state: complete after the finish, deltas counted, a failure as an error event', async (t) => {
   const writer = new MessagesStreamWriter(ENVELOPE, ESTIMATE);
   t.equal(writer.complete, false);
@@ -196,12 +211,34 @@ t.test('a whole reply → a Messages message', async (t) => {
     ['nothing at all', reply({ content: '' }), { content: [], stop_reason: 'end_turn' }],
   ];
   for (const [label, input, expected] of rows) {
-    const body = messageBody(input, ENVELOPE);
+    const body = messageBody(input, ENVELOPE, 'gamma');
     t.match(body, { id: 'msg_1', type: 'message', role: 'assistant', model: 'gamma-5.4', stop_sequence: null, ...(expected as object) }, label);
     t.same(body['content'], (expected as { content: unknown }).content, `${label}: exactly these blocks`);
   }
-  for (const args of ['[1]', '{"a":']) {
-    t.match(thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: args }] }), ENVELOPE)), { status: 502 }, `arguments ${args}: not a JSON object, the vendor's fault`);
+});
+
+t.test('tool-call arguments that are not a JSON object: an empty input when cut at max_tokens, else the 502 of a body not in the vendor\'s format', async (t) => {
+  const calls = [
+    { id: 'c1', name: 'f', arguments: '{"city":"Oslo"}' },
+    { id: 'c2', name: 'f', arguments: '{"city":"Os' },
+  ];
+  const cut = messageBody(reply({ content: 'Checking.', toolCalls: calls, finish: 'length' }, { promptTokens: 12, completionTokens: 100 }), ENVELOPE, 'gamma');
+  t.same(cut['content'], [
+    { type: 'text', text: 'Checking.' },
+    { type: 'tool_use', id: 'c1', name: 'f', input: { city: 'Oslo' } },
+    { type: 'tool_use', id: 'c2', name: 'f', input: {} },
+  ], 'the whole call keeps its input; the one cut off has an empty one');
+  t.match(cut, { stop_reason: 'max_tokens', usage: usage(12, 100) }, 'the stop reason says so; the usage is kept');
+  t.same(messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '[1' }], finish: 'length' }), ENVELOPE, 'beta')['content'], [{ type: 'tool_use', id: 'c', name: 'f', input: {} }], 'an array cut off too');
+  const refusals: Array<[string, RegExp]> = [
+    ['[1]', /^The gamma upstream sent a tool call's arguments string that is not a JSON object\.$/],
+    ['{"a":', /^The gamma upstream sent a tool call's arguments string that is not JSON\.$/],
+  ];
+  for (const finish of ['stop', 'tool_calls'] as const) {
+    for (const [args, message] of refusals) {
+      const error = thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: args }], finish }), ENVELOPE, 'gamma'));
+      t.match(error, { status: 502, code: 'bad_gateway', message }, `arguments ${args}, finish ${finish}: the vendor's fault`);
+    }
   }
 });
 

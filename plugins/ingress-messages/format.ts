@@ -62,15 +62,17 @@ function outline(call: Call): CallOutline {
 /** One call's reply as a Messages `message`, its stream, or its token count. */
 export class MessagesOutput implements ReplyOutput {
   private readonly envelope: MessageEnvelope;
+  private readonly family: string;
 
   constructor(private readonly call: Call) {
     const model = call.model;
     if (!model) throw new GatewayError(500, 'a reply was written before the model was resolved');
     this.envelope = { id: mintId('msg_'), model: model.id };
+    this.family = model.family;
   }
 
   render(reply: Reply): TranslatedBody {
-    return { body: JSON.stringify(messageBody(reply, this.envelope)), usage: ledgerUsage(reply.usage) };
+    return { body: JSON.stringify(messageBody(reply, this.envelope, this.family)), usage: ledgerUsage(reply.usage) };
   }
 
   sink(): MessagesStreamWriter {

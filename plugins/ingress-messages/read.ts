@@ -1,5 +1,6 @@
 import {
   decodeReasoningState,
+  imageSource as imageOfUrl,
   invalidRequest,
   isObject,
   objectSchema,
@@ -65,10 +66,25 @@ function texts(content: unknown, where: string, reading: Reading, what: string):
   });
 }
 
+/** The chat ingress's verdict on an image URL (src/reference/sequence.ts), a refusal given in Messages words. */
+function judgedImage(url: string, kind: ImageSource['kind'], param: string, rule: string): ImageSource {
+  try {
+    const image = imageOfUrl(url, param, param);
+    if (image.kind === kind) return image;
+  } catch {
+    // refused below in Messages words: the shared reader's speak of data URLs
+  }
+  throw invalidRequest(`${param} ${rule}`, param);
+}
+
+/** Base64 bytes are judged as the data URL they make (an image media type, base64 data); a URL must be http(s). */
 function imageSource(source: JsonObject, where: string, reading: Reading): ImageSource {
-  if (source['type'] === 'base64') return { kind: 'data', mediaType: String(source['media_type']), data: String(source['data']) };
-  if (source['type'] === 'url') return { kind: 'url', url: String(source['url']) };
-  throw unsupported(reading, `${where}.source`, `image sources of type '${String(source['type'])}'`);
+  const param = `${where}.source`;
+  if (source['type'] === 'base64') {
+    return judgedImage(`data:${String(source['media_type'])};base64,${String(source['data'])}`, 'data', param, 'must hold an image: a media_type of image/… and base64 data.');
+  }
+  if (source['type'] === 'url') return judgedImage(String(source['url']), 'url', param, 'must have a url of http or https.');
+  throw unsupported(reading, param, `image sources of type '${String(source['type'])}'`);
 }
 
 /** A thinking block's signature: our envelope gives its state, anything else is alpha's own signature. */

@@ -1,4 +1,4 @@
-import { GatewayError, type JsonObject, type Reply, type ReplyReasoning } from '../../src/plugin-api.js';
+import { parseUpstreamJson, type FinishReason, type JsonObject, type Reply, type ReplyReasoning } from '../../src/plugin-api.js';
 import { isRedacted, messagesUsage, signatureOf, stopReason } from './wire.js';
 
 /** A neutral reply → a Messages `message` (docs/formats/messages.md#reply). */
@@ -15,31 +15,38 @@ export function reasoningBlock(run: ReplyReasoning): JsonObject {
   return { type: 'thinking', thinking: run.text, signature: run.state ? signatureOf(run.state) : '' };
 }
 
-/** A tool call's arguments (a JSON string) as the `input` object a tool_use block needs; anything else is the vendor's fault. */
-export function toolInput(args: string): JsonObject {
+/**
+ * A tool call's arguments (a JSON string) as the `input` object a tool_use block needs. A reply
+ * cut at max_tokens may end inside a call's arguments: the vendor did the work, so the call
+ * stands with an empty input (its partial arguments only a stream can carry). Any other
+ * arguments that are not a JSON object are the vendor's fault: the 502 of an upstream body that
+ * is not its format.
+ */
+export function toolInput(args: string, finish: FinishReason, family: string): JsonObject {
   if (args.trim() === '') return {};
   try {
-    const value: unknown = JSON.parse(args);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonObject;
-  } catch {
-    // falls through to the 502
+    return parseUpstreamJson(args, family, "a tool call's arguments string");
+  } catch (error) {
+    if (finish === 'length') return {};
+    throw error;
   }
-  throw new GatewayError(502, 'The upstream returned tool-call arguments that are not a JSON object.');
 }
 
-export function messageBody(reply: Reply, envelope: MessageEnvelope): JsonObject {
+/** `family`: the answering model's, named in a 502 for its tool-call arguments. */
+export function messageBody(reply: Reply, envelope: MessageEnvelope, family: string): JsonObject {
   const choice = reply.choices[0];
   const content: JsonObject[] = [];
   for (const run of choice?.reasoning ?? []) content.push(reasoningBlock(run));
   if (choice?.content) content.push({ type: 'text', text: choice.content });
-  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
+  const finish = choice?.finish ?? 'stop';
+  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments, finish, family) });
   return {
     id: envelope.id,
     type: 'message',
     role: 'assistant',
     model: envelope.model,
     content,
-    stop_reason: stopReason(choice?.finish ?? 'stop', (choice?.toolCalls.length ?? 0) > 0),
+    stop_reason: stopReason(finish, (choice?.toolCalls.length ?? 0) > 0),
     stop_sequence: null,
     usage: messagesUsage(reply.usage),
   };

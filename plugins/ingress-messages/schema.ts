@@ -10,6 +10,13 @@ import { compileSchema, schemaProblem, type JsonObject, type Operation, type Req
 
 const string = { type: 'string' } as const;
 
+/**
+ * A count bounded by the largest exact integer, as in the chat schema
+ * (src/reference/request-schemas.ts): JSON.parse reads `1e400` as Infinity, which Ajv's `integer`
+ * accepts and JSON.stringify sends upstream as null.
+ */
+const count = (minimum: number): JsonObject => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
+
 /** A rule for objects whose `type` is `type` (blocks, sources, tool choices, thinking). */
 const when = (type: string, then: JsonObject): JsonObject => ({ if: { required: ['type'], properties: { type: { const: type } } }, then });
 
@@ -65,17 +72,18 @@ const toolChoice = {
 
 const properties = {
   model: string,
-  max_tokens: { type: 'integer', minimum: 1 },
+  max_tokens: count(1),
   messages: { type: 'array', minItems: 1, items: message },
   system: { type: ['string', 'array'], items: typed(textRule) },
   tools: { type: 'array', items: tool },
   tool_choice: toolChoice,
   stop_sequences: { type: 'array', items: string },
+  // Bounded both ways already: ±Infinity is refused too.
   temperature: { type: 'number', minimum: 0, maximum: 1 },
   top_p: { type: 'number', minimum: 0, maximum: 1 },
-  top_k: { type: 'integer', minimum: 0 },
+  top_k: count(0),
   metadata: { type: 'object', properties: { user_id: { type: ['string', 'null'] } } },
-  thinking: typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: { type: 'integer', minimum: 1 } } })),
+  thinking: typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: count(1) } })),
   output_config: { type: 'object', properties: { effort: { type: ['string', 'null'] }, format: { type: ['object', 'null'] } } },
   stream: { type: 'boolean' },
   service_tier: string,

@@ -1,4 +1,4 @@
-import type { FinishReason, GatewayError, JsonObject, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/plugin-api.js';
+import { GatewayError, type FinishReason, type JsonObject, type ReasoningState, type ReplyStream, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
 import type { MessageEnvelope } from './render.js';
 import { isRedacted, messagesError, messagesEvent, messagesUsage, signatureOf, stopReason } from './wire.js';
 
@@ -73,9 +73,13 @@ export class MessagesStreamWriter implements ReplyStream {
   toolArguments(_choice: number, index: number, fragment: string): string {
     const block = this.toolBlocks.get(index);
     if (fragment === '' || block === undefined) return '';
+    // Blocks run one after another: a vendor that interleaves parallel calls' fragments would
+    // have them written to a block already stopped, so the stream ends with an error instead.
+    if (this.open?.kind !== 'tool' || this.open.index !== block) {
+      throw new GatewayError(502, 'The upstream sent arguments of a tool call after its next content block began.');
+    }
     this.relayedDeltas += 1;
-    // A call's fragments name its own block, even should a vendor interleave parallel calls.
-    return messagesEvent({ type: 'content_block_delta', index: block, delta: { type: 'input_json_delta', partial_json: fragment } });
+    return this.delta({ type: 'input_json_delta', partial_json: fragment });
   }
 
   finish(_choice: number, reason: FinishReason): string {

@@ -1,0 +1,41 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One answer of a queued upstream: what it writes to the response. */
+export type Answer = (res: ServerResponse) => void;
+
+/** A JSON 200 whose body is `body`. */
+export const jsonAnswer = (body: unknown): Answer => (res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+export interface QueuedUpstream {
+  origin: string;
+  /** Answers still to give, one per request in order; a request with none queued gets a 500. */
+  answers: Answer[];
+  /** Requests received so far. */
+  requests: number;
+}
+
+/**
+ * A small vendor of a test's own, on 127.0.0.1: each request, read whole, gets the next queued
+ * answer — for replies no simulator gives (cut short, malformed, interleaved).
+ */
+export async function queuedUpstream(t: { teardown(fn: () => unknown): void }): Promise<QueuedUpstream> {
+  const upstream: QueuedUpstream = { origin: '', answers: [], requests: 0 };
+  const server = createServer((req, res) => {
+    upstream.requests += 1;
+    req.resume();
+    req.once('end', () => {
+      const answer = upstream.answers.shift();
+      if (answer) answer(res);
+      else res.writeHead(500).end('{"error":{"message":"no answer queued"}}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
+  upstream.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return upstream;
+}
