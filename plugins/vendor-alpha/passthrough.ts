@@ -19,6 +19,7 @@ import {
 } from '../../src/plugin-api.js';
 import type { BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
+import { upstreamBody, withMember } from './exact-edits.js';
 import { messagesForAlpha } from './foreign-thinking.js';
 import { alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
@@ -27,8 +28,9 @@ import { alphaHeaders } from './translator.js';
  * Alpha for callers of its own wire format (the Messages ingress): the caller's body goes up with
  * only `model` changed to the upstream name (and thinking blocks in the gateway's envelope as alpha
  * takes them: foreign-thinking.ts), and the answer comes back with only `model` changed
- * to the canonical ID (message ids stay alpha's `msg_…`). Usage is read for the ledger; errors
- * are written in the caller's format. `anthropic-beta` values pass by the operator's list.
+ * to the canonical ID (message ids stay alpha's `msg_…`); every other byte stays as it came
+ * (exact-edits.ts). Usage is read for the ledger; errors are written in the caller's format.
+ * `anthropic-beta` values pass by the operator's list.
  */
 
 const PATHS: Partial<Record<Operation, string>> = { generate: 'v1/messages', count_tokens: 'v1/messages/count_tokens' };
@@ -53,9 +55,14 @@ export class AlphaPassthrough implements Translator {
     const { call, model } = this;
     const path = call.endpoint.operation === null ? undefined : PATHS[call.endpoint.operation];
     if (path === undefined) throw invalidRequest(`${call.endpoint.path} is not offered for the model '${model.id}'.`, 'model');
+    const raw = call.rawJson as Buffer;
     const messages = messagesForAlpha(call.body['messages']);
+    // Nothing to change: the caller's buffer itself, neither scanned nor copied. A member to change
+    // standing twice is the one body written from its parsed value (exact-edits.ts says why).
     const unchanged = call.body['model'] === model.upstream && !messages;
-    const body = unchanged ? (call.rawJson as Buffer) : Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages } : {}) }));
+    const body = unchanged
+      ? raw
+      : (upstreamBody(raw, call.body, model.upstream, messages) ?? Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages } : {}) })));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
     const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta']);
     if (betas !== undefined) headers['anthropic-beta'] = betas;
@@ -71,7 +78,7 @@ export class AlphaPassthrough implements Translator {
     if (body['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
     const usage = ledgerUsage(alphaUsage(body['usage']));
     if (body['model'] === this.model.id) return { body: raw, usage };
-    return { body: JSON.stringify({ ...body, model: this.model.id }), usage };
+    return { body: withMember(raw, ['model'], this.model.id) ?? JSON.stringify({ ...body, model: this.model.id }), usage };
   }
 
   stream(): StreamTranslator {
@@ -121,7 +128,8 @@ export class AlphaPassthroughStream implements StreamTranslator {
         const message = (data['message'] ?? {}) as JsonObject;
         this.vendorUsage = alphaUsage(message['usage']);
         if (message['model'] === this.canonical) return frame(name, event.data);
-        return frame(name, JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
+        const renamed = withMember(Buffer.from(event.data), ['message', 'model'], this.canonical);
+        return frame(name, renamed ? renamed.toString('utf8') : JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
       }
       case 'message_delta':
         this.vendorUsage = alphaUsage(parseUpstreamJson(event.data, 'alpha', 'a stream event')['usage'], this.vendorUsage);
