@@ -3,6 +3,7 @@ import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import type { NeutralRequest } from '../src/neutral/request.js';
 import { responsesFormat } from '../plugins/ingress-responses/format.js';
 import { turnOf } from '../plugins/ingress-responses/turn.js';
+import { Call } from '../src/chain/call.js';
 import { responsesCall } from './helpers/responses-call.js';
 import { thrown } from './helpers/translate.js';
 
@@ -154,4 +155,10 @@ t.test('the outline the gatekeepers read', async (t) => {
     { stream: true, includeUsage: true, maxOutputTokens: 64, choices: 1, asks: { tools: 'tools', json: 'text.format', image: 'input[1].content[1]' } },
   );
   t.same(outline({ input: 'x', tools: [], text: { format: { type: 'text' } } }).asks, { tools: null, json: null, image: null });
+});
+
+t.test('a count that JSON reads as infinite (1e400) is a 400, not null upstream', async (t) => {
+  const call = responsesCall({ model: 'gamma-5.4', input: 'x' });
+  const infinite = new Call(call.endpoint, call.req, call.res, call.admittedAt, Buffer.from('{"model":"gamma-5.4","input":"x","max_output_tokens":1e400}'));
+  t.match(responsesFormat.check(infinite), { param: 'max_output_tokens' });
 });

@@ -100,7 +100,8 @@ const bodySchema = {
     store: nullable('boolean'),
     stream: nullable('boolean'),
     stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
-    max_output_tokens: { ...nullable('integer'), minimum: 1 },
+    // Bounded like the chat schema's counts: JSON.parse reads 1e400 as Infinity, which `integer` accepts and JSON.stringify sends as null.
+    max_output_tokens: { ...nullable('integer'), minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
     top_p: { ...nullable('number'), minimum: 0, maximum: 1 },
     tools: { type: 'array', items: tool },
