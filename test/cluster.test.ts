@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { alone, logLines, waitForLog, workerPids } from './helpers/cluster.js';
 import { brokenConfig, twoWorkers } from './helpers/cluster-scenario.js';
+import { compiledGateway } from './helpers/compiled-gateway.js';
+import { gatewayProcesses } from './helpers/gateway-processes.js';
 
 /** GATEWAY_WORKERS on SQLite (every worker on the one file); cluster-postgres.test.ts runs the same on PostgreSQL. */
 
@@ -27,4 +31,33 @@ t.test('a broken config with workers is one line and exit 1', async (t) => {
     writeFileSync(file, yaml);
     return brokenConfig(t, { GATEWAY_CONFIG: file }, /^gateway: .*gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: unknown sibling 'gamma-9'$/);
   });
+});
+
+/** The primary's children, the one started last first (/proc: start time in clock ticks, field 22). */
+function childrenNewestFirst(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  const started = (child: number): number => Number(readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]?.split(' ')[19]);
+  return children.sort((a, b) => started(b) - started(a));
+}
+
+t.test('a worker killed before it listens while another serves: replaced, and the group keeps serving', async (t) => {
+  const { start } = await gatewayProcesses(t, 0, await compiledGateway());
+  const gateway = start({ GATEWAY_WORKERS: '2' });
+  // The first worker listens (the group is not ready before both do); the second is forked then,
+  // and needs a moment to start.
+  const first = await waitForLog(gateway, 'the first worker listening', (l) => workerPids(l).has(1));
+  const origin = first.find((l) => l.msg === 'worker listening')?.['origin'] as string;
+  let booting: number | undefined;
+  for (let i = 0; i < 100 && booting === undefined; i++) {
+    const children = childrenNewestFirst(gateway.process.pid as number);
+    if (children.length === 2) booting = children[0];
+    else await sleep(10);
+  }
+  t.ok(booting, 'the second worker was forked');
+  t.notOk(workerPids(logLines(gateway.output())).has(2), 'and does not listen yet');
+  process.kill(booting as number, 'SIGKILL');
+  const lines = await waitForLog(gateway, 'a second worker listening', (l) => (workerPids(l).get(2) ?? booting) !== booting);
+  t.ok(lines.some((l) => l.msg.startsWith('worker died') && l.worker === 2 && l.signal === 'SIGKILL'), 'its death is logged, and it is replaced');
+  t.equal(gateway.process.exitCode, null, 'the group did not stop');
+  t.equal((await alone(`${origin}/readyz`)).status, 200, 'and serves');
 });

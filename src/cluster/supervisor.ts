@@ -25,6 +25,14 @@ export interface SupervisorOptions {
   stopTimeoutMs: number;
 }
 
+/**
+ * Whether a worker's death while the group starts ends the start. An exit with a code is a start
+ * failure every worker would repeat (the worker wrote why), and so is any death while no worker
+ * serves yet. A worker killed by a signal while another already serves (the port is open and
+ * /readyz answers) only had bad luck: it is replaced like any worker that dies.
+ */
+export const abortsStart = (signal: string | null, serving: boolean): boolean => signal === null || !serving;
+
 /** Why the start failed; the worker has already written its reason (one line) when it exited with a code. */
 export class WorkerStartError extends Error {
   constructor(
@@ -122,7 +130,8 @@ export class WorkerSupervisor {
     slot.listening = true;
     this.origin = message.origin;
     if (this.state !== 'starting') return;
-    if (slot.number === 1) for (const other of this.slots.slice(1)) this.fork(other);
+    // The first worker opened the port: the others start (a replacement of the first starts none again).
+    if (slot.number === 1) for (const other of this.slots.slice(1)) if (!other.worker && !other.restart) this.fork(other);
     if (this.slots.every((s) => s.listening)) {
       this.state = 'running';
       this.started?.resolve(this.origin);
@@ -137,7 +146,7 @@ export class WorkerSupervisor {
     slot.listening = false;
     if (this.state === 'stopping') return;
     const pid = worker.process.pid;
-    if (this.state === 'starting') {
+    if (this.state === 'starting' && abortsStart(signal, this.slots.some((s) => s.listening))) {
       // A worker that exits with a code has written why (its one line); a signal says nothing.
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       this.state = 'stopping';
