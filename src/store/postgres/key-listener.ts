@@ -3,7 +3,10 @@ import { KEYS_CHANNEL } from './functions.js';
 
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
-/** A listening connection that stopped answering (a peer gone without a FIN) is noticed by this ping. */
+/**
+ * A listening connection that stopped answering (a peer gone without a FIN) is noticed by this
+ * ping: one not answered within the timeout ends the connection, which is then made again.
+ */
 const PING_EVERY_MS = 15_000;
 
 /**
@@ -20,17 +23,21 @@ export class KeyChangeListener {
   private retryMs = FIRST_RETRY_MS;
   private retry: NodeJS.Timeout | null = null;
   private readonly ping: NodeJS.Timeout;
+  /** Ends the current connection and schedules the next (set with each connection). */
+  private lose: ((error: Error | null) => void) | null = null;
 
   constructor(
     private readonly url: string,
     private readonly timeoutMs: number,
     private readonly onChange: () => void,
     private readonly onError: (error: Error) => void,
+    pingEveryMs = PING_EVERY_MS,
   ) {
     this.started = this.connect();
     this.ping = setInterval(() => {
-      this.client?.query('SELECT 1').catch(() => undefined); // a failure surfaces as the client's 'error'
-    }, PING_EVERY_MS);
+      // A query timeout rejects the query only and keeps the connection: it is ended here.
+      this.client?.query('SELECT 1').catch((error: Error) => this.lose?.(error));
+    }, pingEveryMs);
     this.ping.unref();
   }
 
@@ -51,6 +58,7 @@ export class KeyChangeListener {
       connectionTimeoutMillis: this.timeoutMs,
       query_timeout: this.timeoutMs,
       keepAlive: true,
+      keepAliveInitialDelayMillis: PING_EVERY_MS,
       application_name: 'model-gateway-listener',
     });
     let lost = false;
@@ -65,6 +73,7 @@ export class KeyChangeListener {
       this.retry.unref();
       this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
     };
+    this.lose = lose;
     client.on('notification', () => this.onChange());
     client.on('error', (error) => lose(error));
     client.on('end', () => lose(null));
