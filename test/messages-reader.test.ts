@@ -204,6 +204,8 @@ const refusals: Array<[string, Body, string]> = [
   ['an output_config field', base({ output_config: { task_budget: 5 } }), 'output_config.task_budget'],
   ['a thinking field', base({ thinking: { type: 'enabled', budget_tokens: 2000, foo: 1 } }), 'thinking.foo'],
   ['a thinking type', base({ thinking: { type: 'between_tools' } }), 'thinking.type'],
+  ['a budget beside adaptive thinking (it would be ignored)', base({ thinking: { type: 'adaptive', budget_tokens: 2000 } }), 'thinking.budget_tokens'],
+  ['a budget beside thinking off', base({ thinking: { type: 'disabled', budget_tokens: 2000 } }), 'thinking.budget_tokens'],
   ['an unknown effort', base({ output_config: { effort: 'extreme' } }), 'output_config.effort'],
   ['an effort beside a budget', base({ thinking: { type: 'enabled', budget_tokens: 2000 }, output_config: { effort: 'low' } }), 'output_config.effort'],
   ['an output format of another type', base({ output_config: { format: { type: 'text' } } }), 'output_config.format.type'],
@@ -241,6 +243,7 @@ const problems: Array<[string, Body, string | undefined, 'create' | 'count']> = 
   ['a named tool_choice without its name', base({ tool_choice: { type: 'tool' } }), 'tool_choice.name', 'create'],
   ['a tool_choice type', base({ tool_choice: { type: 'required' } }), 'tool_choice.type', 'create'],
   ['thinking enabled without a budget', base({ thinking: { type: 'enabled' } }), 'thinking.budget_tokens', 'create'],
+  ['thinking.display of the wrong type', base({ thinking: { type: 'adaptive', display: 5 } }), 'thinking.display', 'create'],
   ['metadata.user_id of the wrong type', base({ metadata: { user_id: 5 } }), 'metadata.user_id', 'create'],
 ];
 

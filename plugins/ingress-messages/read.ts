@@ -174,6 +174,11 @@ function readReasoning(body: JsonObject, reading: Reading): ReasoningRequest | n
   return asked && thinking?.['display'] === 'omitted' ? { ...asked, omitted: true } : asked;
 }
 
+/** A budget beside thinking that is adaptive or off would be ignored: it is refused instead. */
+function refuseBudget(thinking: JsonObject): void {
+  if (thinking['budget_tokens'] !== undefined) throw invalidRequest(`thinking.budget_tokens goes with thinking.type enabled, not ${String(thinking['type'])}.`, 'thinking.budget_tokens');
+}
+
 /** The adaptive effort when the caller names none: alpha's default. */
 export const ADAPTIVE_DEFAULT_EFFORT: ReasoningEffort = 'high';
 
@@ -188,10 +193,12 @@ function readAsked(body: JsonObject, thinking: JsonObject | null, reading: Readi
     case undefined:
       return null;
     case 'adaptive': // the model decides how much, at alpha's default effort
+      refuseBudget(thinking);
       return { kind: 'effort', effort: ADAPTIVE_DEFAULT_EFFORT, param: 'thinking', ifReasoning: true };
     case 'enabled':
       return { kind: 'budget', tokens: thinking['budget_tokens'] as number, param: 'thinking.budget_tokens' };
     case 'disabled':
+      refuseBudget(thinking);
       return { kind: 'off', param: 'thinking' };
     default:
       throw unsupported(reading, 'thinking.type', `thinking of type '${String(thinking?.['type'])}'`);

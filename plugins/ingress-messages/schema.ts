@@ -83,7 +83,7 @@ const properties = {
   top_p: { type: 'number', minimum: 0, maximum: 1 },
   top_k: count(0),
   metadata: { type: 'object', properties: { user_id: { type: ['string', 'null'] } } },
-  thinking: typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: count(1) } })),
+  thinking: { ...typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: count(1) } })), properties: { type: string, display: string } },
   output_config: { type: 'object', properties: { effort: { type: ['string', 'null'] }, format: { type: ['object', 'null'] } } },
   stream: { type: 'boolean' },
   service_tier: string,
