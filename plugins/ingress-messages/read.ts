@@ -150,6 +150,8 @@ function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | 
   if (!isObject(raw)) return null;
   switch (raw['type']) {
     case 'any':
+      // A call of some tool, with none to call: no vendor can answer it (alpha refuses it too).
+      if (!tools.length) throw invalidRequest('tool_choice.type is any, but tools is empty.', 'tool_choice.type');
       return 'required';
     case 'tool': {
       const name = raw['name'] as string;
