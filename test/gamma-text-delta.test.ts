@@ -44,6 +44,8 @@ t.test('every other shape is left to the parser', async (t) => {
     'logprobs': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":null}]}`,
     'another member after the choices': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"obfuscation":"xy"}`,
     'a tool-call fragment': `${HEAD},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"logprobs":null,"finish_reason":null}]}`,
+    'a refusal fragment': `${HEAD},"choices":[{"index":0,"delta":{"refusal":"I cannot"},"logprobs":null,"finish_reason":null}]}`,
+    'a refusal beside empty text': `${HEAD},"choices":[{"index":0,"delta":{"content":"","refusal":"I cannot"},"logprobs":null,"finish_reason":null}]}`,
     'reasoning beside the text': `${HEAD},"choices":[{"index":0,"delta":{"content":"a","reasoning_content":"b"},"logprobs":null,"finish_reason":null}]}`,
     'spaces': `{"id": "x", "choices": [{"index": 0, "delta": {"content": "a"}, "logprobs": null, "finish_reason": null}]}`,
     'cut short': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]`,

@@ -120,3 +120,17 @@ t.test('reference chunks → neutral events → the caller\'s stream; an unfinis
   const cut = createGammaTranslator(call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }, true), 'k', null);
   t.match(thrown(() => runStream(cut, chunk('{"index":0,"delta":{"content":"Hel"},"finish_reason":null}'))), { status: 502 });
 });
+
+t.test("the model's refusal read back, whole and streamed, and written by the caller's format", async (t) => {
+  const ask = { model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] };
+  const whole = createGammaTranslator(call(ask), 'k', null).response(
+    Buffer.from('{"id":"u","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I cannot help."},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":4}}'),
+  );
+  t.same((JSON.parse(String(whole.body)) as { choices: unknown[] }).choices, [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help.' }, logprobs: null, finish_reason: 'stop' }]);
+
+  const chunk = (delta: string, finish = 'null'): string => `data: {"id":"u","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}\n\n`;
+  const sse = chunk('{"role":"assistant","content":null,"refusal":""}') + chunk('{"refusal":"I cannot"}') + chunk('{"refusal":" help."}') + chunk('{}', '"stop"') + 'data: [DONE]\n\n';
+  const out = runStream(createGammaTranslator(call(ask, true), 'k', null), sse);
+  const deltas = out.split('\n\n').filter(Boolean).map((frame) => (JSON.parse(frame.slice(6)) as { choices: Array<{ delta: unknown }> }).choices[0]?.delta ?? null);
+  t.same(deltas, [{ role: 'assistant', content: '' }, { refusal: 'I cannot' }, { refusal: ' help.' }, {}, null], 'every fragment as a refusal delta, then the usage chunk');
+});

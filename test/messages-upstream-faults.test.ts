@@ -3,7 +3,7 @@ import t from 'tap';
 import { raw, startHarness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
 import { sdk } from './helpers/messages-client.js';
-import { jsonAnswer, queuedUpstream, type Answer } from './helpers/queued-upstream.js';
+import { jsonAnswer, queuedUpstream, sseAnswer } from './helpers/queued-upstream.js';
 
 /**
  * The Messages format against what a vendor or a caller should not send (docs/formats/messages.md):
@@ -16,10 +16,6 @@ import { jsonAnswer, queuedUpstream, type Answer } from './helpers/queued-upstre
 
 type Frame = { event: string; data: { type: string; index?: number } };
 
-const sse = (chunks: unknown[]): Answer => (res) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
-};
 const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
 const ask: Anthropic.MessageCreateParamsNonStreaming = { model: 'gamma-5.4', max_tokens: 64, tools: [WEATHER], messages: [{ role: 'user', content: 'Weather in Oslo and Bergen?' }] };
 const completion = (args: string, finish: string): unknown => ({
@@ -97,7 +93,7 @@ t.test('tool-call arguments that are not a JSON object: a billed 200 when cut at
   });
 
   upstream.answers.push(
-    sse([
+    sseAnswer([
       chunk({ role: 'assistant', content: null }),
       chunk(callDelta(0, '', true)),
       chunk(callDelta(1, '{"city": "Bergen"}', true)),

@@ -123,6 +123,22 @@ const cases: Array<[string, Step[], Frame[]]> = [
   ],
   ['content_filter is refusal', [(w) => w.finish(0, 'content_filter'), (w) => w.close(null)], [start(), messageDelta('refusal', { output_tokens: 0 })]],
   [
+    "the model's refusal: a text block of its own after the text, and stop_reason refusal",
+    [(w) => w.text(0, 'Sorry. '), (w) => w.refusal(0, ''), (w) => w.refusal(0, 'I cannot'), (w) => w.refusal(0, ' help.'), (w) => w.finish(0, 'stop'), (w) => w.close({ promptTokens: 4, completionTokens: 3 })],
+    [
+      start(),
+      blockStart(0, { type: 'text', text: '' }),
+      delta(0, { type: 'text_delta', text: 'Sorry. ' }),
+      blockStop(0),
+      blockStart(1, { type: 'text', text: '' }),
+      delta(1, { type: 'text_delta', text: 'I cannot' }),
+      delta(1, { type: 'text_delta', text: ' help.' }),
+      blockStop(1),
+      messageDelta('refusal', usage(4, 3)),
+    ],
+  ],
+  ['an empty refusal fragment refuses nothing', [(w) => w.refusal(0, ''), (w) => w.finish(0, 'stop'), (w) => w.close(null)], [start(), messageDelta('end_turn', { output_tokens: 0 })]],
+  [
     'an empty reasoning fragment opens the thinking block only; a close without a finish ends it as end_turn',
     [(w) => w.reasoning(0, ''), (w) => w.close(null)],
     [start(), blockStart(0, { type: 'thinking', thinking: '', signature: '' }), blockStop(0), messageDelta('end_turn', { output_tokens: 0 })],
@@ -171,7 +187,7 @@ t.test('the writer\'s state: complete after the finish, deltas counted, a failur
 });
 
 const reply = (choice: Partial<Reply['choices'][number]>, usage: Reply['usage'] = { promptTokens: 12, completionTokens: 5 }): Reply => ({
-  choices: [{ content: null, toolCalls: [], finish: 'stop', ...choice }],
+  choices: [{ content: null, refusal: null, toolCalls: [], finish: 'stop', ...choice }],
   usage,
 });
 
@@ -209,6 +225,12 @@ t.test('a whole reply → a Messages message', async (t) => {
     ],
     ['tool calls with a stop finish are tool_use; empty arguments are {}', reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '' }] }), { content: [{ type: 'tool_use', id: 'c', name: 'f', input: {} }], stop_reason: 'tool_use' }],
     ['nothing at all', reply({ content: '' }), { content: [], stop_reason: 'end_turn' }],
+    ["the model's refusal: a text block, stop_reason refusal", reply({ refusal: 'I cannot help.' }), { content: [{ type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' }],
+    [
+      'text and a refusal: two text blocks',
+      reply({ content: 'Sorry. ', refusal: 'I cannot help.' }),
+      { content: [{ type: 'text', text: 'Sorry. ' }, { type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' },
+    ],
   ];
   for (const [label, input, expected] of rows) {
     const body = messageBody(input, ENVELOPE, 'gamma');

@@ -74,6 +74,38 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
   t.ok(s.complete);
 });
 
+t.test('a refusal: a refusal part after the text part, with its own delta and done events', async (t) => {
+  const s = sink();
+  const out = s.start() + s.text(0, 'Sorry. ') + s.refusal(0, '') + s.refusal(0, 'I cannot') + s.refusal(0, ' help.') + s.finish(0, 'stop');
+  const refusal = '{"type":"refusal","refusal":"I cannot help."}';
+  const message = `{${MESSAGE},"status":"completed","content":[${PART('Sorry. ')},${refusal}]}`;
+  const text = '"item_id":"msg_ID","output_index":0,"content_index":0';
+  const part = '"item_id":"msg_ID","output_index":0,"content_index":1';
+  t.equal(
+    fixedIds(out),
+    OPENING +
+      ev('response.output_item.added', 2, `"output_index":0,"item":{${MESSAGE},"status":"in_progress","content":[]}`) +
+      ev('response.content_part.added', 3, `${text},"part":${PART('')}`) +
+      ev('response.output_text.delta', 4, `${text},"delta":"Sorry. ","logprobs":[]`) +
+      ev('response.output_text.done', 5, `${text},"text":"Sorry. ","logprobs":[]`) +
+      ev('response.content_part.done', 6, `${text},"part":${PART('Sorry. ')}`) +
+      ev('response.content_part.added', 7, `${part},"part":{"type":"refusal","refusal":""}`) +
+      ev('response.refusal.delta', 8, `${part},"delta":"I cannot"`) +
+      ev('response.refusal.delta', 9, `${part},"delta":" help."`) +
+      ev('response.refusal.done', 10, `${part},"refusal":"I cannot help."`) +
+      ev('response.content_part.done', 11, `${part},"part":${refusal}`) +
+      ev('response.output_item.done', 12, `"output_index":0,"item":${message}`),
+  );
+  t.equal(s.relayedDeltas, 3, 'text and refusal fragments');
+  s.close({ promptTokens: 3, completionTokens: 7, cachedTokens: 1 });
+  t.equal(fixedIds(s.done()), ev('response.completed', 13, `"response":{${HEAD},"status":"completed","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${message}],"usage":${USAGE},${ECHO}}`));
+
+  const only = sink();
+  const events = fixedIds(only.refusal(0, 'No.') + only.finish(0, 'stop'));
+  t.match(events, ev('response.content_part.added', 3, '"item_id":"msg_ID","output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""}'), 'a refusal alone is the first part');
+  t.match(events, `"item":{${MESSAGE},"status":"completed","content":[{"type":"refusal","refusal":"No."}]}`);
+});
+
 t.test('a cut reply, a redacted run, one call only, and events that write nothing', async (t) => {
   const cut = sink();
   const text = fixedIds(cut.text(0, '') + cut.text(0, 'Hi') + cut.finish(0, 'length') + cut.finish(0, 'stop'));
@@ -119,7 +151,7 @@ t.test('failures after the 200: the error event, then response.failed', async (t
 });
 
 const REPLY = (choice: Partial<Reply['choices'][number]>): Reply => ({
-  choices: [{ content: null, toolCalls: [], finish: 'stop', ...choice }],
+  choices: [{ content: null, refusal: null, toolCalls: [], finish: 'stop', ...choice }],
   usage: { promptTokens: 3, completionTokens: 7, cachedTokens: 1 },
 });
 
@@ -144,6 +176,17 @@ t.test('whole replies: the response object, and what is staged for storage', asy
   t.match(filtered, { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, store: false, output: [{ status: 'incomplete' }] });
   const thinking = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ reasoning: [{ text: '', state: null }], finish: 'length' })).body)) as Json;
   t.same(thinking['output'], [{ id: thinking['output'][0].id, type: 'reasoning', summary: [], encrypted_content: null }], 'a reasoning item has no status to cut');
+});
+
+t.test('a whole reply with a refusal: a refusal part after any text, stored with the response', async (t) => {
+  const refusal = { type: 'refusal', refusal: 'I cannot help.' };
+  const call = responsesCall({ model: 'gamma-5.4', input: 'Hi' });
+  const body = JSON.parse(fixedIds(String(responsesFormat.output(call).render(REPLY({ refusal: 'I cannot help.' })).body))) as Json;
+  t.match(body, { status: 'completed', incomplete_details: null });
+  t.same(body['output'], [{ id: 'msg_ID', type: 'message', role: 'assistant', status: 'completed', content: [refusal] }], 'not an empty output');
+  t.same(JSON.parse(fixedIds(turnOf(call).staged?.items ?? '')).output, body['output'], 'the stored output keeps it');
+  const both = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ content: 'Sorry. ', refusal: 'I cannot help.' })).body)) as Json;
+  t.same(both['output'][0].content, [{ type: 'output_text', text: 'Sorry. ', annotations: [], logprobs: [] }, refusal]);
 });
 
 t.test('a conversation over the stored-size bound is not stored, and says so', async (t) => {

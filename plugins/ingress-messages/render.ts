@@ -38,6 +38,8 @@ export function messageBody(reply: Reply, envelope: MessageEnvelope, family: str
   const content: JsonObject[] = [];
   for (const run of choice?.reasoning ?? []) content.push(reasoningBlock(run));
   if (choice?.content) content.push({ type: 'text', text: choice.content });
+  // The Messages format has no refusal block: the refusal is a text block of its own, and the stop reason says so.
+  if (choice?.refusal) content.push({ type: 'text', text: choice.refusal });
   const finish = choice?.finish ?? 'stop';
   for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments, finish, family) });
   return {
@@ -46,7 +48,7 @@ export function messageBody(reply: Reply, envelope: MessageEnvelope, family: str
     role: 'assistant',
     model: envelope.model,
     content,
-    stop_reason: stopReason(finish, (choice?.toolCalls.length ?? 0) > 0),
+    stop_reason: stopReason(finish, (choice?.toolCalls.length ?? 0) > 0, Boolean(choice?.refusal)),
     stop_sequence: null,
     usage: messagesUsage(reply.usage),
   };

@@ -7,16 +7,20 @@ import { isRedacted, messagesError, messagesEvent, messagesUsage, signatureOf, s
  * first, with real, non-zero input tokens (the vendor's where it gives them at the start, else
  * the estimate; the exact count follows in `message_delta`); then per block
  * `content_block_start` → deltas → `content_block_stop`, indexes contiguous from 0 in start
- * order (thinking ends with its one `signature_delta`); `message_delta` with the stop reason and
- * cumulative usage; and `message_stop` only after completion. The Messages format has one choice.
+ * order (thinking ends with its one `signature_delta`; a refusal is a text block of its own and
+ * makes the stop reason `refusal`); `message_delta` with the stop reason and cumulative usage;
+ * and `message_stop` only after completion. The Messages format has one choice.
  */
 
-type BlockKind = 'text' | 'thinking' | 'redacted' | 'tool';
+/** `refusal`: the model's refusal, written as a text block of its own (the Messages format has no refusal block). */
+type BlockKind = 'text' | 'refusal' | 'thinking' | 'redacted' | 'tool';
 
 export class MessagesStreamWriter implements ReplyStream {
   relayedDeltas = 0;
   private started = false;
   private finished: FinishReason | null = null;
+  /** Whether the model refused (the stop reason is then `refusal`). */
+  private refused = false;
   private blocks = 0;
   private open: { kind: BlockKind; index: number } | null = null;
   /** The caller-side index of each tool call → its block's index. */
@@ -57,11 +61,12 @@ export class MessagesStreamWriter implements ReplyStream {
   }
 
   text(_choice: number, text: string): string {
-    let out = this.start(0);
-    if (text === '') return out;
-    if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
-    this.relayedDeltas += 1;
-    return out + this.delta({ type: 'text_delta', text });
+    return this.textDelta('text', text);
+  }
+
+  refusal(_choice: number, text: string): string {
+    if (text !== '') this.refused = true;
+    return this.textDelta('refusal', text);
   }
 
   toolCall(_choice: number, index: number, call: ReplyToolCall): string {
@@ -90,7 +95,7 @@ export class MessagesStreamWriter implements ReplyStream {
 
   /** `message_delta`: the stop reason and the cumulative usage (exact input tokens included), or the deltas relayed when the vendor gave none. */
   close(usage: ReplyUsage | null): string {
-    const delta = { stop_reason: stopReason(this.finished ?? 'stop', this.toolBlocks.size > 0), stop_sequence: null };
+    const delta = { stop_reason: stopReason(this.finished ?? 'stop', this.toolBlocks.size > 0, this.refused), stop_sequence: null };
     return this.start(0) + this.closeBlock() + messagesEvent({ type: 'message_delta', delta, usage: usage ? messagesUsage(usage) : { output_tokens: this.relayedDeltas } });
   }
 
@@ -113,6 +118,15 @@ export class MessagesStreamWriter implements ReplyStream {
     const { index } = this.open;
     this.open = null;
     return messagesEvent({ type: 'content_block_stop', index });
+  }
+
+  /** A `text_delta` of a block of `kind`, opened unless it is the open one. */
+  private textDelta(kind: 'text' | 'refusal', text: string): string {
+    let out = this.start(0);
+    if (text === '') return out;
+    if (this.open?.kind !== kind) out += this.openBlock(kind, { type: 'text', text: '' });
+    this.relayedDeltas += 1;
+    return out + this.delta({ type: 'text_delta', text });
   }
 
   /** A delta of the open block, which is always the one opened last. */

@@ -13,10 +13,13 @@ const STOP_REASONS: Readonly<Record<FinishReason, string>> = { stop: 'end_turn',
 /**
  * A finish → `stop_reason`. Returned tool calls make it `tool_use` (clients run the tools only
  * then), except when the output was cut at max_tokens: a call's input may be incomplete, and
- * the Messages API says `max_tokens` there too. A `tool_calls` finish without calls is `end_turn`.
+ * the Messages API says `max_tokens` there too. Otherwise a refusal (`refused`: the reply holds
+ * the model's refusal, written as text) makes it `refusal`. A `tool_calls` finish without calls
+ * is `end_turn`.
  */
-export function stopReason(finish: FinishReason, calledTools: boolean): string {
+export function stopReason(finish: FinishReason, calledTools: boolean, refused: boolean): string {
   if (calledTools) return finish === 'length' ? 'max_tokens' : 'tool_use';
+  if (refused) return 'refusal';
   return finish === 'tool_calls' ? 'end_turn' : STOP_REASONS[finish];
 }
 

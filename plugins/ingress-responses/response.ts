@@ -11,9 +11,10 @@ import {
 } from '../../src/plugin-api.js';
 
 /**
- * The pieces of a Responses `response` object: its output items (reasoning, message,
- * function_call), its usage, how a finish reason sets its status, and the echo of the request's
- * settings. Shared by the whole reply (output.ts) and the stream's events (stream.ts).
+ * The pieces of a Responses `response` object: its output items (reasoning, message with its
+ * text and refusal parts, function_call), its usage, how a finish reason sets its status, and
+ * the echo of the request's settings. Shared by the whole reply (output.ts) and the stream's
+ * events (stream.ts).
  */
 
 export type ItemStatus = 'completed' | 'incomplete';
@@ -30,15 +31,27 @@ export function endingOf(finish: FinishReason): Ending {
   return { status: 'completed', incomplete_details: null };
 }
 
-export const outputText = (text: string): JsonObject => ({ type: 'output_text', text, annotations: [], logprobs: [] });
+/** The kinds of a message's content part: the text, or the model's refusal to answer. */
+export type PartType = 'output_text' | 'refusal';
 
-export const messageItem = (id: string, text: string, status: ItemStatus): JsonObject => ({
+export const contentPart = (type: PartType, text: string): JsonObject =>
+  type === 'output_text' ? { type, text, annotations: [], logprobs: [] } : { type, refusal: text };
+
+export const messageItem = (id: string, content: JsonObject[], status: ItemStatus): JsonObject => ({
   id,
   type: 'message',
   role: 'assistant',
   status,
-  content: [outputText(text)],
+  content,
 });
+
+/** A whole reply's message content: the text, then the refusal (each only when there is one). */
+function messageContent(choice: ReplyChoice): JsonObject[] {
+  const content: JsonObject[] = [];
+  if (choice.content) content.push(contentPart('output_text', choice.content));
+  if (choice.refusal) content.push(contentPart('refusal', choice.refusal));
+  return content;
+}
 
 export const functionCallItem = (id: string, call: ReplyToolCall, status: ItemStatus | 'in_progress'): JsonObject => ({
   id,
@@ -60,7 +73,8 @@ export const reasoningItem = (id: string, text: string, state: ReasoningState | 
 /** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls. */
 export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean): JsonObject[] {
   const items: JsonObject[] = (choice.reasoning ?? []).map((run) => reasoningItem(mintId('rs_'), run.text, run.state));
-  if (choice.content) items.push(messageItem(mintId('msg_'), choice.content, 'completed'));
+  const content = messageContent(choice);
+  if (content.length) items.push(messageItem(mintId('msg_'), content, 'completed'));
   // With parallel_tool_calls: false, one call at most: the first (beta cannot be asked for fewer).
   const calls = parallelToolCalls ? choice.toolCalls : choice.toolCalls.slice(0, 1);
   for (const call of calls) items.push(functionCallItem(mintId('fc_'), call, 'completed'));

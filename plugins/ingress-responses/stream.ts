@@ -8,14 +8,15 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
-import { endingOf, functionCallItem, messageItem, outputText, reasoningItem, responsesUsage, type ItemStatus } from './response.js';
+import { contentPart, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
 import type { ResponsesTurn } from './turn.js';
 
 /**
  * Writes the Responses stream events of one reply from the neutral events a vendor's stream
  * translator reports: `response.created` and `response.in_progress` first; then per output item
  * `response.output_item.added`, its deltas and `.done` events, and `response.output_item.done`
- * with the whole item (an item is closed when the next one begins or the reply finishes); after
+ * with the whole item (an item is closed when the next one begins or the reply finishes); a
+ * message's text and refusal are content parts of it, each opened and closed likewise; after
  * completion exactly one terminal event carrying the whole response; on a failure after the 200,
  * one `error` event then `response.failed`. Every event has its `type` and a `sequence_number`
  * counting from 0. A Responses reply has one choice: the choice index is not read.
@@ -28,12 +29,21 @@ interface ItemPlace {
   head: string;
 }
 
+/** A message's content part being written. */
+interface OpenPart {
+  type: PartType;
+  text: string;
+  /** The item's head and `"content_index":…`: the first members of every event about the part. */
+  head: string;
+}
+
 type OpenItem = ItemPlace &
   (
-    | { kind: 'message'; text: string }
+    | { kind: 'message'; parts: JsonObject[]; part: OpenPart | null }
     | { kind: 'function_call'; toolIndex: number; call: ReplyToolCall }
     | { kind: 'reasoning'; text: string; summary: boolean; state: ReasoningState | null }
   );
+type MessageItem = Extract<OpenItem, { kind: 'message' }>;
 
 /** A new item's id and place; the id (a prefix, letters and digits) needs no JSON escaping. */
 function placeOf(prefix: string, index: number): ItemPlace {
@@ -49,7 +59,7 @@ export function errorEvent(error: GatewayError, sequence: number): string {
 }
 
 export class ResponsesStream implements ReplyStream {
-  /** Output deltas written so far (text and argument fragments): the fallback count when a stream is cut short. */
+  /** Output deltas written so far (text, refusal and argument fragments): the fallback count when a stream is cut short. */
   relayedDeltas = 0;
   private sequence = 0;
   private started = false;
@@ -101,13 +111,12 @@ export class ResponsesStream implements ReplyStream {
   }
 
   text(_choice: number, text: string): string {
-    let out = this.start();
-    if (text === '') return out;
-    this.relayedDeltas += 1;
-    out += this.begin('message');
-    const item = this.open as Extract<OpenItem, { kind: 'message' }>;
-    item.text += text;
-    return out + this.textDelta(item, text);
+    return this.fragment('output_text', text);
+  }
+
+  /** The model's refusal: a `refusal` part of the message, after its text part. */
+  refusal(_choice: number, text: string): string {
+    return this.fragment('refusal', text);
   }
 
   toolCall(_choice: number, index: number, call: ReplyToolCall): string {
@@ -184,9 +193,20 @@ export class ResponsesStream implements ReplyStream {
     return this.raw(type, `${item.head},${JSON.stringify(payload).slice(1, -1)}`);
   }
 
-  /** The most frequent event of a stream, written without building its object. */
-  private textDelta(item: OpenItem, delta: string): string {
-    return this.raw('response.output_text.delta', `${item.head},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
+  /**
+   * A fragment of a message's text or refusal, its event written without building its object:
+   * a text delta is the most frequent event of a stream.
+   */
+  private fragment(type: PartType, text: string): string {
+    let out = this.start();
+    if (text === '') return out;
+    this.relayedDeltas += 1;
+    out += this.beginPart(type);
+    const part = (this.open as MessageItem).part as OpenPart;
+    part.text += text;
+    const delta = JSON.stringify(text);
+    if (type === 'output_text') return out + this.raw('response.output_text.delta', `${part.head},"delta":${delta},"logprobs":[]`);
+    return out + this.raw('response.refusal.delta', `${part.head},"delta":${delta}`);
   }
 
   /** Makes sure an item of `kind` is open (closing another one first): its opening events. */
@@ -199,10 +219,35 @@ export class ResponsesStream implements ReplyStream {
       this.open = item;
       return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'reasoning', summary: [] } });
     }
-    const item: OpenItem = { kind, ...placeOf('msg_', index), text: '' };
+    const item: OpenItem = { kind, ...placeOf('msg_', index), parts: [], part: null };
     this.open = item;
-    out += this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-    return out + this.itemEvent('response.content_part.added', item, { content_index: 0, part: outputText('') });
+    return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+  }
+
+  /** Makes sure a part of `type` is open in an open message (closing another part, or another item, first): its opening events. */
+  private beginPart(type: PartType): string {
+    let out = this.begin('message');
+    const item = this.open as MessageItem;
+    if (item.part?.type === type) return out;
+    out += this.closePart(item);
+    const part: OpenPart = { type, text: '', head: `${item.head},"content_index":${item.parts.length}` };
+    item.part = part;
+    return out + this.raw('response.content_part.added', `${part.head},"part":${JSON.stringify(contentPart(type, ''))}`);
+  }
+
+  /** Closes a message's open part, if any: its closing events; the whole part joins the message's content. */
+  private closePart(item: MessageItem): string {
+    const part = item.part;
+    if (!part) return '';
+    item.part = null;
+    const whole = contentPart(part.type, part.text);
+    item.parts.push(whole);
+    const text = JSON.stringify(part.text);
+    const done =
+      part.type === 'output_text'
+        ? this.raw('response.output_text.done', `${part.head},"text":${text},"logprobs":[]`)
+        : this.raw('response.refusal.done', `${part.head},"refusal":${text}`);
+    return done + this.raw('response.content_part.done', `${part.head},"part":${JSON.stringify(whole)}`);
   }
 
   /** Closes the open item, if any: its closing events and `response.output_item.done` with the whole item. */
@@ -213,9 +258,8 @@ export class ResponsesStream implements ReplyStream {
     let out = '';
     let done: JsonObject;
     if (item.kind === 'message') {
-      out += this.itemEvent('response.output_text.done', item, { content_index: 0, text: item.text, logprobs: [] });
-      out += this.itemEvent('response.content_part.done', item, { content_index: 0, part: outputText(item.text) });
-      done = messageItem(item.id, item.text, status);
+      out += this.closePart(item);
+      done = messageItem(item.id, item.parts, status);
     } else if (item.kind === 'function_call') {
       out += this.itemEvent('response.function_call_arguments.done', item, { name: item.call.name, arguments: item.call.arguments });
       done = functionCallItem(item.id, item.call, status);

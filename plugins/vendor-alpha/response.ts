@@ -64,7 +64,7 @@ export function alphaReply(message: JsonObject, jsonMode: boolean): Reply {
   }
   // A forced tool call has no text beside it; should the model add some, the JSON alone is the answer.
   const content = json ?? (texts.length ? texts.join('') : toolCalls.length ? null : '');
-  const choice: ReplyChoice = { content, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
+  const choice: ReplyChoice = { content, refusal: null, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
   if (reasoning.length) choice.reasoning = reasoning;
   return { choices: [choice], usage: alphaUsage(message['usage']) };
 }

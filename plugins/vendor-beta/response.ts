@@ -82,6 +82,7 @@ function choice(candidate: JsonObject, remember: RememberSignature, oneCall: boo
   }
   const out: ReplyChoice = {
     content: texts.length ? texts.join('') : toolCalls.length ? null : '',
+    refusal: null,
     toolCalls,
     finish: betaFinish(candidate['finishReason'], toolCalls.length > 0),
   };
@@ -96,6 +97,6 @@ export function betaReply(body: JsonObject, remember: RememberSignature, oneCall
   // A blocked prompt has no candidates, only promptFeedback.blockReason.
   const choices = candidates.length
     ? [...candidates].sort((a, b) => tokenCount(a['index']) - tokenCount(b['index'])).map((candidate) => choice(candidate, remember, oneCall))
-    : [{ content: null, toolCalls: [], finish: 'content_filter' as const }];
+    : [{ content: null, refusal: null, toolCalls: [], finish: 'content_filter' as const }];
   return { choices, usage: betaUsage(body['usageMetadata']) };
 }

@@ -59,6 +59,7 @@ export class GammaEvents implements StreamTranslator {
     let out = this.sink.start(index);
     const delta = (raw['delta'] ?? {}) as JsonObject;
     if (typeof delta['content'] === 'string') out += this.sink.text(index, delta['content']);
+    if (typeof delta['refusal'] === 'string') out += this.sink.refusal(index, delta['refusal']);
     if (Array.isArray(delta['tool_calls'])) for (const call of delta['tool_calls'] as JsonObject[]) out += this.toolFragment(index, call);
     if (typeof raw['finish_reason'] === 'string') out += this.sink.finish(index, gammaFinish(raw['finish_reason']));
     return out;

@@ -30,8 +30,10 @@ function choice(raw: JsonObject): ReplyChoice {
     const fn = (call['function'] ?? {}) as JsonObject;
     return { id: String(call['id'] ?? ''), name: String(fn['name'] ?? ''), arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : '{}' };
   });
-  const content = typeof message['content'] === 'string' ? message['content'] : toolCalls.length ? null : '';
-  return { content, toolCalls, finish: gammaFinish(raw['finish_reason']) };
+  const refusal = typeof message['refusal'] === 'string' ? message['refusal'] : null;
+  // A refusal comes with `content: null`, as a tool call does: no text rather than an empty one.
+  const content = typeof message['content'] === 'string' ? message['content'] : toolCalls.length || refusal !== null ? null : '';
+  return { content, refusal, toolCalls, finish: gammaFinish(raw['finish_reason']) };
 }
 
 /** A reference chat completion whose shape was checked (a non-empty `choices`). */

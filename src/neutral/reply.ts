@@ -24,6 +24,8 @@ export interface ReplyReasoning {
 export interface ReplyChoice {
   /** The text, or null when there is none. */
   content: string | null;
+  /** The model's refusal to answer (a vendor's own field, gamma's `message.refusal`), or null when there is none. */
+  refusal: string | null;
   /** Reasoning runs before the content, in order (empty when the vendor showed none). */
   reasoning?: ReplyReasoning[];
   toolCalls: ReplyToolCall[];

@@ -4,9 +4,9 @@ import type { ReasoningState } from './request.js';
 
 /**
  * The neutral events of one streamed reply. A vendor's stream translator says what happened
- * (the message began, reasoning, text, a tool call and its argument fragments, the finish, the
- * usage); the ingress format's sink keeps its own rules and returns the SSE text to send for
- * each event ('' for nothing): reference chunks, Responses events or Messages events.
+ * (the message began, reasoning, text, a refusal, a tool call and its argument fragments, the
+ * finish, the usage); the ingress format's sink keeps its own rules and returns the SSE text to
+ * send for each event ('' for nothing): reference chunks, Responses events or Messages events.
  */
 export interface ReplySink {
   /**
@@ -21,6 +21,8 @@ export interface ReplySink {
   reasoningState(choice: number, state: ReasoningState): string;
   /** A text delta, with its reference-format logprobs when the caller asked for them. */
   text(choice: number, text: string, logprobs?: JsonObject | null): string;
+  /** A fragment of the model's refusal to answer (gamma's `delta.refusal`): never dropped, each format writes it its way. */
+  refusal(choice: number, text: string): string;
   /** The first fragment of a tool call (`index` counts this choice's tool calls from 0). */
   toolCall(choice: number, index: number, call: ReplyToolCall): string;
   toolArguments(choice: number, index: number, fragment: string): string;

@@ -31,7 +31,7 @@ export function thinkingBlock(text: string, state: ReasoningState): JsonObject {
 }
 
 function message(choice: ReplyChoice): JsonObject {
-  const out: JsonObject = { role: 'assistant', content: choice.content, refusal: null };
+  const out: JsonObject = { role: 'assistant', content: choice.content, refusal: choice.refusal };
   const runs = choice.reasoning ?? [];
   const reasoning = runs.map((run) => run.text).join('');
   if (reasoning !== '') out['reasoning_content'] = reasoning;
@@ -54,14 +54,14 @@ export function chatCompletionBody(reply: Reply, envelope: ReplyEnvelope): JsonO
   };
 }
 
-/** A legacy completion has only text: a reply that called tools cannot be one. */
+/** A legacy completion has only text: a reply that called tools cannot be one, and a refusal is written as its text. */
 export function textCompletionBody(reply: Reply, envelope: ReplyEnvelope): JsonObject {
   return {
     id: envelope.id,
     object: 'text_completion',
     created: envelope.created,
     model: envelope.model,
-    choices: reply.choices.map((choice, index) => ({ text: choice.content ?? '', index, logprobs: null, finish_reason: choice.finish })),
+    choices: reply.choices.map((choice, index) => ({ text: (choice.content ?? '') + (choice.refusal ?? ''), index, logprobs: null, finish_reason: choice.finish })),
     usage: referenceUsage(reply.usage),
   };
 }

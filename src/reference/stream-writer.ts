@@ -8,17 +8,18 @@ import { referenceUsage, thinkingBlock } from './reply.js';
 
 /**
  * Writes the reference format's SSE chunks for one streamed reply, so that every vendor
- * stream translator only says what happened (text, a tool call, its argument fragments, the
- * finish) and this class keeps the rules: one id/created/model for all chunks, the role delta
- * first per choice, `id`/`type`/`name` only in a call's first fragment, exactly one finish
- * chunk per choice, `"usage": null` on every chunk and one usage chunk with `choices: []` at
- * the end only when the caller asked (`stream_options.include_usage`), and `data: [DONE]`
- * after completion. Reasoning goes as `reasoning_content` deltas, and each run's state as one
- * `thinking_blocks` delta when the run ends. In legacy mode (`/v1/completions`) chunks are
- * `text_completion` with `text` (and no reasoning).
+ * stream translator only says what happened (text, a refusal, a tool call, its argument
+ * fragments, the finish) and this class keeps the rules: one id/created/model for all chunks,
+ * the role delta first per choice, `id`/`type`/`name` only in a call's first fragment, exactly
+ * one finish chunk per choice, `"usage": null` on every chunk and one usage chunk with
+ * `choices: []` at the end only when the caller asked (`stream_options.include_usage`), and
+ * `data: [DONE]` after completion. Reasoning goes as `reasoning_content` deltas, and each
+ * run's state as one `thinking_blocks` delta when the run ends; a refusal as `refusal` deltas.
+ * In legacy mode (`/v1/completions`) chunks are `text_completion` with `text` (a refusal's
+ * too; no reasoning).
  */
 export class ReferenceStreamWriter implements ReplyStream {
-  /** Output deltas written so far (text and tool-call fragments), the fallback usage count. */
+  /** Output deltas written so far (text, refusal and tool-call fragments), the fallback usage count. */
   relayedDeltas = 0;
   private readonly started = new Set<number>();
   private readonly finished = new Set<number>();
@@ -51,6 +52,14 @@ export class ReferenceStreamWriter implements ReplyStream {
     const head = this.start(choice);
     if (this.legacy) return head + this.legacyChunk(choice, text, null);
     return head + (logprobs ? this.chunk(choice, { content: text }, null, logprobs) : this.textChunk(choice, text));
+  }
+
+  /** A refusal fragment as a `refusal` delta; a legacy completion has only text, so there it is text. */
+  refusal(choice: number, text: string): string {
+    if (text === '') return this.start(choice);
+    this.relayedDeltas += 1;
+    const head = this.start(choice);
+    return head + (this.legacy ? this.legacyChunk(choice, text, null) : this.chunk(choice, { refusal: text }, null));
   }
 
   /** Reasoning text as `reasoning_content` deltas (legacy completions carry none). */

@@ -10,12 +10,20 @@ export const jsonAnswer = (body: unknown): Answer => (res) => {
   res.end(JSON.stringify(body));
 };
 
+/** A 200 event stream of reference chunks, each one `data:` frame, then `data: [DONE]`. */
+export const sseAnswer = (chunks: unknown[]): Answer => (res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
+};
+
 export interface QueuedUpstream {
   origin: string;
   /** Answers still to give, one per request in order; a request with none queued gets a 500. */
   answers: Answer[];
   /** Requests received so far. */
   requests: number;
+  /** Their bodies, in order. */
+  bodies: string[];
 }
 
 /**
@@ -23,11 +31,13 @@ export interface QueuedUpstream {
  * answer — for replies no simulator gives (cut short, malformed, interleaved).
  */
 export async function queuedUpstream(t: { teardown(fn: () => unknown): void }): Promise<QueuedUpstream> {
-  const upstream: QueuedUpstream = { origin: '', answers: [], requests: 0 };
+  const upstream: QueuedUpstream = { origin: '', answers: [], requests: 0, bodies: [] };
   const server = createServer((req, res) => {
     upstream.requests += 1;
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => {
+      upstream.bodies.push(Buffer.concat(chunks).toString('utf8'));
       const answer = upstream.answers.shift();
       if (answer) answer(res);
       else res.writeHead(500).end('{"error":{"message":"no answer queued"}}');
