@@ -35,18 +35,25 @@ t.test('thinking blocks out of the envelope: a signature where it stood, a redac
     `  {"role": "assistant", "content": [\n    {"type": "thinking", "thinking": "Weigh it.", "signature": "${first}", "cache_control": {"type": "ephemeral", "n": 1.10}},\n    ${second}${rest}\n  ]},\n` +
     `  {"role": "assistant", "content": [ ${BETA}, ${BETA} , {"type":"text","text":"a"} ]},\n` +
     `  {"role": "assistant", "content": [{"type":"text","text":"b"},${BETA}]},\n` +
-    `  {"role": "assistant", "content": [ ${BETA} ]},\n` +
     `  {"role": "user", "content": "More"}\n]}`;
   const rest = `,\n    ${BETA},\n    {"type": "text", "text": "Hello."}`;
   t.equal(
     sent(body('"Alpha-Sonnet-4-6"', SIGNED, `{"type":"thinking", "thinking":"","signature":"${REDACTED}"}`, rest)),
     body('"alpha-sonnet-4.6"', 'EqQBsig', '{"type":"redacted_thinking","data":"EmwKAhgB"}', ',\n    {"type": "text", "text": "Hello."}')
       .replace(`[ ${BETA}, ${BETA} , {"type":"text","text":"a"} ]`, '[ {"type":"text","text":"a"} ]')
-      .replace(`[{"type":"text","text":"b"},${BETA}]`, '[{"type":"text","text":"b"}]')
-      .replace(`[ ${BETA} ]`, '[  ]'),
+      .replace(`[{"type":"text","text":"b"},${BETA}]`, '[{"type":"text","text":"b"}]'),
   );
   const upstreamName = body('"alpha-sonnet-4.6"', SIGNED, '{"type":"text","text":"c"}', '');
-  t.equal(sent(upstreamName), upstreamName.replace(SIGNED, 'EqQBsig').replace(`[ ${BETA}, ${BETA} , `, '[ ').replace(`,${BETA}]`, ']').replace(`[ ${BETA} ]`, '[  ]'), 'the model already the upstream name: only the blocks');
+  t.equal(sent(upstreamName), upstreamName.replace(SIGNED, 'EqQBsig').replace(`[ ${BETA}, ${BETA} , `, '[ ').replace(`,${BETA}]`, ']'), 'the model already the upstream name: only the blocks');
+});
+
+t.test('a message left with no block: left out, the messages around it joined (written from the parsed value)', async (t) => {
+  const body = `{"model": "alpha-sonnet-4.6", "max_tokens": 64, "messages": [{"role": "user", "content": "first"}, {"role": "assistant", "content": [${BETA}]}, {"role": "user", "content": [{"type": "text", "text": "second"}]}, {"role": "assistant", "content": "ok"}]}`;
+  t.same(JSON.parse(sent(body)), {
+    model: 'alpha-sonnet-4.6',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }, { role: 'assistant', content: 'ok' }],
+  });
 });
 
 t.test('the model set where it stands: a name written with escapes, spacing before the body', async (t) => {

@@ -2,6 +2,7 @@ import t from 'tap';
 import { alphaRequestBody } from '../plugins/vendor-alpha/request.js';
 import { betaRequestBody } from '../plugins/vendor-beta/request.js';
 import { gammaChatBody } from '../plugins/vendor-gamma/request.js';
+import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import { withReplayableTurns } from '../src/neutral/replayable.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import type { NeutralRequest, ReasoningState, Turn } from '../src/neutral/request.js';
@@ -15,7 +16,8 @@ import { catalogue } from './helpers/translate.js';
  * An assistant turn holding only reasoning a vendor cannot be sent (another family's state; for
  * beta and gamma any reasoning) is left out of that vendor's request, with the turns around it
  * merged, instead of going upstream as an empty message. Such turns come from a response cut short
- * while it thought, or from another family's reasoning item.
+ * while it thought, or from another family's reasoning item. A Messages body passed through to
+ * alpha loses such a message too.
  */
 
 type Json = Record<string, any>;
@@ -93,4 +95,18 @@ t.test('end to end: a response cut short while thinking on alpha, continued on b
     const turns = (upstream['contents'] ?? upstream['messages']) as Json[];
     t.same(turns.map((turn) => turn['role']), ['user'], `${next}: one user turn reaches the vendor, no empty assistant turn`);
   }
+});
+
+t.test('end to end through the Messages format to alpha (passed through): a message of another family\'s thinking alone is left out', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const betaThinking = { type: 'thinking', thinking: 'Hmm.', signature: encodeReasoningState(BETA) };
+  const res = await fetch(`${h.origin}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 64, messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: [betaThinking] }, { role: 'user', content: 'second' }] }),
+  });
+  t.equal(res.status, 200, await res.clone().text());
+  const upstream = JSON.parse(h.alpha.requests.at(-1)?.body ?? '{}') as Json;
+  t.same(upstream['messages'], [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }], 'no empty assistant message reaches alpha: the user turns around it joined');
 });

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../src/plugin-api.js';
-import { messagesForAlpha } from './foreign-thinking.js';
+import { blockForAlpha } from './foreign-thinking.js';
 import { elementsAt, isObjectAt, named, objectAt, skipSpace, spliced, type Edit, type ObjectSpans, type Span } from './json-spans.js';
 
 /**
@@ -72,18 +72,13 @@ function contentEdits(raw: Buffer, span: Span, message: JsonObject): Edit[] | nu
   const spans = elementsAt(raw, found.start);
   const edits: Edit[] = [];
   const dropped = (message['content'] as unknown[]).map((block, index) => {
-    const taken = forAlpha(block);
+    const taken = blockForAlpha(block);
     if (taken !== block && taken !== null) edits.push(...blockEdits(raw, spans[index] as Span, block as JsonObject, taken as JsonObject));
     return taken === null;
   });
   return edits.concat(removals(spans, dropped));
 }
 
-/** What foreign-thinking.ts makes of one block: the block itself, the block alpha takes instead, or null (left out). */
-function forAlpha(block: unknown): unknown {
-  const taken = messagesForAlpha([{ content: [block] }]);
-  return taken === null ? block : (((taken[0] as JsonObject)['content'] as unknown[])[0] ?? null);
-}
 
 /** A block that keeps its members (a signature out of its envelope) gets the changed values where they stood; another block is written whole. */
 function blockEdits(raw: Buffer, span: Span, block: JsonObject, taken: JsonObject): Edit[] {

@@ -20,7 +20,7 @@ import {
 import type { BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
 import { upstreamBody, withMember } from './exact-edits.js';
-import { messagesForAlpha } from './foreign-thinking.js';
+import { joinedMessages, messagesForAlpha } from './foreign-thinking.js';
 import { alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
 
@@ -57,12 +57,15 @@ export class AlphaPassthrough implements Translator {
     if (path === undefined) throw invalidRequest(`${call.endpoint.path} is not offered for the model '${model.id}'.`, 'model');
     const raw = call.rawJson as Buffer;
     const messages = messagesForAlpha(call.body['messages']);
-    // Nothing to change: the caller's buffer itself, neither scanned nor copied. A member to change
-    // standing twice is the one body written from its parsed value (exact-edits.ts says why).
+    // Nothing to change: the caller's buffer itself, neither scanned nor copied. Two bodies are
+    // written from their parsed value: one where a member to change stands twice (exact-edits.ts
+    // says why), and one where a message is left out and its neighbours joined (a rare rewrite).
     const unchanged = call.body['model'] === model.upstream && !messages;
+    const leftOut = messages?.includes(null) === true;
     const body = unchanged
       ? raw
-      : (upstreamBody(raw, call.body, model.upstream, messages) ?? Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages } : {}) })));
+      : ((!leftOut && upstreamBody(raw, call.body, model.upstream, messages)) ||
+        Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages: joinedMessages(messages) } : {}) })));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
     const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta']);
     if (betas !== undefined) headers['anthropic-beta'] = betas;
