@@ -218,6 +218,8 @@ t.test('what the neutral request cannot carry is a 400 naming it in Messages not
   const image = (source: Body): Body => base({ messages: [{ role: 'user', content: [{ type: 'image', source }] }] });
   t.equal((thrown(() => read(image({ type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }))) as Error).message, 'messages[0].content[0].source must hold an image: a media_type of image/… and base64 data.');
   t.equal((thrown(() => read(image({ type: 'url', url: 'file:///etc/passwd' }))) as Error).message, 'messages[0].content[0].source must have a url of http or https.');
+  const result = base({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] }] });
+  t.equal((thrown(() => read(result)) as Error).message, "messages[1].content[0]: 'tool_result' blocks cannot stand in an assistant message.");
 });
 
 const problems: Array<[string, Body, string | undefined, 'create' | 'count']> = [

@@ -117,7 +117,7 @@ function part(block: JsonObject, where: string, role: 'user' | 'assistant', read
     case 'assistant:redacted_thinking':
       return { type: 'reasoning', text: '', state: { family: 'alpha', kind: 'redacted', data: block['data'] as string } };
     default:
-      if (READ_BLOCKS.has(String(block['type']))) throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in a ${role} message.`, where);
+      if (READ_BLOCKS.has(String(block['type']))) throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in ${role === 'assistant' ? 'an' : 'a'} ${role} message.`, where);
       throw unsupported(reading, where, `'${String(block['type'])}' blocks`);
   }
 }
