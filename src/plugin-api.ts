@@ -27,7 +27,7 @@ export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-serve
 
 // Keys and credentials.
 export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from './keys/key-material.js';
-export { headerCount, isCredentialHeader } from './http/credential-headers.js';
+export { bearerToken, headerCount, isCredentialHeader } from './http/credential-headers.js';
 
 // The catalogue, money and billing.
 export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js';

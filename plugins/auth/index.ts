@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, type Call } from '../../src/plugin-api.js';
+import { bearerToken, definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, type Call } from '../../src/plugin-api.js';
 
 /**
  * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).
@@ -7,8 +7,6 @@ import { definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPO
  * whatever its prefix; only then is the reason for a refusal chosen. Every refusal is 401
  * invalid_api_key (docs/api-contract.md#keys).
  */
-
-const BEARER = /^bearer[ \t]+(.*)$/i;
 
 const refuse = (message: string): GatewayError => new GatewayError(401, message);
 
@@ -34,9 +32,8 @@ function presentedKey(call: Call): string {
     const foreign = foreignAuthHeader(call.callerHeaders, apiKeyHeader);
     throw refuse(foreign ? `The ${foreign} header is not accepted; send the key as ${how}.` : `No API key: send ${how}.`);
   }
-  const bearer = BEARER.exec(header.trim());
-  if (!bearer) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
-  const token = bearer[1] as string;
+  const token = bearerToken(header);
+  if (token === undefined) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
   if (keyHeader !== undefined && keyHeader !== token) {
     throw refuse('The Authorization and x-api-key headers carry different keys; send one key, or the same key in both.');
   }

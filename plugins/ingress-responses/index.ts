@@ -1,4 +1,4 @@
-import { definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint } from '../../src/plugin-api.js';
+import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint } from '../../src/plugin-api.js';
 import { responsesFormat } from './format.js';
 import { turnOf } from './turn.js';
 
@@ -8,8 +8,6 @@ export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, operation: 'generate', format: responsesFormat };
-
-const BEARER = /^\s*Bearer\s+(\S+)\s*$/i;
 
 const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
 
@@ -39,7 +37,10 @@ export default definePlugin({
   setup({ store, clock, log, config, families, upstreamCredential }) {
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
-    const secretsOf = (call: Call): string[] => [...credentials, ...(BEARER.exec(call.callerHeaders.authorization ?? '')?.slice(1) ?? [])];
+    const secretsOf = (call: Call): string[] => {
+      const key = bearerToken(call.callerHeaders.authorization);
+      return key === undefined ? credentials : [...credentials, key];
+    };
     let prunedAt = Number.NEGATIVE_INFINITY;
     const prune = (now: number): void => {
       if (now - prunedAt < PRUNE_EVERY_MS) return;

@@ -17,3 +17,8 @@ export function headerCount(rawHeaders: readonly string[], name: string): number
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) count += 1;
   return count;
 }
+
+const BEARER = /^bearer[ \t]+(.*)$/i;
+
+/** The token of an `Authorization: Bearer …` header (surrounding spaces trimmed), or undefined for another scheme or none. */
+export const bearerToken = (header: string | undefined): string | undefined => (header === undefined ? undefined : BEARER.exec(header.trim())?.[1]);
