@@ -1,7 +1,5 @@
 import t from 'tap';
-import { startHarness } from './helpers/harness.js';
-import { openLedgerDb } from './helpers/ledger-db.js';
-import { jsonAnswer, queuedUpstream, type Answer } from './helpers/queued-upstream.js';
+import { gatewayOnQueuedGamma, jsonAnswer, type Answer } from './helpers/queued-upstream.js';
 
 /**
  * A gamma answer that is not whole is an upstream error, never a success: a stream closed
@@ -30,11 +28,7 @@ const parsed = (text: string): unknown => {
 };
 
 t.test('gamma answers that are not whole: an error for the caller, upstream_error in the ledger', async (t) => {
-  const upstream = await queuedUpstream(t);
-  const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
-  const { id, key } = await h.createKey();
-  const db = openLedgerDb(h.dbPath);
-  t.teardown(() => db.close());
+  const { upstream, h, id, key, db } = await gatewayOnQueuedGamma(t);
 
   const call = async (path: string, body: Record<string, unknown>): Promise<{ status: number; text: string }> => {
     const res = await fetch(`${h.baseURL}${path}`, {

@@ -1,9 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
 import { raw, startHarness } from './helpers/harness.js';
-import { openLedgerDb } from './helpers/ledger-db.js';
 import { sdk } from './helpers/messages-client.js';
-import { jsonAnswer, queuedUpstream, sseAnswer } from './helpers/queued-upstream.js';
+import { gatewayOnQueuedGamma, jsonAnswer, queuedUpstream, sseAnswer } from './helpers/queued-upstream.js';
 
 /**
  * The Messages format against what a vendor or a caller should not send (docs/formats/messages.md):
@@ -72,11 +71,7 @@ t.test('refused before any upstream: numbers read as Infinity, images the chat i
 });
 
 t.test('tool-call arguments that are not a JSON object: a billed 200 when cut at max_tokens, else a 502; interleaved streamed calls end in an error event', async (t) => {
-  const upstream = await queuedUpstream(t);
-  const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
-  const { id, key } = await h.createKey();
-  const db = openLedgerDb(h.dbPath);
-  t.teardown(() => db.close());
+  const { upstream, h, id, key, db } = await gatewayOnQueuedGamma(t);
   const post = (body: unknown) => raw(h.origin, 'POST', '/v1/messages', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   upstream.answers.push(jsonAnswer(completion('{"city": "Os', 'length')));

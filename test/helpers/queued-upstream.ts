@@ -1,5 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startHarness, type Harness } from './harness.js';
+import { openLedgerDb, type LedgerDb } from './ledger-db.js';
 
 /** One answer of a queued upstream: what it writes to the response. */
 export type Answer = (res: ServerResponse) => void;
@@ -48,4 +50,17 @@ export async function queuedUpstream(t: { teardown(fn: () => unknown): void }): 
   server.on('connection', (socket) => t.teardown(() => socket.destroy()));
   upstream.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return upstream;
+}
+
+/**
+ * The gateway with gamma answered by a queued upstream (no retries: each queued answer is one
+ * attempt), a key, and the ledger opened for reading: for tests of what gamma should not send.
+ */
+export async function gatewayOnQueuedGamma(t: { teardown(fn: () => unknown): void }): Promise<{ upstream: QueuedUpstream; h: Harness; id: string; key: string; db: LedgerDb }> {
+  const upstream = await queuedUpstream(t);
+  const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
+  const { id, key } = await h.createKey();
+  const db = openLedgerDb(h.dbPath);
+  t.teardown(() => db.close());
+  return { upstream, h, id, key, db };
 }
