@@ -87,6 +87,6 @@ t.test('a plugin kept outside plugins/ is loaded from the path its entry names',
   writeFileSync(join(dir, 'other', 'index.js'), "export default { name: 'someone-else', setup: () => ({}) };\n");
   await t.rejects(resolvePlugins([entry('greeter', { path: 'other' })], configFile), { message: /calls itself "someone-else"/ });
   await t.rejects(resolvePlugins([entry('upstream-headers', { config: { headers: { a: 1 } } })], configFile), {
-    message: /gateway\.yaml: \/plugins\/0\/config\/headers\/a must be string$/,
+    message: /gateway\.yaml: \/plugins\/0\/config\/headers\/a must be a string$/,
   }, "a plugin's config schema names the file and the path inside the block");
 });

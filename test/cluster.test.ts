@@ -16,8 +16,8 @@ t.setTimeout(240_000);
 t.test('two workers on SQLite: both serve, metrics summed, a killed worker replaced, SIGTERM drains both', (t) => twoWorkers(t, {}));
 
 t.test('a broken config with workers is one line and exit 1', async (t) => {
-  await t.test('a bad port', (t) => brokenConfig(t, { PORT: 'eighty' }, /^gateway: .*gateway\.yaml: \/server\/port must be integer/));
-  await t.test('a bad worker count', (t) => brokenConfig(t, { GATEWAY_WORKERS: 'many' }, /^gateway: .*gateway\.yaml: \/server\/workers must be integer/));
+  await t.test('a bad port', (t) => brokenConfig(t, { PORT: 'eighty' }, /^gateway: .*gateway\.yaml: \/server\/port must be an integer/));
+  await t.test('a bad worker count', (t) => brokenConfig(t, { GATEWAY_WORKERS: 'many' }, /^gateway: .*gateway\.yaml: \/server\/workers must be an integer/));
   await t.test('an instance id too long for the workers', (t) =>
     brokenConfig(t, { GATEWAY_INSTANCE_ID: 'x'.repeat(99) }, /^gateway: .*gateway\.yaml: \/server\/instance_id must be at most 97 characters with 2 workers/),
   );

@@ -65,7 +65,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
 
 t.test('config errors name the file and the path at fault', async (t) => {
   t.throws(() => loadConfig(join(dir, 'missing.yaml'), {}), { message: /missing\.yaml.*cannot be read/ });
-  t.throws(() => loadConfig('config/gateway.yaml', { PORT: 'eighty' }), { message: /\/server\/port must be integer.*PORT/ });
+  t.throws(() => loadConfig('config/gateway.yaml', { PORT: 'eighty' }), { message: /\/server\/port must be an integer.*PORT/ });
   t.throws(() => loadConfig('config/gateway.yaml', { GATEWAY_RETRY_MAX: '9' }), { message: /\/retry\/max must be <= 4/ });
   await t.rejects(loadSetup('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), { message: /gateway\.yaml: \/upstreams\/gamma\/base_url .*GAMMA_BASE_URL/ });
   t.throws(() => loadConfig('config/gateway.yaml', { LOG_LEVEL: 'loud' }), { message: /\/log\/level must be one of/ });

@@ -132,7 +132,7 @@ t.test('chain configuration errors name the YAML path', async (t) => {
   t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" must come after "auth"/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('auth')]), { message: /listed twice/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('upstream-headers', { headers: { a: 1 } })]), {
-    message: /gateway\.yaml: \/plugins\/5\/config\/headers\/a must be string/,
+    message: /gateway\.yaml: \/plugins\/5\/config\/headers\/a must be a string/,
   });
   t.match(await attempt([...DEFAULT_CHAIN.slice(0, 4), entry('vendor-gamma', { surprise: true })]), { message: /takes no config/ });
 });

@@ -61,7 +61,7 @@ t.test('a fresh start with no env: models answer, the printed key works, once', 
 t.test('a broken config is one clear line, not a stack trace', async (t) => {
   const run = spawnGateway({ PORT: 'eighty', GATEWAY_DB: join(tmpdir(), 'never.db') });
   t.equal(await run.exited, 1);
-  t.match(run.output(), /gateway: .*gateway\.yaml: \/server\/port must be integer/);
+  t.match(run.output(), /gateway: .*gateway\.yaml: \/server\/port must be an integer/);
   t.notMatch(run.output(), /\n\s+at /, 'no stack trace');
 });
 

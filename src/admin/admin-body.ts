@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Request, Response } from 'express';
+import { schemaReason } from '../config/schema-reason.js';
 import { GatewayError, invalidRequest, toGatewayError } from '../http/errors.js';
 import { sendError, sendJson } from '../http/respond.js';
 
@@ -13,11 +14,9 @@ function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
     : error.keyword === 'additionalProperties' ? String(error.params['additionalProperty'])
     : error.instancePath.split('/')[1] ?? null;
   const reason =
-    error.keyword === 'required' ? 'is required'
-    : error.keyword === 'additionalProperties' ? 'is not a known field'
+    error.keyword === 'additionalProperties' ? 'is not a known field'
     : error.keyword === 'anyOf' ? 'has the wrong type'
-    : error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`
-    : error.message ?? 'is invalid';
+    : schemaReason(error);
   return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
 }
 

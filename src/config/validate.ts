@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { BootError } from './boot-error.js';
+import { schemaReason } from './schema-reason.js';
 
 /**
  * One Ajv instance for every schema of the gateway (config, catalogue, plugin configs,
@@ -17,11 +18,7 @@ export function describeError(error: ErrorObject): { path: string; message: stri
     path = `${error.instancePath}/${String(error.params['additionalProperty'])}`;
     return { path, message: 'is not a known setting' };
   }
-  if (error.keyword === 'required') return { path, message: 'is required' };
-  if (error.keyword === 'enum') {
-    return { path, message: `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}` };
-  }
-  return { path, message: error.message ?? 'is invalid' };
+  return { path, message: schemaReason(error) };
 }
 
 export class ValidationError extends BootError {

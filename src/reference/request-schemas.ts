@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { EndpointName } from '../chain/call.js';
 import { compileSchema } from '../config/validate.js';
+import { schemaReason } from '../config/schema-reason.js';
 import { REASONING_EFFORTS } from '../neutral/request.js';
 
 /**
@@ -147,20 +148,9 @@ function paramOf(error: ErrorObject): string {
 }
 
 function reasonOf(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'required':
-      return 'is required';
-    case 'enum':
-      return `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`;
-    case 'const':
-      return `must be ${JSON.stringify(error.params['allowedValue'])}`;
-    case 'anyOf':
-      return 'has an invalid value';
-    case 'additionalProperties':
-      return 'is not a parameter the gateway knows';
-    default:
-      return error.message ?? 'is invalid';
-  }
+  if (error.keyword === 'anyOf') return 'has an invalid value';
+  if (error.keyword === 'additionalProperties') return 'is not a parameter the gateway knows';
+  return schemaReason(error);
 }
 
 /** The first problem with a request body for an endpoint, or undefined if it is well-formed. */
