@@ -203,6 +203,11 @@ t.test('a stream that breaks mid-way ends with the error event and response.fail
     t.match(error, { type: 'error', code: 'bad_gateway', message: /upstream/, param: null, error: { type: 'upstream_error', code: 'bad_gateway', param: null } });
     t.equal(error['message'], error['error'].message);
     t.match(failed, { type: 'response.failed', response: { status: 'failed', error: { code: 'bad_gateway', message: error['message'] } } });
+    const added = all.filter((e) => e['type'] === 'response.output_item.added').length;
+    t.equal(all.filter((e) => e['type'] === 'response.output_item.done').length, added, `${model}: every item added is done`);
+    t.equal(failed['response'].output.length, added, `${model}: response.failed carries every item`);
+    // Alpha's simulated break comes before its first text delta: nothing was open yet.
+    if (added > 0) t.match(failed['response'].output.at(-1), { type: 'message', status: 'incomplete' }, `${model}: the item cut short is incomplete`);
     t.notOk(all.some((e) => e['type'] === 'response.completed'));
     t.same(all.map((e) => e['sequence_number']), all.map((_, i) => i));
   }

@@ -145,7 +145,13 @@ t.test('failures after the 200: the error event, then response.failed', async (t
   s.toolCall(0, 0, { id: 'c0', name: 'f', arguments: '{}' });
   s.text(0, 'partial');
   const tail = fixedIds(s.fail(error));
-  t.equal(tail, ev('error', 9, both) + failed(10, '{"id":"fc_ID","type":"function_call","status":"completed","call_id":"c0","name":"f","arguments":"{}"}'), 'the items done so far');
+  const call = '{"id":"fc_ID","type":"function_call","status":"completed","call_id":"c0","name":"f","arguments":"{}"}';
+  const cut = `{${MESSAGE},"status":"incomplete","content":[${PART('partial')}]}`;
+  const closing =
+    ev('response.output_text.done', 9, '"item_id":"msg_ID","output_index":1,"content_index":0,"text":"partial","logprobs":[]') +
+    ev('response.content_part.done', 10, `"item_id":"msg_ID","output_index":1,"content_index":0,"part":${PART('partial')}`) +
+    ev('response.output_item.done', 11, `"output_index":1,"item":${cut}`);
+  t.equal(tail, closing + ev('error', 12, both) + failed(13, `${call},${cut}`), 'the open item ends incomplete, then the items so far in response.failed');
   t.equal(responsesFormat.errors.frame(error), ev('error', 0, both), 'the frame of a failure before any sink');
   t.equal(responsesFormat.errors.body(error), JSON.stringify(error.toEnvelope()));
 });

@@ -18,8 +18,9 @@ import type { ResponsesTurn } from './turn.js';
  * with the whole item (an item is closed when the next one begins or the reply finishes); a
  * message's text and refusal are content parts of it, each opened and closed likewise; after
  * completion exactly one terminal event carrying the whole response; on a failure after the 200,
- * one `error` event then `response.failed`. Every event has its `type` and a `sequence_number`
- * counting from 0. A Responses reply has one choice: the choice index is not read.
+ * the open item closed as `incomplete`, then one `error` event and `response.failed`. Every event
+ * has its `type` and a `sequence_number` counting from 0. A Responses reply has one choice: the
+ * choice index is not read.
  */
 
 interface ItemPlace {
@@ -165,8 +166,9 @@ export class ResponsesStream implements ReplyStream {
     return this.raw(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.final as string}`);
   }
 
+  /** The open item ends `incomplete` (its closing events first, so every item added is done), then the error and `response.failed` with every item. */
   fail(error: GatewayError): string {
-    const head = this.start();
+    const head = this.start() + this.closeItem('incomplete');
     const response = this.turn.response({ status: 'failed', error: { code: error.code, message: error.message }, incomplete_details: null, output: this.output, usage: null });
     return head + errorEvent(error, this.sequence++) + this.raw('response.failed', `"response":${response}`);
   }
