@@ -97,9 +97,9 @@ const frame = (name: string, data: string): string => `event: ${name}\ndata: ${d
 
 /**
  * The upstream's events relayed as they came, except `message_start` (its model becomes the
- * canonical ID) and `message_stop`, held back until the ledger row is committed (`done`). An
- * `error` event ends the stream with our error in the caller's format; a stream without
- * `message_stop` is a 502, never a silently truncated success.
+ * canonical ID) and `message_stop`, checked to be JSON and held back until the ledger row is
+ * committed (`done`). An `error` event ends the stream with our error in the caller's format; a
+ * stream without `message_stop` is a 502, never a silently truncated success.
  */
 export class AlphaPassthroughStream implements StreamTranslator {
   relayedDeltas = 0;
@@ -139,6 +139,8 @@ export class AlphaPassthroughStream implements StreamTranslator {
         this.sawOutputCount = true;
         return frame(name, event.data);
       case 'message_stop':
+        // Read once a stream: the frame the gateway writes last must be one the caller can parse.
+        parseUpstreamJson(event.data, 'alpha', 'a stream event');
         this.stop = frame(name, event.data);
         return '';
       case 'error':
