@@ -66,7 +66,7 @@ t.test('request mapping, reference → beta', async (t) => {
       '{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f"}]}],"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["f"]}}}'],
     ['json_object → responseMimeType', '{"response_format":{"type":"json_object"},"messages":[{"role":"user","content":"x"}]}',
       '{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"responseMimeType":"application/json"}}'],
-    ['json_schema → responseMimeType + responseJsonSchema, name/strict dropped', '{"response_format":{"type":"json_schema","json_schema":{"name":"c","strict":true,"schema":{"type":"object","properties":{"a":{"type":"integer"}}}}},"messages":[{"role":"user","content":"x"}]}',
+    ['json_schema → responseMimeType + responseJsonSchema (the name is not sent)', '{"response_format":{"type":"json_schema","json_schema":{"name":"c","schema":{"type":"object","properties":{"a":{"type":"integer"}}}}},"messages":[{"role":"user","content":"x"}]}',
       '{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"a":{"type":"integer"}}}}}'],
     ['stop string → stopSequences array; max_completion_tokens preferred → maxOutputTokens; temperature 0–2; top_p → topP; n → candidateCount; seed; penalties; user dropped; logprobs → responseLogprobs/logprobs',
       '{"stop":"END","max_tokens":50,"max_completion_tokens":20,"temperature":1.7,"top_p":0.9,"n":3,"seed":7,"presence_penalty":0.5,"frequency_penalty":-0.5,"user":"u-1","logprobs":true,"top_logprobs":3,"messages":[{"role":"user","content":"x"}]}',

@@ -41,6 +41,13 @@ const made = { history: [] as Json[], alpha: {} as Json, beta: {} as Json, alpha
 const handingBack = (extra: Json): Json => ({ tools: WEATHER_TOOLS, messages: made.history.map((message, i) => (i === 1 ? { ...message, ...extra } : message)) });
 const history = (): Json => handingBack({});
 
+/** A JSON schema format with one more field of `json_schema`: refused by name, or relayed unchanged. */
+const jsonSchemaProbe = (name: string, value: unknown): Probe => ({
+  body: { response_format: { type: 'json_schema', json_schema: { name: 'greeting', schema: { type: 'object' }, [name]: value } } },
+  param: `response_format.json_schema.${name}`,
+  mapped: { gamma: (u) => [dig(u.body, 'response_format', 'json_schema', name), value] },
+});
+
 const PROBES: Record<string, Probe> = {
   model: { body: (family) => ({ model: { alpha: 'ALPHA-sonnet-4-6', beta: 'Beta-3-Flash', gamma: 'gamma-5-4' }[family] }), mapped: { alpha: field('model', 'alpha-sonnet-4.6'), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:generateContent'], gamma: field('model', 'gamma-5.4') } },
   messages: {
@@ -85,12 +92,19 @@ const PROBES: Record<string, Probe> = {
       beta: (u) => [dig(u.body, 'tools', 0, 'functionDeclarations', 0, 'parametersJsonSchema'), WEATHER_TOOLS[0]?.function.parameters],
     },
   },
+  'tools[].function.strict': {
+    body: { tools: WEATHER_TOOLS.map((tool) => ({ ...tool, function: { ...tool.function, strict: true } })) },
+    param: 'tools[0].function.strict',
+    mapped: { gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'strict'), true] },
+  },
   tool_choice: { body: { tools: WEATHER_TOOLS, tool_choice: 'required' }, mapped: { alpha: field('tool_choice', { type: 'any' }), beta: field('toolConfig', { functionCallingConfig: { mode: 'ANY' } }) } },
   parallel_tool_calls: {
     body: { tools: WEATHER_TOOLS, parallel_tool_calls: false, messages: [{ role: 'user', content: 'Weather? [[sim:parallel=2]]' }] },
     mapped: { alpha: field('tool_choice', { type: 'auto', disable_parallel_tool_use: true }), beta: (_, reply) => [dig(reply, 'choices', 0, 'message', 'tool_calls', 'length'), 1] },
   },
   response_format: { body: { response_format: { type: 'json_object' } }, mapped: { alpha: (u) => [u.body['tool_choice'], { type: 'tool', name: 'json_response' }], beta: generation('responseMimeType', 'application/json') } },
+  'response_format.json_schema.strict': jsonSchemaProbe('strict', true),
+  'response_format.json_schema.description': jsonSchemaProbe('description', 'A greeting.'),
   reasoning_effort: {
     body: { reasoning_effort: 'low' },
     mapped: { alpha: (u) => [[u.body['thinking'], u.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]], beta: generation('thinkingConfig', { thinkingLevel: 'LOW', includeThoughts: true }) },

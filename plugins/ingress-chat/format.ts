@@ -14,6 +14,14 @@ import {
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
 
+/**
+ * Prompts of a legacy completions body, each given `n` (or `best_of`) completions upstream: an
+ * array of strings or of token arrays is one prompt per item; a string or one token array is one.
+ */
+function promptCount(prompt: unknown): number {
+  return Array.isArray(prompt) && !prompt.every((item) => typeof item === 'number') ? prompt.length : 1;
+}
+
 function outline(call: Call): CallOutline {
   const body = call.body;
   if (call.endpoint.name === 'embeddings') {
@@ -26,7 +34,7 @@ function outline(call: Call): CallOutline {
     stream,
     includeUsage: stream && (body['stream_options'] as { include_usage?: unknown } | null | undefined)?.include_usage === true,
     maxOutputTokens: positiveInt(body['max_completion_tokens']) ?? positiveInt(body['max_tokens']) ?? null,
-    choices: Math.max(positiveInt(body['n']) ?? 1, positiveInt(body['best_of']) ?? 1),
+    choices: Math.max(positiveInt(body['n']) ?? 1, positiveInt(body['best_of']) ?? 1) * promptCount(body['prompt']),
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,
       json: format === 'json_object' || format === 'json_schema' ? 'response_format' : null,

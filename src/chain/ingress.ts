@@ -54,7 +54,7 @@ export interface CallOutline {
   includeUsage: boolean;
   /** The caller's own limit on output tokens (null: the model's maximum). */
   maxOutputTokens: number | null;
-  /** Completions generated (and billed) per request: `n`, or the legacy `best_of`. */
+  /** Completions generated (and billed) per request: `n` (or the legacy `best_of`) per prompt, times the prompts of a legacy `prompt` list. */
   choices: number;
   /** Capabilities asked for, each as the parameter that asks (named in a 400), or null. */
   asks: { tools: string | null; json: string | null; image: string | null };

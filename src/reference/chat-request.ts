@@ -117,11 +117,13 @@ function readMessage(reading: TurnSequence, message: unknown, i: number): void {
 
 function readTools(raw: unknown): ToolSpec[] {
   if (!Array.isArray(raw)) return [];
-  return raw.map((tool) => {
+  return raw.map((tool, i) => {
     const fn = (tool as JsonObject)['function'] as JsonObject;
     const spec: ToolSpec = { name: fn['name'] as string };
     if (typeof fn['description'] === 'string') spec.description = fn['description'];
     if (isObject(fn['parameters'])) spec.parameters = fn['parameters'];
+    // Asked only when true (false and null ask nothing): the vendor decides whether it can honour it.
+    if (fn['strict'] === true) spec.strict = { param: `tools[${i}].function.strict` };
     return spec;
   });
 }
@@ -137,7 +139,10 @@ function readResponseFormat(raw: unknown): ResponseFormat | null {
   if (raw['type'] === 'json_object') return { type: 'json_object', param: 'response_format' };
   const spec = raw['json_schema'];
   if (!isObject(spec) || typeof spec['name'] !== 'string') throw invalidRequest('response_format.json_schema needs a name.', 'response_format.json_schema');
-  return { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'), param: 'response_format' };
+  const out: ResponseFormat = { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'), param: 'response_format' };
+  if (spec['strict'] === true) out.strict = { param: 'response_format.json_schema.strict' };
+  if (typeof spec['description'] === 'string') out.description = { text: spec['description'], param: 'response_format.json_schema.description' };
+  return out;
 }
 
 function readStop(raw: unknown): string[] {

@@ -1,10 +1,12 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
+import { refuseUnknownFields } from './request-schemas.js';
 
 /**
  * The reference `/v1/embeddings` shapes for families whose vendor speaks another format:
- * reading the input texts, and rendering vectors as floats or — `encoding_format: "base64"`,
- * what the official Node client asks for by default — as base64 of little-endian float32.
+ * reading the input texts (refusing what the translation would drop), and rendering vectors as
+ * floats or — `encoding_format: "base64"`, what the official Node client asks for by default —
+ * as base64 of little-endian float32.
  */
 
 export interface EmbeddingsRequest {
@@ -13,7 +15,15 @@ export interface EmbeddingsRequest {
   dimensions: number | null;
 }
 
+/**
+ * The reference format's embeddings parameters. `user` is taken with no effect (no vendor that
+ * translates embeddings has an end-user identifier); anything else would be dropped unseen, so
+ * it is refused by name.
+ */
+const EMBEDDINGS_PARAMETERS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
+
 export function parseEmbeddingsRequest(body: JsonObject): EmbeddingsRequest {
+  refuseUnknownFields(body, EMBEDDINGS_PARAMETERS, 'an embeddings parameter');
   const input = body['input'];
   const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input : [];
   texts.forEach((text, i) => {

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
+import { refuseUnknownFields } from './request-schemas.js';
 
 /**
  * Legacy `/v1/completions` for families without a native completions endpoint: the request
@@ -7,8 +8,8 @@ import { invalidRequest } from '../http/errors.js';
  * rendered back as `text_completion` (see reply.ts and stream-writer.ts).
  */
 
-/** Chat fields a legacy request carries over unchanged. */
-const CARRIED = ['max_tokens', 'temperature', 'top_p', 'n', 'stop', 'stream', 'stream_options', 'seed', 'user', 'presence_penalty', 'frequency_penalty'];
+/** Chat fields a legacy request carries over unchanged (the chat translation then maps or refuses each). */
+const CARRIED = ['max_tokens', 'temperature', 'top_p', 'n', 'stop', 'stream', 'stream_options', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'logit_bias'];
 
 /** Legacy fields with no chat equivalent: refused (400 naming them) unless left at their neutral value. */
 const NEUTRAL: Record<string, (value: unknown) => boolean> = {
@@ -18,6 +19,9 @@ const NEUTRAL: Record<string, (value: unknown) => boolean> = {
   logprobs: (value) => value === 0,
 };
 
+/** Every legacy completions parameter: anything else would be dropped by the translation, so it is refused by name. */
+const LEGACY_PARAMETERS = new Set(['model', 'prompt', ...CARRIED, ...Object.keys(NEUTRAL)]);
+
 function promptText(prompt: unknown): string {
   if (typeof prompt === 'string') return prompt;
   if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') return prompt[0];
@@ -25,6 +29,7 @@ function promptText(prompt: unknown): string {
 }
 
 export function chatBodyFromLegacy(body: JsonObject): JsonObject {
+  refuseUnknownFields(body, LEGACY_PARAMETERS, 'a legacy completions parameter');
   for (const [field, neutral] of Object.entries(NEUTRAL)) {
     const value = body[field];
     if (value !== undefined && value !== null && !neutral(value)) throw invalidRequest(`${field} is not supported for this model.`, field);

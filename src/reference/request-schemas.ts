@@ -1,13 +1,15 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { EndpointName } from '../chain/call.js';
+import type { EndpointName, JsonObject } from '../chain/call.js';
 import { compileSchema } from '../config/validate.js';
 import { schemaReason } from '../config/schema-reason.js';
+import { invalidRequest } from '../http/errors.js';
 import { REASONING_EFFORTS } from '../neutral/request.js';
 
 /**
  * JSON Schemas of the reference-format request bodies: the fields the gateway relies on are
  * type-checked here so that a malformed request is a 400 naming the field, never a vendor
- * error or a crash. Unknown fields pass (the upstream judges them).
+ * error or a crash. Unknown fields pass (the upstream judges them). Every optional field also
+ * takes null, which asks nothing (what the Python client's `model_dump()` writes for unset fields).
  */
 
 /**
@@ -18,7 +20,7 @@ const SAFE_MAX = Number.MAX_SAFE_INTEGER;
 const maxTokens = { type: 'integer', minimum: 1, maximum: SAFE_MAX } as const;
 const streamOptions = {
   type: ['object', 'null'],
-  properties: { include_usage: { type: 'boolean' } },
+  properties: { include_usage: { type: ['boolean', 'null'] } },
 } as const;
 
 const functionTool = {
@@ -31,8 +33,8 @@ const functionTool = {
       required: ['name'],
       properties: {
         name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
-        description: { type: 'string' },
-        parameters: { type: 'object' },
+        description: { type: ['string', 'null'] },
+        parameters: { type: ['object', 'null'] },
         strict: { type: ['boolean', 'null'] },
       },
     },
@@ -41,7 +43,7 @@ const functionTool = {
 
 const toolChoice = {
   anyOf: [
-    { enum: ['none', 'auto', 'required'] },
+    { enum: ['none', 'auto', 'required', null] },
     {
       type: 'object',
       required: ['type', 'function'],
@@ -53,11 +55,28 @@ const toolChoice = {
   ],
 } as const;
 
+const responseFormat = {
+  type: ['object', 'null'],
+  required: ['type'],
+  properties: {
+    type: { enum: ['text', 'json_object', 'json_schema'] },
+    json_schema: {
+      type: 'object',
+      properties: { description: { type: ['string', 'null'] }, strict: { type: ['boolean', 'null'] } },
+    },
+  },
+} as const;
+
 /** Reasoning an assistant message hands back (docs/formats/chat.md#reasoning). */
 const thinkingBlock = {
   type: 'object',
   required: ['type'],
-  properties: { type: { enum: ['thinking', 'redacted_thinking'] }, thinking: { type: 'string' }, signature: { type: 'string' }, data: { type: 'string' } },
+  properties: {
+    type: { enum: ['thinking', 'redacted_thinking'] },
+    thinking: { type: ['string', 'null'] },
+    signature: { type: ['string', 'null'] },
+    data: { type: ['string', 'null'] },
+  },
 } as const;
 
 const message = {
@@ -66,8 +85,8 @@ const message = {
   properties: {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
     content: { type: ['string', 'array', 'null'] },
-    tool_calls: { type: 'array' },
-    tool_call_id: { type: 'string' },
+    tool_calls: { type: ['array', 'null'] },
+    tool_call_id: { type: ['string', 'null'] },
     reasoning_content: { type: ['string', 'null'] },
     thinking_blocks: { type: ['array', 'null'], items: thinkingBlock },
   },
@@ -86,7 +105,7 @@ const chatSchema = {
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
-    user: { type: 'string' },
+    user: { type: ['string', 'null'] },
     safety_identifier: { type: ['string', 'null'] },
     seed: { type: ['integer', 'null'] },
     presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
@@ -95,13 +114,9 @@ const chatSchema = {
     top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
     parallel_tool_calls: { type: ['boolean', 'null'] },
     reasoning_effort: { enum: [...REASONING_EFFORTS, null] },
-    tools: { type: 'array', items: functionTool },
+    tools: { type: ['array', 'null'], items: functionTool },
     tool_choice: toolChoice,
-    response_format: {
-      type: 'object',
-      required: ['type'],
-      properties: { type: { enum: ['text', 'json_object', 'json_schema'] } },
-    },
+    response_format: responseFormat,
   },
 } as const;
 
@@ -122,8 +137,9 @@ const embeddingsSchema = {
   required: ['input'],
   properties: {
     input: { type: ['string', 'array'], minItems: 1, maxItems: 2048 },
-    encoding_format: { enum: ['float', 'base64'] },
-    dimensions: { type: 'integer', minimum: 1, maximum: SAFE_MAX },
+    encoding_format: { enum: ['float', 'base64', null] },
+    dimensions: { type: ['integer', 'null'], minimum: 1, maximum: SAFE_MAX },
+    user: { type: ['string', 'null'] },
   },
 } as const;
 
@@ -166,4 +182,14 @@ export function schemaProblem(validate: ValidateFunction, body: unknown): Reques
   if (!error) return { param: 'body', message: 'The request body is invalid.' };
   const param = paramOf(error) || 'body';
   return { param, message: `${param} ${reasonOf(error)}.` };
+}
+
+/**
+ * For a body a vendor translation reads (everything else in it would be dropped unseen): refuses
+ * the first field not among `known` with a 400 naming it. Null values ask nothing.
+ */
+export function refuseUnknownFields(body: JsonObject, known: ReadonlySet<string>, what: string): void {
+  for (const [field, value] of Object.entries(body)) {
+    if (value !== null && !known.has(field)) throw invalidRequest(`${field} is not ${what} the gateway knows for this model; it is refused rather than dropped.`, field);
+  }
 }
