@@ -74,3 +74,34 @@ t.test('a stream is whole only when every choice asked for finished; otherwise t
   }
   t.match(run(1, ['not json']).error, { status: 502 }, 'garbage is a 502 too');
 });
+
+t.test('a dated upstream model name becomes the canonical ID in every chunk, spliced without parsing', async (t) => {
+  const dated = (chunk: string): string => chunk.replace('"model":"gamma-5.4"', '"model":"gamma-5.4-2026-03-05"');
+  for (const includeUsage of [false, true]) {
+    const s = stream('gamma-5.4', includeUsage);
+    const strip = (chunk: string): string => (includeUsage ? chunk : chunk.replace(',"usage":null', ''));
+    t.equal(s.event({ data: dated(ROLE) }), `data: ${strip(ROLE)}\n\n`, 'the role chunk: byte for byte but the model');
+    t.equal(s.event({ data: dated(CONTENT) }), `data: ${strip(CONTENT)}\n\n`, 'a text chunk too');
+    t.equal(s.event({ data: dated(TRICKY) }), `data: ${strip(TRICKY)}\n\n`, 'and one whose text looks like keys');
+    if (includeUsage) t.equal(s.event({ data: dated(USAGE) }), `data: ${USAGE}\n\n`, 'the usage chunk, when relayed');
+  }
+});
+
+t.test('text that looks like a model member is never edited; other shapes take the parsed path', async (t) => {
+  const s = stream('gamma-5.4', true);
+  const said = 'the \\"model\\":\\"gamma-5.4-2026-03-05\\" and model\\":\\"x';
+  const inText = `{"id":"chatcmpl-1","model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"${said}"},"finish_reason":null}],"usage":null}`;
+  t.equal(s.event({ data: inText }), `data: ${inText}\n\n`, 'the canonical model, text that names another: relayed as it came');
+  const datedInText = inText.replace('"model":"gamma-5.4"', '"model":"gamma-5.4-2026-03-05"');
+  t.equal(s.event({ data: datedInText }), `data: ${inText}\n\n`, 'a dated model, the same text: only the member changes');
+  const cases: Array<[string, string]> = [
+    ['a key ending in an escaped "model"', '{"note\\"model":"keep","model":"gamma-5.4-2026-03-05","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
+    ['a nested model before the chunk\'s own', '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"model":"inner","finish_reason":null}],"model":"gamma-5.4-2026-03-05","usage":null}'],
+    ['an escaped model value', '{"id":"c","model":"gamma \\"5.4\\" dated","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
+    ['no model at all', '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
+  ];
+  for (const [what, chunk] of cases) {
+    const expected = { ...(JSON.parse(chunk) as Record<string, unknown>), model: 'gamma-5.4' };
+    t.same(JSON.parse(data(s.event({ data: chunk }))), expected, what);
+  }
+});

@@ -6,9 +6,11 @@ import { alphaFinish, alphaUsage, thinkingState } from './response.js';
 /**
  * Alpha's named SSE events → the caller's stream, through the ingress format's sink (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
  * all content blocks; tool calls get their own running index. In JSON mode the forced tool's
- * argument fragments are the answer's text. A thinking block's deltas are reasoning, its one
- * `signature_delta` (right before the block stops) the state that ends the run; a redacted block
- * comes whole at its start.
+ * argument fragments are the answer's text, and as in the whole reply the model's own text is
+ * dropped when that tool answers: it is held until the message stops, and written only if the
+ * tool never came (the model called one of the caller's tools instead). A thinking block's
+ * deltas are reasoning, its one `signature_delta` (right before the block stops) the state that
+ * ends the run; a redacted block comes whole at its start.
  */
 
 type Block = { kind: 'text' | 'json' | 'thinking' | 'ignored' } | { kind: 'tool'; index: number };
@@ -19,6 +21,9 @@ export class AlphaStream implements StreamTranslator {
   private vendorUsage: ReplyUsage | null = null;
   private sawOutputCount = false;
   private stopped = false;
+  /** JSON mode: the text held until the message stops, and whether the JSON tool answered. */
+  private held = '';
+  private answeredJson = false;
 
   constructor(
     private readonly writer: ReplyStream,
@@ -52,7 +57,7 @@ export class AlphaStream implements StreamTranslator {
         this.vendorUsage = alphaUsage(data['usage'], this.vendorUsage ?? undefined);
         this.sawOutputCount = true;
         const stopReason = (data['delta'] as JsonObject | undefined)?.['stop_reason'];
-        return stopReason ? this.writer.finish(0, alphaFinish(stopReason, this.toolCalls > 0)) : '';
+        return stopReason ? this.heldText() + this.writer.finish(0, alphaFinish(stopReason, this.toolCalls > 0)) : '';
       }
       case 'message_stop':
         this.stopped = true;
@@ -75,13 +80,27 @@ export class AlphaStream implements StreamTranslator {
 
   end(): string {
     if (!this.stopped) throw new GatewayError(502, 'The alpha upstream ended the stream before message_stop.');
-    return this.writer.finish(0, 'stop') + this.writer.close(this.vendorUsage);
+    return this.heldText() + this.writer.finish(0, 'stop') + this.writer.close(this.vendorUsage);
+  }
+
+  /** JSON mode's held text, once (none once the JSON tool answered). */
+  private heldText(): string {
+    const text = this.held;
+    this.held = '';
+    return text === '' ? '' : this.writer.text(0, text);
+  }
+
+  /** The model's text: written, or in JSON mode held (see the class comment). */
+  private text(text: string): string {
+    if (!this.jsonMode) return this.writer.text(0, text);
+    if (!this.answeredJson) this.held += text;
+    return '';
   }
 
   private startBlock(index: number, block: JsonObject): string {
     if (block['type'] === 'text') {
       this.blocks.set(index, { kind: 'text' });
-      return typeof block['text'] === 'string' ? this.writer.text(0, block['text']) : '';
+      return typeof block['text'] === 'string' ? this.text(block['text']) : '';
     }
     if (block['type'] === 'thinking') {
       this.blocks.set(index, { kind: 'thinking' });
@@ -97,6 +116,8 @@ export class AlphaStream implements StreamTranslator {
     }
     if (this.jsonMode && block['name'] === JSON_TOOL) {
       this.blocks.set(index, { kind: 'json' });
+      this.answeredJson = true;
+      this.held = '';
       return this.writer.start(0);
     }
     const call = { index: this.toolCalls++, id: String(block['id']), name: String(block['name']) };
@@ -106,7 +127,7 @@ export class AlphaStream implements StreamTranslator {
 
   private delta(block: Block | undefined, delta: JsonObject): string {
     if (!block) return '';
-    if (delta['type'] === 'text_delta' && block.kind === 'text') return this.writer.text(0, String(delta['text'] ?? ''));
+    if (delta['type'] === 'text_delta' && block.kind === 'text') return this.text(String(delta['text'] ?? ''));
     if (block.kind === 'thinking') {
       if (delta['type'] === 'thinking_delta') return this.writer.reasoning(0, String(delta['thinking'] ?? ''));
       const state = delta['type'] === 'signature_delta' ? thinkingState({ signature: delta['signature'] }) : null;

@@ -103,8 +103,7 @@ export class GammaPassthrough implements Translator {
   }
 
   stream(): StreamTranslator {
-    const canonical = (this.call.model as NonNullable<Call['model']>).id;
-    return new GammaStream(this.call, this.upstreamModel !== canonical, this.apiKey);
+    return new GammaStream(this.call, this.apiKey);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {

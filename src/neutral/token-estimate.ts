@@ -2,7 +2,8 @@ import type { NeutralRequest, Part } from './request.js';
 
 /**
  * An estimate of a request's input tokens, for where a vendor gives no count before its reply
- * ends (the Messages format's `message_start`) or has no count at all (gamma's token count):
+ * ends (the Messages format's `message_start`), has no count at all (gamma's token count), or a
+ * stream was cut before the vendor's count came (the prompt the ledger bills):
  * one token per 4 characters of what the model reads — system text, message text, tool calls
  * and results, shown reasoning, the tool declarations as JSON — plus 1,600 per image (about a
  * megapixel image on the vendors that publish their rule), and never less than 1. The vendor's

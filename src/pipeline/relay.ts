@@ -4,6 +4,7 @@ import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { StreamTranslator, TranslatedBody, Translator } from '../chain/translator.js';
 import { sendJson, SSE_HEADERS } from '../http/respond.js';
+import { CHARS_PER_TOKEN, estimateInputTokens } from '../neutral/token-estimate.js';
 import { UpstreamFailure } from '../proxy/proxy-core.js';
 import { complete } from './completion.js';
 import { succeeded } from './outcome.js';
@@ -51,13 +52,30 @@ export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps)
   sendJson(call.res, 200, out.body);
 }
 
-/** A stream cut short is billed for what was produced: the vendor's count where it gave one, else the relayed deltas. */
+/**
+ * A stream cut short is billed for what was produced: the vendor's count where it gave one, else
+ * the relayed deltas and the estimated prompt. The vendor bills the prompt it read even when the
+ * stream is cut before its count (gamma counts only at the end), so it is never billed as 0.
+ */
 function settleUsage(call: Call, stream: StreamTranslator): void {
   if (stream.usage) {
     call.usage = stream.usage;
   } else {
-    call.usage = { promptTokens: 0, completionTokens: stream.relayedDeltas };
+    call.usage = { promptTokens: estimatedPrompt(call), completionTokens: stream.relayedDeltas };
     call.usageEstimated = true;
+  }
+}
+
+/**
+ * The gateway's input estimate (the one `count_tokens` answers) of the neutral request, read now
+ * if a passthrough did not need it; a body relayed as it came that the format cannot read (a
+ * content part only the vendor knows) is estimated by its size.
+ */
+function estimatedPrompt(call: Call): number {
+  try {
+    return estimateInputTokens(call.request);
+  } catch {
+    return Math.max(1, Math.ceil((call.rawJson?.length ?? 0) / CHARS_PER_TOKEN));
   }
 }
 
