@@ -44,6 +44,24 @@ t.test('per-key requests-per-minute cap: 429 with Retry-After in whole seconds',
   }
 });
 
+t.test('a cap lowered then raised within the minute still counts every call of the minute', async (t) => {
+  const clock = new FakeClock();
+  const h = await startHarness(t, { clock });
+  const key = await h.createKey({ rpm_limit: 30 });
+  const send = () =>
+    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.4') });
+  const admitted = async (calls: number): Promise<number> => {
+    let ok = 0;
+    for (let i = 0; i < calls; i++) if ((await send()).status === 200) ok++;
+    return ok;
+  };
+  t.equal(await admitted(20), 20);
+  await h.admin('PATCH', `/keys/${key.id}`, { rpm_limit: 10 });
+  t.equal(await admitted(1), 0, 'lowered to 10 with 20 in the minute');
+  await h.admin('PATCH', `/keys/${key.id}`, { rpm_limit: 50 });
+  t.equal(await admitted(40), 30, 'raised to 50: 30 more, not 40');
+});
+
 t.test('the configured default, the 0 exemption, and the check order', async (t) => {
   const clock = new FakeClock();
   const h = await startHarness(t, { clock, configure: pluginConfig('rate-limit', { default_rpm: 1 }) });

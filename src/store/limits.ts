@@ -14,11 +14,12 @@ export interface RateTake {
 
 /**
  * The exact sliding-window cap, at O(1) per call: a key's admissions are numbered, and slot
- * `n % limit` holds the time of admission n − limit, the oldest of the last `limit`. Admission
- * n is allowed iff that slot is empty or its time left the window — so no window ever holds
- * more than `limit` admissions, whichever instance made them. A changed limit moves the newest
- * admissions that fit it into the slots it uses (once, O(limit)): a lowered cap counts the
- * last window's admissions at once, a raised one makes room at once.
+ * `n % R` holds the time of admission n, R being the largest limit a take of the key brought (the
+ * ring never shrinks). Admission n under limit L ≤ R is allowed iff admission n − L is absent or
+ * its time left the window — so no window ever holds more than L admissions, whichever instance
+ * made them, and takes carrying an older or newer limit (an edit still spreading) never reset
+ * it. A limit above R grows the ring once, O(R): a raised cap makes room at once, a lowered one
+ * counts the last window's admissions at once.
  */
 export interface RateStore {
   /** Admits and counts a call at `now` (answers 0), or answers how many ms until one would be admitted. */

@@ -5,7 +5,7 @@
  * from migrations.ts; never edit a shipped one.
  */
 import type { Migration } from '../migration.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION } from './functions.js';
 
 export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
   {
@@ -138,6 +138,20 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       ${ADMIT_FUNCTION_2}
       ${RATE_TAKE_FUNCTION_2}
       ${TAKE_THEN_ADMIT_FUNCTION}
+    `,
+  },
+  {
+    version: 15,
+    name: 'rate cap ring',
+    // rate_counters.rpm_limit becomes the ring size: a lower limit no longer moves the slots.
+    sql: RATE_TAKE_FUNCTION_3,
+  },
+  {
+    version: 16,
+    name: 'responses by key',
+    sql: `
+      -- A key's responses newest first, for the prune to each key's byte budget.
+      CREATE INDEX responses_by_key ON responses(key_id, created_at, id);
     `,
   },
 ];

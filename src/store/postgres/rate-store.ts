@@ -4,7 +4,7 @@ import { rateTakeWriter } from './admission-batch.js';
 import { TickBatch } from './tick-batch.js';
 
 /**
- * The rate cap in PostgreSQL (limits.ts; migration 6): a take is one call of gateway_rate_take
+ * The rate cap in PostgreSQL (limits.ts; migrations 6 and 15): a take is one call of gateway_rate_take
  * (functions.ts); the takes of one event-loop turn share one statement (admission-batch.ts).
  */
 export class PgRateStore implements RateStore {

@@ -149,4 +149,20 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     // PostgreSQL only: its admission and rate-cap functions take the common case in fewer statements.
     sql: '-- nothing to do on SQLite',
   },
+  {
+    version: 15,
+    name: 'rate cap ring',
+    // No schema change: rate_counters.rpm_limit is from now on the key's ring size, the largest
+    // limit a take brought (src/store/sqlite/rate-store.ts); a lower limit no longer moves slots.
+    sql: '-- nothing to do on SQLite',
+  },
+  {
+    version: 16,
+    name: 'responses by key',
+    sql: `
+      -- A key's responses newest first: the prune keeps each key's newest within its byte budget
+      -- (the ingress-responses plugin's max_stored_bytes_per_key) and deletes the older ones.
+      CREATE INDEX responses_by_key ON responses(key_id, created_at, id);
+    `,
+  },
 ];

@@ -5,7 +5,7 @@ import type { GroupCommit } from './group-commit.js';
 type Db = Database.Database;
 
 /**
- * The rate cap in SQLite (limits.ts; migration 6). A take runs in the group-committed
+ * The rate cap in SQLite (limits.ts; migrations 6 and 15). A take runs in the group-committed
  * `BEGIN IMMEDIATE` transaction, so the write lock orders every process's takes.
  */
 export class SqliteRateStore implements RateStore {
@@ -39,26 +39,37 @@ export class SqliteRateStore implements RateStore {
     return this.sweepStmt.run(before).changes;
   }
 
-  /** The take itself, inside the caller's group-committed transaction (also the ledger's reserveAfterTake). */
+  /**
+   * The take itself, inside the caller's group-committed transaction (also the ledger's reserveAfterTake).
+   * The ring (rpm_limit column) has as many slots as the largest limit any take brought: admission
+   * k is in slot k % ring, so admission n − limit is still in its slot (fewer than `ring` written since).
+   */
   decide({ keyId, limit, windowMs, now }: RateTake): number {
     const row = this.counter.get(keyId) as { admitted: number; rpm_limit: number } | undefined;
     const admitted = row?.admitted ?? 0;
-    if (row && row.rpm_limit !== limit) this.moveSlots(keyId, admitted, row.rpm_limit, limit);
-    const at = this.slotAt.get(keyId, admitted % limit) as number | undefined;
+    let ring = row?.rpm_limit ?? limit;
+    if (ring < limit) {
+      this.growRing(keyId, admitted, ring, limit);
+      ring = limit;
+    }
+    const at = admitted < limit ? undefined : (this.slotAt.get(keyId, (admitted - limit) % ring) as number | undefined);
     if (at !== undefined && at + windowMs > now) return at + windowMs - now;
-    this.writeSlot.run(keyId, admitted % limit, now);
-    this.writeCounter.run(keyId, admitted + 1, limit);
+    this.writeSlot.run(keyId, admitted % ring, now);
+    this.writeCounter.run(keyId, admitted + 1, ring);
     return 0;
   }
 
-  /** The newest admissions that fit the new limit, into the slots it uses (admission k is in slot k % limit). */
-  private moveSlots(keyId: string, admitted: number, from: number, to: number): void {
+  /**
+   * A limit larger than the ring: its admissions (the newest `from`, all the window can hold, as
+   * no take's limit was above `from`) move to their slots in a ring of `to`. The take that grows
+   * it is always admitted (no admission left in slot n % to), and stores the new ring size.
+   */
+  private growRing(keyId: string, admitted: number, from: number, to: number): void {
     const times = new Map((this.slotsOf.all(keyId) as Array<{ slot: number; at: number }>).map((row) => [row.slot, row.at]));
     this.clearSlots.run(keyId);
-    for (let k = admitted - Math.min(admitted, from, to); k < admitted; k++) {
+    for (let k = admitted - Math.min(admitted, from); k < admitted; k++) {
       const at = times.get(k % from);
       if (at !== undefined) this.writeSlot.run(keyId, k % to, at);
     }
-    this.writeCounter.run(keyId, admitted, to);
   }
 }
