@@ -49,6 +49,25 @@ contract('prune: many stored responses go, in chunks, and the newer ones stay', 
   t.equal(await store.responses.prune(5_000_000), 0, 'nothing is left to prune');
 });
 
+contract("prune: a key's many responses beyond its byte budget go, in chunks, and its newest stay", async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  const items = 'x'.repeat(100);
+  const id = (i: number): string => `resp_${String(i).padStart(5, '0')}`;
+  const saves = [];
+  for (let i = 0; i < MANY; i++) saves.push(store.responses.save({ id: id(i), keyId: key.id, previousId: null, createdAt: 1_000 + i, items }));
+  await Promise.all(saves);
+
+  // More than one chunk is kept, so the newest-first walk goes on past its first statement.
+  const kept = PRUNE_CHUNK_ROWS + 100;
+  const { result, turns } = await turnsDuring(() => store.responses.trim(key.id, kept * items.length));
+  t.equal(result, MANY - kept, 'every response beyond the budget went, and the count says so');
+  checkTurns(t, db.backend, turns);
+  t.equal((await store.responses.thread(key.id, id(MANY - kept), 0)).length, 1, 'the oldest within the budget stays');
+  t.same(await store.responses.thread(key.id, id(MANY - kept - 1), 0), [], 'the newest beyond it went');
+  t.equal(await store.responses.trim(key.id, kept * items.length), 0, 'nothing is left beyond the budget');
+});
+
 contract('prune: many expired thought signatures go, in chunks, and the live ones stay', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store);

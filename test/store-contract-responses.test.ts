@@ -63,3 +63,25 @@ contract('responses: the saves of one turn are written together, and a bad one f
   t.same((await store.responses.thread(key.id, 'resp_p2', 0)).map((r) => r.id), ['resp_p1', 'resp_p2'], 'the others are stored');
   t.equal((await store.responses.thread(key.id, 'resp_taken', 0))[0]?.createdAt, 1_000, 'the first response under the id is untouched');
 });
+
+contract("responses: trim keeps a key's newest within its byte budget and deletes the older ones", async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  const { key: other } = await newKey(store);
+  // 100, 200 (100 characters: the budget counts bytes) and 100 bytes; the last two share their millisecond, the id orders them.
+  const sized = (id: string, createdAt: number, items: string): StoredResponse => ({ id, keyId: key.id, previousId: null, createdAt, items });
+  for (const r of [sized('resp_1', 1_000, 'a'.repeat(100)), sized('resp_2', 2_000, 'é'.repeat(100)), sized('resp_3', 2_000, 'b'.repeat(100))]) await store.responses.save(r);
+  await store.responses.save({ ...response('resp_x', other.id, null, 500), items: 'x'.repeat(1_000) });
+  const left = async (keyId: string, ids: string[]): Promise<string[]> => {
+    const found = await Promise.all(ids.map(async (id) => ((await store.responses.thread(keyId, id, 0)).length ? [id] : [])));
+    return found.flat();
+  };
+
+  t.equal(await store.responses.trim(key.id, 400), 0, 'all within the budget: nothing goes');
+  t.equal(await store.responses.trim(key.id, 300), 1, 'the oldest goes');
+  t.same(await left(key.id, ['resp_1', 'resp_2', 'resp_3']), ['resp_2', 'resp_3'], 'the newest 300 bytes stay');
+  t.equal(await store.responses.trim(key.id, 299), 1, 'one byte less: the next oldest goes too');
+  t.same(await left(key.id, ['resp_2', 'resp_3']), ['resp_3'], 'of one millisecond, the greater id is the newer');
+  t.equal(await store.responses.trim(key.id, 99), 1, 'a budget under the newest one: it goes too');
+  t.same(await left(other.id, ['resp_x']), ['resp_x'], "another key's responses are not counted nor touched");
+});

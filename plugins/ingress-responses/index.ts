@@ -1,11 +1,17 @@
 import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint } from '../../src/plugin-api.js';
 import { responsesFormat } from './format.js';
+import { TrimSchedule } from './trim-schedule.js';
 import { turnOf } from './turn.js';
 
 /** How long responses are kept for previous_response_id: the usage window. */
 export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
-/** Expired responses are deleted at most this often, after a response is stored and off its path. */
+/**
+ * Expired responses, and those of a key beyond its byte budget, are deleted at most this often,
+ * after a response is stored and off its path.
+ */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** The default byte budget of a key's stored responses (their items' JSON): 256 MiB. */
+const DEFAULT_STORED_BYTES_PER_KEY = 256 * 1024 * 1024;
 
 export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, operation: 'generate', format: responsesFormat };
 
@@ -25,30 +31,49 @@ function refuseStoredImages(call: Call): void {
 
 /**
  * `ingress-responses`: the Responses API (`POST /v1/responses`) for every model of every family
- * (docs/formats/responses.md). Responses are stored per key for 30 days unless `store: false`;
- * `previous_response_id` continues a stored one. An id this key cannot continue — unknown,
- * another key's, expired, or never stored — is one answer, a 400 before any upstream call.
+ * (docs/formats/responses.md). Responses are stored per key for 30 days unless `store: false`,
+ * a key's newest up to `max_stored_bytes_per_key`; `previous_response_id` continues a stored one.
+ * An id this key cannot continue — unknown, another key's, expired, pruned beyond the key's
+ * budget, or never stored — is one answer, a 400 before any upstream call.
  * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
  * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */
-export default definePlugin({
+export default definePlugin<{ max_stored_bytes_per_key: number }>({
   name: 'ingress-responses',
   after: ['auth', 'model-normalise'],
-  setup({ store, clock, log, config, families, upstreamCredential }) {
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { max_stored_bytes_per_key: { type: 'integer', minimum: 1, default: DEFAULT_STORED_BYTES_PER_KEY } },
+  },
+  setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }) {
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {
       const key = bearerToken(call.callerHeaders.authorization);
       return key === undefined ? credentials : [...credentials, key];
     };
+    const schedule = new TrimSchedule(budget);
+    const trim = async (keyIds: readonly string[]): Promise<void> => {
+      for (const keyId of keyIds) {
+        const removed = await store.responses.trim(keyId, budget);
+        if (removed > 0) log.info({ key_id: keyId, removed }, 'responses beyond the key\'s stored-bytes budget pruned');
+      }
+    };
+    const trimSoon = (keyId: string): void => {
+      setImmediate(() => void trim([keyId]).catch((error: unknown) => log.error({ err: error }, 'response trim failed')));
+    };
     let prunedAt = Number.NEGATIVE_INFINITY;
     const prune = (now: number): void => {
       if (now - prunedAt < PRUNE_EVERY_MS) return;
       prunedAt = now;
+      // A key whose growth a restart forgot is trimmed at the first prune after it stores again.
+      const keyIds = schedule.takeAll();
       setImmediate(() => {
         store.responses
           .prune(now - KEEP_RESPONSES_MS)
           .then((removed) => (removed > 0 ? log.info({ removed }, 'expired responses pruned') : undefined))
+          .then(() => trim(keyIds))
           .catch((error: unknown) => log.error({ err: error }, 'response prune failed'));
       });
     };
@@ -70,7 +95,9 @@ export default definePlugin({
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
         if (!turn.staged) return;
-        await store.responses.save({ ...turn.staged, items: withoutSecrets(turn.staged.items, secretsOf(call)), keyId: call.key.id });
+        const items = withoutSecrets(turn.staged.items, secretsOf(call));
+        await store.responses.save({ ...turn.staged, items, keyId: call.key.id });
+        if (schedule.stored(call.key.id, items.length)) trimSoon(call.key.id);
         prune(clock.now());
       },
     };

@@ -188,6 +188,11 @@ export interface ResponseStore {
   thread(keyId: string, id: string, since: number): Promise<StoredResponse[]>;
   /** Deletes the responses created before `before` (epoch ms); resolves with how many went. */
   prune(before: number): Promise<number>;
+  /**
+   * Keeps the key's newest responses (by createdAt, then id) whose items add up to at most
+   * `budget` bytes of UTF-8 and deletes the older ones; resolves with how many went.
+   */
+  trim(keyId: string, budget: number): Promise<number>;
 }
 
 export interface Store {

@@ -12,6 +12,16 @@ const SAVE_MANY = {
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`,
 };
 
+/** The key's responses beyond its newest `budget` bytes of items ($1 key, $2 budget); octet_length reads no TOASTed items. */
+const TRIM = {
+  name: 'responses_trim',
+  text: `DELETE FROM responses WHERE key_id = $1 AND id IN (
+    SELECT id FROM (
+      SELECT id, SUM(octet_length(items)) OVER (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING) AS newer
+        FROM responses WHERE key_id = $1
+    ) ranked WHERE newer > $2)`,
+};
+
 const valuesOf = (r: StoredResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items];
 
 /** The responses of one event-loop turn in one statement (tick-batch.ts), like the ledger rows they come with. */
@@ -46,5 +56,9 @@ export class PgResponseStore implements ResponseStore {
 
   async prune(before: number): Promise<number> {
     return (await this.pool.query('DELETE FROM responses WHERE created_at < $1', [before])).rowCount ?? 0;
+  }
+
+  async trim(keyId: string, budget: number): Promise<number> {
+    return (await this.pool.query({ ...TRIM, values: [keyId, budget] })).rowCount ?? 0;
   }
 }

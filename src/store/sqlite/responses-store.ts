@@ -1,13 +1,22 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
 import type { ResponseStore, StoredResponse } from '../store.js';
-import { chunkedDelete } from './chunked-delete.js';
+import { chunkedDelete, PRUNE_CHUNK_ROWS } from './chunked-delete.js';
 import type { GroupCommit } from './group-commit.js';
+
+interface SizedRow {
+  createdAt: number;
+  id: string;
+  bytes: number;
+}
 
 export class SqliteResponseStore implements ResponseStore {
   private readonly insert;
   private readonly selectThread;
   private readonly removeOld;
+  private readonly newestFirst;
+  private readonly removeUpTo;
 
   constructor(
     db: Database.Database,
@@ -16,6 +25,10 @@ export class SqliteResponseStore implements ResponseStore {
     this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
     this.removeOld = chunkedDelete(db, 'responses', 'rowid', 'created_at < ?');
+    // octet_length reads a row's header, not the items themselves (nor their overflow pages).
+    this.newestFirst = db.prepare(`SELECT created_at AS createdAt, id, octet_length(items) AS bytes FROM responses
+      WHERE key_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ${PRUNE_CHUNK_ROWS}`);
+    this.removeUpTo = chunkedDelete(db, 'responses', 'rowid', 'key_id = ? AND (created_at, id) <= (?, ?)');
   }
 
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
@@ -29,5 +42,25 @@ export class SqliteResponseStore implements ResponseStore {
 
   prune(before: number): Promise<number> {
     return this.removeOld(before);
+  }
+
+  /**
+   * Walks the key's responses newest first, a chunk of sizes per statement (the event loop turns
+   * between them), to the first one over the budget; it and every older one go in chunked deletes.
+   */
+  async trim(keyId: string, budget: number): Promise<number> {
+    let kept = 0;
+    let before: [number, string] = [Number.MAX_SAFE_INTEGER, ''];
+    for (;;) {
+      const rows = this.newestFirst.all(keyId, ...before) as SizedRow[];
+      for (const row of rows) {
+        kept += row.bytes;
+        if (kept > budget) return this.removeUpTo(keyId, row.createdAt, row.id);
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < PRUNE_CHUNK_ROWS) return 0;
+      before = [last.createdAt, last.id];
+      await nextTurn();
+    }
   }
 }
