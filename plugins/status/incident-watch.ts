@@ -14,7 +14,12 @@ export interface WatchSettings {
 /** Attempts are counted per model in slots of this length; the window is made of whole slots. */
 export const SLOT_MS = 10_000;
 
+/** A model's attempts and upstream errors over some span. */
+type Tally = Omit<AttemptCount, 'slot'>;
+
 const percent = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
+const describe = ({ attempts, errors }: Tally, span: string): string =>
+  `${percent(errors / attempts)} of ${attempts} upstream attempts failed ${span}`;
 
 /**
  * Watches each model's upstream error rate over the window, across every gateway instance:
@@ -22,12 +27,18 @@ const percent = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
  * and before every status report) adds them into the store's shared counts, then decides from
  * the sums of every instance's slots inside the window. It opens an automatic incident when
  * the rate reaches the threshold — the store keeps at most one open per model, whichever
- * instance opens it — and resolves the open ones when it recovers. Nothing about incidents is
- * kept here: a resolve by hand, through any instance, is seen at the next check. An instance
- * that saw no attempt since its last check has nothing to add and decides nothing.
+ * instance opens it — and resolves the open ones when it recovers. A resolve by hand, through
+ * any instance, is seen at the next check.
+ *
+ * Only models with new attempts are decided, each by the instances that added them: the last
+ * of those to add reads everyone's counts. So a model without traffic keeps its state, and a
+ * resolve by hand holds until that model's errors go on: after a resolve, a new incident needs
+ * the attempts since the resolve to reach the threshold too.
  */
 export class IncidentWatch {
   private counts = new Map<string, AttemptCount>();
+  /** Models whose attempts were added to the store but not decided on yet. */
+  private undecided = new Set<string>();
   private checking: Promise<void> = Promise.resolve();
 
   constructor(
@@ -51,26 +62,58 @@ export class IncidentWatch {
   }
 
   private async flushAndDecide(): Promise<void> {
-    if (this.counts.size === 0) return;
-    const counts = [...this.counts.values()];
-    this.counts = new Map();
-    try {
-      await this.store.addAttempts(counts);
-    } catch (error) {
-      for (const count of counts) this.add(count); // kept for the next check
-      throw error;
+    if (this.counts.size > 0) {
+      const counts = [...this.counts.values()];
+      this.counts = new Map();
+      try {
+        await this.store.addAttempts(counts);
+      } catch (error) {
+        for (const count of counts) this.add(count); // kept for the next check
+        throw error;
+      }
+      for (const { model } of counts) this.undecided.add(model);
     }
+    if (this.undecided.size === 0) return;
     const now = this.clock.now();
-    const totals = await this.store.attemptTotals(now - this.settings.windowSeconds * 1000);
+    const since = now - this.settings.windowSeconds * 1000;
+    const totals = new Map((await this.store.attemptTotals(since)).map((total) => [total.model, total]));
     const open = openByModel(await this.store.openAutomaticIncidents());
-    for (const { model, attempts, errors } of totals) {
-      if (attempts < this.settings.minAttempts) continue;
-      const rate = errors / attempts;
-      const detail = `${percent(rate)} of ${attempts} upstream attempts failed over the last ${this.settings.windowSeconds} s`;
-      const incidents = open.get(model) ?? [];
-      if (incidents.length === 0 && rate >= this.settings.openAt) await this.openIncident(model, detail, now);
-      else if (incidents.length > 0 && rate < this.settings.resolveBelow) await this.resolve(incidents, model, detail, now);
+    // A model stays undecided until its verdict is through: a failed check retries it.
+    for (const model of [...this.undecided]) {
+      const total = totals.get(model);
+      if (total) await this.decide(total, open.get(model) ?? [], since, now);
+      this.undecided.delete(model);
     }
+  }
+
+  private async decide(window: Tally, incidents: readonly IncidentRecord[], since: number, now: number): Promise<void> {
+    const { model, attempts, errors } = window;
+    if (attempts < this.settings.minAttempts) return;
+    const span = `over the last ${this.settings.windowSeconds} s`;
+    if (incidents.length > 0) {
+      if (errors / attempts < this.settings.resolveBelow) await this.resolve(incidents, model, describe(window, span), now);
+      return;
+    }
+    if (!this.overThreshold(window)) return;
+    const resolvedAt = await this.lastResolve(model);
+    const from = resolvedAt === undefined ? since : (Math.floor(resolvedAt / SLOT_MS) + 1) * SLOT_MS;
+    if (from <= since) return this.openIncident(model, describe(window, span), now);
+    // Resolved inside the window: the attempts since must reach the threshold too, counted from
+    // the slot after the resolve's (that one may hold failures from before it).
+    const fresh = (await this.store.attemptTotals(from)).find((total) => total.model === model);
+    if (fresh && this.overThreshold(fresh)) await this.openIncident(model, describe(fresh, 'since the last incident was resolved'), now);
+  }
+
+  private overThreshold({ attempts, errors }: Tally): boolean {
+    return attempts >= this.settings.minAttempts && errors / attempts >= this.settings.openAt;
+  }
+
+  /** When the latest automatic incident naming `model` was resolved; looked up only for a model over the threshold with none open. */
+  private async lastResolve(model: string): Promise<number | undefined> {
+    const resolved = (await this.store.listIncidents(0)).flatMap((incident) =>
+      incident.automatic && incident.resolvedAt !== null && incident.models.includes(model) ? [incident.resolvedAt] : [],
+    );
+    return resolved.length > 0 ? Math.max(...resolved) : undefined;
   }
 
   private async openIncident(model: string, detail: string, now: number): Promise<void> {
