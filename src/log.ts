@@ -31,13 +31,32 @@ const LOG_FLUSH_MS = 200;
 const ATOMIC_WRITE_BYTES = 4096;
 
 /**
- * Standard output, written asynchronously and in batches: a request's log line never waits for
- * the write, and lines leave together once 4 KiB have gathered or 200 ms have passed, whichever
- * comes first (one write per batch instead of one per request). `logger.flush()` at shutdown
- * writes what is left.
+ * Log bytes held at most while stdout is slower than the lines come (a stalled pipe, a slow
+ * collector): a line that would go beyond is dropped, not held, so a flood of requests cannot
+ * grow the process's memory through its log.
  */
-export function stdoutDestination(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: ATOMIC_WRITE_BYTES - 1, maxWrite: ATOMIC_WRITE_BYTES });
+export const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** Every line's fixed fields: the root logger's and the destination's own drop notices. */
+const LINE_FORMAT = { base: { service: 'model-gateway' }, timestamp: pino.stdTimeFunctions.isoTime };
+
+/**
+ * Standard output (or `fd`), written asynchronously and in batches: a request's log line never
+ * waits for the write, and lines leave together once 4 KiB have gathered or 200 ms have passed,
+ * whichever comes first (one write per batch instead of one per request). At most
+ * `maxBufferBytes` wait; lines beyond are dropped and counted, and once the output has caught
+ * up a warning line says how many were lost. `logger.flush()` at shutdown writes what is left.
+ */
+export function stdoutDestination(fd = 1, maxBufferBytes = LOG_BUFFER_BYTES): DestinationStream {
+  const destination = pino.destination({ dest: fd, sync: false, minLength: ATOMIC_WRITE_BYTES - 1, maxWrite: ATOMIC_WRITE_BYTES, maxLength: maxBufferBytes });
+  let dropped = 0;
+  destination.on('drop', () => (dropped += 1));
+  const notices = pino(LINE_FORMAT, destination);
+  destination.on('drain', () => {
+    if (dropped === 0) return;
+    notices.warn({ dropped_lines: dropped, max_buffer_bytes: maxBufferBytes }, 'log lines dropped: the output was slower than the lines came');
+    dropped = 0;
+  });
   const timer = setInterval(() => {
     try {
       destination.flush();
@@ -52,10 +71,9 @@ export function stdoutDestination(): DestinationStream {
 export function createLogger(level: string, destination: DestinationStream = stdoutDestination()): Logger {
   return pino(
     {
+      ...LINE_FORMAT,
       level,
-      base: { service: 'model-gateway' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,
   );

@@ -64,10 +64,11 @@ export default definePlugin<DashboardConfig>({
     };
     const mount = (router: Router): void => {
       router.get(['/dashboard', '/dashboard/'], (_req, res) => send(res, 'index.html'));
-      router.get('/dashboard/assets/:file', (req, res) => {
+      // Any other asset is an unknown path: the edge's 404 (which follows these routes).
+      router.get('/dashboard/assets/:file', (req, res, next) => {
         const name = `assets/${String(req.params['file'])}`;
         if (name in ASSETS) send(res, name);
-        else res.writeHead(404, SECURITY_HEADERS).end();
+        else next();
       });
     };
     const placed = await placeOperatorRoutes(config.port, config.host ?? gateway.server.host, (router) => {

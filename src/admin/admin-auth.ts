@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { clientAddress, type TrustedProxies } from '../http/client-address.js';
 import { GatewayError } from '../http/errors.js';
 import { sendError } from '../http/respond.js';
+import { discardUnreadUpload } from '../http/unread-upload.js';
 import { digestsEqual, hashSecret, NATIVE_PREFIX } from '../keys/key-material.js';
 import type { FailureWindow, LockoutStore } from '../store/limits.js';
 import { noteForAudit, tokenFingerprint } from './audit.js';
@@ -73,21 +74,26 @@ export const bearerMatches = (header: string | undefined, tokenHash: Buffer | nu
  * and each would be a row a tokenless caller could add at will).
  */
 export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLimiter, trusted: TrustedProxies): RequestHandler {
-  const lockedOut = async (res: Response, address: string, wait: number): Promise<void> => {
+  // A refused caller's upload is never read: discarded for a bounded time, like the API's 401.
+  const refuse = (req: Request, res: Response, error: GatewayError): void => {
+    discardUnreadUpload(req, res);
+    sendError(res, error);
+  };
+  const lockedOut = async (req: Request, res: Response, address: string, wait: number): Promise<void> => {
     const note = `(locked out: ${address} presented ${ADMIN_FAILURES_PER_WINDOW} wrong tokens; its further attempts for ${wait} s are not recorded)`;
     noteForAudit(res, (await limiter.firstRefusal(address)) ? { note } : 'skip');
-    sendError(res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
+    refuse(req, res, new GatewayError(429, `Too many failed admin token attempts; try again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }));
   };
   const check = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const address = clientAddress(req, trusted);
     const wait = await limiter.retryAfter(address);
-    if (wait > 0) return lockedOut(res, address, wait);
+    if (wait > 0) return lockedOut(req, res, address, wait);
     const token = matchingBearer(req.headers.authorization, tokenHash);
     if (!token) {
       // Counted first: of attempts racing through several instances, the ones past the limit are refused as locked out.
       const over = await limiter.fail(address);
-      if (over > 0) return lockedOut(res, address, over);
-      sendError(res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
+      if (over > 0) return lockedOut(req, res, address, over);
+      refuse(req, res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
       return;
     }
     res.locals['adminActor'] = tokenFingerprint(token);

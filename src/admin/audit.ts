@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { cutForLog, MAX_LOGGED_CHARS } from '../http/request-log.js';
 import { hashSecret } from '../keys/key-material.js';
 import type { AuditStore } from '../store/store.js';
 
@@ -9,8 +10,8 @@ const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 /** What the audit trail calls an admin: a short fingerprint of the token used, never the token. */
 export const tokenFingerprint = (token: string): string => `token:${hashSecret(token).toString('hex').slice(0, 12)}`;
 
-/** Longest action (method and path) stored; a caller chooses the path, up to the header limit (~16 KB). */
-export const MAX_ACTION_CHARS = 200;
+/** Longest action (method and path) stored: the request log's bound. */
+export const MAX_ACTION_CHARS = MAX_LOGGED_CHARS;
 const MAX_TARGET_CHARS = 64;
 
 /** How long the trail keeps rows, and how many at most (the newest); pruned at most once a minute. */
@@ -23,10 +24,7 @@ export const AUDIT_RETENTION: AuditRetention = { maxAgeMs: 90 * 24 * 3600_000, m
 const PRUNE_EVERY_MS = 60_000;
 
 /** `METHOD path`, cut to MAX_ACTION_CHARS and marked when cut. */
-export function auditAction(method: string, path: string): string {
-  const action = `${method} ${path}`;
-  return action.length <= MAX_ACTION_CHARS ? action : `${action.slice(0, MAX_ACTION_CHARS)}… (truncated from ${action.length} characters)`;
-}
+export const auditAction = (method: string, path: string): string => cutForLog(`${method} ${path}`, MAX_ACTION_CHARS);
 
 /**
  * How the token check wants a refused request recorded: with a note added to its action, or

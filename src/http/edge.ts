@@ -5,7 +5,7 @@ import { tooLarge } from './body-reader.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { escapeHtml } from './html.js';
-import { pathOf } from './request-log.js';
+import { cutForLog, pathOf } from './request-log.js';
 import { sendError } from './respond.js';
 import { discardUnreadUpload } from './unread-upload.js';
 
@@ -13,7 +13,8 @@ import { discardUnreadUpload } from './unread-upload.js';
  * The edge layer (docs/api-contract.md#edge-layer): what is answered before the gateway's own handling.
  * 405 (HTML, with Allow) for a documented path called with the wrong method, 404 JSON for
  * unknown paths, 413 JSON for oversized bodies (from Content-Length, and while reading),
- * 400 HTML for a URL that cannot be decoded.
+ * 400 HTML for a URL that cannot be decoded. Each of them discards an upload it answered
+ * before reading (see discardUnreadUpload).
  */
 
 export function htmlPage(status: number, title: string, detail: string): string {
@@ -21,7 +22,7 @@ export function htmlPage(status: number, title: string, detail: string): string 
     `<body><h1>${status} ${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></body></html>\n`;
 }
 
-function sendHtml(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
+export function sendHtml(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
   const page = htmlPage(status, title, detail);
   res.writeHead(status, { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(page)) });
   res.end(page);
@@ -29,6 +30,7 @@ function sendHtml(res: ServerResponse, status: number, title: string, detail: st
 
 /** The edge's 405 for a documented path called with a method it does not take: HTML, with `Allow`. */
 export function sendMethodNotAllowed(res: ServerResponse, method: string, allow: string): void {
+  discardUnreadUpload(res.req, res);
   sendHtml(res, 405, 'Method Not Allowed', `${method} is not allowed here; use ${allow}.`, { allow });
 }
 
@@ -37,9 +39,25 @@ export function methodNotAllowed(app: Express, getPaths: readonly string[]): voi
   for (const path of getPaths) app.all(path, (req, res) => sendMethodNotAllowed(res, req.method, 'GET, HEAD'));
 }
 
-/** Unknown paths (under /v1 and elsewhere): 404 in our envelope. */
+const sendUndecodable = (res: ServerResponse): void => sendHtml(res, 400, 'Bad Request', 'The request URL could not be decoded.');
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Unknown paths (under /v1 and elsewhere): 404 in our envelope, or the 400 page when the path
+ * cannot be decoded (routes with parameters find that out themselves: URIError, see edgeErrors).
+ */
 export const notFound: RequestHandler = (req, res) => {
-  sendError(res, new GatewayError(404, `Unknown path ${req.method} ${req.path}. The API lives under /v1; see GET /v1/models.`));
+  discardUnreadUpload(req, res);
+  if (!decodable(req.path)) sendUndecodable(res);
+  else sendError(res, new GatewayError(404, `Unknown path ${req.method} ${req.path}. The API lives under /v1; see GET /v1/models.`));
 };
 
 interface BodyParserError {
@@ -55,10 +73,10 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    discardUnreadUpload(req, res);
     const parser = error as BodyParserError;
     if (parser.type === 'entity.too.large') {
       // The limit of the parser that refused (admin bodies have smaller ones than the API's).
-      discardUnreadUpload(req, res);
       sendError(res, tooLarge(parser.limit ?? maxBytes));
       return;
     }
@@ -75,7 +93,7 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof URIError || parser.status === 400) {
-      sendHtml(res, 400, 'Bad Request', 'The request URL could not be decoded.');
+      sendUndecodable(res);
       return;
     }
     if (error instanceof GatewayError || isStoreUnavailable(error)) {
@@ -83,7 +101,7 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       return;
     }
     const path = pathOf(req.url);
-    log.error({ err: error, path }, 'unexpected failure at the edge');
+    log.error({ err: error, path: cutForLog(path) }, 'unexpected failure at the edge');
     sendError(res, new GatewayError(500, `The gateway hit an unexpected condition handling ${req.method} ${path}.`));
   };
 }

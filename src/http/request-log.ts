@@ -5,6 +5,14 @@ import { callOf } from '../chain/call.js';
 
 const tenths = (ms: number): number => Math.round(ms * 10) / 10;
 
+/** Longest caller-chosen text (a path) a log line or audit row keeps; a path may be ~16 KB (the header limit). */
+export const MAX_LOGGED_CHARS = 200;
+
+/** `text` cut to `max` characters and marked when cut. */
+export function cutForLog(text: string, max = MAX_LOGGED_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (truncated from ${text.length} characters)`;
+}
+
 /** The path of a request URL without its query (which may carry anything a caller typed). */
 export function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
@@ -14,8 +22,8 @@ export function pathOf(url: string | undefined): string {
 
 /**
  * One log line per request, whatever answered it (the hot path, Express, a plugin): method,
- * path, status, canonical model, key id — never the key, a header or a body —, outcome, latency
- * and upstream latency.
+ * path (cut to MAX_LOGGED_CHARS), status, canonical model, key id — never the key, a header or
+ * a body —, outcome, latency and upstream latency.
  */
 export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -26,7 +34,7 @@ export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResp
       log.info(
         {
           method: req.method,
-          path: pathOf(req.url),
+          path: cutForLog(pathOf(req.url)),
           status: call?.status || res.statusCode,
           model: call?.model?.id,
           key_id: call?.key?.id,

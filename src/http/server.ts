@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { BootError } from '../config/boot-error.js';
 import type { ServerConfig } from '../config/schema.js';
-import { htmlPage } from './edge.js';
+import { answerConnectionErrors } from './connection-errors.js';
 import { logRequests } from './request-log.js';
 
 /** A request handler that says whether it took the request. */
@@ -23,40 +22,40 @@ export interface GatewayServerOptions {
 /** How often Node checks the header and request timeouts (its default, 30 s, would let slow clients linger that long). */
 const TIMEOUT_CHECK_MS = 1000;
 
-/** What the HTTP parser refused, as the edge answers it: status, title, explanation. */
-function parserRefusal(error: NodeJS.ErrnoException): [number, string, string] {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large', 'The request headers are larger than the gateway accepts.'];
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request Timeout', 'The request did not arrive in time.'];
-    default:
-      return [400, 'Bad Request', 'The request could not be parsed as HTTP/1.1.'];
-  }
-}
+/** A count of what is in progress (requests, calls), and a bounded wait for it to reach zero. */
+export class InFlight {
+  private count = 0;
+  private idle: (() => void) | null = null;
 
-/**
- * Requests Node's parser refused (bad framing, oversized headers, a client too slow to send
- * them) get the edge's small HTML page and a closed connection, instead of an empty answer —
- * also when the refusal comes in the middle of a body whose request is already being handled
- * (its response, not yet begun, carries the page).
- */
-function answerParserError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent)) {
-    socket.destroy();
-    return;
+  get size(): number {
+    return this.count;
   }
-  const [status, title, detail] = parserRefusal(error);
-  const page = htmlPage(status, title, detail);
-  const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(page)), connection: 'close' };
-  if (inFlight) {
-    inFlight.writeHead(status, headers);
-    inFlight.end(page, () => socket.destroy());
-    return;
+
+  /** Counts one more in progress; returns how to count it out (once, however often it is called). */
+  enter(): () => void {
+    this.count += 1;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.count -= 1;
+      if (this.count === 0) this.idle?.();
+    };
   }
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${title}\r\n${head}\r\n${page}`);
+
+  /** Resolves once nothing is in progress, or after `ms`; with how many still are. */
+  async settled(ms: number): Promise<number> {
+    if (this.count > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        this.idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return this.count;
+  }
 }
 
 /**
@@ -67,8 +66,7 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export class GatewayServer {
   readonly server: Server;
-  private inFlight = 0;
-  private drained: (() => void) | null = null;
+  private readonly inFlight = new InFlight();
   private draining = false;
 
   constructor(private readonly options: GatewayServerOptions) {
@@ -77,11 +75,7 @@ export class GatewayServer {
       // While draining, requests that still arrive on kept-alive connections are served, and
       // those connections are told to close.
       if (this.draining) res.setHeader('connection', 'close');
-      this.inFlight += 1;
-      res.once('close', () => {
-        this.inFlight -= 1;
-        if (this.inFlight === 0) this.drained?.();
-      });
+      res.once('close', this.inFlight.enter());
       logRequest(req, res);
       if (options.api(req, res)) return;
       if (continueNow) res.writeContinue();
@@ -95,7 +89,7 @@ export class GatewayServer {
     this.server.keepAliveTimeout = limits.keep_alive_timeout_ms;
     this.server.maxConnections = limits.max_connections;
     this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => handle(req, res, true));
-    this.server.on('clientError', answerParserError);
+    answerConnectionErrors(this.server);
   }
 
   /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */
@@ -113,24 +107,19 @@ export class GatewayServer {
     });
   }
 
-  /** No new connections; in-flight requests may finish for the grace period, then every connection closes. */
+  /**
+   * No new connections; in-flight requests may finish for the grace period, then every connection
+   * closes. A call cut so may still be completing (see Pipeline.settled).
+   */
   async drain(): Promise<void> {
     const { server, options } = this;
     const grace = options.limits.shutdown_grace_ms;
     this.draining = true;
-    options.log.info({ in_flight: this.inFlight, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
+    options.log.info({ in_flight: this.inFlight.size, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    if (this.inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, grace);
-        this.drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    if (this.inFlight > 0) options.log.warn({ in_flight: this.inFlight }, 'grace period over: closing remaining connections');
+    const left = await this.inFlight.settled(grace);
+    if (left > 0) options.log.warn({ in_flight: left }, 'grace period over: closing remaining connections');
     server.closeAllConnections();
     await stopped;
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** How long the rest of an upload refused before it was read is discarded before the connection is cut. */
 export const LINGER_MS = 5_000;
@@ -11,10 +11,11 @@ export const LINGER_MS = 5_000;
  * before the answer does (ECONNRESET instead of the 413). So the close lingers: the answer and a
  * FIN go out, the rest of the upload is read and discarded until the caller closes its side —
  * for at most LINGER_MS, then the connection is cut. A caller that sent `Expect: 100-continue`
- * and got no 100 sends nothing more: its connection closes as usual.
+ * and got no 100 sends nothing more: its connection closes as usual. A request that declares no
+ * body keeps its connection (Node marks even those incomplete while their headers are handled).
  */
 export function discardUnreadUpload(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete || res.headersSent) return;
+  if (req.complete || res.headersSent || !declaresBody(req)) return;
   res.setHeader('connection', 'close');
   if (req.headers.expect?.toLowerCase() === '100-continue') return;
   const socket = req.socket;
@@ -24,7 +25,11 @@ export function discardUnreadUpload(req: IncomingMessage, res: ServerResponse): 
   res.once('finish', () => req.resume());
 }
 
-function lingeringClose(socket: Socket): void {
+const declaresBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/** Ends our side of the connection; cuts it after LINGER_MS unless the caller closed its side first. */
+export function lingeringClose(socket: Duplex): void {
   if (socket.writable) socket.end();
   const cut = setTimeout(() => socket.destroy(), LINGER_MS);
   socket.once('close', () => clearTimeout(cut));

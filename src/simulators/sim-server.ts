@@ -61,20 +61,37 @@ export interface SimOptions {
   chunkDelayMs?: number;
 }
 
-/** Waits `ms`, or less if the caller goes away meanwhile; true when the whole wait passed. */
-function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
+/**
+ * Waits until `ready` calls back (it returns how to cancel itself), or less if the caller goes
+ * away meanwhile; true when `ready` came.
+ */
+function unlessGone(res: ServerResponse, ready: (done: () => void) => () => void): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const gone = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
+    const settle = (came: boolean): void => {
+      cancel();
       res.off('close', gone);
-      resolve(true);
-    }, ms);
+      resolve(came);
+    };
+    const gone = (): void => settle(false);
+    const cancel = ready(() => settle(true));
     res.once('close', gone);
   });
 }
+
+/** Waits `ms`, or less if the caller goes away meanwhile; true when the whole wait passed. */
+const waitUnlessGone = (res: ServerResponse, ms: number): Promise<boolean> =>
+  unlessGone(res, (done) => {
+    const timer = setTimeout(done, ms);
+    return () => clearTimeout(timer);
+  });
+
+/** Waits until what was written has gone out to a caller that reads slowly (or not at all); false when it left. */
+const drainedUnlessGone = (res: ServerResponse): Promise<boolean> =>
+  unlessGone(res, (done) => {
+    res.once('drain', done);
+    return () => res.off('drain', done);
+  });
 
 const RECORD_LIMIT = 200;
 
@@ -202,7 +219,8 @@ export class SimServer {
       if (fault?.split) await this.writeSplit(res, frame, fault.split);
       // Before a cut, wait until the frame is on the wire so the peer really sees it.
       else if (cutAfter !== undefined && index === cutAfter - 1) await new Promise<void>((resolve) => res.write(frame, () => resolve()));
-      else res.write(frame);
+      // Backpressure: a caller that does not read holds at most one buffer's worth, not the whole reply.
+      else if (!res.write(frame) && !(await drainedUnlessGone(res))) return;
       if (stream && pace) await sleep(pace);
     }
     res.end();
