@@ -25,6 +25,12 @@ import { Pipeline } from './pipeline/pipeline.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
 
+/**
+ * After the grace period, once the last connections are closed: how long the calls cut so may
+ * still take to complete (their ledger rows and releases are store writes) before the store closes.
+ */
+export const COMPLETIONS_BOUND_MS = 5_000;
+
 export interface GatewayOptions {
   config: GatewayConfig;
   catalogue: Catalogue;
@@ -45,7 +51,10 @@ export interface Gateway {
   readonly chain: Chain;
   /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */
   listen(port: number, host: string): Promise<string>;
-  /** Graceful stop: refuse new connections, let in-flight requests finish (bounded), release everything. */
+  /**
+   * Graceful stop: refuse new connections, let in-flight requests finish (bounded), let every call
+   * complete (bounded), release everything. Rejects if a call had not completed when the store closed.
+   */
   close(): Promise<void>;
 }
 
@@ -111,9 +120,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let closing: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
     await http.drain();
+    const unfinished = await pipeline.settled(COMPLETIONS_BOUND_MS);
     await chain.close();
     proxy.close();
     await store.close();
+    if (unfinished > 0) throw new Error(`${unfinished} calls had not completed ${COMPLETIONS_BOUND_MS} ms after their connections closed: their ledger rows may be missing`);
     log.info('stopped');
   }
 

@@ -10,7 +10,7 @@ import { describeDatabase, openStore } from '../store/open-store.js';
 import { checkWorkerInstanceIds, simulatorsEnv, WORKER_SIMULATORS_ENV } from './protocol.js';
 import { WorkerSupervisor } from './supervisor.js';
 
-/** Beyond the workers' own drain bound (shutdown_grace_ms): closing plugins and the store. */
+/** Beyond the workers' own drain bound (shutdown_grace_ms): the cut calls' completions (5 s at most), closing plugins and the store. */
 const STOP_MARGIN_MS = 10_000;
 
 /**
@@ -41,8 +41,8 @@ export async function runPrimary(loaded: GatewaySetup, count: number): Promise<v
     closeOnSignals(log, async () => {
       const clean = await supervisor.stop();
       await closeSimulators();
-      log.info('stopped');
       if (!clean) throw new Error('a worker did not stop cleanly (see its log)');
+      log.info('stopped');
     });
     const origin = await supervisor.start();
     log.info(

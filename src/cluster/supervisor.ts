@@ -88,10 +88,15 @@ export class WorkerSupervisor {
     });
   }
 
-  /** Every worker drains (SIGTERM: its graceful close); resolves true if all of them exited 0. */
+  /**
+   * Every worker drains (SIGTERM: its graceful close); resolves true if all of them stopped
+   * cleanly: exited 0, or, still starting, were ended by the SIGTERM itself (a worker takes
+   * signals over once it listens, so it had acknowledged nothing).
+   */
   async stop(): Promise<boolean> {
     this.state = 'stopping';
     const live = this.slots.filter((slot) => slot.worker !== null);
+    const starting = new Set(live.filter((slot) => !slot.listening));
     for (const slot of this.slots) if (slot.restart) clearTimeout(slot.restart);
     for (const slot of live) slot.worker?.process.kill('SIGTERM');
     const timer = setTimeout(() => {
@@ -103,7 +108,7 @@ export class WorkerSupervisor {
     }, this.options.stopTimeoutMs);
     const exits = await Promise.all(live.map((slot) => slot.exited as Promise<Exit>));
     clearTimeout(timer);
-    return exits.every((exit) => exit.code === 0);
+    return exits.every((exit, i) => exit.code === 0 || (exit.signal === 'SIGTERM' && starting.has(live[i] as Slot)));
   }
 
   private fork(slot: Slot): void {

@@ -21,6 +21,16 @@ export function describeError(error: ErrorObject): { path: string; message: stri
   return { path, message: schemaReason(error) };
 }
 
+/**
+ * A failed `anyOf` (Ajv's last error, after those of its branches) as what each branch wants:
+ * `must be an integer or "auto"`, not only the first branch's `must be an integer`.
+ */
+function describeAnyOf(errors: readonly ErrorObject[], anyOf: ErrorObject): { path: string; message: string } {
+  const reasons = [...new Set(errors.filter((error) => error.schemaPath.startsWith(`${anyOf.schemaPath}/`)).map(schemaReason))];
+  const shared = reasons.every((reason) => reason.startsWith('must be ')) ? 'must be ' : '';
+  return { path: anyOf.instancePath || '/', message: shared + reasons.map((reason) => reason.slice(shared.length)).join(' or ') };
+}
+
 export class ValidationError extends BootError {
   constructor(
     readonly source: string,
@@ -37,8 +47,9 @@ export function compileValidator<T>(schema: object, source: string): Validator<T
   const check: ValidateFunction = ajv.compile(schema);
   return (value: unknown): T => {
     if (check(value)) return value as T;
-    const first = check.errors?.[0];
-    const { path, message } = first ? describeError(first) : { path: '/', message: 'is invalid' };
+    const errors = check.errors ?? [];
+    const [first, last] = [errors[0], errors.at(-1)];
+    const { path, message } = last?.keyword === 'anyOf' ? describeAnyOf(errors, last) : first ? describeError(first) : { path: '/', message: 'is invalid' };
     throw new ValidationError(source, path, message);
   };
 }

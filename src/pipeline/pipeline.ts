@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { BodyReader } from '../http/body-reader.js';
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
+import { InFlight } from '../http/server.js';
 import { discardUnreadUpload } from '../http/unread-upload.js';
 import type { Store } from '../store/store.js';
 import { admit } from './admission.js';
@@ -34,16 +35,30 @@ export interface PipelineOptions {
  */
 export class Pipeline {
   private readonly deps: ExchangeDeps;
+  /** Calls from arrival to the end of their completion, which may outlast their connection. */
+  private readonly calls = new InFlight();
 
   constructor(private readonly options: PipelineOptions) {
     this.deps = { chain: options.chain, proxy: options.proxy, clock: options.clock, log: options.log, limits: options.limits };
   }
 
+  /**
+   * Resolves once every call in progress has ended — a call whose connection closed is still
+   * aborting its upstream and writing its ledger row — or after `ms`; with how many have not.
+   */
+  settled(ms: number): Promise<number> {
+    return this.calls.settled(ms);
+  }
+
   async serve(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { chain, log } = this.options;
     const call = new Call(endpoint, req, res, this.options.clock.now());
+    const ended = this.calls.enter();
     res.once('close', () => {
       if (!res.writableFinished) call.callerLeft();
+      // A body cut short (request timeout, bad framing) is never read whole, and the body reader
+      // may never say so: the call cannot reach an upstream any more, nothing to wait for.
+      if (!req.complete) ended();
     });
     try {
       await admit(call, chain, this.options.body, this.options.store);
@@ -55,6 +70,8 @@ export class Pipeline {
     } catch (thrown) {
       discardUnreadUpload(req, res);
       await endInFailure(call, thrown, chain, log);
+    } finally {
+      ended();
     }
   }
 
