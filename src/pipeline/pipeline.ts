@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { BodyReader } from '../http/body-reader.js';
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
-import { InFlight } from '../http/server.js';
+import { InFlight } from '../http/in-flight.js';
 import { discardUnreadUpload } from '../http/unread-upload.js';
 import type { Store } from '../store/store.js';
 import { admit } from './admission.js';
