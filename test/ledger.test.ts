@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { FakeClock, startHarness, type Harness } from './helpers/harness.js';
+import { FakeClock, startHarness } from './helpers/harness.js';
 import { openLedgerDb } from './helpers/ledger-db.js';
 import { ask, usage } from './helpers/usage.js';
 

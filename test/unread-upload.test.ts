@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { LINGER_MS } from '../src/http/unread-upload.js';
-import { chatBody, startHarness, type Harness } from './helpers/harness.js';
+import { startHarness, type Harness } from './helpers/harness.js';
 
 /**
  * An upload the gateway refuses before reading it (413 from the declared length, 401 from the

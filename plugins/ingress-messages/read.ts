@@ -18,7 +18,6 @@ import {
   type ResponseFormat,
   type ToolChoice,
   type ToolSpec,
-  type Turn,
 } from '../../src/plugin-api.js';
 
 /**

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Clock } from '../clock.js';
 import { compileSchema } from '../config/validate.js';
 import type { TrustedProxies } from '../http/client-address.js';

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../chain/call.js';
-import { invalidRequest } from '../http/errors.js';
+import { invalidRequest, type GatewayError } from '../http/errors.js';
 import { isObject } from './sequence.js';
 
 /**
@@ -38,10 +38,24 @@ export function refuseUntranslatable(body: JsonObject): void {
   for (const [param, value] of Object.entries(body)) {
     if (value === null || READ.includes(param) || NO_EFFECT.includes(param)) continue;
     const rule = NEUTRAL_ONLY[param];
-    if (!rule) throw invalidRequest(`${param} is not a parameter the gateway knows for this model; it is refused rather than dropped.`, param);
+    if (!rule) throw unknownParameter(param, 'a parameter');
     if (!rule.neutral(value)) throw invalidRequest(`${param} is not supported here: ${rule.why}.`, param);
   }
   if (typeof body['top_logprobs'] === 'number' && body['top_logprobs'] > 0 && body['logprobs'] !== true) {
     throw invalidRequest('top_logprobs needs logprobs: true.', 'top_logprobs');
+  }
+}
+
+/** The 400 of a field a translation would drop unseen; `what` says what kind of parameter it is not. */
+const unknownParameter = (field: string, what: string): GatewayError =>
+  invalidRequest(`${field} is not ${what} the gateway knows for this model; it is refused rather than dropped.`, field);
+
+/**
+ * For another body a vendor translation reads (legacy completions, embeddings): refuses the
+ * first field not among `known`, as refuseUntranslatable does for chat. Null values ask nothing.
+ */
+export function refuseUnknownFields(body: JsonObject, known: ReadonlySet<string>, what: string): void {
+  for (const [field, value] of Object.entries(body)) {
+    if (value !== null && !known.has(field)) throw unknownParameter(field, what);
   }
 }

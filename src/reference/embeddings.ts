@@ -1,6 +1,6 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
-import { refuseUnknownFields } from './request-schemas.js';
+import { refuseUnknownFields } from './chat-params.js';
 
 /**
  * The reference `/v1/embeddings` shapes for families whose vendor speaks another format:

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
-import { refuseUnknownFields } from './request-schemas.js';
+import { refuseUnknownFields } from './chat-params.js';
 
 /**
  * Legacy `/v1/completions` for families without a native completions endpoint: the request

@@ -1,8 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { EndpointName, JsonObject } from '../chain/call.js';
+import type { EndpointName } from '../chain/call.js';
 import { compileSchema } from '../config/validate.js';
 import { schemaReason } from '../config/schema-reason.js';
-import { invalidRequest } from '../http/errors.js';
 import { REASONING_EFFORTS } from '../neutral/request.js';
 
 /**
@@ -182,14 +181,4 @@ export function schemaProblem(validate: ValidateFunction, body: unknown): Reques
   if (!error) return { param: 'body', message: 'The request body is invalid.' };
   const param = paramOf(error) || 'body';
   return { param, message: `${param} ${reasonOf(error)}.` };
-}
-
-/**
- * For a body a vendor translation reads (everything else in it would be dropped unseen): refuses
- * the first field not among `known` with a 400 naming it. Null values ask nothing.
- */
-export function refuseUnknownFields(body: JsonObject, known: ReadonlySet<string>, what: string): void {
-  for (const [field, value] of Object.entries(body)) {
-    if (value !== null && !known.has(field)) throw invalidRequest(`${field} is not ${what} the gateway knows for this model; it is refused rather than dropped.`, field);
-  }
 }
