@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { LINGER_MS } from '../src/http/unread-upload.js';
 import { raw, rawHttp, startHarness } from './helpers/harness.js';
+import { pluginConfig } from './helpers/ops.js';
 
 /**
  * The edge's early answers outside the API's calls: an upload they do not read is discarded for
@@ -34,7 +35,14 @@ t.test('a slow upload answered before it is read is cut after the linger, not th
     ['a wrong admin token (401)', 'POST /admin/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-token\r\n', /^HTTP\/1\.1 401 [\s\S]*"invalid_api_key"/],
     ['the model list, wrong method (405)', 'POST /v1/models HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 405 [\s\S]*allow: GET, HEAD/i],
   ] as const;
-  const uploads = cases.map(([, head]) => slowUpload(t, h.origin, head));
+  await cutAfterLinger(t, h.origin, cases);
+});
+
+type Case = readonly [name: string, head: string, answer: RegExp];
+
+/** Sends each case as a slow upload at once; each must be answered, its close announced, and cut within the linger. */
+async function cutAfterLinger(t: Test, origin: string, cases: readonly Case[]): Promise<void> {
+  const uploads = cases.map(([, head]) => slowUpload(t, origin, head));
   const bound = LINGER_MS + 3_000;
   const held = await Promise.all(uploads.map(({ closed }) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), bound))])));
   cases.forEach(([name, , answer], i) => {
@@ -42,6 +50,19 @@ t.test('a slow upload answered before it is read is cut after the linger, not th
     t.match(uploads[i]?.received(), /connection: close/i, `${name}: the close announced`);
     t.ok((held[i] ?? Infinity) < bound, `${name}: cut after ${held[i]} ms (linger ${LINGER_MS} ms)`);
   });
+}
+
+t.test('a body sent with a GET, keyless, is discarded after the answer and cut after the linger, on the gateway port and a side port', async (t) => {
+  const token = 'metrics-token-0123456789';
+  const h = await startHarness(t, { env: { GATEWAY_REQUEST_TIMEOUT_MS: '60000' }, configure: pluginConfig('metrics', { port: 0, token }) });
+  const side = h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'metrics listening on their own port')?.origin as string;
+  await cutAfterLinger(t, h.origin, [
+    ['the liveness check (200)', 'GET /healthz HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 200 /],
+    ['the status page (200)', 'GET /status HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 200 [\s\S]*text\/html/],
+    ['the model list (200)', 'GET /v1/models HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 200 [\s\S]*"object":"list"/],
+    ['the usage report without a key (401)', 'GET /v1/usage HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 401 /],
+  ]);
+  await cutAfterLinger(t, side, [['metrics on their own port, no token (401)', 'GET /metrics HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 401 /]]);
 });
 
 t.test('an undecodable path is the 400 page wherever it points; an unknown dashboard asset the 404 envelope', async (t) => {

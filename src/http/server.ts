@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config/schema.js';
 import { answerConnectionErrors } from './connection-errors.js';
 import { InFlight } from './in-flight.js';
 import { logRequests } from './request-log.js';
+import { discardBodyOfRead } from './unread-upload.js';
 
 /** A request handler that says whether it took the request. */
 export type Entry = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -42,6 +43,7 @@ export class GatewayServer {
       if (this.draining) res.setHeader('connection', 'close');
       res.once('close', this.inFlight.enter());
       logRequest(req, res);
+      discardBodyOfRead(req, res);
       if (options.api(req, res)) return;
       if (continueNow) res.writeContinue();
       options.fallback(req, res);

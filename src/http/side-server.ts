@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { notFound } from './edge.js';
 import { toGatewayError } from './errors.js';
 import { sendError } from './respond.js';
+import { discardBodyOfRead } from './unread-upload.js';
 
 /** A failure in a side route: our 500 envelope, never a stack trace. */
 const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
@@ -29,6 +30,10 @@ export async function startSideServer(options: SideServerOptions): Promise<SideS
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use((req, res, next) => {
+    discardBodyOfRead(req, res);
+    next();
+  });
   const router = express.Router();
   options.mount(router);
   app.use(router);

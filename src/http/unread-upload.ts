@@ -25,6 +25,14 @@ export function discardUnreadUpload(req: IncomingMessage, res: ServerResponse): 
   res.once('finish', () => req.resume());
 }
 
+/**
+ * No GET or HEAD route reads a body: one sent along (with or without a key) is discarded for a
+ * bounded time after the answer, not held until the request timeout.
+ */
+export function discardBodyOfRead(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === 'GET' || req.method === 'HEAD') discardUnreadUpload(req, res);
+}
+
 const declaresBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
