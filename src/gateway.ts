@@ -93,7 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     proxy,
     clock,
     log,
-    body: bodyReader(config.server.max_body_bytes),
+    body: bodyReader({ maxBytes: config.server.max_body_bytes, maxBytesHeld: config.server.max_body_bytes_held }),
     limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
     store,
   });

@@ -78,7 +78,7 @@ t.test('admit(): the steps run after the last request hook', async (t) => {
     { onRequest: (c) => c.admission.queueTake(TAKE, () => void order.push('take verdict')) },
     { onRequest: (c) => (order.push('last hook'), c.admission.queueReservation(RESERVE, () => void order.push('reserve verdict'))) },
   );
-  const reader = { checkDeclaredLength: () => undefined, read: async () => Buffer.from('{}') };
-  await admit(call, chain, reader, recordingStore(0, []));
+  const reader = { checkDeclaredLength: () => undefined, read: async () => ({ bytes: Buffer.from('{}'), release: () => undefined }) };
+  await admit(call, chain, reader, recordingStore(0, []), () => undefined);
   t.same(order, ['last hook', 'take verdict', 'reserve verdict']);
 });

@@ -13,34 +13,36 @@ import { exchange } from '../src/pipeline/exchange.js';
 import { relayBody, relayStreamed, sendBody } from '../src/pipeline/relay.js';
 import { catalogue, chainOf, detachedCall, exchangeDeps, LIMITS, scriptedTranslator, scriptedUpstream, silentLog } from './helpers/pipeline-parts.js';
 
+const ignoreHeld = (): void => undefined;
+
 /** A store no step reaches: these calls queue no admission step. */
 const NO_STEPS_STORE = {} as Store;
 
 t.test('admission: the declared-length 413, then the header checks, and only then the body', async (t) => {
   const order: string[] = [];
   const reads: string[] = [];
-  const reader = { checkDeclaredLength: () => order.push('length'), read: async () => (reads.push('read'), Buffer.from('{}')) };
+  const reader = { checkDeclaredLength: () => order.push('length'), read: async () => (reads.push('read'), { bytes: Buffer.from('{}'), release: () => undefined }) };
   const chain = chainOf({ onHeaders: () => void order.push('headers') }, { onRequest: () => void order.push('request') });
   const call = detachedCall();
-  await admit(call, chain, reader, NO_STEPS_STORE);
+  await admit(call, chain, reader, NO_STEPS_STORE, ignoreHeld);
   t.same(order, ['length', 'headers', 'request']);
   t.same(reads, ['read']);
 
   reads.length = 0;
   const refusing = chainOf({ onHeaders: () => { throw new GatewayError(401, 'no key'); } });
-  await t.rejects(admit(detachedCall(), refusing, reader, NO_STEPS_STORE), { message: 'no key' });
+  await t.rejects(admit(detachedCall(), refusing, reader, NO_STEPS_STORE, ignoreHeld), { message: 'no key' });
   t.same(reads, [], 'a caller refused from its headers never has its body read');
 
-  const tooBig = bodyReader(10);
+  const tooBig = bodyReader({ maxBytes: 10, maxBytesHeld: 10 });
   const declared = detachedCall();
   declared.req.headers['content-length'] = '11';
   let headerChecks = 0;
-  await t.rejects(admit(declared, chainOf({ onHeaders: () => void (headerChecks += 1) }), tooBig, NO_STEPS_STORE), { message: /exceeds the 10 bytes limit/ });
+  await t.rejects(admit(declared, chainOf({ onHeaders: () => void (headerChecks += 1) }), tooBig, NO_STEPS_STORE, ignoreHeld), { message: /exceeds the 10 bytes limit/ });
   t.equal(headerChecks, 0, 'a declared length over the limit is the edge\'s 413, before the key is looked at');
 
   const usage = new Call(ENDPOINTS.usage, { headers: {} } as IncomingMessage, {} as ServerResponse, 0);
   reads.length = 0;
-  await admit(usage, chainOf({}), reader, NO_STEPS_STORE);
+  await admit(usage, chainOf({}), reader, NO_STEPS_STORE, ignoreHeld);
   t.same(reads, [], 'a GET has no body to read');
 });
 

@@ -24,6 +24,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['HOST', ['server', 'host'], 'string'],
   ['PORT', ['server', 'port'], 'int'],
   ['GATEWAY_MAX_BODY_BYTES', ['server', 'max_body_bytes'], 'int'],
+  ['GATEWAY_MAX_BODY_BYTES_HELD', ['server', 'max_body_bytes_held'], 'int'],
   ['GATEWAY_SHUTDOWN_GRACE_MS', ['server', 'shutdown_grace_ms'], 'int'],
   ['GATEWAY_INSTANCE_ID', ['server', 'instance_id'], 'string'],
   ['GATEWAY_HEADERS_TIMEOUT_MS', ['server', 'headers_timeout_ms'], 'int'],

@@ -20,6 +20,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   max_body_bytes: number;
+  /** All request bodies of calls in progress together; a body that finds no room within 2 s is a 503. */
+  max_body_bytes_held: number;
   shutdown_grace_ms: number;
   /** This process's name in the store; its spend reservations are released when it starts again. */
   instance_id: string;
@@ -91,6 +93,7 @@ export const gatewayConfigSchema = {
         host: { type: 'string', minLength: 1, default: '127.0.0.1' },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
         max_body_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
+        max_body_bytes_held: { ...positiveInt, default: 256 * 1024 * 1024 },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10_000 },
         instance_id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$', default: 'default' },
         headers_timeout_ms: { ...positiveInt, default: 10_000 },

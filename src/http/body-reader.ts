@@ -1,15 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
+import { BootError } from '../config/boot-error.js';
+import { BudgetExhausted, ByteBudget, type Lease } from '../net/byte-budget.js';
 import { GatewayError } from './errors.js';
+
+/** A body read whole, and its share of the bytes all calls in progress may hold. */
+export interface HeldBody {
+  readonly bytes: Buffer;
+  /** Gives the share back (idempotent): when the call has ended, or its caller left mid-upload. */
+  release(): void;
+}
 
 export interface BodyReader {
   /** The edge's 413 from a declared Content-Length over the limit, before anything else (nothing is read). */
   checkDeclaredLength(req: IncomingMessage): void;
-  /** Reads the body whole; rejects with our error (413, 400) or, for a caller who left, with the parser's. */
-  read(req: IncomingMessage, res: ServerResponse): Promise<Buffer>;
+  /** Reads the body whole; rejects with our error (413, 400, 503) or, for a caller who left, with the parser's. */
+  read(req: IncomingMessage, res: ServerResponse): Promise<HeldBody>;
+}
+
+export interface BodyLimits {
+  /** One body (server.max_body_bytes). */
+  maxBytes: number;
+  /** All bodies of calls in progress together (server.max_body_bytes_held). */
+  maxBytesHeld: number;
 }
 
 const MIB = 1024 * 1024;
+
+/** How long a body waits for room among those held before its 503. */
+export const BODY_BUDGET_WAIT_MS = 2_000;
 
 /** The 413 of a body over the limit: decided from Content-Length before reading where possible, else while reading. */
 export function tooLarge(maxBytes: number): GatewayError {
@@ -39,12 +58,14 @@ interface ParserError {
  * `Expect: 100-continue` is answered only then, and a declared length over the limit gets its
  * 413 without a `100 Continue`.
  */
-export function bodyReader(maxBytes: number): BodyReader {
+export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
+  if (maxBytesHeld < maxBytes) throw new BootError(`server.max_body_bytes_held (${maxBytesHeld}) must be at least server.max_body_bytes (${maxBytes})`);
   const parse = express.raw({ type: () => true, limit: maxBytes, inflate: true });
+  const budget = new ByteBudget(maxBytesHeld, BODY_BUDGET_WAIT_MS);
   const checkDeclaredLength = (req: IncomingMessage): void => {
     if (Number(req.headers['content-length']) > maxBytes) throw tooLarge(maxBytes);
   };
-  const read = (req: IncomingMessage, res: ServerResponse): Promise<Buffer> =>
+  const readBytes = (req: IncomingMessage, res: ServerResponse): Promise<Buffer> =>
     new Promise((resolve, reject) => {
       const charsetError = unreadableCharset(req.headers['content-type']);
       if (charsetError) {
@@ -66,5 +87,32 @@ export function bodyReader(maxBytes: number): BodyReader {
         else reject(new GatewayError(400, `The request body could not be read: ${(error as Error).message}.`, { headers: { connection: 'close' } }));
       });
     });
+  // The declared length is reserved before a byte is read; what a body turns out to hold beyond
+  // it (chunked, or inflated from gzip) once read.
+  const read = async (req: IncomingMessage, res: ServerResponse): Promise<HeldBody> => {
+    const leases: Lease[] = [];
+    const release = (): void => leases.forEach((lease) => lease.release());
+    try {
+      const declared = Number(req.headers['content-length'] ?? 0) || 0;
+      if (declared > 0) leases.push(await hold(budget, declared));
+      const bytes = await readBytes(req, res);
+      if (bytes.length > declared) leases.push(await hold(budget, bytes.length - declared));
+      return { bytes, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
   return { checkDeclaredLength, read };
+}
+
+/** Bytes of the budget, or the 503 of a gateway holding all the request bodies it may. */
+async function hold(budget: ByteBudget, bytes: number): Promise<Lease> {
+  try {
+    return await budget.acquire(bytes);
+  } catch (error) {
+    if (!(error instanceof BudgetExhausted)) throw error;
+    const detail = `${error.message} (server.max_body_bytes_held)`;
+    throw new GatewayError(503, `The gateway is holding all the request bodies it may at once: ${detail}. Retry shortly.`, { headers: { 'retry-after': '1' } });
+  }
 }

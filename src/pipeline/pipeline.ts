@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Call, type Endpoint } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
-import type { BodyReader } from '../http/body-reader.js';
+import type { BodyReader, HeldBody } from '../http/body-reader.js';
 import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { InFlight } from '../http/in-flight.js';
@@ -54,6 +54,7 @@ export class Pipeline {
     const { chain, log } = this.options;
     const call = new Call(endpoint, req, res, this.options.clock.now());
     const ended = this.calls.enter();
+    let body: HeldBody | undefined;
     res.once('close', () => {
       if (!res.writableFinished) call.callerLeft();
       // A body cut short (request timeout, bad framing) is never read whole, and the body reader
@@ -61,7 +62,7 @@ export class Pipeline {
       if (!req.complete) ended();
     });
     try {
-      await admit(call, chain, this.options.body, this.options.store);
+      await admit(call, chain, this.options.body, this.options.store, (read) => (body = read));
       if (!endpoint.upstream) return await this.respondLocally(call);
       const answer = await exchange(call, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
@@ -71,6 +72,7 @@ export class Pipeline {
       discardUnreadUpload(req, res);
       await endInFailure(call, thrown, chain, log);
     } finally {
+      body?.release();
       ended();
     }
   }
