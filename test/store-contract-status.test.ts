@@ -182,3 +182,46 @@ contract('automatic incidents: at most one open per model; resolved (or reopened
   t.ok(await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 9)), 'reopened by hand it is the operator\'s: the watch opens its own');
   t.same((await store.status.openAutomaticIncidents()).map((i) => i.startedAt).sort(), [T0 + 2, T0 + 6, T0 + 9]);
 });
+
+contract('last automatic resolve of a model: the latest resolve of an automatic incident naming it, by hand or on recovery', async (t, db) => {
+  const store = await db.open();
+  const last = (model: string): Promise<number | undefined> => store.status.lastAutomaticResolve(model);
+  const auto = (model: string, now: number) => store.status.openAutomaticIncident(model, incident({ models: [model], automatic: true, now }));
+  const resolve = (id: string | undefined, now: number, ifOpen?: true) =>
+    store.status.updateIncident(id ?? '', { status: 'resolved', now, ...(ifOpen ? { ifOpen } : {}) });
+  t.equal(await last('gamma-5.4'), undefined, 'no incident');
+
+  const first = await auto('gamma-5.4', T0);
+  t.equal(await last('gamma-5.4'), undefined, 'an open one has no resolve');
+  const manual = await store.status.createIncident(incident({ now: T0 }));
+  await resolve(manual.id, T0 + 9 * MINUTE);
+  t.equal(await last('gamma-5.4'), undefined, 'a manual incident\'s resolve does not count');
+
+  await resolve(first?.id, T0 + MINUTE, true);
+  t.equal(await last('gamma-5.4'), T0 + MINUTE, 'resolved on recovery (ifOpen)');
+  const second = await auto('gamma-5.4', T0 + 2 * MINUTE);
+  await resolve(second?.id, T0 + 3 * MINUTE);
+  t.equal(await last('gamma-5.4'), T0 + 3 * MINUTE, 'resolved by hand, later: the latest wins');
+  await resolve(second?.id, T0 + 4 * MINUTE);
+  t.equal(await last('gamma-5.4'), T0 + 3 * MINUTE, 'resolved again: the first stamp stays');
+
+  await resolve((await auto('gamma-5.2', T0 + 5 * MINUTE))?.id, T0 + 6 * MINUTE);
+  t.equal(await last('gamma-5.4'), T0 + 3 * MINUTE, "another model's resolve is not counted");
+  t.equal(await last('gamma-5.2'), T0 + 6 * MINUTE);
+  t.equal(await last('gamma-5'), undefined, 'a model whose ID only begins the other\'s');
+
+  // Started earlier, resolved later: the resolve, not the start, decides; named among others by a patch.
+  const early = await store.status.createIncident(incident({ models: ['alpha-opus-4.6'], automatic: true, now: T0 - HOUR }));
+  await store.status.updateIncident(early.id, { models: ['alpha-opus-4.6', 'gamma-5.4'], status: 'resolved', now: T0 + 7 * MINUTE });
+  t.equal(await last('gamma-5.4'), T0 + 7 * MINUTE, 'an automatic incident naming it among other models');
+  t.equal(await last('alpha-opus-4.6'), T0 + 7 * MINUTE);
+  await store.status.updateIncident(early.id, { status: 'monitoring', now: T0 + 8 * MINUTE });
+  t.equal(await last('gamma-5.4'), T0 + 3 * MINUTE, 'reopened: its resolve is gone');
+  t.equal(await last('alpha-opus-4.6'), undefined);
+
+  // The same answers as reading the whole log (what the watch did before).
+  for (const model of ['gamma-5.4', 'gamma-5.2', 'gamma-5', 'alpha-opus-4.6']) {
+    const resolves = (await store.status.listIncidents(0)).flatMap((i) => (i.automatic && i.resolvedAt !== null && i.models.includes(model) ? [i.resolvedAt] : []));
+    t.equal(await last(model), resolves.length > 0 ? Math.max(...resolves) : undefined, model);
+  }
+});

@@ -95,7 +95,9 @@ export class IncidentWatch {
       return;
     }
     if (!this.overThreshold(window)) return;
-    const resolvedAt = await this.lastResolve(model);
+    // When the latest automatic incident naming the model was resolved (by hand or on recovery);
+    // looked up only for a model over the threshold with none open.
+    const resolvedAt = await this.store.lastAutomaticResolve(model);
     const from = resolvedAt === undefined ? since : (Math.floor(resolvedAt / SLOT_MS) + 1) * SLOT_MS;
     if (from <= since) return this.openIncident(model, describe(window, span), now);
     // Resolved inside the window: the attempts since must reach the threshold too, counted from
@@ -106,14 +108,6 @@ export class IncidentWatch {
 
   private overThreshold({ attempts, errors }: Tally): boolean {
     return attempts >= this.settings.minAttempts && errors / attempts >= this.settings.openAt;
-  }
-
-  /** When the latest automatic incident naming `model` was resolved; looked up only for a model over the threshold with none open. */
-  private async lastResolve(model: string): Promise<number | undefined> {
-    const resolved = (await this.store.listIncidents(0)).flatMap((incident) =>
-      incident.automatic && incident.resolvedAt !== null && incident.models.includes(model) ? [incident.resolvedAt] : [],
-    );
-    return resolved.length > 0 ? Math.max(...resolved) : undefined;
   }
 
   private async openIncident(model: string, detail: string, now: number): Promise<void> {

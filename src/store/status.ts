@@ -128,4 +128,10 @@ export interface StatusStore {
   listIncidents(since: number): Promise<IncidentRecord[]>;
   /** Open incidents the gateway opened itself (any instance, any run: their models' recovery resolves them). */
   openAutomaticIncidents(): Promise<IncidentRecord[]>;
+  /**
+   * When the latest resolved automatic incident naming `model` among its models was resolved —
+   * by hand or on recovery, whoever opened it — or undefined if there is none (manual incidents
+   * and open ones do not count). The incident watch's "since the last resolve".
+   */
+  lastAutomaticResolve(model: string): Promise<number | undefined>;
 }

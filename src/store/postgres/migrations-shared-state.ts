@@ -154,4 +154,13 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id);
     `,
   },
+  {
+    version: 17,
+    name: 'automatic resolves',
+    sql: `
+      -- The incident watch's last resolve of a model: resolved automatic incidents, newest resolve first.
+      CREATE INDEX incidents_automatic_by_resolve ON incidents(resolved_at)
+        WHERE automatic AND resolved_at IS NOT NULL;
+    `,
+  },
 ];

@@ -74,7 +74,7 @@ function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
   return columns;
 }
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8 and 13). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8, 13 and 17). */
 export class PgStatusStore implements StatusStore {
   constructor(private readonly pool: Pool) {}
 
@@ -187,6 +187,14 @@ export class PgStatusStore implements StatusStore {
 
   async openAutomaticIncidents(): Promise<IncidentRecord[]> {
     return this.incidents('SELECT * FROM incidents WHERE automatic AND resolved_at IS NULL ORDER BY rowid', []);
+  }
+
+  async lastAutomaticResolve(model: string): Promise<number | undefined> {
+    // Migration 17's partial index, newest resolve first: the walk stops at the first naming the model.
+    const sql = `SELECT resolved_at FROM incidents
+      WHERE automatic AND resolved_at IS NOT NULL AND models::jsonb @> jsonb_build_array($1::text)
+      ORDER BY resolved_at DESC LIMIT 1`;
+    return (await this.pool.query<{ resolved_at: number }>(sql, [model])).rows[0]?.resolved_at;
   }
 
   /** Incidents and their timelines in two queries, whatever their number. */

@@ -165,4 +165,14 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id);
     `,
   },
+  {
+    version: 17,
+    name: 'automatic resolves',
+    sql: `
+      -- The incident watch's last resolve of a model (lastAutomaticResolve): resolved automatic
+      -- incidents, newest resolve first, read until the first naming the model — not the whole log.
+      CREATE INDEX incidents_automatic_by_resolve ON incidents(resolved_at)
+        WHERE automatic = 1 AND resolved_at IS NOT NULL;
+    `,
+  },
 ];

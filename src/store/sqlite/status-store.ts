@@ -18,7 +18,7 @@ import type {
 
 type Db = Database.Database;
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8 and 13). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8, 13 and 17). */
 export class SqliteStatusStore implements StatusStore {
   private readonly addRollup;
   private readonly addLatency;
@@ -37,6 +37,7 @@ export class SqliteStatusStore implements StatusStore {
   private readonly updatesOf;
   private readonly recent;
   private readonly openAutomatic;
+  private readonly lastResolve;
   private readonly addAttempt;
   private readonly sumAttempts;
   private readonly pruneAttempts;
@@ -76,6 +77,10 @@ export class SqliteStatusStore implements StatusStore {
       'SELECT * FROM incidents WHERE resolved_at IS NULL OR started_at >= ? ORDER BY started_at DESC, rowid DESC',
     );
     this.openAutomatic = db.prepare('SELECT * FROM incidents WHERE automatic = 1 AND resolved_at IS NULL');
+    // Migration 17's partial index, newest resolve first: the walk stops at the first naming the model.
+    this.lastResolve = db.prepare(`SELECT resolved_at FROM incidents
+      WHERE automatic = 1 AND resolved_at IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(incidents.models) WHERE value = ?)
+      ORDER BY resolved_at DESC LIMIT 1`).pluck();
     this.addAttempt = db.prepare(`INSERT INTO incident_attempts (model, slot, attempts, errors) VALUES (?, ?, ?, ?)
       ON CONFLICT (model, slot) DO UPDATE SET attempts = attempts + excluded.attempts, errors = errors + excluded.errors`);
     this.sumAttempts = db.prepare(`SELECT model, SUM(attempts) AS attempts, SUM(errors) AS errors
@@ -186,6 +191,10 @@ export class SqliteStatusStore implements StatusStore {
 
   async openAutomaticIncidents(): Promise<IncidentRecord[]> {
     return (this.openAutomatic.all() as IncidentRow[]).map((row) => this.toIncident(row));
+  }
+
+  async lastAutomaticResolve(model: string): Promise<number | undefined> {
+    return this.lastResolve.get(model) as number | undefined;
   }
 
   private toIncident(row: IncidentRow): IncidentRecord {
