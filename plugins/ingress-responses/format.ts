@@ -1,4 +1,5 @@
 import {
+  estimatedPrompt,
   firstPart,
   ledgerUsage,
   positiveInt,
@@ -43,7 +44,7 @@ class ResponsesOutput implements ReplyOutput {
   private readonly turn: ResponsesTurn;
   private readonly parallelToolCalls: boolean;
 
-  constructor(call: Call) {
+  constructor(private readonly call: Call) {
     this.turn = turnOf(call);
     this.parallelToolCalls = call.body['parallel_tool_calls'] !== false;
   }
@@ -57,7 +58,7 @@ class ResponsesOutput implements ReplyOutput {
   }
 
   sink(): ResponsesStream {
-    return new ResponsesStream(this.turn, this.parallelToolCalls);
+    return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(this.call));
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   GatewayError,
   mintId,
+  usageOrEstimate,
   type FinishReason,
   type JsonObject,
   type ReasoningState,
@@ -73,10 +74,14 @@ export class ResponsesStream implements ReplyStream {
   private readonly dropped = new Set<number>();
   /** The final response as JSON text, once the reply is complete. */
   private final: string | null = null;
+  /** The last reasoning item done without a state: a state that comes after its output began is its own. */
+  private unsigned: { position: number; id: string; text: string } | null = null;
 
   constructor(
     private readonly turn: ResponsesTurn,
     private readonly parallelToolCalls: boolean,
+    /** The gateway's input estimate of the call, asked only when the vendor gave no usage. */
+    private readonly estimatePrompt: () => number,
   ) {}
 
   get complete(): boolean {
@@ -104,8 +109,19 @@ export class ResponsesStream implements ReplyStream {
     return out + this.itemEvent('response.reasoning_summary_text.delta', item, { summary_index: 0, delta: text });
   }
 
-  /** The state ends the current reasoning run (one without text is a redacted run). */
+  /**
+   * The state ends the current reasoning run (one without text is a redacted run). A state that
+   * comes after the run's output began (beta signs its first call or its last part) is that
+   * run's: its item's done event has gone, so the response (the terminal event, the stored
+   * output) carries it, as a whole reply's reasoning item before the message would.
+   */
   reasoningState(_choice: number, state: ReasoningState): string {
+    const late = this.open?.kind === 'reasoning' ? null : this.unsigned;
+    if (late) {
+      this.unsigned = null;
+      this.output[late.position] = reasoningItem(late.id, late.text, state);
+      return this.start();
+    }
     const out = this.start() + this.begin('reasoning');
     (this.open as Extract<OpenItem, { kind: 'reasoning' }>).state = state;
     return out + this.closeItem('completed');
@@ -156,7 +172,8 @@ export class ResponsesStream implements ReplyStream {
   /** Nothing more to write before completion; the final response is settled (and staged for storage). */
   close(usage: ReplyUsage | null): string {
     const ending = endingOf(this.finished ?? 'stop');
-    this.final = this.turn.conclude({ ...ending, error: null, output: this.output, usage: usage ? responsesUsage(usage) : null });
+    const shown = usageOrEstimate(usage, this.estimatePrompt, this.relayedDeltas);
+    this.final = this.turn.conclude({ ...ending, error: null, output: this.output, usage: responsesUsage(shown) });
     return '';
   }
 
@@ -271,6 +288,7 @@ export class ResponsesStream implements ReplyStream {
         out += this.itemEvent('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
       }
       done = reasoningItem(item.id, item.text, item.state);
+      this.unsigned = item.state ? null : { position: this.output.length, id: item.id, text: item.text };
     }
     this.output.push(done);
     return out + this.event('response.output_item.done', { output_index: item.index, item: done });

@@ -8,8 +8,11 @@ import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from
  * the caller's stream, through the ingress format's sink (docs/vendor-formats.md#beta-stream).
  * Function calls arrive whole, possibly spread over chunks, and get a running index per choice
  * (the first only with `parallel_tool_calls: false`); thought parts are reasoning, and a part's
- * thought signature ends the reasoning run before the part's call (after its text); usage is
- * the last chunk's.
+ * thought signature is the state of the candidate's reasoning, written before the part's call
+ * (after its text): it ends the run in progress, or, when the run's output already began (the
+ * signature on the first call or on the last text part), the sink gives it to that run, as the
+ * whole reply's one run holds it; usage is the last chunk's (none at all: the sink shows the
+ * estimate the ledger bills).
  */
 export class BetaStream implements StreamTranslator {
   private readonly toolCalls = new Map<number, number>();

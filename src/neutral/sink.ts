@@ -17,7 +17,12 @@ export interface ReplySink {
   start(choice: number, usage?: ReplyUsage | null): string;
   /** A fragment of reasoning text (thinking). */
   reasoning(choice: number, text: string): string;
-  /** The opaque state that ends the current reasoning run (a signature), or a redacted run. */
+  /**
+   * The opaque state that ends the current reasoning run (a signature), or a redacted run. A
+   * state that comes after the run's output began (beta's thought signature on its first call or
+   * last text part) belongs to that run: each format attaches it to the run as far as its
+   * stream can (docs/vendor-formats.md#beta-stream).
+   */
   reasoningState(choice: number, state: ReasoningState): string;
   /** A text delta, with its reference-format logprobs when the caller asked for them. */
   text(choice: number, text: string, logprobs?: JsonObject | null): string;
@@ -28,7 +33,10 @@ export interface ReplySink {
   toolArguments(choice: number, index: number, fragment: string): string;
   /** A choice ends, once. */
   finish(choice: number, reason: FinishReason): string;
-  /** The stream's closing frames, with the final usage (null when the vendor gave none). */
+  /**
+   * The stream's closing frames, with the final usage; null when the vendor gave none, and the
+   * format then shows what the ledger bills: the gateway's input estimate and `relayedDeltas`.
+   */
   close(usage: ReplyUsage | null): string;
   /** Whether every choice that started has finished (and at least one did). */
   readonly complete: boolean;

@@ -1,3 +1,5 @@
+import type { Call } from '../chain/call.js';
+import type { ReplyUsage } from './reply.js';
 import type { NeutralRequest, Part } from './request.js';
 
 /**
@@ -38,4 +40,26 @@ export function estimateInputTokens(request: NeutralRequest): number {
   }
   if (request.tools.length) chars += JSON.stringify(request.tools).length;
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS);
+}
+
+/**
+ * The gateway's input estimate (the one `count_tokens` answers) of the neutral request, read now
+ * if a passthrough did not need it; a body relayed as it came that the format cannot read (a
+ * content part only the vendor knows) is estimated by its size.
+ */
+export function estimatedPrompt(call: Call): number {
+  try {
+    return estimateInputTokens(call.request);
+  } catch {
+    return Math.max(1, Math.ceil((call.rawJson?.length ?? 0) / CHARS_PER_TOKEN));
+  }
+}
+
+/**
+ * What a reply shows as its usage: the vendor's counts, or — when it gave none — what the ledger
+ * bills then (src/pipeline/relay.ts): the input estimate, read only now, and the output deltas
+ * relayed.
+ */
+export function usageOrEstimate(usage: ReplyUsage | null, estimatePrompt: () => number, relayedDeltas: number): ReplyUsage {
+  return usage ?? { promptTokens: estimatePrompt(), completionTokens: relayedDeltas };
 }

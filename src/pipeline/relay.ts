@@ -4,7 +4,7 @@ import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { StreamTranslator, TranslatedBody, Translator } from '../chain/translator.js';
 import { sendJson, SSE_HEADERS } from '../http/respond.js';
-import { CHARS_PER_TOKEN, estimateInputTokens } from '../neutral/token-estimate.js';
+import { estimatedPrompt } from '../neutral/token-estimate.js';
 import { UpstreamFailure } from '../proxy/proxy-core.js';
 import { complete } from './completion.js';
 import { succeeded } from './outcome.js';
@@ -63,19 +63,6 @@ function settleUsage(call: Call, stream: StreamTranslator): void {
   } else {
     call.usage = { promptTokens: estimatedPrompt(call), completionTokens: stream.relayedDeltas };
     call.usageEstimated = true;
-  }
-}
-
-/**
- * The gateway's input estimate (the one `count_tokens` answers) of the neutral request, read now
- * if a passthrough did not need it; a body relayed as it came that the format cannot read (a
- * content part only the vendor knows) is estimated by its size.
- */
-function estimatedPrompt(call: Call): number {
-  try {
-    return estimateInputTokens(call.request);
-  } catch {
-    return Math.max(1, Math.ceil((call.rawJson?.length ?? 0) / CHARS_PER_TOKEN));
   }
 }
 

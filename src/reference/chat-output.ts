@@ -3,6 +3,7 @@ import type { ReplyOutput } from '../chain/ingress.js';
 import type { TranslatedBody } from '../chain/translator.js';
 import { GatewayError } from '../http/errors.js';
 import { ledgerUsage, type Reply, type ReplyEnvelope } from '../neutral/reply.js';
+import { estimatedPrompt } from '../neutral/token-estimate.js';
 import { mintId } from './ids.js';
 import { chatCompletionBody, textCompletionBody } from './reply.js';
 import { ReferenceStreamWriter } from './stream-writer.js';
@@ -28,7 +29,8 @@ export class ChatOutput implements ReplyOutput {
     return { body: JSON.stringify(body), usage: ledgerUsage(reply.usage) };
   }
 
+  /** The estimate is read only when a usage chunk has no vendor count to show. */
   sink(): ReferenceStreamWriter {
-    return new ReferenceStreamWriter(this.envelope, this.legacy, this.call.includeUsage);
+    return new ReferenceStreamWriter(this.envelope, this.legacy, this.call.includeUsage, () => estimatedPrompt(this.call));
   }
 }

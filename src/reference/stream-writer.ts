@@ -4,6 +4,7 @@ import type { ReasoningState } from '../neutral/request.js';
 import type { ReplyStream } from '../chain/ingress.js';
 import type { GatewayError } from '../http/errors.js';
 import { SSE_DONE, sseErrorFrame } from '../http/respond.js';
+import { usageOrEstimate } from '../neutral/token-estimate.js';
 import { referenceUsage, thinkingBlock } from './reply.js';
 
 /**
@@ -32,6 +33,8 @@ export class ReferenceStreamWriter implements ReplyStream {
     private readonly envelope: ReplyEnvelope,
     private readonly legacy: boolean,
     private readonly includeUsage: boolean,
+    /** The gateway's input estimate of the call, asked only for a usage chunk the vendor gave no count for. */
+    private readonly estimatePrompt: () => number,
   ) {
     const { id, created, model } = envelope;
     this.chunkHead = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)}`;
@@ -105,10 +108,10 @@ export class ReferenceStreamWriter implements ReplyStream {
     return this.finished.size > 0 && [...this.started].every((choice) => this.finished.has(choice));
   }
 
-  /** The usage chunk, when the caller asked for it. */
+  /** The usage chunk, when the caller asked for it: the vendor's counts, else the ledger's estimate. */
   close(usage: ReplyUsage | null): string {
     if (!this.includeUsage) return '';
-    return this.frame([], usage ? referenceUsage(usage) : null);
+    return this.frame([], referenceUsage(usageOrEstimate(usage, this.estimatePrompt, this.relayedDeltas)));
   }
 
   done(): string {
