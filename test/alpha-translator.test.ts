@@ -244,7 +244,7 @@ data: {"type":"message_stop"}
   const broken = translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true }).stream();
   broken.event({ event: 'message_start', data: '{"type":"message_start","message":{"usage":{"input_tokens":7,"output_tokens":1}}}' });
   broken.event({ event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}' });
-  t.same(broken.usage, { promptTokens: 7, completionTokens: 0 }, 'before message_delta the provisional output count is not trusted');
+  t.same(broken.usage, { promptTokens: 7, completionTokens: 0, estimated: true }, 'before message_delta the provisional output count is not trusted: the relayed deltas stand in, as an estimate');
   t.match(thrown(() => broken.end()), { status: 502 }, 'a stream that ends before message_stop is an error, not a success');
   const error = thrown(() => broken.event({ event: 'error', data: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' })) as GatewayError;
   t.same(error.toEnvelope(), { error: { message: 'The alpha upstream failed mid-stream: Overloaded', type: 'unavailable', code: 'service_unavailable', param: null } }, 'event: error → our envelope');

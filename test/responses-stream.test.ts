@@ -70,7 +70,7 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
     ev('response.completed', 20, `"response":{${HEAD},"status":"completed","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${reasoning},${message},${call}],"usage":${USAGE},${ECHO}}`),
     'after completion: the whole response',
   );
-  t.equal(s.relayedDeltas, 4, 'text and argument fragments');
+  t.equal(s.relayedDeltas, 5, 'reasoning, text and argument fragments');
   t.ok(s.complete);
 });
 

@@ -99,6 +99,7 @@ export class ResponsesStream implements ReplyStream {
   reasoning(_choice: number, text: string): string {
     let out = this.start();
     if (text === '') return out;
+    this.relayedDeltas += 1;
     out += this.begin('reasoning');
     const item = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
     if (!item.summary) {

@@ -21,7 +21,7 @@ import type { BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
 import { upstreamBody, withMember } from './exact-edits.js';
 import { joinedMessages, messagesForAlpha } from './foreign-thinking.js';
-import { alphaUsage } from './response.js';
+import { alphaStreamUsage, alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
 
 /**
@@ -117,9 +117,7 @@ export class AlphaPassthroughStream implements StreamTranslator {
 
   /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
   get usage(): Usage | null {
-    if (!this.vendorUsage) return null;
-    const usage = ledgerUsage(this.vendorUsage);
-    return this.sawOutputCount ? usage : { ...usage, completionTokens: this.relayedDeltas };
+    return alphaStreamUsage(this.vendorUsage, this.sawOutputCount, this.relayedDeltas);
   }
 
   event(event: SseEvent): string {

@@ -1,4 +1,4 @@
-import { tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
+import { ledgerUsage, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage, type Usage } from '../../src/plugin-api.js';
 import { JSON_TOOL } from './request.js';
 
 /** Alpha message → the neutral reply (docs/vendor-formats.md#alpha-response). */
@@ -38,6 +38,16 @@ export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
   const thinking = details && typeof details['thinking_tokens'] === 'number' ? tokenCount(details['thinking_tokens']) : (previous?.reasoningTokens ?? 0);
   if (thinking) out.reasoningTokens = thinking;
   return out;
+}
+
+/**
+ * A stream's counts so far: until `message_delta` alpha's output count is provisional, so the
+ * output deltas relayed (thinking and text) stand in, marked as the gateway's estimate.
+ */
+export function alphaStreamUsage(vendor: ReplyUsage | null | undefined, sawOutputCount: boolean, relayedDeltas: number): Usage | null {
+  if (!vendor) return null;
+  const usage = ledgerUsage(vendor);
+  return sawOutputCount ? usage : { ...usage, completionTokens: relayedDeltas, estimated: true };
 }
 
 /** A thinking block's opaque state: its signature, or a redacted block's data (handed back unchanged on the next turn). */

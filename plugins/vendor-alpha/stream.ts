@@ -1,7 +1,7 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, parseUpstreamJson, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { alphaStreamError } from './errors.js';
 import { JSON_TOOL } from './request.js';
-import { alphaFinish, alphaUsage, thinkingState } from './response.js';
+import { alphaFinish, alphaStreamUsage, alphaUsage, thinkingState } from './response.js';
 
 /**
  * Alpha's named SSE events → the caller's stream, through the ingress format's sink (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
@@ -38,9 +38,7 @@ export class AlphaStream implements StreamTranslator {
 
   /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
   get usage(): Usage | null {
-    if (!this.vendorUsage) return null;
-    const usage = ledgerUsage(this.vendorUsage);
-    return this.sawOutputCount ? usage : { ...usage, completionTokens: this.writer.relayedDeltas };
+    return alphaStreamUsage(this.vendorUsage, this.sawOutputCount, this.writer.relayedDeltas);
   }
 
   event(event: SseEvent): string {

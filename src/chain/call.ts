@@ -34,6 +34,8 @@ export interface Endpoint {
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** A count here is the gateway's stand-in for one the vendor did not give (the ledger row says `usage_estimated`). */
+  estimated?: boolean;
 }
 
 /**

@@ -60,6 +60,7 @@ export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps)
 function settleUsage(call: Call, stream: StreamTranslator): void {
   if (stream.usage) {
     call.usage = stream.usage;
+    call.usageEstimated = stream.usage.estimated === true;
   } else {
     call.usage = { promptTokens: estimatedPrompt(call), completionTokens: stream.relayedDeltas };
     call.usageEstimated = true;

@@ -69,6 +69,7 @@ export class ReferenceStreamWriter implements ReplyStream {
   reasoning(choice: number, text: string): string {
     const head = this.start(choice);
     if (text === '' || this.legacy) return head;
+    this.relayedDeltas += 1;
     this.runs.set(choice, (this.runs.get(choice) ?? '') + text);
     return head + this.chunk(choice, { reasoning_content: text }, null);
   }

@@ -15,5 +15,13 @@ export function parseUpstreamJson(text: string, family: string, what: string): J
   return value as JsonObject;
 }
 
-/** A non-negative finite number, or 0: vendors' token counts are read through this. */
-export const tokenCount = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+/** More tokens than any call reads or writes: a vendor's count above it is read as this (its cost stays an exact integer). */
+export const MAX_TOKEN_COUNT = 1e9;
+
+/**
+ * Vendors' token counts are read through this: a whole number of tokens, never more than
+ * MAX_TOKEN_COUNT; a fraction is rounded up (the ledger and spend are integer nano-dollars, and a
+ * count a vendor got wrong is not billed below what it said); anything else is 0.
+ */
+export const tokenCount = (value: unknown): number =>
+  typeof value === 'number' && value >= 0 ? Math.min(Math.ceil(value), MAX_TOKEN_COUNT) : 0;
