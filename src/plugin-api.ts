@@ -56,7 +56,7 @@ export type { ReplySink } from './neutral/sink.js';
 export { decodeReasoningState, encodeReasoningState } from './neutral/reasoning-state.js';
 export { reasoningPlan, unsupportedSetting } from './neutral/reasoning.js';
 export type { ReasoningPlan, ReasoningSetting } from './neutral/reasoning.js';
-export { estimatedPrompt, estimateInputTokens, usageOrEstimate } from './neutral/token-estimate.js';
+export { estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, textTokens, usageOrEstimate } from './neutral/token-estimate.js';
 export { replaysNone, withReplayableTurns } from './neutral/replayable.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).

@@ -96,7 +96,7 @@ t.test('embeddings, reference ⇄ beta batchEmbedContents', async (t) => {
   t.equal(request.path, 'v1beta/models/beta-embedding-001:batchEmbedContents');
   t.same(JSON.parse(request.body.toString()), JSON.parse('{"requests":[{"model":"models/beta-embedding-001","content":{"parts":[{"text":"a"}]},"outputDimensionality":2},{"model":"models/beta-embedding-001","content":{"parts":[{"text":"b"}]},"outputDimensionality":2}]}'));
   const out = tr.response(Buffer.from('{"embeddings":[{"values":[0.5,1.0]},{"values":[-2,0.25]}]}'));
-  t.same(JSON.parse(String(out.body)), JSON.parse('{"object":"list","model":"beta-3-flash","data":[{"object":"embedding","index":0,"embedding":"AAAAPwAAgD8="},{"object":"embedding","index":1,"embedding":"AAAAwAAAgD4="}],"usage":{"prompt_tokens":0,"total_tokens":0}}'), 'base64 little-endian float32, in input order');
+  t.same(JSON.parse(String(out.body)), JSON.parse('{"object":"list","model":"beta-3-flash","data":[{"object":"embedding","index":0,"embedding":"AAAAPwAAgD8="},{"object":"embedding","index":1,"embedding":"AAAAwAAAgD4="}],"usage":{"prompt_tokens":2,"total_tokens":2}}'), 'base64 little-endian float32, in input order');
   const floats = translator('{"model":"beta-3-flash","input":"a"}', { endpoint: 'embeddings' });
   await floats.request();
   t.same(JSON.parse(String(floats.response(Buffer.from('{"embeddings":[{"values":[0.5,1.0]}]}')).body)).data[0].embedding, [0.5, 1], 'floats by default');

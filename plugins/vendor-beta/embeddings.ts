@@ -1,4 +1,4 @@
-import { GatewayError, type EmbeddingsRequest, type JsonObject } from '../../src/plugin-api.js';
+import { GatewayError, textTokens, type EmbeddingsRequest, type JsonObject } from '../../src/plugin-api.js';
 
 /** Reference embeddings ⇄ beta `:batchEmbedContents` (one entry per input, in order). */
 
@@ -25,3 +25,7 @@ export function batchEmbedVectors(body: JsonObject, expected: number): number[][
     return values as number[];
   });
 }
+
+/** The input tokens of an embeddings call, which beta does not count: the gateway's estimate, a token per 4 characters of each input (at least 1). */
+export const embeddingTokens = (texts: readonly string[]): number =>
+  texts.reduce((sum, text) => sum + textTokens(text.length), 0);

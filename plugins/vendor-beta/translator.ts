@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { countAnswer, embeddingsBody, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, embeddingsBody, estimatedReplyUsage, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
-import { batchEmbedBody, batchEmbedPath, batchEmbedVectors } from './embeddings.js';
+import { batchEmbedBody, batchEmbedPath, batchEmbedVectors, embeddingTokens } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
 import { betaRequestBody, historyCallIds } from './request.js';
@@ -64,11 +64,14 @@ export class BetaTranslator implements Translator {
     const body = parseUpstreamJson(raw.toString('utf8'), 'beta', 'a response');
     if (this.embeddings) {
       const vectors = batchEmbedVectors(body, this.embeddings.texts.length);
-      // The vendor reports no token usage for embeddings.
-      return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, 0)), usage: { promptTokens: 0, completionTokens: 0 } };
+      // The vendor reports no token usage for embeddings: the input is billed (and shown) by the estimate.
+      const prompt = embeddingTokens(this.embeddings.texts);
+      return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, prompt)), usage: { promptTokens: prompt, completionTokens: 0, estimated: true } };
     }
     if (this.counting) return countAnswer(this.output, countedTokens(body));
-    return this.output.render(betaReply(body, this.remember, !this.call.request.parallelToolCalls));
+    const reply = betaReply(body, this.remember, !this.call.request.parallelToolCalls);
+    if (body['usageMetadata'] === undefined) reply.usage = estimatedReplyUsage(this.call, reply);
+    return this.output.render(reply);
   }
 
   stream(): StreamTranslator {

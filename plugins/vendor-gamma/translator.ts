@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { countAnswer, estimateInputTokens, GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type LocalAnswer, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type LocalAnswer, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, textTokens, type UpstreamRequest, type Usage } from '../../src/plugin-api.js';
 import { gammaError } from './errors.js';
 import { GammaEvents } from './events.js';
 import { gammaReply } from './reply.js';
@@ -41,6 +41,20 @@ function replyOf(raw: Buffer, endpoint: keyof typeof SHAPES): JsonObject {
     throw new GatewayError(502, `The gamma upstream answered with JSON that is not ${what} (no ${field}).`);
   }
   return body;
+}
+
+/**
+ * The counts of a relayed reply whose vendor gave none: the gateway's estimates, billed (the
+ * caller gets the body as the vendor sent it). Embeddings write nothing; a legacy completion's
+ * output is its choices' text.
+ */
+function estimatedUsage(call: Call, endpoint: keyof typeof SHAPES, body: JsonObject): Usage {
+  let completionTokens = 0;
+  if (endpoint === 'chat.completions') completionTokens = estimateOutputTokens(gammaReply(body));
+  else if (endpoint === 'completions') {
+    for (const choice of body['choices'] as JsonObject[]) completionTokens += textTokens(String(choice?.['text'] ?? '').length);
+  }
+  return { promptTokens: estimatedPrompt(call), completionTokens, estimated: true };
 }
 
 export function createGammaTranslator(call: Call, apiKey: string | undefined, embeddingModel: string | null): Translator {
@@ -94,8 +108,9 @@ export class GammaPassthrough implements Translator {
   }
 
   response(raw: Buffer): TranslatedBody {
-    const body = replyOf(raw, this.call.endpoint.name as keyof typeof SHAPES);
-    const usage = usageOf(body['usage']);
+    const endpoint = this.call.endpoint.name as keyof typeof SHAPES;
+    const body = replyOf(raw, endpoint);
+    const usage = usageOf(body['usage']) ?? estimatedUsage(this.call, endpoint, body);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };
     body['model'] = canonical;
@@ -131,7 +146,10 @@ export class GammaTranslating implements Translator {
   }
 
   response(raw: Buffer): TranslatedBody {
-    return this.output.render(gammaReply(replyOf(raw, 'chat.completions')));
+    const body = replyOf(raw, 'chat.completions');
+    const reply = gammaReply(body);
+    if (usageOf(body['usage']) === null) reply.usage = estimatedReplyUsage(this.call, reply);
+    return this.output.render(reply);
   }
 
   stream(): StreamTranslator {

@@ -41,6 +41,8 @@ export interface ReplyUsage {
   cachedTokens?: number;
   /** Reasoning tokens (a subset of completionTokens), when the vendor says. */
   reasoningTokens?: number;
+  /** The gateway's estimate, for a reply whose vendor gave no counts (the ledger row says `usage_estimated`). */
+  estimated?: boolean;
 }
 
 export interface Reply {
@@ -58,4 +60,7 @@ export interface ReplyEnvelope {
 }
 
 /** The ledger's view of a reply's usage. */
-export const ledgerUsage = (usage: ReplyUsage): Usage => ({ promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+export const ledgerUsage = (usage: ReplyUsage): Usage =>
+  usage.estimated
+    ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, estimated: true }
+    : { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };

@@ -1,5 +1,5 @@
 import type { Call } from '../chain/call.js';
-import type { ReplyUsage } from './reply.js';
+import type { Reply, ReplyUsage } from './reply.js';
 import type { NeutralRequest, Part } from './request.js';
 
 /**
@@ -62,4 +62,28 @@ export function estimatedPrompt(call: Call): number {
  */
 export function usageOrEstimate(usage: ReplyUsage | null, estimatePrompt: () => number, relayedDeltas: number): ReplyUsage {
   return usage ?? { promptTokens: estimatePrompt(), completionTokens: relayedDeltas };
+}
+
+/** Tokens of `chars` characters of text the model wrote or reads alone: a token per 4, at least 1. */
+export const textTokens = (chars: number): number => Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+
+/** Of a whole reply: a token per 4 characters of what the model wrote (text, refusal, reasoning, tool calls), at least 1 per choice. */
+export function estimateOutputTokens(reply: Reply): number {
+  let tokens = 0;
+  for (const choice of reply.choices) {
+    let chars = (choice.content?.length ?? 0) + (choice.refusal?.length ?? 0);
+    for (const run of choice.reasoning ?? []) chars += run.text.length;
+    for (const call of choice.toolCalls) chars += call.name.length + call.arguments.length;
+    tokens += textTokens(chars);
+  }
+  return tokens;
+}
+
+/**
+ * The usage of a whole reply whose vendor gave no counts: the input estimate and the output
+ * estimate, marked as the gateway's. The ledger bills it and the caller is shown it, as for a
+ * stream without counts (a vendor bills what it read and wrote even when it does not say).
+ */
+export function estimatedReplyUsage(call: Call, reply: Reply): ReplyUsage {
+  return { promptTokens: estimatedPrompt(call), completionTokens: estimateOutputTokens(reply), estimated: true };
 }

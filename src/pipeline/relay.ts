@@ -44,6 +44,7 @@ export async function relayBody(call: Call, translator: Translator, raw: Buffer,
 /** A whole reply: completion, then the body (also a translator's own answer, given without any upstream). */
 export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps): Promise<void> {
   call.usage = out.usage;
+  call.usageEstimated = out.usage?.estimated === true;
   succeeded(call);
   await complete(call, deps.chain);
   if (call.callerGone) return;
