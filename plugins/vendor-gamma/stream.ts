@@ -1,4 +1,4 @@
-import { GatewayError, parseUpstreamJson, SSE_DONE, sseErrorFrame, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { estimatedPrompt, GatewayError, parseUpstreamJson, referenceUsage, SSE_DONE, sseErrorFrame, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { gammaStreamError } from './errors.js';
 
 /**
@@ -62,9 +62,11 @@ export class GammaStream implements StreamTranslator {
   private readonly choices: number;
   private readonly finished = new Set<number>();
   private events = 0;
+  /** The last chunk relayed: the envelope of a usage chunk the gateway writes in the vendor's stead. */
+  private lastChunk = '';
 
   constructor(
-    call: Call,
+    private readonly call: Call,
     /** The gateway's gamma key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
   ) {
@@ -78,6 +80,7 @@ export class GammaStream implements StreamTranslator {
     const data = event.data;
     this.events += 1;
     if (data === '[DONE]') return '';
+    this.lastChunk = data;
     return this.ordinaryChunk(data) ?? this.parsedChunk(data);
   }
 
@@ -166,6 +169,16 @@ export class GammaStream implements StreamTranslator {
         throw new GatewayError(502, message);
       }
     }
-    return '';
+    return this.callerWantsUsage && this.usage === null ? this.estimatedUsageChunk() : '';
+  }
+
+  /**
+   * The usage chunk a caller who asked for usage gets when the vendor sent none: what the ledger
+   * bills then (the input estimate, the output deltas relayed), in the envelope of the stream.
+   */
+  private estimatedUsageChunk(): string {
+    const { id, object, created } = parseUpstreamJson(this.lastChunk, 'gamma', 'a stream event');
+    const usage = referenceUsage({ promptTokens: estimatedPrompt(this.call), completionTokens: this.relayedDeltas });
+    return `data: ${JSON.stringify({ id, object, created, model: this.canonical, choices: [], usage })}\n\n`;
   }
 }
