@@ -263,7 +263,7 @@ t.test('the outline the gatekeepers read', async (t) => {
     const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
     return messagesFormat.outline(call);
   };
-  t.same(outline(base({ stream: true, max_tokens: 300 })), { stream: true, includeUsage: true, maxOutputTokens: 300, choices: 1, asks: { tools: null, json: null, image: null } });
+  t.same(outline(base({ stream: true, max_tokens: 300 })), { stream: true, includeUsage: true, maxOutputTokens: 300, maxOutputParam: 'max_tokens', choices: 1, asks: { tools: null, json: null, image: null } });
   t.match(outline(base({ tools: [weatherTool], output_config: { format: { type: 'json_schema', schema: {} } } })), { stream: false, asks: { tools: 'tools', json: 'output_config.format' } });
   const image = { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } };
   t.equal(outline(base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, image] }] })).asks.image, 'messages[0].content[1]');

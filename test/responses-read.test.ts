@@ -143,7 +143,7 @@ t.test('what cannot be read is a 400 naming the field', async (t) => {
 
 t.test('the outline the gatekeepers read', async (t) => {
   const outline = (body: Json) => responsesFormat.outline(responsesCall({ model: 'gamma-5.4', ...body }));
-  t.same(outline({ input: 'x' }), { stream: false, includeUsage: false, maxOutputTokens: null, choices: 1, asks: { tools: null, json: null, image: null } });
+  t.same(outline({ input: 'x' }), { stream: false, includeUsage: false, maxOutputTokens: null, maxOutputParam: null, choices: 1, asks: { tools: null, json: null, image: null } });
   t.same(
     outline({
       stream: true,
@@ -152,7 +152,7 @@ t.test('the outline the gatekeepers read', async (t) => {
       text: { format: { type: 'json_object' } },
       input: [{ role: 'user', content: 'x' }, { role: 'user', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: PNG }] }],
     }),
-    { stream: true, includeUsage: true, maxOutputTokens: 64, choices: 1, asks: { tools: 'tools', json: 'text.format', image: 'input[1].content[1]' } },
+    { stream: true, includeUsage: true, maxOutputTokens: 64, maxOutputParam: 'max_output_tokens', choices: 1, asks: { tools: 'tools', json: 'text.format', image: 'input[1].content[1]' } },
   );
   t.same(outline({ input: 'x', tools: [], text: { format: { type: 'text' } } }).asks, { tools: null, json: null, image: null });
 });

@@ -61,24 +61,30 @@ export default definePlugin({
         if (!call.endpoint.upstream || !key || !model) return;
         if (key.monthlyCeilingNanos === null && key.monthlyUpstreamLimitNanos === null) return;
         const cycle = cycleOf(call.admittedAt);
-        const needed = reservationFor(call, model);
-        const input = {
-          keyId: key.id,
-          cycle: cycle.id,
-          nanos: needed.charged,
-          upstreamNanos: needed.list,
-          ceilingNanos: key.monthlyCeilingNanos,
-          upstreamLimitNanos: key.monthlyUpstreamLimitNanos,
-          instance,
-          now: call.admittedAt,
-          expiresAt: leases.expiry(call.admittedAt),
-        };
         // An admission step (src/chain/admission-steps.ts): with the rate cap's take, one round trip.
-        call.admission.queueReservation(input, (result) => {
-          if (!result.admitted) throw limitReached(result.refusedBy, key, cycle, result, needed);
-          call.reservation = result.reservation;
-          leases.hold(call, result.reservation.id);
-        });
+        // Its amount is reckoned when it runs, after every request hook: the retry plugin, later in
+        // the chain, names the sibling that may answer instead (reservation.ts).
+        call.admission.queueReservation(
+          () => {
+            const needed = reservationFor(call, model);
+            return {
+              keyId: key.id,
+              cycle: cycle.id,
+              nanos: needed.charged,
+              upstreamNanos: needed.list,
+              ceilingNanos: key.monthlyCeilingNanos,
+              upstreamLimitNanos: key.monthlyUpstreamLimitNanos,
+              instance,
+              now: call.admittedAt,
+              expiresAt: leases.expiry(call.admittedAt),
+            };
+          },
+          (result, input) => {
+            if (!result.admitted) throw limitReached(result.refusedBy, key, cycle, result, { charged: input.nanos, list: input.upstreamNanos });
+            call.reservation = result.reservation;
+            leases.hold(call, result.reservation.id);
+          },
+        );
       },
       async onComplete(call) {
         leases.drop(call);

@@ -22,10 +22,19 @@ function promptCount(prompt: unknown): number {
   return Array.isArray(prompt) && !prompt.every((item) => typeof item === 'number') ? prompt.length : 1;
 }
 
+/** The caller's limit on output tokens and the parameter that set it: `max_completion_tokens` wins over `max_tokens`. */
+function outputLimit(body: JsonObject): Pick<CallOutline, 'maxOutputTokens' | 'maxOutputParam'> {
+  for (const param of ['max_completion_tokens', 'max_tokens']) {
+    const tokens = positiveInt(body[param]);
+    if (tokens !== undefined) return { maxOutputTokens: tokens, maxOutputParam: param };
+  }
+  return { maxOutputTokens: null, maxOutputParam: null };
+}
+
 function outline(call: Call): CallOutline {
   const body = call.body;
   if (call.endpoint.name === 'embeddings') {
-    return { stream: false, includeUsage: false, maxOutputTokens: 0, choices: 1, asks: { tools: null, json: null, image: null } };
+    return { stream: false, includeUsage: false, maxOutputTokens: 0, maxOutputParam: null, choices: 1, asks: { tools: null, json: null, image: null } };
   }
   const stream = body['stream'] === true;
   const format = (body['response_format'] as JsonObject | undefined)?.['type'];
@@ -33,7 +42,7 @@ function outline(call: Call): CallOutline {
   return {
     stream,
     includeUsage: stream && (body['stream_options'] as { include_usage?: unknown } | null | undefined)?.include_usage === true,
-    maxOutputTokens: positiveInt(body['max_completion_tokens']) ?? positiveInt(body['max_tokens']) ?? null,
+    ...outputLimit(body),
     choices: Math.max(positiveInt(body['n']) ?? 1, positiveInt(body['best_of']) ?? 1) * promptCount(body['prompt']),
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,

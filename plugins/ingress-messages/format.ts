@@ -44,12 +44,14 @@ function outline(call: Call): CallOutline {
   const stream = !counting && body['stream'] === true;
   const tools = body['tools'];
   const format = (body['output_config'] as JsonObject | undefined)?.['format'];
+  const limit = counting ? undefined : positiveInt(body['max_tokens']);
   return {
     stream,
     // The Messages stream always carries its usage.
     includeUsage: stream,
     // A count produces no output tokens.
-    maxOutputTokens: counting ? 0 : (positiveInt(body['max_tokens']) ?? null),
+    maxOutputTokens: counting ? 0 : (limit ?? null),
+    maxOutputParam: limit === undefined ? null : 'max_tokens',
     choices: 1,
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,

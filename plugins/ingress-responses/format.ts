@@ -25,11 +25,13 @@ function outline(call: Call): CallOutline {
   const stream = body['stream'] === true;
   const tools = body['tools'];
   const format = ((body['text'] as JsonObject | null | undefined)?.['format'] as JsonObject | undefined)?.['type'];
+  const maxOutputTokens = positiveInt(body['max_output_tokens']) ?? null;
   return {
     stream,
     // The terminal event always carries the usage.
     includeUsage: stream,
-    maxOutputTokens: positiveInt(body['max_output_tokens']) ?? null,
+    maxOutputTokens,
+    maxOutputParam: maxOutputTokens === null ? null : 'max_output_tokens',
     choices: 1,
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,

@@ -1,11 +1,13 @@
 import { definePlugin, PluginConfigError, type Catalogue, type ModelEntry } from '../../src/plugin-api.js';
-import { createRetryPolicy, SPEC_CADENCE } from './policy.js';
+import { createRetryPolicy, siblingFor, SPEC_CADENCE } from './policy.js';
 
 /**
  * `retry`: the policy the pipeline consults after a failed upstream attempt, before any byte
  * reached the caller — the contract's cadence (docs/api-contract.md#retries-and-timeouts) for connection errors, timeouts, 502, 503 and 504,
  * a 429 only when its Retry-After fits the deadline, at most `retry.max` (GATEWAY_RETRY_MAX)
- * times — and the sibling fallback on 503 for the families the operator lists.
+ * times — and the sibling fallback on 503 for the families the operator lists. With a fallback
+ * configured, each call is told before admission which sibling may answer it
+ * (`call.fallbackModel`), so that the ceiling reserves for the dearer of the two.
  */
 
 interface RetryConfig {
@@ -39,6 +41,8 @@ function resolveFallback(catalogue: Catalogue, families: readonly string[], fall
 
 export default definePlugin<RetryConfig>({
   name: 'retry',
+  // The sibling depends on the call's model and the key's allowlist.
+  after: ['auth', 'model-normalise'],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -59,13 +63,20 @@ export default definePlugin<RetryConfig>({
     },
   },
   setup({ config, catalogue, families }, settings) {
+    const fallback = resolveFallback(catalogue, families, settings.fallback);
+    const retryPolicy = createRetryPolicy({
+      max: config.retry.max,
+      cadence: settings.cadence.map((step) => ({ delayMs: step.delay_ms, jitterMs: step.jitter_ms })),
+      minAttemptMs: settings.min_attempt_ms,
+      fallback,
+    });
+    // Without a fallback configured, calls pay nothing here; with one, a map lookup each.
+    if (fallback.size === 0) return { retryPolicy };
     return {
-      retryPolicy: createRetryPolicy({
-        max: config.retry.max,
-        cadence: settings.cadence.map((step) => ({ delayMs: step.delay_ms, jitterMs: step.jitter_ms })),
-        minAttemptMs: settings.min_attempt_ms,
-        fallback: resolveFallback(catalogue, families, settings.fallback),
-      }),
+      retryPolicy,
+      onRequest(call) {
+        if (call.endpoint.upstream) call.fallbackModel = siblingFor(call, fallback);
+      },
     };
   },
 });

@@ -44,13 +44,27 @@ function retryDelay(failure: AttemptFailure, step: CadenceStep, random: () => nu
   return Math.max(0, step.delayMs + (random() * 2 - 1) * step.jitterMs);
 }
 
-/** A sibling is tried once, on 503 (over capacity), if the key may use it. */
-function fallbackFor(call: Call, failure: AttemptFailure, fallback: ReadonlyMap<string, ModelEntry>): ModelEntry | null {
-  if (failure.error.status !== 503 || !call.model) return null;
-  const sibling = fallback.get(call.model.id);
-  if (!sibling || call.upstreamAttempts.some((a) => a.then === 'fallback')) return null;
+/**
+ * The sibling that may answer a call instead of its model: the one configured for the model, if
+ * the key may use it and it can honour the caller's limit on output tokens. The limit is within
+ * the model's maximum (the capabilities plugin refuses more), so only a sibling with a lower
+ * maximum can fall short of it: its vendor would refuse the request, and the ceiling reserves
+ * no more than a model's maximum. Also what the ceiling reserves for (the retry plugin's onRequest).
+ */
+export function siblingFor(call: Call, fallback: ReadonlyMap<string, ModelEntry>): ModelEntry | null {
+  const model = call.model;
+  const sibling = model && fallback.get(model.id);
+  if (!sibling) return null;
   const allowed = call.key?.models;
-  return !allowed || allowed.includes(sibling.id) ? sibling : null;
+  if (allowed && !allowed.includes(sibling.id)) return null;
+  const short = sibling.maxOutputTokens < model.maxOutputTokens && (call.outline.maxOutputTokens ?? 0) > sibling.maxOutputTokens;
+  return short ? null : sibling;
+}
+
+/** A sibling is tried once, on 503 (over capacity). */
+function fallbackFor(call: Call, failure: AttemptFailure, fallback: ReadonlyMap<string, ModelEntry>): ModelEntry | null {
+  if (failure.error.status !== 503 || call.upstreamAttempts.some((a) => a.then === 'fallback')) return null;
+  return siblingFor(call, fallback);
 }
 
 export function createRetryPolicy(settings: RetrySettings): RetryPolicy {

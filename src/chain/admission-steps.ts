@@ -20,16 +20,20 @@ interface Step<I, O> {
  */
 export class AdmissionSteps {
   private take: Step<RateTake, number> | null = null;
-  private reserve: Step<ReserveInput, ReserveResult> | null = null;
+  private reserve: { input: () => ReserveInput; verdict: (result: ReserveResult, input: ReserveInput) => void } | null = null;
 
   /** Queues the rate cap's take; `verdict` gets 0 (admitted) or the ms until a call would be. */
   queueTake(input: RateTake, verdict: Verdict<number>): void {
     this.take = { input, verdict };
   }
 
-  /** Queues the ceiling's reservation; `verdict` gets the store's decision. */
-  queueReservation(input: ReserveInput, verdict: Verdict<ReserveResult>): void {
-    this.reserve = { input, verdict };
+  /**
+   * Queues the ceiling's reservation; `verdict` gets the store's decision and the input decided
+   * on. A function as `input` is called when the steps run, after every request hook, so that
+   * what a later hook tells the call counts (the retry plugin's fallback sibling, src/chain/call.ts).
+   */
+  queueReservation(input: ReserveInput | (() => ReserveInput), verdict: (result: ReserveResult, input: ReserveInput) => void): void {
+    this.reserve = { input: typeof input === 'function' ? input : () => input, verdict };
   }
 
   /** Runs the queued steps (once); a verdict that throws refuses the call with its error. */
@@ -37,16 +41,16 @@ export class AdmissionSteps {
     const { take, reserve } = this;
     this.take = null;
     this.reserve = null;
-    if (take && reserve) {
-      const answer = await store.ledger.reserveAfterTake(take.input, reserve.input);
-      take.verdict(answer.waitMs);
-      // A take that refused was answered by throwing; without a reservation the call must not go on.
-      if (!answer.result) throw new Error('the rate cap refused a call its verdict let through');
-      reserve.verdict(answer.result);
-    } else if (take) {
-      take.verdict(await store.rates.take(take.input));
-    } else if (reserve) {
-      reserve.verdict(await store.ledger.reserve(reserve.input));
+    if (!reserve) {
+      if (take) take.verdict(await store.rates.take(take.input));
+      return;
     }
+    const input = reserve.input();
+    if (!take) return reserve.verdict(await store.ledger.reserve(input), input);
+    const answer = await store.ledger.reserveAfterTake(take.input, input);
+    take.verdict(answer.waitMs);
+    // A take that refused was answered by throwing; without a reservation the call must not go on.
+    if (!answer.result) throw new Error('the rate cap refused a call its verdict let through');
+    reserve.verdict(answer.result, input);
   }
 }

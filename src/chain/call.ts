@@ -153,6 +153,12 @@ export class Call {
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
   /**
+   * The sibling that would answer if the model's upstream is over capacity, set before admission
+   * by the retry plugin (a configured sibling the key may use): the ceiling reserves for the
+   * dearer of the two models.
+   */
+  fallbackModel: ModelEntry | null = null;
+  /**
    * A completion hook found the store unavailable (it waited out the database timeout): the hooks
    * after it do no store work they would wait on again (the ceiling's release: its lease expires).
    */

@@ -52,8 +52,10 @@ export interface CallOutline {
   stream: boolean;
   /** Whether the caller asked for the usage in the stream (the chat format asks with `stream_options`; the others always carry it). */
   includeUsage: boolean;
-  /** The caller's own limit on output tokens (null: the model's maximum). */
+  /** The caller's own limit on output tokens, per completion (null: the model's maximum). */
   maxOutputTokens: number | null;
+  /** The parameter that set `maxOutputTokens` (`max_tokens`, `max_completion_tokens`, `max_output_tokens`), named in a 400; null when none did. */
+  maxOutputParam: string | null;
   /** Completions generated (and billed) per request: `n` (or the legacy `best_of`) per prompt, times the prompts of a legacy `prompt` list. */
   choices: number;
   /** Capabilities asked for, each as the parameter that asks (named in a 400), or null. */
