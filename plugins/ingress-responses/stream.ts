@@ -9,7 +9,7 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
-import { contentPart, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
+import { contentPart, contentPartJson, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
 import type { ResponsesTurn } from './turn.js';
 
 /**
@@ -174,7 +174,8 @@ export class ResponsesStream implements ReplyStream {
   close(usage: ReplyUsage | null): string {
     const ending = endingOf(this.finished ?? 'stop');
     const shown = usageOrEstimate(usage, this.estimatePrompt, this.relayedDeltas);
-    this.final = this.turn.conclude({ ...ending, error: null, output: this.output, usage: responsesUsage(shown) });
+    // Not `{ ...ending, error, output, usage }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
+    this.final = this.turn.conclude({ status: ending.status, incomplete_details: ending.incomplete_details, error: null, output: this.output, usage: responsesUsage(shown) });
     return '';
   }
 
@@ -234,14 +235,15 @@ export class ResponsesStream implements ReplyStream {
     if (this.open?.kind === kind) return '';
     let out = this.closeItem('completed');
     const index = this.output.length;
+    // The added item written as text (its id needs no escaping): JSON.stringify of a small object costs about 0.4 µs in Node 20.
     if (kind === 'reasoning') {
       const item: OpenItem = { kind, ...placeOf('rs_', index), text: '', summary: false, state: null };
       this.open = item;
-      return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'reasoning', summary: [] } });
+      return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","summary":[]}`);
     }
     const item: OpenItem = { kind, ...placeOf('msg_', index), parts: [], part: null };
     this.open = item;
-    return out + this.event('response.output_item.added', { output_index: index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+    return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`);
   }
 
   /** Makes sure a part of `type` is open in an open message (closing another part, or another item, first): its opening events. */
@@ -252,7 +254,7 @@ export class ResponsesStream implements ReplyStream {
     out += this.closePart(item);
     const part: OpenPart = { type, text: '', head: `${item.head},"content_index":${item.parts.length}` };
     item.part = part;
-    return out + this.raw('response.content_part.added', `${part.head},"part":${JSON.stringify(contentPart(type, ''))}`);
+    return out + this.raw('response.content_part.added', `${part.head},"part":${contentPartJson(type, '""')}`);
   }
 
   /** Closes a message's open part, if any: its closing events; the whole part joins the message's content. */
@@ -267,7 +269,7 @@ export class ResponsesStream implements ReplyStream {
       part.type === 'output_text'
         ? this.raw('response.output_text.done', `${part.head},"text":${text},"logprobs":[]`)
         : this.raw('response.refusal.done', `${part.head},"refusal":${text}`);
-    return done + this.raw('response.content_part.done', `${part.head},"part":${JSON.stringify(whole)}`);
+    return done + this.raw('response.content_part.done', `${part.head},"part":${contentPartJson(part.type, text)}`);
   }
 
   /** Closes the open item, if any: its closing events and `response.output_item.done` with the whole item. */
@@ -292,6 +294,6 @@ export class ResponsesStream implements ReplyStream {
       this.unsigned = item.state ? null : { position: this.output.length, id: item.id, text: item.text };
     }
     this.output.push(done);
-    return out + this.event('response.output_item.done', { output_index: item.index, item: done });
+    return out + this.raw('response.output_item.done', `"output_index":${item.index},"item":${JSON.stringify(done)}`);
   }
 }

@@ -1,6 +1,6 @@
 import { GatewayError, mintTimedId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
 import { inputItems } from './read.js';
-import { echoOf } from './response.js';
+import { echoMembers, echoOf } from './response.js';
 
 /**
  * One call's response, shared by the reading of its request, its output and the plugin's hooks:
@@ -69,30 +69,38 @@ export class ResponsesTurn {
    * the object) is the same at every stage: it is serialised once per call.
    */
   response(stage: Stage): string {
-    const { call } = this;
-    if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
-    this.echo ??= JSON.stringify(echoOf(call.body)).slice(1, -1);
-    const { status, error, incomplete_details, output, usage } = stage;
-    // The members in the order of the reference API's objects; the id and status need no escaping.
-    return `{"id":"${this.id}","object":"response","created_at":${Math.floor(call.admittedAt / 1000)},"status":"${status}","error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${JSON.stringify(output)},"usage":${JSON.stringify(usage)},${this.echo}}`;
+    return this.written(stage, JSON.stringify(stage.output));
   }
 
   /**
    * The final response, as JSON text. What is to be stored is staged here, so that the plugin's
-   * onComplete writes it before the caller hears of the response (like the ledger row).
+   * onComplete writes it before the caller hears of the response (like the ledger row). The
+   * output is serialised once, for both.
    */
   conclude(stage: Stage): string {
     const body = this.call.body;
-    if (body['store'] === false) return this.response(stage);
-    const items = JSON.stringify({ input: inputItems(body['input']), output: stage.output });
+    const output = JSON.stringify(stage.output);
+    if (body['store'] === false) return this.written(stage, output);
+    // The bytes of JSON.stringify({ input, output }).
+    const items = `{"input":${JSON.stringify(inputItems(body['input']))},"output":${output}}`;
     if (this.threadBytes + Buffer.byteLength(items) > MAX_STORED_BYTES) {
       this.overBound = true;
       this.echo = JSON.stringify({ ...echoOf(body), store: false }).slice(1, -1);
-      return this.response(stage);
+      return this.written(stage, output);
     }
     const previous = body['previous_response_id'];
     this.staged = { id: this.id, previousId: typeof previous === 'string' ? previous : null, createdAt: this.call.admittedAt, items };
-    return this.response(stage);
+    return this.written(stage, output);
+  }
+
+  /** The response object with its output already as JSON text. */
+  private written(stage: Stage, output: string): string {
+    const { call } = this;
+    if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
+    this.echo ??= echoMembers(call.body);
+    const { status, error, incomplete_details, usage } = stage;
+    // The members in the order of the reference API's objects; the id and status need no escaping.
+    return `{"id":"${this.id}","object":"response","created_at":${Math.floor(call.admittedAt / 1000)},"status":"${status}","error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${output},"usage":${JSON.stringify(usage)},${this.echo}}`;
   }
 }
 
