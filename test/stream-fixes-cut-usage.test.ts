@@ -47,7 +47,9 @@ t.test('cut by the upstream: gamma bills the estimated prompt; alpha and beta th
     const before = rowsBefore();
     await t.rejects(drain(await client.chat.completions.create({ model, stream: true, messages: ask(`${PROMPT} [[sim:tokens=20]] [[sim:reset_after=3]]`) })));
     t.equal(rowsBefore(), before + 1);
-    t.match(lastRow(), { prompt_tokens: counted, usage_estimated: 0 }, `${model}: a cut stream keeps the vendor's input count`);
+    // Alpha's output count comes only at the end: the relayed deltas stand in for it, marked estimated.
+    const estimated = model.startsWith('alpha') ? 1 : 0;
+    t.match(lastRow(), { prompt_tokens: counted, usage_estimated: estimated }, `${model}: a cut stream keeps the vendor's input count`);
   }
 });
 
