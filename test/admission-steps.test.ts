@@ -33,7 +33,7 @@ t.test('a take and a reservation: one store call, the take\'s verdict first', as
   const verdicts: string[] = [];
   const steps = new AdmissionSteps();
   steps.queueTake(TAKE, (wait) => void verdicts.push(`take ${wait}`));
-  steps.queueReservation(RESERVE, (result) => void verdicts.push(`reserve ${result.admitted}`));
+  steps.queueReservation(() => RESERVE, (result) => void verdicts.push(`reserve ${result.admitted}`));
   await steps.run(recordingStore(0, calls));
   t.same(calls, ['take+reserve k 10']);
   t.same(verdicts, ['take 0', 'reserve true']);
@@ -47,7 +47,7 @@ t.test('a refused take: its error, and the reservation\'s verdict never runs', a
   steps.queueTake(TAKE, (wait) => {
     throw new GatewayError(429, `wait ${wait}`);
   });
-  steps.queueReservation(RESERVE, () => void verdicts.push('reserve'));
+  steps.queueReservation(() => RESERVE, () => void verdicts.push('reserve'));
   await t.rejects(steps.run(recordingStore(1500, [])), { status: 429, message: 'wait 1500' });
   t.same(verdicts, []);
 });
@@ -55,7 +55,7 @@ t.test('a refused take: its error, and the reservation\'s verdict never runs', a
 t.test('a take that refused but whose verdict let the call through stops it anyway', async (t) => {
   const steps = new AdmissionSteps();
   steps.queueTake(TAKE, () => undefined);
-  steps.queueReservation(RESERVE, () => undefined);
+  steps.queueReservation(() => RESERVE, () => undefined);
   await t.rejects(steps.run(recordingStore(1500, [])), /the rate cap refused a call its verdict let through/);
 });
 
@@ -65,7 +65,7 @@ t.test('either step alone makes its own store call', async (t) => {
   takeOnly.queueTake(TAKE, () => undefined);
   await takeOnly.run(recordingStore(0, calls));
   const reserveOnly = new AdmissionSteps();
-  reserveOnly.queueReservation(RESERVE, () => undefined);
+  reserveOnly.queueReservation(() => RESERVE, () => undefined);
   await reserveOnly.run(recordingStore(0, calls));
   await new AdmissionSteps().run(recordingStore(0, calls));
   t.same(calls, ['take k', 'reserve k'], 'and no step, no call');
@@ -76,7 +76,7 @@ t.test('admit(): the steps run after the last request hook', async (t) => {
   const call = detachedCall();
   const chain = chainOf(
     { onRequest: (c) => c.admission.queueTake(TAKE, () => void order.push('take verdict')) },
-    { onRequest: (c) => (order.push('last hook'), c.admission.queueReservation(RESERVE, () => void order.push('reserve verdict'))) },
+    { onRequest: (c) => (order.push('last hook'), c.admission.queueReservation(() => RESERVE, () => void order.push('reserve verdict'))) },
   );
   const reader = { checkDeclaredLength: () => undefined, read: async () => ({ bytes: Buffer.from('{}'), release: () => undefined }) };
   await admit(call, chain, reader, recordingStore(0, []), () => undefined);

@@ -29,11 +29,11 @@ export class AdmissionSteps {
 
   /**
    * Queues the ceiling's reservation; `verdict` gets the store's decision and the input decided
-   * on. A function as `input` is called when the steps run, after every request hook, so that
-   * what a later hook tells the call counts (the retry plugin's fallback sibling, src/chain/call.ts).
+   * on. `input` is called when the steps run, after every request hook, so that what a later hook
+   * tells the call counts (the retry plugin's fallback sibling, src/chain/call.ts).
    */
-  queueReservation(input: ReserveInput | (() => ReserveInput), verdict: (result: ReserveResult, input: ReserveInput) => void): void {
-    this.reserve = { input: typeof input === 'function' ? input : () => input, verdict };
+  queueReservation(input: () => ReserveInput, verdict: (result: ReserveResult, input: ReserveInput) => void): void {
+    this.reserve = { input, verdict };
   }
 
   /** Runs the queued steps (once); a verdict that throws refuses the call with its error. */
