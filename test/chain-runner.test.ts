@@ -48,6 +48,36 @@ t.test('a refusal stops the request hooks; a failing completion hook does not st
   t.same(seen, ['second complete']);
 });
 
+t.test('completion writes start before the first onComplete hook, are awaited with them, and their failure is rethrown', async (t) => {
+  const seen: string[] = [];
+  let finishWrite = (): void => undefined;
+  const chain = chainOf(
+    {
+      onComplete: () => void seen.push('a.complete'),
+      onCompleteWrite: () => new Promise<void>((resolve) => {
+        seen.push('a.write started');
+        finishWrite = () => { seen.push('a.write done'); resolve(); };
+      }),
+    },
+    { onComplete: async () => { seen.push('b.complete'); await Promise.resolve(); seen.push('b.complete done'); } },
+  );
+  const completing = chain.onComplete(detachedCall());
+  t.same(seen, ['a.write started', 'b.complete'], 'the write is under way before the first onComplete hook runs, in the same turn');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(seen, ['a.write started', 'b.complete', 'b.complete done', 'a.complete'], 'the onComplete hooks run one after another meanwhile');
+  let done = false;
+  void completing.then(() => (done = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(done, false, 'completion waits for the write');
+  finishWrite();
+  await completing;
+  t.same(seen.at(-1), 'a.write done');
+
+  const failing = chainOf({ onCompleteWrite: async () => { throw new Error('write failed'); } }, { onComplete: () => void seen.push('still runs') });
+  await t.rejects(failing.onComplete(detachedCall()), { message: 'write failed' }, 'a failed write is the completion\'s failure');
+  t.equal(seen.at(-1), 'still runs', 'and the onComplete hooks still run');
+});
+
 t.test('what two plugins cannot both provide is a one-line boot error naming the YAML entry', async (t) => {
   const policy = { next: () => null };
   t.throws(() => chainOf({ retryPolicy: policy }, { retryPolicy: policy }), new PluginConfigError('config /plugins/1: plugin "p1" provides a retry policy, and so does "p0"'));

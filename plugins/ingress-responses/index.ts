@@ -89,8 +89,8 @@ export default definePlugin<{ max_stored_bytes_per_key: number }>({
         turnOf(call).continues(thread);
         refuseStoredImages(call);
       },
-      // Before the last byte of the reply (like the ledger row): a response the caller has heard of can be continued.
-      async onComplete(call) {
+      // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
+      async onCompleteWrite(call) {
         if (!ours(call) || call.outcome !== 'ok' || !call.key) return;
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');

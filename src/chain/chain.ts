@@ -46,6 +46,7 @@ export class Chain {
   private readonly upstreamResponseHooks: Array<Hook<'onUpstreamResponse'>>;
   private readonly chunkHooks: Array<Hook<'onResponseChunk'>>;
   private readonly completeHooks: Array<Hook<'onComplete'>>;
+  private readonly completeWriteHooks: Array<Hook<'onCompleteWrite'>>;
   private readonly closeHooks: Array<Hook<'close'>>;
   private readonly translators = new Map<string, TranslatorProvider>();
   private readonly responders = new Map<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>();
@@ -66,6 +67,7 @@ export class Chain {
     this.upstreamResponseHooks = collect(reversed, 'onUpstreamResponse');
     this.chunkHooks = collect(reversed, 'onResponseChunk');
     this.completeHooks = collect(reversed, 'onComplete');
+    this.completeWriteHooks = collect(reversed, 'onCompleteWrite');
     this.closeHooks = collect(reversed, 'close');
     const policies = plugins.filter((p) => p.hooks.retryPolicy);
     const second = policies[1];
@@ -139,21 +141,29 @@ export class Chain {
   }
 
   /**
-   * Completion hooks, in reverse order. Every hook runs even if one fails; the first failure
-   * is rethrown so that a reply whose accounting failed is not acknowledged.
+   * Completion hooks: the independent writes (`onCompleteWrite`) started first, then the
+   * `onComplete` hooks one after another in reverse order (the ceiling's reads what the ledger's
+   * left), then the writes awaited. Every hook runs even if one fails; the first failure is
+   * rethrown so that a reply whose accounting failed is not acknowledged.
    */
   async onComplete(call: Call): Promise<void> {
     let failure: unknown;
+    const noteFailure = (error: unknown): void => {
+      this.log.error({ err: error }, 'completion hook failed');
+      if (isStoreUnavailable(error)) call.storeUnavailable = true;
+      failure ??= error;
+    };
+    // Caught as they start: a write that fails while the hooks below run is not an unhandled rejection.
+    const writes = this.completeWriteHooks.map(async (hook) => hook(call)).map((write) => write.catch(noteFailure));
     for (const hook of this.completeHooks) {
       try {
         const pending = hook(call);
         if (pending) await pending;
       } catch (error) {
-        this.log.error({ err: error }, 'completion hook failed');
-        if (isStoreUnavailable(error)) call.storeUnavailable = true;
-        failure ??= error;
+        noteFailure(error);
       }
     }
+    if (writes.length) await Promise.all(writes);
     if (failure !== undefined) throw failure;
   }
 

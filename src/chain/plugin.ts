@@ -73,6 +73,13 @@ export interface PluginHooks {
    */
   onComplete?(call: Call): void | Promise<void>;
   /**
+   * Like `onComplete`, for a write that depends on no other plugin's completion (a stored
+   * response). Every such hook is started before the first `onComplete` hook, so its write joins
+   * the ledger row's group commit instead of waiting for it and taking a commit of its own; the
+   * chain awaits it with the others, before the last byte.
+   */
+  onCompleteWrite?(call: Call): void | Promise<void>;
+  /**
    * Answers for endpoints the gateway serves itself (e.g. `usage`): called after the
    * onRequest hooks, returns the JSON body of a 200.
    */

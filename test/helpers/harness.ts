@@ -60,6 +60,8 @@ export interface HarnessOptions {
   configure?: (config: GatewayConfig) => void;
   /** Families to present as answered by a simulator (the status page's banner). */
   simulatedFamilies?: string[];
+  /** What the gateway gets instead of the store (e.g. one that notes its calls); the harness closes the store itself. */
+  wrapStore?: (store: Store) => Store;
 }
 
 export interface Harness {
@@ -186,7 +188,7 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, si
     const gateway = await createGateway({
       config,
       catalogue,
-      store,
+      store: options.wrapStore ? options.wrapStore(store) : store,
       log,
       plugins: setup.plugins,
       ...(options.clock ? { clock: options.clock } : {}),
