@@ -186,7 +186,11 @@ export interface ResponseStore {
    * when a response of its chain is gone: a conversation is continued whole or not at all.
    */
   thread(keyId: string, id: string, since: number): Promise<StoredResponse[]>;
-  /** Deletes the responses created before `before` (epoch ms); resolves with how many went. */
+  /**
+   * Deletes the responses created before `before` (epoch ms); resolves with how many went. A
+   * store may walk them in the order they were stored and stop at the first newer one: a
+   * response stored after newer ones (a long stream's) then goes at a later prune.
+   */
   prune(before: number): Promise<number>;
   /**
    * Keeps the key's newest responses (by createdAt, then id) whose items add up to at most

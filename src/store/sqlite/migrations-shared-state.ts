@@ -175,4 +175,14 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
         WHERE automatic = 1 AND resolved_at IS NOT NULL;
     `,
   },
+  {
+    version: 18,
+    name: 'responses without an index by time',
+    sql: `
+      -- A commit writes every page it touched to the WAL whole, so each index of this table cost
+      -- a page per commit of a Responses call. The prune by age walks the rows in the order they
+      -- were stored (src/store/sqlite/responses-store.ts) and needs no index by time.
+      DROP INDEX responses_by_time;
+    `,
+  },
 ];

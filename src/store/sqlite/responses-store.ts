@@ -11,10 +11,16 @@ interface SizedRow {
   bytes: number;
 }
 
+interface AgedRow {
+  rowid: number;
+  createdAt: number;
+}
+
 export class SqliteResponseStore implements ResponseStore {
   private readonly insert;
   private readonly selectThread;
-  private readonly removeOld;
+  private readonly oldestFirst;
+  private readonly removeThrough;
   private readonly newestFirst;
   private readonly removeUpTo;
 
@@ -24,7 +30,9 @@ export class SqliteResponseStore implements ResponseStore {
   ) {
     this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
-    this.removeOld = chunkedDelete(db, 'responses', 'rowid', 'created_at < ?');
+    // Rows are in the order they were stored (there is no index by time: migration 18).
+    this.oldestFirst = db.prepare(`SELECT rowid, created_at AS createdAt FROM responses WHERE rowid > ? ORDER BY rowid LIMIT ${PRUNE_CHUNK_ROWS}`);
+    this.removeThrough = db.prepare('DELETE FROM responses WHERE rowid > ? AND rowid <= ?');
     // octet_length reads a row's header, not the items themselves (nor their overflow pages).
     this.newestFirst = db.prepare(`SELECT created_at AS createdAt, id, octet_length(items) AS bytes FROM responses
       WHERE key_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ${PRUNE_CHUNK_ROWS}`);
@@ -40,8 +48,24 @@ export class SqliteResponseStore implements ResponseStore {
     return wholeThread(this.selectThread.all({ id, key: keyId, since }) as ResponseRow[]);
   }
 
-  prune(before: number): Promise<number> {
-    return this.removeOld(before);
+  /**
+   * Deletes from the oldest row on, a chunk per statement (the event loop turns between them),
+   * up to the first row created at or after `before`. A call stored long after it began (a slow
+   * stream) may sit behind newer rows: it goes at a later prune, and `thread` never reads a row
+   * older than its window.
+   */
+  async prune(before: number): Promise<number> {
+    let total = 0;
+    let after = 0;
+    for (;;) {
+      const rows = this.oldestFirst.all(after) as AgedRow[];
+      const fresh = rows.findIndex((row) => row.createdAt >= before);
+      const last = rows[fresh === -1 ? rows.length - 1 : fresh - 1];
+      if (last) total += this.removeThrough.run(after, last.rowid).changes;
+      if (fresh !== -1 || rows.length < PRUNE_CHUNK_ROWS || !last) return total;
+      after = last.rowid;
+      await nextTurn();
+    }
   }
 
   /**

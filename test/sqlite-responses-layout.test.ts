@@ -1,0 +1,69 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { openStore } from '../src/store/open-store.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import { configureConnection, migrate } from '../src/store/sqlite/sqlite-store.js';
+import type { StoredResponse } from '../src/store/store.js';
+import { newKey } from './helpers/store-fixtures.js';
+
+/**
+ * SQLite keeps no index of stored responses by time (migration 18): each b-tree a commit touches
+ * is a page written to the WAL, and the prune by age walks the rows in the order they were stored.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'responses-layout-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+const response = (id: string, keyId: string, previousId: string | null, createdAt: number): StoredResponse => ({
+  id, keyId, previousId, createdAt, items: `{"input":[],"output":[{"to":"${id}"}]}`,
+});
+
+t.test('migration 18 drops the index by time and keeps every stored response', async (t) => {
+  const path = join(dir, 'upgraded.db');
+  const db = new Database(path);
+  configureConnection(db);
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((m) => m.version < 18)) {
+    db.exec(migration.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  // A key and responses as the store at version 17 wrote them.
+  db.prepare("INSERT INTO keys (id, name, status, created_at, updated_at) VALUES ('key_old', 'old', 'active', 0, 0)").run();
+  const insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
+  for (const r of [response('resp_1', 'key_old', null, 1_000), response('resp_2', 'key_old', 'resp_1', 2_000), response('resp_3', 'key_old', null, 3_000)]) {
+    insert.run(r.id, r.keyId, r.previousId, r.createdAt, r.items);
+  }
+
+  t.same(migrate(db), [18], 'only migration 18 was pending');
+  const trees = db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name = 'responses' ORDER BY type, name").all();
+  db.close();
+  t.same(trees, [
+    { type: 'index', name: 'responses_by_key' },
+    { type: 'index', name: 'sqlite_autoindex_responses_1' },
+    { type: 'table', name: 'responses' },
+  ], 'the rows, the id key and the index by key: none by time');
+
+  const store = await openStore({ path });
+  t.teardown(() => store.close());
+  t.same(await store.responses.thread('key_old', 'resp_2', 0), [response('resp_1', 'key_old', null, 1_000), response('resp_2', 'key_old', 'resp_1', 2_000)], 'a thread stored before reads back whole');
+  await t.rejects(store.responses.save(response('resp_1', 'key_old', null, 4_000)), 'an id is still stored once');
+  t.equal(await store.responses.prune(2_500), 2, 'the prune by age reads the carried rows in time order');
+  t.same((await store.responses.thread('key_old', 'resp_3', 0)).map((r) => r.id), ['resp_3']);
+});
+
+t.test('the prune walks rows in the order they were stored: one stored late goes at a later prune, and is never read after its time', async (t) => {
+  const store = await openStore({ path: join(dir, 'prune-order.db') });
+  t.teardown(() => store.close());
+  const { key } = await newKey(store);
+  await store.responses.save(response('resp_early', key.id, null, 1_000));
+  await store.responses.save(response('resp_new', key.id, null, 10_000));
+  // A long stream's response: created (admitted) before the one above, stored after it.
+  await store.responses.save(response('resp_late', key.id, null, 2_000));
+  t.equal(await store.responses.prune(5_000), 1, 'the walk stops at the first newer row');
+  t.same(await store.responses.thread(key.id, 'resp_late', 5_000), [], 'the late one is past its window: not read');
+  t.equal(await store.responses.prune(20_000), 2, 'it goes once the rows before it have');
+});
+
