@@ -76,6 +76,9 @@ t.test('completion writes start before the first onComplete hook, are awaited wi
   const failing = chainOf({ onCompleteWrite: async () => { throw new Error('write failed'); } }, { onComplete: () => void seen.push('still runs') });
   await t.rejects(failing.onComplete(detachedCall()), { message: 'write failed' }, 'a failed write is the completion\'s failure');
   t.equal(seen.at(-1), 'still runs', 'and the onComplete hooks still run');
+  const throwing = chainOf({ onCompleteWrite: () => { throw new Error('thrown at once'); } }, { onComplete: () => void seen.push('runs too') });
+  await t.rejects(throwing.onComplete(detachedCall()), { message: 'thrown at once' }, 'so is one thrown before any promise');
+  t.equal(seen.at(-1), 'runs too');
 });
 
 t.test('what two plugins cannot both provide is a one-line boot error naming the YAML entry', async (t) => {

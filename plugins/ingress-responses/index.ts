@@ -1,7 +1,7 @@
 import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint } from '../../src/plugin-api.js';
 import { responsesFormat } from './format.js';
 import { TrimSchedule } from './trim-schedule.js';
-import { turnOf } from './turn.js';
+import { turnOf, type StagedResponse } from './turn.js';
 
 /** How long responses are kept for previous_response_id: the usage window. */
 export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
@@ -77,6 +77,13 @@ export default definePlugin<{ max_stored_bytes_per_key: number }>({
           .catch((error: unknown) => log.error({ err: error }, 'response prune failed'));
       });
     };
+    const save = async (call: Call, keyId: string, staged: StagedResponse): Promise<void> => {
+      const items = withoutSecrets(staged.items, secretsOf(call));
+      // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
+      await store.responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items });
+      if (schedule.stored(keyId, items.length)) trimSoon(keyId);
+      prune(clock.now());
+    };
     return {
       endpoints: [RESPONSES_ENDPOINT],
       async onRequest(call) {
@@ -90,17 +97,12 @@ export default definePlugin<{ max_stored_bytes_per_key: number }>({
         refuseStoredImages(call);
       },
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
-      async onCompleteWrite(call) {
+      // Not async: the calls of other endpoints make no promise.
+      onCompleteWrite(call) {
         if (!ours(call) || call.outcome !== 'ok' || !call.key) return;
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
-        const staged = turn.staged;
-        if (!staged) return;
-        const items = withoutSecrets(staged.items, secretsOf(call));
-        // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
-        await store.responses.save({ id: staged.id, keyId: call.key.id, previousId: staged.previousId, createdAt: staged.createdAt, items });
-        if (schedule.stored(call.key.id, items.length)) trimSoon(call.key.id);
-        prune(clock.now());
+        if (turn.staged) return save(call, call.key.id, turn.staged);
       },
     };
   },

@@ -153,8 +153,16 @@ export class Chain {
       if (isStoreUnavailable(error)) call.storeUnavailable = true;
       failure ??= error;
     };
-    // Caught as they start: a write that fails while the hooks below run is not an unhandled rejection.
-    const writes = this.completeWriteHooks.map(async (hook) => hook(call)).map((write) => write.catch(noteFailure));
+    const writes: Array<Promise<void>> = [];
+    for (const hook of this.completeWriteHooks) {
+      try {
+        // Caught as it starts: a write that fails while the hooks below run is not an unhandled rejection.
+        const pending = hook(call);
+        if (pending) writes.push(pending.catch(noteFailure));
+      } catch (error) {
+        noteFailure(error);
+      }
+    }
     for (const hook of this.completeHooks) {
       try {
         const pending = hook(call);
