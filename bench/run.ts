@@ -9,13 +9,14 @@ import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres] [--workers N] [--against DIR]…`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
  *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 10 minutes
  *   --quick   3 short rounds: about 1.5 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
+ *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
  *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
@@ -71,7 +72,7 @@ let bench: Bench | null = null;
 let failed = 0;
 const out: string[] = [...head];
 try {
-  bench = await startBench({ logPrefix, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null, variants });
+  bench = await startBench({ logPrefix, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null, variants, postgresOnServers: options.postgresOnServers });
   out.push('processes (each in its own; "cores" = the cores it may run on):', ...coreLines(bench), '');
   if (soaking) {
     const result = await soak(bench, quick ? SOAK_QUICK : SOAK, progress);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseBenchOptions } from '../bench/lib/options.js';
+import { planCores } from '../bench/lib/processes.js';
 import { startFlags } from '../bench/lib/start-flags.js';
 import { baselineOf, gatewayPairs, gatewaysOf, gatewayVariants, roundOrder, targetsOf } from '../bench/lib/targets.js';
 
@@ -78,4 +79,21 @@ t.test("bench: each gateway runs with the node flags of its own checkout's npm s
   t.same(withStart(undefined), [], 'no start script');
   t.same(withStart('node dist/other.js'), [], 'not the gateway');
   t.same(startFlags('.'), ['--max-semi-space-size=32'], "this checkout's npm start: V8's young generation at 32 MB per semi-space (docs/operations.md)");
+});
+
+t.test('bench cores: PostgreSQL on cores of its own, the load generator\'s when none is left, or with the servers when asked', async (t) => {
+  const place = (cores: number, workers: number, onServers = false): [string | null, string | null] => {
+    const plan = planCores(cores, workers, onServers, true);
+    return [plan.servers, plan.store];
+  };
+  t.same(place(2, 1), ['1', '0'], '2 cores: beside the load generator, not on the gateways\' core');
+  t.same(place(3, 1), ['1', '2'], 'a core left: its own');
+  t.same(place(8, 2), ['1-2', '3-7'], 'several left: all of them');
+  t.same(place(2, 1, true), ['1', '1'], '--postgres-on-servers: with the servers, as before');
+  t.match(planCores(2, 1, false, true).note, /PostgreSQL, if used, on core 0, beside the load generator/, 'the output says where');
+  t.same(planCores(1, 1, false, true).store, null, 'nothing pinned: nothing placed');
+  t.same(planCores(4, 1, false, false).store, null, 'no taskset: nothing placed');
+  t.equal(parseBenchOptions(['--store', 'postgres', '--postgres-on-servers']).postgresOnServers, true);
+  t.equal(parseBenchOptions(['--store', 'postgres']).postgresOnServers, false);
+  t.throws(() => parseBenchOptions(['--postgres-on-servers']), /places the server of --store postgres/);
 });

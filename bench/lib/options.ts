@@ -14,9 +14,11 @@ export interface BenchOptions {
   workers: number;
   /** Other checkouts' roots whose built gateways run beside this tree's, in the same rounds (none: empty). */
   against: string[];
+  /** The PostgreSQL server on the gateways' cores (see planCores), not on cores of its own. */
+  postgresOnServers: boolean;
 }
 
-export const USAGE = 'use --quick, --soak, --profile, --store sqlite|postgres, --workers N, --against DIR (repeatable)';
+export const USAGE = 'use --quick, --soak, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -30,10 +32,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       store: { type: 'string', default: 'sqlite' },
       workers: { type: 'string', default: '1' },
       against: { type: 'string', multiple: true },
+      'postgres-on-servers': { type: 'boolean', default: false },
     },
   });
   const store = values.store as StoreKind;
   if (!STORES.includes(store)) throw new Error(`--store ${values.store}: ${USAGE}`);
+  const postgresOnServers = values['postgres-on-servers'];
+  if (postgresOnServers && store !== 'postgres') throw new Error('--postgres-on-servers places the server of --store postgres');
   const workers = Number(values.workers);
   if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) throw new Error(`--workers ${values.workers}: a whole number from 1 to 64`);
   const given = values.against ?? [];
@@ -43,5 +48,5 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     if (!existsSync(resolve(against[i] as string, 'dist/src/main.js'))) throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
   });
   if (new Set(against).size !== against.length) throw new Error('--against: the same checkout twice');
-  return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against };
+  return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against, postgresOnServers };
 }

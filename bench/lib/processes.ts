@@ -13,6 +13,8 @@ export interface CorePlan {
   servers: string | null;
   /** The core of the load generator (and this orchestrator, idle while a load runs). */
   load: string | null;
+  /** The cores of the PostgreSQL server, if a gateway uses one. */
+  store: string | null;
   /** Why the plan is what it is, for the output. */
   note: string;
 }
@@ -26,16 +28,24 @@ function hasTaskset(): boolean {
  * has one worker, N (cores 1…N) when one has N workers, so that its workers can run in parallel.
  * Without those N + 1 cores (or taskset), nothing is pinned: every process floats on every core
  * and the load generator competes with the servers — the output says so.
+ *
+ * PostgreSQL is a server of its own host in any deployment of several gateways, so it does not
+ * take the gateways' cores: it gets the cores left over, or, with none left (2 cores), the load
+ * generator's core, which the generator uses for under a tenth during a gateway's run (the
+ * report's last columns). `onServers` puts it with the servers instead, to compare.
  */
-export function planCores(cores: number, workers: number): CorePlan {
+export function planCores(cores: number, workers: number, onServers = false, taskset = hasTaskset()): CorePlan {
   const needed = workers + 1;
-  if (!hasTaskset()) return { pinned: false, servers: null, load: null, note: 'not pinned: taskset is missing; servers and load share the cores' };
+  if (!taskset) return { pinned: false, servers: null, load: null, store: null, note: 'not pinned: taskset is missing; servers and load share the cores' };
   if (cores < needed) {
     const why = workers > 1 ? `${workers} gateway workers need ${workers} cores beside the load generator's` : 'the servers need a core beside the load generator\'s';
-    return { pinned: false, servers: null, load: null, note: `not pinned: ${why}, and this machine has ${cores}; every process floats on all of them (servers and load generator compete)` };
+    return { pinned: false, servers: null, load: null, store: null, note: `not pinned: ${why}, and this machine has ${cores}; every process floats on all of them (servers and load generator compete)` };
   }
   const servers = workers === 1 ? '1' : `1-${workers}`;
-  return { pinned: true, servers, load: '0', note: `servers on core${workers === 1 ? '' : 's'} ${servers}, the load generator and this orchestrator on core 0` };
+  const left = cores === needed + 1 ? `${needed}` : `${needed}-${cores - 1}`;
+  const store = onServers ? servers : cores > needed ? left : '0';
+  const where = onServers ? 'with the servers' : cores > needed ? `on core${store.includes('-') ? 's' : ''} ${store}, its own` : 'on core 0, beside the load generator (no core is left: the gateways\' own stay theirs)';
+  return { pinned: true, servers, load: '0', store, note: `servers on core${workers === 1 ? '' : 's'} ${servers}, the load generator and this orchestrator on core 0; PostgreSQL, if used, ${where}` };
 }
 
 /** The cores a process may run on, as the kernel has it (`Cpus_allowed_list`). */

@@ -78,6 +78,8 @@ export interface StartOptions {
   /** Where the gateways write CPU profiles (a folder per gateway), or null for none. */
   profileDir: string | null;
   variants: readonly GatewayVariant[];
+  /** The PostgreSQL server on the servers' cores rather than cores of its own (`--postgres-on-servers`). */
+  postgresOnServers?: boolean;
 }
 
 /**
@@ -94,8 +96,8 @@ export const gatewayLogFile = (logPrefix: string, target: Target): string => `${
  * Starts the simulators, the floor, PostgreSQL if a gateway needs it, the gateways and the load
  * generator; pins this orchestrator to the load core, where it idles while a load runs.
  */
-export async function startBench({ logPrefix, withFloor, profileDir, variants }: StartOptions): Promise<Bench> {
-  const plan = planCores(availableParallelism(), Math.max(...variants.map((v) => v.workers)));
+export async function startBench({ logPrefix, withFloor, profileDir, variants, postgresOnServers = false }: StartOptions): Promise<Bench> {
+  const plan = planCores(availableParallelism(), Math.max(...variants.map((v) => v.workers)), postgresOnServers);
   const group = new ProcessGroup(plan);
   const targets = targetsOf(variants, withFloor);
   let postgres: PostgresServer | null = null;
@@ -109,7 +111,7 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants }:
       floor = group.spawnNode('floor', plan.servers, [script('../servers/floor.js'), `gamma=${simOrigins.gamma}`, `alpha=${simOrigins.alpha}`]);
       floorOrigins = await readyMessage<Record<Family, string>>(floor);
     }
-    if (variants.some((v) => v.store === 'postgres')) postgres = await startPostgresServer({ settings: BENCH_POSTGRES_SETTINGS, cpus: plan.servers });
+    if (variants.some((v) => v.store === 'postgres')) postgres = await startPostgresServer({ settings: BENCH_POSTGRES_SETTINGS, cpus: plan.store });
     for (const target of gatewaysOf(targets)) {
       const databaseUrl = target.variant?.store === 'postgres' && postgres ? await postgres.createDatabase() : null;
       const profile = profileDir ? `${profileDir}/${target.id}` : null;
