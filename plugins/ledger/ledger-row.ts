@@ -25,7 +25,7 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     attempts: call.attempts,
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
-    usageEstimated: call.usageEstimated,
+    usageEstimated: usage.estimated === true,
     chargedNanos: cost.charged,
     listNanos: cost.list,
     upstreamMs: span(upstreamStart, completed),

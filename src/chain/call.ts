@@ -138,10 +138,8 @@ export class Call {
   stream = false;
   /** Whether the caller asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage = false;
-  /** Final token counts, vendor-reported where possible. */
+  /** Final token counts, vendor-reported where possible (`estimated` where the gateway stood in). */
   usage: Usage | null = null;
-  /** True when `usage` was counted from relayed deltas because the vendor never reported it. */
-  usageEstimated = false;
   outcome: Outcome = 'pending';
   /** HTTP status sent (or that would have been sent) to the caller. */
   status = 0;

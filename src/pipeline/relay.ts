@@ -44,7 +44,6 @@ export async function relayBody(call: Call, translator: Translator, raw: Buffer,
 /** A whole reply: completion, then the body (also a translator's own answer, given without any upstream). */
 export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps): Promise<void> {
   call.usage = out.usage;
-  call.usageEstimated = out.usage?.estimated === true;
   succeeded(call);
   await complete(call, deps.chain);
   if (call.callerGone) return;
@@ -59,13 +58,7 @@ export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps)
  * stream is cut before its count (gamma counts only at the end), so it is never billed as 0.
  */
 function settleUsage(call: Call, stream: StreamTranslator): void {
-  if (stream.usage) {
-    call.usage = stream.usage;
-    call.usageEstimated = stream.usage.estimated === true;
-  } else {
-    call.usage = { promptTokens: estimatedPrompt(call), completionTokens: stream.relayedDeltas };
-    call.usageEstimated = true;
-  }
+  call.usage = stream.usage ?? { promptTokens: estimatedPrompt(call), completionTokens: stream.relayedDeltas, estimated: true };
 }
 
 export async function relayStreamed(call: Call, translator: Translator, upstream: IncomingMessage, deps: RelayDeps): Promise<void> {
