@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { treeCpuMs } from './lib/processes.js';
 import type { Bench } from './lib/setup.js';
+import { roundTripsFrom, type RoundTrips } from './lib/round-trip.js';
 import { roundOrder, type Target } from './lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS, requestFor, type Scenario } from './lib/workload.js';
 import { failureCount, type ClosedLoopResult, type LoadJob, type LoadResult, type OpenLoopResult } from './load/protocol.js';
@@ -54,7 +55,12 @@ export interface Comparison {
   open: Array<Measurement<OpenLoopResult>>;
   /** Failed requests during the warm-up (not measured, but still errors). */
   warmUpFailures: number;
+  /** With a gateway on PostgreSQL: the server's round trip from the servers' cores, measured before the warm-up. */
+  storeRoundTrips: RoundTrips | null;
 }
+
+/** Round trips per kind of the probe: 400 paced at 200 requests/s take 2 s. */
+const ROUND_TRIP_CALLS = 400;
 
 function proxyPid(bench: Bench, target: Target): number | null {
   if (target.kind === 'floor') return bench.floor?.pid ?? null;
@@ -116,8 +122,13 @@ async function unservedScenarios(bench: Bench, progress: (line: string) => void)
 export async function compare(bench: Bench, settings: CompareSettings, progress: (line: string) => void): Promise<Comparison> {
   const unserved = await unservedScenarios(bench, progress);
   const serves = (target: Target, scenario: Scenario): boolean => !unserved.has(`${target.id} ${scenario.id}`);
+  let storeRoundTrips: RoundTrips | null = null;
+  if (bench.postgres) {
+    progress('PostgreSQL round trips from the servers\' cores, one after another and at the open loop\'s pace');
+    storeRoundTrips = await roundTripsFrom(bench.plan.pinned ? bench.plan.servers : null, await bench.postgres.createDatabase(), ROUND_TRIP_CALLS, 1000 / settings.rate);
+  }
   progress(`warm-up: ${settings.warmS} s of each scenario on each target`);
-  const comparison: Comparison = { settings, targets: bench.targets, closed: [], open: [], warmUpFailures: 0 };
+  const comparison: Comparison = { settings, targets: bench.targets, closed: [], open: [], warmUpFailures: 0, storeRoundTrips };
   for (const target of bench.targets) {
     for (const scenario of CLOSED_LOOP_SCENARIOS.filter((s) => serves(target, s))) {
       const warm = await bench.load.run<ClosedLoopResult>(closedJob(bench, scenario, target, settings, settings.warmS));

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+/**
+ * What one PostgreSQL round trip costs on this machine: `SELECT 1` from a client on the servers'
+ * cores to the bench's server, one after another and one every `paceMs` (the open loop's pace).
+ * A call on PostgreSQL makes two round trips in turn (admission, then the ledger row), so twice
+ * the paced figure is the least it can add over SQLite at that pace, whatever the gateway does.
+ */
+
+export interface RoundTrips {
+  /** Each query sent as soon as the one before it answered: p50, µs. */
+  backToBackUs: number;
+  /** One query every `paceMs` (both sides idle in between, as at the open loop's rate): p50, µs. */
+  pacedUs: number;
+  paceMs: number;
+  calls: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Measures in this process (connects, warms up, `calls` of each kind, disconnects). */
+export async function measureRoundTrips(url: string, calls: number, paceMs: number): Promise<RoundTrips> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const once = async (): Promise<number> => {
+      const started = performance.now();
+      await client.query('SELECT 1');
+      return (performance.now() - started) * 1000;
+    };
+    for (let i = 0; i < 50; i++) await once();
+    const backToBack: number[] = [];
+    for (let i = 0; i < calls; i++) backToBack.push(await once());
+    const paced: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      await pause(paceMs);
+      paced.push(await once());
+    }
+    return { backToBackUs: median(backToBack), pacedUs: median(paced), paceMs, calls };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Measures from a node process of its own on `cpus` (`taskset -c`; null: unpinned), where the
+ * gateways run. It gets this process's node flags (a loader, when run from the tests' sources).
+ */
+export function roundTripsFrom(cpus: string | null, url: string, calls: number, paceMs: number): Promise<RoundTrips> {
+  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), url, String(calls), String(paceMs)];
+  const [command, ...args] = cpus === null ? node : ['taskset', '-c', cpus, ...node];
+  return new Promise((resolve, reject) => {
+    execFile(command as string, args, { timeout: 60_000 }, (error, stdout) => {
+      if (error) reject(new Error(`bench: the PostgreSQL round-trip probe failed: ${error.message}`));
+      else resolve(JSON.parse(stdout) as RoundTrips);
+    });
+  });
+}
+
+// Run as a script: `node round-trip.js <url> <calls> <paceMs>` prints the RoundTrips as JSON.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [url, calls, paceMs] = process.argv.slice(2);
+  process.stdout.write(JSON.stringify(await measureRoundTrips(url as string, Number(calls), Number(paceMs))));
+}
