@@ -2,12 +2,13 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { median } from './stats.js';
 
 /**
  * What one PostgreSQL round trip costs on this machine: `SELECT 1` from a client on the servers'
  * cores to the bench's server, one after another and one every `paceMs` (the open loop's pace).
- * A call on PostgreSQL makes two round trips in turn (admission, then the ledger row), so twice
- * the paced figure is the least it can add over SQLite at that pace, whatever the gateway does.
+ * A call on PostgreSQL waits for two round trips in turn (admission, then the ledger row): twice
+ * the paced figure is what that waiting takes of each call at that pace, whatever the gateway does.
  */
 
 export interface RoundTrips {
@@ -19,10 +20,7 @@ export interface RoundTrips {
   calls: number;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-};
+const URL_VARIABLE = 'BENCH_ROUND_TRIP_URL';
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,18 +53,20 @@ export async function measureRoundTrips(url: string, calls: number, paceMs: numb
  * gateways run. It gets this process's node flags (a loader, when run from the tests' sources).
  */
 export function roundTripsFrom(cpus: string | null, url: string, calls: number, paceMs: number): Promise<RoundTrips> {
-  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), url, String(calls), String(paceMs)];
+  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), String(calls), String(paceMs)];
   const [command, ...args] = cpus === null ? node : ['taskset', '-c', cpus, ...node];
+  // The URL goes by the environment: a command line is seen by `ps` and quoted in execFile's errors.
+  const env = { ...process.env, [URL_VARIABLE]: url };
   return new Promise((resolve, reject) => {
-    execFile(command as string, args, { timeout: 60_000 }, (error, stdout) => {
+    execFile(command as string, args, { timeout: 60_000, env }, (error, stdout) => {
       if (error) reject(new Error(`bench: the PostgreSQL round-trip probe failed: ${error.message}`));
       else resolve(JSON.parse(stdout) as RoundTrips);
     });
   });
 }
 
-// Run as a script: `node round-trip.js <url> <calls> <paceMs>` prints the RoundTrips as JSON.
+// Run as a script: `BENCH_ROUND_TRIP_URL=<url> node round-trip.js <calls> <paceMs>` prints the RoundTrips as JSON.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [url, calls, paceMs] = process.argv.slice(2);
-  process.stdout.write(JSON.stringify(await measureRoundTrips(url as string, Number(calls), Number(paceMs))));
+  const [calls, paceMs] = process.argv.slice(2);
+  process.stdout.write(JSON.stringify(await measureRoundTrips(process.env[URL_VARIABLE] ?? '', Number(calls), Number(paceMs))));
 }
