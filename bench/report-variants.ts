@@ -3,7 +3,7 @@ import { OPEN_LOOP_SCENARIOS } from './compare.js';
 import { med, minus, paired, ratio } from './figures.js';
 import { num, signedMs, table, verdict, type Row } from './lib/table.js';
 import { gatewayPairs, gatewaysOf, type Pair, type Target } from './lib/targets.js';
-import type { RoundTrips } from './lib/round-trip.js';
+import { roundTripLines } from './lib/round-trip.js';
 import { CLOSED_LOOP_SCENARIOS } from './lib/workload.js';
 import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
 
@@ -44,16 +44,6 @@ function latencyRows(c: Comparison, list: readonly Pair[]): Row[] {
   ]);
 }
 
-/** The share of the added-p50 target that waiting for the server takes: a call makes two round trips in turn. */
-export function roundTripLines(trips: RoundTrips | null): string[] {
-  if (!trips) return [];
-  const { backToBackUs, pacedUs, paceMs, calls } = trips;
-  return [
-    `PostgreSQL round trip (SELECT 1 from the servers' cores, p50 of ${calls}): ${num(backToBackUs)} µs one after another, ${num(pacedUs)} µs at one every ${num(paceMs)} ms (the open loop's pace);`,
-    `  a call on PostgreSQL waits for two in turn (admission, ledger row): ${(2 * pacedUs / 1000).toFixed(2)} ms at that pace, against the target's +${POSTGRES_ADDED_P50_MS} ms over SQLite`,
-  ];
-}
-
 /** Empty when the run had one gateway. */
 export function variantsSection(c: Comparison): string[] {
   const list = gatewayPairs(gatewaysOf(c.targets));
@@ -65,7 +55,7 @@ export function variantsSection(c: Comparison): string[] {
   const gatewayCpu = (target: Target): number =>
     med(c.closed, 'gamma-json', target.id, (m) => (m.cpu.proxyUsPerAnswer ?? NaN) + (m.cpu.storeUsPerAnswer ?? 0));
   return [
-    ...roundTripLines(c.storeRoundTrips),
+    ...roundTripLines(c.storeRoundTrips, POSTGRES_ADDED_P50_MS),
     `Gateways compared in the same run, paired per round: ${list.map((pair) => `${pair.what}`).join('; ')}${judgedNote}`,
     ...table([['closed loop requests/s', ...heading]], throughputRows(c, list)),
     ...table([['open loop added p50 ms (a vs b, difference)', ...heading]], latencyRows(c, list)),

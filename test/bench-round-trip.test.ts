@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
-import { measureRoundTrips, roundTripsFrom, type RoundTrips } from '../bench/lib/round-trip.js';
-import { roundTripLines } from '../bench/report-variants.js';
+import { measureRoundTrips, roundTripLines, roundTripsFrom, type RoundTrips } from '../bench/lib/round-trip.js';
 import { startPostgres } from './helpers/postgres.js';
 
 // The bench's PostgreSQL round-trip probe, against a real throwaway server, and its report lines.
@@ -31,9 +30,9 @@ t.test('the probe runs as a process of its own and answers over its stdout', asy
 });
 
 t.test('the report states both figures and what two paced round trips take of the target', async (t) => {
-  t.same(roundTripLines(null), [], 'nothing without PostgreSQL');
+  t.same(roundTripLines(null, 0.5), [], 'nothing without PostgreSQL');
   const trips: RoundTrips = { backToBackUs: 83.4, pacedUs: 181.6, paceMs: 5, calls: 400 };
-  const text = roundTripLines(trips).join('\n');
+  const text = roundTripLines(trips, 0.5).join('\n');
   t.match(text, /83 µs one after another, 182 µs at one every 5 ms/);
   t.match(text, /two in turn \(admission, ledger row\): 0\.36 ms at that pace, against the target's \+0\.5 ms/);
 });

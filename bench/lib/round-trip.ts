@@ -48,6 +48,16 @@ export async function measureRoundTrips(url: string, calls: number, paceMs: numb
   }
 }
 
+/** The report's lines: both medians, and the share of the added-p50 target (`targetMs` over SQLite) the two round trips of a call take. */
+export function roundTripLines(trips: RoundTrips | null, targetMs: number): string[] {
+  if (!trips) return [];
+  const { backToBackUs, pacedUs, paceMs, calls } = trips;
+  return [
+    `PostgreSQL round trip (SELECT 1 from the servers' cores, p50 of ${calls}): ${backToBackUs.toFixed(0)} µs one after another, ${pacedUs.toFixed(0)} µs at one every ${paceMs} ms (the open loop's pace);`,
+    `  a call on PostgreSQL waits for two in turn (admission, ledger row): ${((2 * pacedUs) / 1000).toFixed(2)} ms at that pace, against the target's +${targetMs} ms over SQLite`,
+  ];
+}
+
 /**
  * Measures from a node process of its own on `cpus` (`taskset -c`; null: unpinned), where the
  * gateways run. It gets this process's node flags (a loader, when run from the tests' sources).
