@@ -92,6 +92,11 @@ contract('record without a reservation, release twice, reservations of another c
   t.equal(await store.ledger.releaseInstance('gw-a'), 0);
   t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(57, 40, 114), "other instances' holds stay");
   t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 0));
+  // Migration 19: the release at start scans the few reservations in flight; no admission writes an index by instance.
+  const indexes = db.backend === 'sqlite'
+    ? await db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reservations' AND sql IS NOT NULL ORDER BY name")
+    : await db.query("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'reservations' AND indexname <> 'reservations_pkey' ORDER BY name");
+  t.same(indexes.map((row) => row['name']), ['reservations_by_expiry', 'reservations_by_key_expiry'], 'reservations are indexed by expiry and by key, not by instance');
 });
 
 contract('cycleSpend of every key, keyActivity per key, oldest key first', async (t, db) => {

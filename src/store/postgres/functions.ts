@@ -163,9 +163,7 @@ ${RATE_LIMIT_CHANGE}    SELECT s.at INTO last_at FROM rate_slots s WHERE s.key_i
  * a refusal with ended leases counted) the locked path of migration 12 decides, dropping them.
  * Same decisions; ended leases that never stood in the way stay until the sweep takes them.
  */
-export const ADMIT_FUNCTION_2 = `
-  CREATE OR REPLACE FUNCTION ${ADMIT_SIGNATURE}
-    LANGUAGE plpgsql AS $$${ADMIT_DECLARATIONS}  BEGIN
+const ADMIT_FAST = `
     UPDATE spend s SET reserved_nano = s.reserved_nano + p_nanos, reserved_upstream_nano = s.reserved_upstream_nano + p_upstream
       WHERE s.key_id = p_key AND s.cycle = p_cycle
         AND (p_ceiling IS NULL OR (s.charged_nano < p_ceiling AND s.charged_nano + s.reserved_nano + p_nanos <= p_ceiling))
@@ -177,7 +175,11 @@ export const ADMIT_FUNCTION_2 = `
         VALUES (p_key, p_cycle, p_nanos, p_upstream, p_instance, p_now, p_expires) RETURNING id INTO reservation_id;
       RETURN;
     END IF;
-${ADMIT_LOCKED}  END $$;`;
+`;
+
+export const ADMIT_FUNCTION_2 = `
+  CREATE OR REPLACE FUNCTION ${ADMIT_SIGNATURE}
+    LANGUAGE plpgsql AS $$${ADMIT_DECLARATIONS}  BEGIN${ADMIT_FAST}${ADMIT_LOCKED}  END $$;`;
 
 /** The key's counter moves to n + 1 as its row is locked (created by its first take); `old_limit`: its rpm_limit. */
 const RATE_COUNTER_CLAIM = `    UPDATE rate_counters c SET admitted = c.admitted + 1 WHERE c.key_id = p_key RETURNING c.admitted - 1, c.rpm_limit INTO n, old_limit;
@@ -244,8 +246,7 @@ ${RATE_COUNTER_CLAIM}    IF old_limit < p_limit THEN${RATE_SLOTS_MOVE}    END IF
  * spend row: for each key that order, as every other batch takes them (counters alone, spend
  * rows alone, or both in this order), so no two transactions wait on each other in a cycle.
  */
-export const TAKE_THEN_ADMIT_FUNCTION = `
-  CREATE FUNCTION gateway_take_then_admit(p_key text, p_limit integer, p_window bigint, p_take_now bigint,
+const TAKE_THEN_ADMIT_HEADER = `gateway_take_then_admit(p_key text, p_limit integer, p_window bigint, p_take_now bigint,
       p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint, p_upstream_limit bigint, p_instance text, p_now bigint, p_expires bigint,
       OUT wait bigint, OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)
     LANGUAGE plpgsql AS $$
@@ -253,11 +254,28 @@ export const TAKE_THEN_ADMIT_FUNCTION = `
     wait := gateway_rate_take(p_key, p_limit, p_window, p_take_now);
     IF wait > 0 THEN
       RETURN;
-    END IF;
+    END IF;`;
+
+/** gateway_admit called as a table function: its answer read into the OUT parameters. */
+const ADMIT_CALL = `
     SELECT a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
       INTO reservation_id, spent, reserved, upstream_spent, upstream_reserved
       FROM gateway_admit(p_key, p_cycle, p_nanos, p_upstream, p_ceiling, p_upstream_limit, p_instance, p_now, p_expires) AS a;
   END $$;`;
+
+export const TAKE_THEN_ADMIT_FUNCTION = `
+  CREATE FUNCTION ${TAKE_THEN_ADMIT_HEADER}${ADMIT_CALL}`;
+
+/**
+ * gateway_take_then_admit, migration 19: gateway_admit's common case (the conditional UPDATE of
+ * the spend row, then the reservation) written inline, so an admitted call runs no nested table
+ * function — in PostgreSQL a function called in FROM starts an executor of its own and
+ * materialises its row. Otherwise gateway_admit decides, as before (its own conditional UPDATE
+ * tries again on the newest row version, then the locked path). Same locks, same order, same
+ * decisions; about 5 µs less server CPU per call (docs/performance.md).
+ */
+export const TAKE_THEN_ADMIT_FUNCTION_2 = `
+  CREATE OR REPLACE FUNCTION ${TAKE_THEN_ADMIT_HEADER}${ADMIT_FAST}${ADMIT_CALL}`;
 
 /**
  * Every change of a key or of its values notifies the keys' channel when its transaction

@@ -5,7 +5,7 @@
  * from migrations.ts; never edit a shipped one.
  */
 import type { Migration } from '../migration.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
 
 export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
   {
@@ -169,5 +169,15 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     // SQLite only: its WAL writes each touched page whole, so it drops an index its prune can do
     // without; PostgreSQL's WAL records an index entry, not its page, and keeps it.
     sql: '-- nothing to do on PostgreSQL',
+  },
+  {
+    version: 19,
+    name: 'leaner admissions, take two',
+    sql: `
+      -- An instance's leftover reservations are released once, at its start: a scan of the few
+      -- rows in flight does, and every admission writes one index entry less.
+      DROP INDEX reservations_by_instance;
+      ${TAKE_THEN_ADMIT_FUNCTION_2}
+    `,
   },
 ];
