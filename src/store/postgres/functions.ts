@@ -246,7 +246,8 @@ ${RATE_COUNTER_CLAIM}    IF old_limit < p_limit THEN${RATE_SLOTS_MOVE}    END IF
  * spend row: for each key that order, as every other batch takes them (counters alone, spend
  * rows alone, or both in this order), so no two transactions wait on each other in a cycle.
  */
-const TAKE_THEN_ADMIT_HEADER = `gateway_take_then_admit(p_key text, p_limit integer, p_window bigint, p_take_now bigint,
+/** gateway_take_then_admit's signature and its first step: the rate cap's take, a refusal returned at once. */
+const TAKE_THEN_ADMIT_OPENING = `gateway_take_then_admit(p_key text, p_limit integer, p_window bigint, p_take_now bigint,
       p_cycle text, p_nanos bigint, p_upstream bigint, p_ceiling bigint, p_upstream_limit bigint, p_instance text, p_now bigint, p_expires bigint,
       OUT wait bigint, OUT reservation_id bigint, OUT spent bigint, OUT reserved bigint, OUT upstream_spent bigint, OUT upstream_reserved bigint)
     LANGUAGE plpgsql AS $$
@@ -260,11 +261,11 @@ const TAKE_THEN_ADMIT_HEADER = `gateway_take_then_admit(p_key text, p_limit inte
 const ADMIT_CALL = `
     SELECT a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
       INTO reservation_id, spent, reserved, upstream_spent, upstream_reserved
-      FROM gateway_admit(p_key, p_cycle, p_nanos, p_upstream, p_ceiling, p_upstream_limit, p_instance, p_now, p_expires) AS a;
-  END $$;`;
+      FROM gateway_admit(p_key, p_cycle, p_nanos, p_upstream, p_ceiling, p_upstream_limit, p_instance, p_now, p_expires) AS a;`;
 
 export const TAKE_THEN_ADMIT_FUNCTION = `
-  CREATE FUNCTION ${TAKE_THEN_ADMIT_HEADER}${ADMIT_CALL}`;
+  CREATE FUNCTION ${TAKE_THEN_ADMIT_OPENING}${ADMIT_CALL}
+  END $$;`;
 
 /**
  * gateway_take_then_admit, migration 19: gateway_admit's common case (the conditional UPDATE of
@@ -275,7 +276,8 @@ export const TAKE_THEN_ADMIT_FUNCTION = `
  * decisions; about 5 µs less server CPU per call (docs/performance.md).
  */
 export const TAKE_THEN_ADMIT_FUNCTION_2 = `
-  CREATE OR REPLACE FUNCTION ${TAKE_THEN_ADMIT_HEADER}${ADMIT_FAST}${ADMIT_CALL}`;
+  CREATE OR REPLACE FUNCTION ${TAKE_THEN_ADMIT_OPENING}${ADMIT_FAST}${ADMIT_CALL}
+  END $$;`;
 
 /**
  * Every change of a key or of its values notifies the keys' channel when its transaction
