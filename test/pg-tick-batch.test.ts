@@ -45,3 +45,40 @@ t.test('a batch whose outcome is unknown (the connection broke): every caller fa
   t.same(await settled([batch.run(1), batch.run(2)]), ['rejected', 'rejected']);
   t.same(w.calls, ['many 1,2']);
 });
+
+t.test('one batch out at a time: what is queued meanwhile, over several turns, goes together in the next', async (t) => {
+  const calls: string[] = [];
+  let out = 0;
+  let most = 0;
+  let release: () => void = () => undefined;
+  const writer: BatchWriter<number, number> = {
+    async many(inputs) {
+      calls.push(`many ${inputs.join(',')}`);
+      most = Math.max(most, ++out);
+      if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      out -= 1;
+      return inputs.map((n) => n * 10);
+    },
+    async one(input) {
+      calls.push(`one ${input}`);
+      return input * 10;
+    },
+  };
+  const batch = new TickBatch(writer);
+  const first = Promise.all([batch.run(1), batch.run(2)]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(calls, ['many 1,2'], 'the first turn went at once');
+  const queued: Array<Promise<number>> = [];
+  for (const n of [3, 4, 5]) {
+    queued.push(batch.run(n));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.same(calls, ['many 1,2'], 'nothing more while it is out');
+  release();
+  t.same(await first, [10, 20]);
+  t.same(await Promise.all(queued), [30, 40, 50]);
+  t.same(calls, ['many 1,2', 'many 3,4,5'], 'three turns of calls in the next statement');
+  t.equal(most, 1, 'never two out at once');
+  t.same(await batch.run(6), 60, 'and afterwards, a lone call goes at once');
+  t.same(calls.at(-1), 'one 6');
+});
