@@ -93,14 +93,14 @@ t.test('concurrent admissions: one statement, each decided as if alone, in order
   });
   // Interleaved keys: the batch is sent sorted by key, the answers come back in the callers' order.
   const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.reserve(input(i % 2 ? other.id : key.id, i))));
-  t.same(statements, ['ledger_admit_many'], 'one statement for the eight');
+  t.same(statements, ['admit_runs'], 'one statement for the eight');
   t.same(results.map((r) => r.admitted), [true, true, true, true, true, true, false, true], 'the ceiling admits exactly three, the first three');
   t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1_500));
   t.same(await store.ledger.cycleSpend(other.id, '2026-11'), figures(0, 2_000));
 
   const rates = new PgRateStore(pool);
   const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
-  t.same(statements, ['ledger_admit_many', 'rate_take_many'], 'the rate takes: one statement too');
+  t.same(statements, ['admit_runs', 'rate_take_many'], 'the rate takes: one statement too');
   t.same(waits, [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)), 'three admitted, then the wait of the oldest');
 });
 
@@ -114,10 +114,10 @@ t.test('takes then admissions (a key with a rate cap and a ceiling): one stateme
       { keyId: key.id, cycle: '2026-11', nanos: 400, upstreamNanos: 0, ceilingNanos: 1_000, upstreamLimitNanos: null, instance: 'test', now: 1_000 + i, expiresAt: Date.now() + 60_000 },
     );
   const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(i)));
-  t.same(statements, ['take_then_admit_many'], 'one statement for the six calls, takes and admissions');
+  t.same(statements, ['admit_runs'], 'one statement for the six calls, takes and admissions');
   t.same(answers.map((a) => a.waitMs > 0), [false, false, false, false, true, true], 'the cap admits four, in order');
   t.same(answers.map((a) => a.result?.admitted ?? null), [true, true, false, false, null, null], 'of which the ceiling admits two; the refused takes reserve nothing');
   t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 800));
   await call(10);
-  t.same(statements, ['take_then_admit_many', 'take_then_admit'], 'a lone call: the one-call statement');
+  t.same(statements, ['admit_runs', 'take_then_admit'], 'a lone call: the one-call statement');
 });

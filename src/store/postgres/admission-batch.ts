@@ -5,13 +5,15 @@ import type { ReserveInput } from '../store.js';
 import type { BatchWriter } from './tick-batch.js';
 
 /**
- * Admissions and rate-cap takes of one event-loop turn in one statement each (tick-batch.ts):
- * the same functions (functions.ts) called once per input, in order, by a lateral join over
- * the inputs. Each call is a volatile function, so each of its statements reads a fresh
- * snapshot that includes what the calls before it in the batch did: every decision is the one
- * the calls made one by one would have made. The inputs are sent sorted by key (code-unit
- * order, the same as COLLATE "C"), so batches of different instances lock the keys' rows in
- * the same order and never wait on each other in a cycle.
+ * Admissions and rate-cap takes of one event-loop turn in one statement each (tick-batch.ts).
+ * Admissions (with or without a take first) are one call of gateway_admit_runs (functions-runs.ts),
+ * which decides a run of one key's calls at once and otherwise calls the one-call functions in
+ * order; takes alone are the one-call function called once per input by a lateral join. Each of
+ * those is a volatile function, so each of its statements reads a fresh snapshot that includes
+ * what the calls before it in the batch did: every decision is the one the calls made one by one
+ * would have made. The inputs are sent sorted by key (code-unit order, the same as COLLATE "C"),
+ * so batches of different instances lock the keys' rows in the same order and never wait on each
+ * other in a cycle.
  */
 
 export type AdmitRow = { reservation_id: number | null } & SpendRow;
@@ -20,14 +22,6 @@ const ADMIT_ONE = {
   name: 'ledger_admit',
   text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
 };
-const ADMIT_MANY = {
-  name: 'ledger_admit_many',
-  text: `SELECT i.ord, a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
-    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[])
-      WITH ORDINALITY AS i(key_id, cycle, nanos, upstream, ceiling, upstream_limit, instance, now, expires, ord)
-    CROSS JOIN LATERAL gateway_admit(i.key_id, i.cycle, i.nanos, i.upstream, i.ceiling, i.upstream_limit, i.instance, i.now, i.expires) AS a`,
-};
-
 const TAKE_ONE = { name: 'rate_take', text: 'SELECT gateway_rate_take($1, $2, $3, $4) AS wait' };
 const TAKE_MANY = {
   name: 'rate_take_many',
@@ -41,14 +35,12 @@ const TAKE_THEN_ADMIT_ONE = {
   text: `SELECT wait, reservation_id, spent, reserved, upstream_spent, upstream_reserved
     FROM gateway_take_then_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 };
-const TAKE_THEN_ADMIT_MANY = {
-  name: 'take_then_admit_many',
-  text: `SELECT i.ord, a.wait, a.reservation_id, a.spent, a.reserved, a.upstream_spent, a.upstream_reserved
-    FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
-        $10::text[], $11::bigint[], $12::bigint[])
-      WITH ORDINALITY AS i(key_id, rpm_limit, window_ms, take_now, cycle, nanos, upstream, ceiling, upstream_limit, instance, now, expires, ord)
-    CROSS JOIN LATERAL gateway_take_then_admit(i.key_id, i.rpm_limit, i.window_ms, i.take_now,
-      i.cycle, i.nanos, i.upstream, i.ceiling, i.upstream_limit, i.instance, i.now, i.expires) AS a`,
+/** A batch's admissions, with or without takes (NULL limit, window and take time: none). */
+const ADMIT_RUNS = {
+  name: 'admit_runs',
+  text: `SELECT ord, wait, reservation_id, spent, reserved, upstream_spent, upstream_reserved
+    FROM gateway_admit_runs($1::text[], $2::integer[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
+      $10::text[], $11::bigint[], $12::bigint[])`,
 };
 
 const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -76,9 +68,12 @@ const admitValues = (input: ReserveInput): unknown[] => [
   input.keyId, input.cycle, input.nanos, input.upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt,
 ];
 
+/** An admission without a take, as gateway_admit_runs reads it. */
+const untakenValues = (input: ReserveInput): unknown[] => [input.keyId, null, null, null, ...admitValues(input).slice(1)];
+
 export function admissionWriter(pool: Pool): BatchWriter<ReserveInput, AdmitRow> {
   return {
-    many: (inputs) => lateral<ReserveInput, AdmitRow & { ord: number }>(pool, ADMIT_MANY, inputs, (i) => `${i.keyId}\u0000${i.cycle}`, admitValues),
+    many: (inputs) => lateral<ReserveInput, AdmitRow & { ord: number }>(pool, ADMIT_RUNS, inputs, (i) => `${i.keyId}\u0000${i.cycle}`, untakenValues),
     async one(input) {
       const row = (await pool.query<AdmitRow>({ ...ADMIT_ONE, values: admitValues(input) })).rows[0];
       if (!row) throw new Error('gateway_admit answered no row');
@@ -100,7 +95,7 @@ const takeThenAdmitValues = ({ take, reserve }: TakeThenAdmit): unknown[] => [ta
 export function takeThenAdmitWriter(pool: Pool): BatchWriter<TakeThenAdmit, TakeThenAdmitRow> {
   return {
     many: (inputs) =>
-      lateral<TakeThenAdmit, TakeThenAdmitRow & { ord: number }>(pool, TAKE_THEN_ADMIT_MANY, inputs, (i) => `${i.reserve.keyId}\u0000${i.reserve.cycle}`, takeThenAdmitValues),
+      lateral<TakeThenAdmit, TakeThenAdmitRow & { ord: number }>(pool, ADMIT_RUNS, inputs, (i) => `${i.reserve.keyId}\u0000${i.reserve.cycle}`, takeThenAdmitValues),
     async one(input) {
       const row = (await pool.query<TakeThenAdmitRow>({ ...TAKE_THEN_ADMIT_ONE, values: takeThenAdmitValues(input) })).rows[0];
       if (!row) throw new Error('gateway_take_then_admit answered no row');

@@ -5,6 +5,7 @@
  * from migrations.ts; never edit a shipped one.
  */
 import type { Migration } from '../migration.js';
+import { ADMIT_RUNS_FUNCTION } from './functions-runs.js';
 import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
 
 export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
@@ -179,5 +180,11 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       DROP INDEX reservations_by_instance;
       ${TAKE_THEN_ADMIT_FUNCTION_2}
     `,
+  },
+  {
+    version: 20,
+    name: 'admissions by runs of one key',
+    // A batch's admissions in one call of gateway_admit_runs, which decides a run of one key's calls at once.
+    sql: ADMIT_RUNS_FUNCTION,
   },
 ];

@@ -195,4 +195,11 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       DROP INDEX reservations_by_instance;
     `,
   },
+  {
+    version: 20,
+    name: 'admissions by runs of one key',
+    // PostgreSQL only (gateway_admit_runs): SQLite decides each admission in its group commit's
+    // transaction, in the process, with no round trip or lock wait to save.
+    sql: '-- nothing to do on SQLite',
+  },
 ];
