@@ -2,6 +2,7 @@ import pg from 'pg';
 import t from 'tap';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
+import { seededRandom } from './hardening/helpers/scale.js';
 import { newKey } from './helpers/store-fixtures.js';
 import { startPostgres } from './helpers/postgres.js';
 
@@ -84,13 +85,9 @@ async function tables(twin: Twin): Promise<string[]> {
   return out.sort();
 }
 
-/** A deterministic random source (a linear congruential generator), so a failure replays. */
+/** Draws from a seeded generator, so a failure replays; `pick` one of some options. */
 function random(seed: number): { next: () => number; pick: <T>(options: readonly T[]) => T } {
-  let state = seed;
-  const next = (): number => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
+  const next = seededRandom(seed);
   return { next, pick: (options) => options[Math.floor(next() * options.length)] as (typeof options)[number] };
 }
 

@@ -96,8 +96,7 @@ export const ADMIT_RUNS_FUNCTION = `
         END IF;
         decided := false;
         IF counted THEN
-          SELECT SUM(x)::bigint INTO run_nanos FROM unnest(p_nanos[lo:hi]) AS x;
-          SELECT SUM(x)::bigint INTO run_upstream FROM unnest(p_upstreams[lo:hi]) AS x;
+          SELECT SUM(x)::bigint, SUM(y)::bigint INTO run_nanos, run_upstream FROM unnest(p_nanos[lo:hi], p_upstreams[lo:hi]) AS u(x, y);
           UPDATE spend s SET reserved_nano = s.reserved_nano + run_nanos, reserved_upstream_nano = s.reserved_upstream_nano + run_upstream
             WHERE s.key_id = p_keys[lo] AND s.cycle = p_cycles[lo]
               AND (p_ceilings[lo] IS NULL OR (s.charged_nano < p_ceilings[lo] AND s.charged_nano + s.reserved_nano + run_nanos <= p_ceilings[lo]))
