@@ -1,19 +1,24 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from './errors.js';
 
-/** Writes a complete JSON reply. The body is serialised by the caller (or passed through as bytes). */
+/**
+ * Writes a complete JSON reply. The body is serialised by the caller (or passed through as bytes).
+ * A string is encoded once, here: its length and its write then read the same bytes (a string
+ * written as it is would be measured, joined to the headers' text and encoded again).
+ */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: string | Buffer,
   headers: Readonly<Record<string, string>> = {},
 ): void {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
+    'content-length': String(bytes.length),
   });
-  res.end(body);
+  res.end(bytes);
 }
 
 export function sendError(res: ServerResponse, error: GatewayError): void {
