@@ -45,3 +45,30 @@ t.test('group commit: one transaction per event-loop turn, each operation undone
   t.same(other.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3], 'the failing operation was undone alone');
   t.equal(seenByOther(), 2, 'and the rest is committed by the time the promises settle');
 });
+
+t.test('group commit: no savepoint for a turn\'s lone operation nor for a one-statement one; a failing statement is still undone alone', async (t) => {
+  const statements: string[] = [];
+  const db = new Database(join(tempDir(t), 'g.db'), { verbose: (sql) => void statements.push(String(sql)) });
+  t.teardown(() => db.close());
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (v INTEGER PRIMARY KEY)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const writes = new GroupCommit(db);
+  const savepoints = (): number => statements.filter((sql) => sql.startsWith('SAVEPOINT')).length;
+
+  statements.length = 0;
+  t.equal(await writes.write(() => insert.run(1).changes), 1);
+  t.same(statements, ['BEGIN IMMEDIATE', 'INSERT INTO t (v) VALUES (1.0)', 'COMMIT'], 'a lone operation: its transaction is its undo');
+  await t.rejects(writes.write(() => insert.run(1)), /UNIQUE/, 'a lone operation that fails is rejected');
+
+  statements.length = 0;
+  const several = [
+    writes.writeStatement(() => insert.run(2).changes),
+    writes.writeStatement(() => insert.run(1).changes),
+    writes.write(() => insert.run(3).changes + insert.run(4).changes),
+  ];
+  const outcomes = (await Promise.allSettled(several)).map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'));
+  t.same(outcomes, [1, 'rejected', 2], 'the duplicate statement failed, the others did not');
+  t.equal(savepoints(), 1, 'only the operation of several statements had a savepoint');
+  t.same(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 2, 3, 4], 'the failed statement was undone alone, the rest committed');
+});

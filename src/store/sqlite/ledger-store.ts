@@ -120,7 +120,7 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   release(reservationId: number): Promise<void> {
-    return this.writes.write(() => void this.deleteReservation.run(reservationId));
+    return this.writes.writeStatement(() => void this.deleteReservation.run(reservationId));
   }
 
   async releaseInstance(instance: string): Promise<number> {
@@ -129,7 +129,7 @@ export class SqliteLedgerStore implements LedgerStore {
 
   renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number> {
     if (reservationIds.length === 0) return Promise.resolve(0);
-    return this.writes.write(() => this.renewStmt.run(expiresAt, JSON.stringify(reservationIds), now).changes);
+    return this.writes.writeStatement(() => this.renewStmt.run(expiresAt, JSON.stringify(reservationIds), now).changes);
   }
 
   async sweepExpiredLeases(now: number): Promise<number> {

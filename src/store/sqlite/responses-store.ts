@@ -41,7 +41,7 @@ export class SqliteResponseStore implements ResponseStore {
 
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
   save(response: StoredResponse): Promise<void> {
-    return this.writes.write(() => void this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items));
+    return this.writes.writeStatement(() => void this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items));
   }
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
