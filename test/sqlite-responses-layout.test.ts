@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openStore } from '../src/store/open-store.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import { TRIM_CHUNK_SQL } from '../src/store/sqlite/responses-store.js';
 import { configureConnection, migrate } from '../src/store/sqlite/sqlite-store.js';
 import type { StoredResponse } from '../src/store/store.js';
 import { newKey } from './helpers/store-fixtures.js';
@@ -12,6 +13,7 @@ import { newKey } from './helpers/store-fixtures.js';
 /**
  * SQLite keeps no index of stored responses by time (migration 18): each b-tree a commit touches
  * is a page written to the WAL, and the prune by age walks the rows in the order they were stored.
+ * Its index by key carries each response's size (migration 21), which the trim sums.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'responses-layout-'));
@@ -21,17 +23,23 @@ const response = (id: string, keyId: string, previousId: string | null, createdA
   id, keyId, previousId, createdAt, items: `{"input":[],"output":[{"to":"${id}"}]}`,
 });
 
-t.test('migration 18 drops the index by time and keeps every stored response', async (t) => {
-  const path = join(dir, 'upgraded.db');
+/** A database migrated up to just before `version`, with one key, `key_old`. */
+function databaseBefore(path: string, version: number): Database.Database {
   const db = new Database(path);
   configureConnection(db);
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  for (const migration of MIGRATIONS.filter((m) => m.version < 18)) {
+  for (const migration of MIGRATIONS.filter((m) => m.version < version)) {
     db.exec(migration.sql);
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
   }
-  // A key and responses as the store at version 17 wrote them.
   db.prepare("INSERT INTO keys (id, name, status, created_at, updated_at) VALUES ('key_old', 'old', 'active', 0, 0)").run();
+  return db;
+}
+
+t.test('migration 18 drops the index by time and keeps every stored response', async (t) => {
+  const path = join(dir, 'upgraded.db');
+  // A key and responses as the store at version 17 wrote them.
+  const db = databaseBefore(path, 18);
   const insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
   for (const r of [response('resp_1', 'key_old', null, 1_000), response('resp_2', 'key_old', 'resp_1', 2_000), response('resp_3', 'key_old', null, 3_000)]) {
     insert.run(r.id, r.keyId, r.previousId, r.createdAt, r.items);
@@ -67,3 +75,23 @@ t.test('the prune walks rows in the order they were stored: one stored late goes
   t.equal(await store.responses.prune(20_000), 2, 'it goes once the rows before it have');
 });
 
+
+t.test("the trim sums a key's sizes from the index by key alone (migration 21), and carried rows count whole", async (t) => {
+  const path = join(dir, 'sizes.db');
+  const db = databaseBefore(path, 21);
+  const insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
+  // Three responses of 100 bytes (one with a two-byte character) as version 20 stored them.
+  insert.run('resp_1', 'key_old', null, 1_000, 'a'.repeat(100));
+  insert.run('resp_2', 'key_old', null, 2_000, `${'b'.repeat(98)}é`);
+  insert.run('resp_3', 'key_old', null, 3_000, 'c'.repeat(100));
+
+  t.same(migrate(db)[0], 21, 'migration 21 was the first pending');
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${TRIM_CHUNK_SQL}`).all('key_old', Number.MAX_SAFE_INTEGER, '') as Array<{ detail: string }>).map((row) => row.detail);
+  db.close();
+  t.ok(plan.some((detail) => detail.includes('USING COVERING INDEX responses_by_key')), `no row is read for its size: ${plan.join('; ')}`);
+
+  const store = await openStore({ path });
+  t.teardown(() => store.close());
+  t.equal(await store.responses.trim('key_old', 200), 1, 'sizes are bytes (the carried rows have theirs in the new index): the oldest goes');
+  t.same((await store.responses.thread('key_old', 'resp_2', 0)).map((r) => r.id), ['resp_2'], 'the two newest stay');
+});

@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
 import { PRUNE_CHUNK_ROWS } from '../src/store/sqlite/chunked-delete.js';
+import { TRIM_CHUNK_ROWS } from '../src/store/sqlite/responses-store.js';
 import { contract } from './helpers/store-backends.js';
 import { newKey } from './helpers/store-fixtures.js';
 
@@ -54,18 +55,21 @@ contract("prune: a key's many responses beyond its byte budget go, in chunks, an
   const { key } = await newKey(store);
   const items = 'x'.repeat(100);
   const id = (i: number): string => `resp_${String(i).padStart(5, '0')}`;
+  // More than one chunk of the trim's walk is kept, so it goes on past its first statement, and
+  // more than one chunk of deletes goes.
+  const kept = TRIM_CHUNK_ROWS + 100;
+  const stored = kept + MANY;
   const saves = [];
-  for (let i = 0; i < MANY; i++) saves.push(store.responses.save({ id: id(i), keyId: key.id, previousId: null, createdAt: 1_000 + i, items }));
+  for (let i = 0; i < stored; i++) saves.push(store.responses.save({ id: id(i), keyId: key.id, previousId: null, createdAt: 1_000 + i, items }));
   await Promise.all(saves);
 
-  // More than one chunk is kept, so the newest-first walk goes on past its first statement.
-  const kept = PRUNE_CHUNK_ROWS + 100;
   const { result, turns } = await turnsDuring(() => store.responses.trim(key.id, kept * items.length));
-  t.equal(result, MANY - kept, 'every response beyond the budget went, and the count says so');
+  t.equal(result, stored - kept, 'every response beyond the budget went, and the count says so');
   checkTurns(t, db.backend, turns);
-  t.equal((await store.responses.thread(key.id, id(MANY - kept), 0)).length, 1, 'the oldest within the budget stays');
-  t.same(await store.responses.thread(key.id, id(MANY - kept - 1), 0), [], 'the newest beyond it went');
+  t.equal((await store.responses.thread(key.id, id(stored - kept), 0)).length, 1, 'the oldest within the budget stays');
+  t.same(await store.responses.thread(key.id, id(stored - kept - 1), 0), [], 'the newest beyond it went');
   t.equal(await store.responses.trim(key.id, kept * items.length), 0, 'nothing is left beyond the budget');
+  t.equal(await store.responses.trim(key.id, kept * items.length - 1), 1, 'one byte less: the oldest kept goes (the crossing found inside a chunk)');
 });
 
 contract('prune: many expired thought signatures go, in chunks, and the live ones stay', async (t, db) => {
