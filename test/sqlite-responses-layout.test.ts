@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openStore } from '../src/store/open-store.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
-import { TRIM_CHUNK_SQL } from '../src/store/sqlite/responses-store.js';
+import { PRUNE_CHUNK_ROWS } from '../src/store/sqlite/chunked-delete.js';
+import { TRIM_CHUNK_ROWS, TRIM_CHUNK_SQL } from '../src/store/sqlite/responses-store.js';
 import { configureConnection, migrate } from '../src/store/sqlite/sqlite-store.js';
 import type { StoredResponse } from '../src/store/store.js';
 import { newKey } from './helpers/store-fixtures.js';
@@ -94,4 +95,10 @@ t.test("the trim sums a key's sizes from the index by key alone (migration 21), 
   t.teardown(() => store.close());
   t.equal(await store.responses.trim('key_old', 200), 1, 'sizes are bytes (the carried rows have theirs in the new index): the oldest goes');
   t.same((await store.responses.thread('key_old', 'resp_2', 0)).map((r) => r.id), ['resp_2'], 'the two newest stay');
+});
+
+t.test("docs/formats/responses.md states the trim's steps as the code takes them", async (t) => {
+  const doc = readFileSync('docs/formats/responses.md', 'utf8');
+  t.match(doc, `sums sizes in statements of ${TRIM_CHUNK_ROWS.toLocaleString('en')} responses`);
+  t.match(doc, `deletes in statements of at most ${PRUNE_CHUNK_ROWS} rows`);
 });
