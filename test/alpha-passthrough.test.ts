@@ -101,11 +101,15 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
   t.equal(out, START.replace('"claude-x"', '"alpha-sonnet-4.6"') + BODY + DELTA, 'everything but message_stop, byte for byte');
   t.equal(stream.done(), STOP, 'message_stop after the ledger row');
   t.same(stream.usage, { promptTokens: 15, completionTokens: 9 });
-  t.equal(stream.relayedDeltas, 3);
+  t.equal(stream.relayedDeltas, 2, 'the thinking and text deltas; the signature is no output');
 
   const cut = translator.stream();
   runStreamWith(cut, START + BODY, false);
-  t.same(cut.usage, { promptTokens: 15, completionTokens: 3, estimated: true }, 'before message_delta the relayed deltas stand in, as an estimate');
+  t.same(cut.usage, { promptTokens: 15, completionTokens: 2, estimated: true }, 'before message_delta the relayed deltas stand in, as an estimate');
+  const spaced = translator.stream();
+  runStreamWith(spaced, 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}\n\n', false);
+  runStreamWith(spaced, 'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"say \\"type\\":\\"signature_delta\\""}}\n\n', false);
+  t.equal(spaced.relayedDeltas, 1, 'a spaced signature is none either; a text that quotes one is a delta');
   t.match(thrown(() => cut.end()), { status: 502, message: /before message_stop/ });
   t.match(thrown(() => runStreamWith(translator.stream(), START + BODY + DELTA + 'event: message_stop\ndata: {"type":"message_st\n\n')), { status: 502 }, 'a message_stop that is not JSON is not relayed as the last frame');
 

@@ -95,6 +95,8 @@ export class AlphaPassthrough implements Translator {
 
 const frame = (name: string, data: string): string => `event: ${name}\ndata: ${data}\n\n`;
 
+const SIGNATURE_DELTA = /"type"\s*:\s*"signature_delta"/;
+
 /**
  * The upstream's events relayed as they came, except `message_start` (its model becomes the
  * canonical ID) and `message_stop`, checked to be JSON and held back until the ledger row is
@@ -144,7 +146,9 @@ export class AlphaPassthroughStream implements StreamTranslator {
       case 'error':
         throw alphaStreamError(parseUpstreamJson(event.data, 'alpha', 'a stream event'), this.credential);
       case 'content_block_delta':
-        this.relayedDeltas += 1;
+        // A signature closes a thinking block: it is no output of its own (the translated stream
+        // does not count it either). Quotes inside a JSON string are escaped, so text cannot match.
+        if (!SIGNATURE_DELTA.test(event.data)) this.relayedDeltas += 1;
         return frame(name, event.data);
       default:
         // Content blocks, pings, and event types newer than this gateway.
