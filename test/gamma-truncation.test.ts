@@ -3,9 +3,10 @@ import { gatewayOnQueuedGamma, jsonAnswer, type Answer } from './helpers/queued-
 
 /**
  * A gamma answer that is not whole is an upstream error, never a success: a stream closed
- * cleanly before every choice finished (with or without `[DONE]`), a streamed HTML page or
- * empty body, a non-streamed 200 that is JSON but not the endpoint's shape. The caller sees an
- * error event or a 502, and the ledger row says `upstream_error`. The gamma upstream is a small
+ * cleanly before every choice finished (with or without `[DONE]`) or with an empty body, an
+ * answer to a stream request that is not an event stream (an HTML page, a whole JSON reply), a
+ * non-streamed 200 that is JSON but not the endpoint's shape. The caller sees an error event or a
+ * 502, and the ledger row says `upstream_error`. The gamma upstream is a small
  * server of the test's own that answers each request with the next queued answer.
  */
 
@@ -53,14 +54,6 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     ['closed cleanly without a finish reason or [DONE]', sse(chunk([delta(0, 'Hi')]) + chunk([delta(0, ' there')])), /before choice 0 finished/],
     ['closed with [DONE] but no finish reason', sse(chunk([delta(0, 'Hi')]) + USAGE + 'data: [DONE]\n\n'), /before choice 0 finished/],
     ['n = 2, one choice never finished', sse(chunk([delta(0, 'A', 'stop')]) + chunk([delta(1, 'B')]) + USAGE + 'data: [DONE]\n\n'), /before choice 1 finished/, { n: 2 }],
-    [
-      'an HTML page',
-      (res) => {
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<!doctype html><html><body><h1>Service temporarily unavailable</h1></body></html>');
-      },
-      /empty body or one that is not an event stream/,
-    ],
     ['an empty 200', sse(''), /empty body or one that is not an event stream/],
   ];
   for (const [what, answer, reason, extra] of streams) {
@@ -70,6 +63,29 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     const last = res.text.trimEnd().split('\n\n').at(-1) ?? '';
     t.notMatch(res.text, 'data: [DONE]', `${what}: no [DONE]`);
     t.match(parsed(last.replace(/^data: /, '')), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, `${what}: ends with our error event`);
+  }
+
+  // A 2xx of another media type is refused before the caller's 200: a 502 in the caller's envelope.
+  const notStreams: Array<[string, Answer, RegExp]> = [
+    [
+      'an HTML page',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><html><body><h1>Service temporarily unavailable</h1></body></html>');
+      },
+      /^The gamma upstream answered a stream request with text\/html, not an event stream\.$/,
+    ],
+    [
+      'a whole JSON reply',
+      jsonAnswer({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] }),
+      /^The gamma upstream answered a stream request with application\/json, not an event stream\.$/,
+    ],
+  ];
+  for (const [what, answer, reason] of notStreams) {
+    upstream.answers.push(answer);
+    const res = await call('/chat/completions', { ...chat, stream: true });
+    t.equal(res.status, 502, `${what}: 502, no stream begun`);
+    t.match(parsed(res.text), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, `${what}: our envelope says why`);
   }
 
   const bodies: Array<[string, string, Record<string, unknown>, unknown, RegExp]> = [
@@ -87,12 +103,21 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   }
 
   const rows = db.rows(id);
-  t.equal(rows.length, 2 + streams.length + bodies.length, 'every call is in the ledger');
+  const failures = [...streams, ...notStreams, ...bodies];
+  t.equal(rows.length, 2 + failures.length, 'every call is in the ledger');
   t.same(rows.slice(0, 2).map((row) => row.outcome), ['ok', 'ok'], 'the controls are ok');
   for (const [index, row] of rows.slice(2).entries()) {
-    const what = [...streams, ...bodies][index]?.[0];
-    t.equal(row.outcome, 'upstream_error', `${what}: upstream_error, not ok`);
+    t.equal(row.outcome, 'upstream_error', `${failures[index]?.[0]}: upstream_error, not ok`);
   }
   t.same(rows.slice(2, 2 + streams.length).map((row) => row.status), streams.map(() => 200), 'streams keep the 200 they began with');
-  t.same(rows.slice(2 + streams.length).map((row) => row.status), bodies.map(() => 502));
+  t.same(rows.slice(2 + streams.length).map((row) => row.status), [...notStreams, ...bodies].map(() => 502));
+  t.same(rows.slice(2 + streams.length, 2 + streams.length + notStreams.length).map((row) => row.charged_nano), notStreams.map(() => 0), 'an answer that is no stream bills nothing');
+  const metrics = await (await fetch(`${h.origin}/metrics`)).text();
+  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream"\} 2/, 'counted under its own code');
+
+  // Through another format, the same 502 in that format's envelope.
+  upstream.answers.push(jsonAnswer({ error: { message: 'streaming is off' } }));
+  const messages = await call('/messages', { max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+  t.equal(messages.status, 502);
+  t.match(parsed(messages.text), { type: 'error', error: { message: /application\/json, not an event stream/ } }, 'the Messages shape');
 });

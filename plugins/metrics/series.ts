@@ -129,7 +129,7 @@ export class GatewaySeries {
     this.upstreamErrors = counter(
       'gateway_upstream_errors_total',
       'Failed upstream attempts, by family and code: the upstream status, or connect, connect_timeout, ' +
-        'headers_timeout, reset, stream_idle, stream_error, invalid_body.',
+        'headers_timeout, reset, stream_idle, stream_error, invalid_body, not_a_stream.',
       ['family', 'code'],
     );
     this.retries = counter(

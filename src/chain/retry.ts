@@ -6,7 +6,7 @@ import type { Call } from './call.js';
 export interface AttemptFailure {
   /** Upstream HTTP status, 0 when no answer arrived (connection error, timeout). */
   status: number;
-  /** The bounded code recorded on the attempt: `'503'`, `'connect'`, `'connect_timeout'`, `'headers_timeout'`, `'reset'`. */
+  /** The bounded code recorded on the attempt: `'503'`, `'connect'`, `'connect_timeout'`, `'headers_timeout'`, `'reset'`, `'not_a_stream'`. */
   code: string;
   /** What the caller gets if nothing more is tried. */
   error: GatewayError;

@@ -122,7 +122,16 @@ async function attempt(call: Call, translator: Translator, request: UpstreamRequ
     const error = translator.error(status, upstream.headers, body);
     return { kind: 'failed', failure: { status, code: record.code, error, retryAfterMs: retryAfterMs(upstream.headers, deps.clock.now()) } };
   }
-  if (call.stream) return { kind: 'stream', translator, upstream };
+  if (call.stream) {
+    const type = notAnEventStream(upstream);
+    if (type === null) return { kind: 'stream', translator, upstream };
+    // A JSON reply or an error page: nothing has reached the caller yet, so the caller hears a
+    // 502 in its format's envelope rather than a 200 stream that breaks off at once.
+    upstream.resume();
+    record.code = 'not_a_stream';
+    const error = new GatewayError(502, `The ${model.family} upstream answered a stream request with ${type}, not an event stream.`);
+    return { kind: 'failed', failure: { status, code: record.code, error, retryAfterMs: null } };
+  }
   try {
     const raw = await readUpstreamBody(upstream, MAX_UPSTREAM_BODY_BYTES, limits.streamIdleMs);
     call.timings.upstreamEnd = now();
@@ -131,6 +140,12 @@ async function attempt(call: Call, translator: Translator, request: UpstreamRequ
     record.endedAt = now();
     return failedAttempt(call, record, error, limits);
   }
+}
+
+/** The media type of a 2xx answer to a stream request that is not an event stream, or null (none named counts as one). */
+function notAnEventStream(upstream: IncomingMessage): string | null {
+  const type = upstream.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  return type === undefined || type === '' || type === 'text/event-stream' ? null : type;
 }
 
 /** An attempt that got no usable answer: a failure the policy may retry. A caller who left ends the call. */
