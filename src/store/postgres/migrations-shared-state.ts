@@ -190,9 +190,14 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
   {
     version: 21,
     name: 'response sizes in the index by key',
-    // SQLite only: its trim sums sizes in the gateway's own process, a chunk per statement, and
-    // reads them from the index. PostgreSQL's trim is one statement in its server, and its index
-    // could not give sizes without the rows (no index-only scan on an expression).
-    sql: '-- nothing to do on PostgreSQL',
+    sql: `
+      -- The trim to a key's byte budget sums its responses' sizes newest first. It read each size
+      -- from its row (3–4 µs a response); kept in a column the index carries, the sums come from
+      -- an index-only scan (0.4 µs). Adding the column rewrites the table once, under its lock:
+      -- the stored responses of the last 30 days at most.
+      ALTER TABLE responses ADD COLUMN bytes integer GENERATED ALWAYS AS (octet_length(items)) STORED;
+      DROP INDEX responses_by_key;
+      CREATE INDEX responses_by_key ON responses(key_id, created_at, id) INCLUDE (bytes);
+    `,
   },
 ];

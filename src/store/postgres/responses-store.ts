@@ -12,14 +12,14 @@ const SAVE_MANY = {
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`,
 };
 
-/** The key's responses beyond its newest `budget` bytes of items ($1 key, $2 budget); octet_length reads no TOASTed items. */
+/** The newest-first running sum of a key's sizes ($1 key): read from the index by key, which carries them (migration 21). */
+export const TRIM_SIZES_SQL = `SELECT id, SUM(bytes) OVER (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING) AS newer
+  FROM responses WHERE key_id = $1`;
+
+/** The key's responses beyond its newest `budget` bytes of items ($1 key, $2 budget). */
 const TRIM = {
   name: 'responses_trim',
-  text: `DELETE FROM responses WHERE key_id = $1 AND id IN (
-    SELECT id FROM (
-      SELECT id, SUM(octet_length(items)) OVER (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING) AS newer
-        FROM responses WHERE key_id = $1
-    ) ranked WHERE newer > $2)`,
+  text: `DELETE FROM responses WHERE key_id = $1 AND id IN (SELECT id FROM (${TRIM_SIZES_SQL}) ranked WHERE newer > $2)`,
 };
 
 const valuesOf = (r: StoredResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items];
