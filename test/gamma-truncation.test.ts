@@ -66,6 +66,9 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   }
 
   // A 2xx of another media type is refused before the caller's 200: a 502 in the caller's envelope.
+  // A page that never ends is not read to its end: its connection is dropped.
+  let endlessClosed: () => void = () => undefined;
+  const endlessDropped = new Promise<void>((resolve) => (endlessClosed = resolve));
   const notStreams: Array<[string, Answer, RegExp]> = [
     [
       'an HTML page',
@@ -80,6 +83,15 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
       jsonAnswer({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] }),
       /^The gamma upstream answered a stream request with application\/json, not an event stream\.$/,
     ],
+    [
+      'an HTML page that never ends',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.write('<!doctype html><html><body>');
+        res.on('close', endlessClosed);
+      },
+      /^The gamma upstream answered a stream request with text\/html, not an event stream\.$/,
+    ],
   ];
   for (const [what, answer, reason] of notStreams) {
     upstream.answers.push(answer);
@@ -87,6 +99,8 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     t.equal(res.status, 502, `${what}: 502, no stream begun`);
     t.match(parsed(res.text), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, `${what}: our envelope says why`);
   }
+  const dropped = await Promise.race([endlessDropped.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false))]);
+  t.ok(dropped, 'the endless page: the gateway dropped its connection');
 
   const bodies: Array<[string, string, Record<string, unknown>, unknown, RegExp]> = [
     ['chat without choices', '/chat/completions', chat, { id: 'x', object: 'chat.completion', model: 'gamma-5.4' }, /not a chat completion \(no choices\)/],
@@ -113,7 +127,7 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   t.same(rows.slice(2 + streams.length).map((row) => row.status), [...notStreams, ...bodies].map(() => 502));
   t.same(rows.slice(2 + streams.length, 2 + streams.length + notStreams.length).map((row) => row.charged_nano), notStreams.map(() => 0), 'an answer that is no stream bills nothing');
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
-  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream"\} 2/, 'counted under its own code');
+  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream"\} 3/, 'counted under its own code');
 
   // Through another format, the same 502 in that format's envelope.
   upstream.answers.push(jsonAnswer({ error: { message: 'streaming is off' } }));

@@ -126,8 +126,9 @@ async function attempt(call: Call, translator: Translator, request: UpstreamRequ
     const type = notAnEventStream(upstream);
     if (type === null) return { kind: 'stream', translator, upstream };
     // A JSON reply or an error page: nothing has reached the caller yet, so the caller hears a
-    // 502 in its format's envelope rather than a 200 stream that breaks off at once.
-    upstream.resume();
+    // 502 in its format's envelope rather than a 200 stream that breaks off at once. Its body is
+    // not read (it could be endless): the connection goes with it.
+    upstream.destroy();
     record.code = 'not_a_stream';
     const error = new GatewayError(502, `The ${model.family} upstream answered a stream request with ${type}, not an event stream.`);
     return { kind: 'failed', failure: { status, code: record.code, error, retryAfterMs: null } };
