@@ -63,14 +63,11 @@ export class GroupCommit {
     this.scheduled = false;
     if (batch.length === 1) {
       const op = batch[0] as Pending;
-      let value: unknown;
       try {
-        value = this.commitOne(op);
+        op.resolve(this.commitOne(op));
       } catch (error) {
         op.reject(error);
-        return;
       }
-      op.resolve(value);
       return;
     }
     let results: Array<{ ok: boolean; value: unknown }>;
