@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../config/schema.js';
+import { GrantedAdmissions } from './granted-admissions.js';
 import { RecentKeys } from './recent-keys.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -23,7 +24,8 @@ export const isPostgresUrl = (url: string | undefined): url is string => url !==
  * postgres:// or postgresql:// URL opens PostgreSQL; without one, the SQLite file at
  * `database.path` (env GATEWAY_DB). Either way, migrations are applied before it resolves, and
  * key lookups by value go through the one-second memory of recent-keys.ts — on PostgreSQL
- * cleared at once by every key change of any instance.
+ * cleared at once by every key change of any instance. On PostgreSQL, busy kinds of calls are
+ * admitted ahead, a few at a time (granted-admissions.ts), to save each call a round trip.
  */
 export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   const { url } = database;
@@ -39,7 +41,16 @@ export async function openStore(database: DatabaseConfig, options: OpenStoreOpti
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
     ...onMigrated,
   });
-  const wrapped = withRecentKeys(store);
+  const grants = new GrantedAdmissions(store.grants, (error) => options.onBackgroundError?.(error));
+  const wrapped = withRecentKeys({
+    ...storeParts(store),
+    ledger: grants.ledger(store.ledger),
+    rates: grants.rates(store.rates),
+    close: async () => {
+      await grants.close();
+      await store.close();
+    },
+  });
   // A change made through any instance clears this one's memory at once (LISTEN/NOTIFY).
   await store.watchKeyChanges(
     () => wrapped.keys.forget(),
@@ -49,8 +60,13 @@ export async function openStore(database: DatabaseConfig, options: OpenStoreOpti
 }
 
 function withRecentKeys(store: Store): Store & { keys: RecentKeys } {
+  return { ...storeParts(store), keys: new RecentKeys(store.keys) };
+}
+
+/** A store's parts as a plain object, for a wrapper to replace some. */
+function storeParts(store: Store): Store {
   return {
-    keys: new RecentKeys(store.keys),
+    keys: store.keys,
     settings: store.settings,
     imports: store.imports,
     audit: store.audit,

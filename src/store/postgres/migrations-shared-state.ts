@@ -5,6 +5,7 @@
  * from migrations.ts; never edit a shipped one.
  */
 import type { Migration } from '../migration.js';
+import { GRANT_FUNCTION } from './functions-grants.js';
 import { ADMIT_RUNS_FUNCTION } from './functions-runs.js';
 import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
 
@@ -199,5 +200,11 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       DROP INDEX responses_by_key;
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id) INCLUDE (bytes);
     `,
+  },
+  {
+    version: 22,
+    name: 'admissions granted ahead',
+    // An instance busy on one key takes a few admissions at once, in the background (gateway_grant).
+    sql: GRANT_FUNCTION,
   },
 ];

@@ -3,6 +3,8 @@ import type { LockoutStore, RateStore } from '../limits.js';
 import type { SignatureStore } from '../signatures.js';
 import type { StatusStore } from '../status.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
+import type { GrantStore } from '../grants.js';
+import { PgGrantStore } from './grant-store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
 import { KeyChangeListener } from './key-listener.js';
 import { PgKeyStore, PgSettingsStore } from './key-store.js';
@@ -39,6 +41,8 @@ export class PostgresStore implements Store {
   readonly signatures: SignatureStore;
   readonly status: StatusStore;
   readonly responses: ResponseStore;
+  /** Admissions granted ahead of the calls (src/store/granted-admissions.ts). */
+  readonly grants: GrantStore;
   private closing: Promise<void> | null = null;
   private listener: KeyChangeListener | null = null;
 
@@ -57,6 +61,7 @@ export class PostgresStore implements Store {
     this.signatures = pgGuarded(new PgSignatureStore(pool));
     this.status = pgGuarded(new PgStatusStore(pool));
     this.responses = pgGuarded(new PgResponseStore(pool));
+    this.grants = pgGuarded(new PgGrantStore(pool));
   }
 
   /** Connects (lazily, per pool connection) and runs pending migrations under the migration lock. */

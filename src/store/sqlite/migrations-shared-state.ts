@@ -213,4 +213,10 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id, octet_length(items));
     `,
   },
+  {
+    version: 22,
+    name: 'admissions granted ahead',
+    // PostgreSQL only (gateway_grant): SQLite admits in the process, with no round trip to save.
+    sql: '-- nothing to do on SQLite',
+  },
 ];

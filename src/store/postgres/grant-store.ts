@@ -1,0 +1,36 @@
+import type { Pool } from 'pg';
+import type { GrantInput, GrantStore } from '../grants.js';
+
+const GRANT = {
+  name: 'grant',
+  text: 'SELECT reservation_id FROM gateway_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+};
+
+const RELEASE_MANY = {
+  name: 'grant_release',
+  text: `WITH gone AS (DELETE FROM reservations WHERE id = ANY($1::bigint[]) RETURNING key_id, cycle, amount_nano, upstream_nano),
+      held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount, SUM(upstream_nano)::bigint AS upstream FROM gone GROUP BY key_id, cycle)
+    UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount, reserved_upstream_nano = s.reserved_upstream_nano - held.upstream
+      FROM held WHERE s.key_id = held.key_id AND s.cycle = held.cycle`,
+};
+
+/** gateway_grant (functions-grants.ts), one round trip per grant. */
+export class PgGrantStore implements GrantStore {
+  constructor(private readonly pool: Pool) {}
+
+  async grant({ take, reserve, count, spare, leadMs }: GrantInput): Promise<Array<number | null>> {
+    const keyId = take?.keyId ?? reserve?.keyId;
+    const now = take?.now ?? reserve?.now;
+    const values = [
+      keyId, take?.limit ?? null, take?.windowMs ?? null, leadMs,
+      reserve?.cycle ?? null, reserve?.nanos ?? 0, reserve?.upstreamNanos ?? 0, reserve?.ceilingNanos ?? null, reserve?.upstreamLimitNanos ?? null,
+      reserve?.instance ?? null, now, reserve?.expiresAt ?? null, count, spare,
+    ];
+    const rows = (await this.pool.query<{ reservation_id: number | null }>({ ...GRANT, values })).rows;
+    return rows.map((row) => row.reservation_id);
+  }
+
+  async release(reservationIds: readonly number[]): Promise<void> {
+    if (reservationIds.length > 0) await this.pool.query({ ...RELEASE_MANY, values: [reservationIds] });
+  }
+}
