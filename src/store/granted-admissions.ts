@@ -60,12 +60,9 @@ class Kind {
   }
 }
 
+/** A kind's name: the key, its limits, the cycle and the amounts (absent parts empty). */
 const kindOf = (take: RateTake | null, reserve: ReserveInput | null): string =>
-  take && reserve
-    ? `${take.keyId}\u0000${take.limit}\u0000${take.windowMs}\u0000${reserve.cycle}\u0000${reserve.nanos}\u0000${reserve.upstreamNanos}\u0000${reserve.ceilingNanos}\u0000${reserve.upstreamLimitNanos}\u0000${reserve.instance}`
-    : take
-      ? `${take.keyId}\u0000${take.limit}\u0000${take.windowMs}`
-      : `${reserve?.keyId}\u0000\u0000\u0000${reserve?.cycle}\u0000${reserve?.nanos}\u0000${reserve?.upstreamNanos}\u0000${reserve?.ceilingNanos}\u0000${reserve?.upstreamLimitNanos}\u0000${reserve?.instance}`;
+  [take?.keyId ?? reserve?.keyId, take?.limit, take?.windowMs, reserve?.cycle, reserve?.nanos, reserve?.upstreamNanos, reserve?.ceilingNanos, reserve?.upstreamLimitNanos, reserve?.instance].join('\u0000');
 
 const admitted = (input: ReserveInput, id: number): ReserveResult => ({
   admitted: true,

@@ -17,7 +17,8 @@
  *   the row lock: nothing is taken when they do not, so a refused grant leaves no trace.
  * - Rate cap, set-wise: the counter moves by `p_count` as its row is locked; granted admission
  *   n + j is allowed iff admission n + j − L' left the window, L' being the limit less `p_spare`
- *   (so the last `p_spare` places of any window are never granted): the slot that admission is in
+ *   (so the last `p_spare` places of any window are never granted; L' must be at least `p_count`,
+ *   so that admission is never one of the grant's own): the slot that admission is in
  *   (the ring is at least L', else nothing is granted) holds a time at most `p_now − window`, or
  *   nothing. The first admission not allowed ends the grant (the counter is put back to it). The
  *   granted slots are stamped `p_now + p_lead`, when the grant's unused admissions end: one used
