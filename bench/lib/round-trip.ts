@@ -7,8 +7,9 @@ import { median } from './stats.js';
 /**
  * What one PostgreSQL round trip costs on this machine: `SELECT 1` from a client on the servers'
  * cores to the bench's server, one after another and one every `paceMs` (the open loop's pace).
- * A call on PostgreSQL waits for two round trips in turn (admission, then the ledger row): twice
- * the paced figure is what that waiting takes of each call at that pace, whatever the gateway does.
+ * A call on PostgreSQL waits for its ledger row's round trip, and for its admission's before it
+ * when no admission was granted ahead (src/store/granted-admissions.ts): once or twice the paced
+ * figure is what that waiting takes of each call at that pace, whatever the gateway does.
  */
 
 export interface RoundTrips {
@@ -48,13 +49,13 @@ export async function measureRoundTrips(url: string, calls: number, paceMs: numb
   }
 }
 
-/** The report's lines: both medians, and the share of the added-p50 target (`targetMs` over SQLite) the two round trips of a call take. */
+/** The report's lines: both medians, and the share of the added-p50 target (`targetMs` over SQLite) a call's one or two round trips take. */
 export function roundTripLines(trips: RoundTrips | null, targetMs: number): string[] {
   if (!trips) return [];
   const { backToBackUs, pacedUs, paceMs, calls } = trips;
   return [
     `PostgreSQL round trip (SELECT 1 from the servers' cores, p50 of ${calls}): ${backToBackUs.toFixed(0)} µs one after another, ${pacedUs.toFixed(0)} µs at one every ${paceMs} ms (the open loop's pace);`,
-    `  a call on PostgreSQL waits for two in turn (admission, ledger row): ${((2 * pacedUs) / 1000).toFixed(2)} ms at that pace, against the target's +${targetMs} ms over SQLite`,
+    `  a call on PostgreSQL waits for one (its ledger row; its admission granted ahead) or two in turn (admission, ledger row): ${(pacedUs / 1000).toFixed(2)} or ${((2 * pacedUs) / 1000).toFixed(2)} ms at that pace, against the target's +${targetMs} ms over SQLite`,
   ];
 }
 
