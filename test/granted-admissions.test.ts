@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { GRANT_LIFE_MS, GrantedAdmissions, MOST_KINDS, MOST_PER_GRANT, SPARE_PER_ADMISSION } from '../src/store/granted-admissions.js';
+import { GRANT_LIFE_MS, GrantedAdmissions, LEAST_PER_GRANT, LIMIT_SHARE, MOST_KINDS, MOST_PER_GRANT, SPARE_PER_ADMISSION } from '../src/store/granted-admissions.js';
 import type { GrantInput, GrantStore } from '../src/store/grants.js';
 import type { RateStore, RateTake } from '../src/store/limits.js';
 import type { LedgerStore, ReserveInput } from '../src/store/store.js';
@@ -136,4 +137,15 @@ t.test('closing releases what is on hand; kinds beyond the bound forget the idle
   t.equal(grants.released.length, 0);
   await granted.close();
   t.ok(grants.released.includes(1_000) && !grants.released.includes(1_001), 'the busy kind was kept: the one its call used is not released, the other is');
+});
+
+t.test("the docs' figures are the code's", async (t) => {
+  const money = readFileSync('docs/money.md', 'utf8').replace(/\s+/g, ' ');
+  const scaleOut = readFileSync('docs/scale-out.md', 'utf8');
+  t.equal(GRANT_LIFE_MS, 1_000);
+  t.match(money, 'the grant\'s end, 1 s after it');
+  t.match(money, `${LEAST_PER_GRANT} to ${MOST_PER_GRANT}`);
+  t.match(money, `at most 1/${LIMIT_SHARE} of the rate cap at once (none under an \`rpm_limit\` of ${LEAST_PER_GRANT * LIMIT_SHARE})`);
+  t.match(money, `the grant and ${SPARE_PER_ADMISSION} calls more per admission granted`);
+  t.match(scaleOut, `at most ${MOST_PER_GRANT} per grant, ${MOST_KINDS.toLocaleString('en-US')} kinds of call remembered per instance`);
 });
