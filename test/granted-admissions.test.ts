@@ -147,5 +147,6 @@ t.test("the docs' figures are the code's", async (t) => {
   t.match(money, `${LEAST_PER_GRANT} to ${MOST_PER_GRANT}`);
   t.match(money, `at most 1/${LIMIT_SHARE} of the rate cap at once (none under an \`rpm_limit\` of ${LEAST_PER_GRANT * LIMIT_SHARE})`);
   t.match(money, `the grant and ${SPARE_PER_ADMISSION} calls more per admission granted`);
+  t.match(money, `a grant and half the one before, ${MOST_PER_GRANT * 1.5}, each per kind of call`);
   t.match(scaleOut, `at most ${MOST_PER_GRANT} per grant, ${MOST_KINDS.toLocaleString('en-US')} kinds of call remembered per instance`);
 });
