@@ -129,9 +129,10 @@ export class GrantedAdmissions {
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    const ids = [...this.kinds.values()].flatMap((kind) => kind.batches.flatMap((batch) => batch.ids.splice(0)));
+    // A release per kind: one key's spend row each (several in one statement could deadlock with another instance's).
+    const held = [...this.kinds.values()].map((kind) => kind.batches.flatMap((batch) => batch.ids.splice(0)));
     this.kinds.clear();
-    await this.release(ids);
+    await Promise.all(held.map((ids) => this.release(ids)));
   }
 
   /** A granted admission for this call if one is on hand (undefined if not); asks for more when running low. */

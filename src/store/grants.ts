@@ -26,6 +26,6 @@ export interface GrantStore {
    * spare): one entry per admission, its reservation's id, or null when no money limit is set.
    */
   grant(input: GrantInput): Promise<Array<number | null>>;
-  /** Drops granted reservations no call used, and what they held from their cycles' figures. */
+  /** Drops granted reservations no call used (one kind's: one key's), and what they held from their cycle's figures. */
   release(reservationIds: readonly number[]): Promise<void>;
 }

@@ -1,18 +1,14 @@
 import type { Pool } from 'pg';
 import type { GrantInput, GrantStore } from '../grants.js';
+import { releasing } from './ledger-store.js';
 
 const GRANT = {
   name: 'grant',
   text: 'SELECT reservation_id FROM gateway_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
 };
 
-const RELEASE_MANY = {
-  name: 'grant_release',
-  text: `WITH gone AS (DELETE FROM reservations WHERE id = ANY($1::bigint[]) RETURNING key_id, cycle, amount_nano, upstream_nano),
-      held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount, SUM(upstream_nano)::bigint AS upstream FROM gone GROUP BY key_id, cycle)
-    UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount, reserved_upstream_nano = s.reserved_upstream_nano - held.upstream
-      FROM held WHERE s.key_id = held.key_id AND s.cycle = held.cycle`,
-};
+// The ids of one release are one kind's: one key's spend row, so no order to keep with other releases.
+const RELEASE_MANY = { name: 'grant_release', text: releasing('id = ANY($1::bigint[])') };
 
 /** gateway_grant (functions-grants.ts), one round trip per grant. */
 export class PgGrantStore implements GrantStore {

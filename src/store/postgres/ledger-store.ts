@@ -16,7 +16,7 @@ const RELEASE = {
 };
 
 /** Reservations dropped in bulk, and what they held taken off each (key, cycle)'s held figures. */
-const releasing = (which: string): string => `WITH gone AS (DELETE FROM reservations WHERE ${which} RETURNING key_id, cycle, amount_nano, upstream_nano),
+export const releasing = (which: string): string => `WITH gone AS (DELETE FROM reservations WHERE ${which} RETURNING key_id, cycle, amount_nano, upstream_nano),
     held AS (SELECT key_id, cycle, SUM(amount_nano)::bigint AS amount, SUM(upstream_nano)::bigint AS upstream FROM gone GROUP BY key_id, cycle),
     settled AS (UPDATE spend s SET reserved_nano = s.reserved_nano - held.amount, reserved_upstream_nano = s.reserved_upstream_nano - held.upstream
       FROM held WHERE s.key_id = held.key_id AND s.cycle = held.cycle)
