@@ -43,10 +43,14 @@ class Kind {
     return Math.max(this.seen, this.seenBefore);
   }
 
-  /** An admission granted for a call at `now`: undefined when none is on hand. */
+  /** An admission granted for a call at `now`: undefined when none is on hand. A batch used up leaves the list (its calls scan it no more). */
   use(now: number): number | null | undefined {
-    for (const batch of this.batches) {
-      if (batch.ids.length > 0 && batch.from <= now && now <= batch.until) return batch.ids.pop();
+    for (let at = 0; at < this.batches.length; at++) {
+      const batch = this.batches[at] as Batch;
+      if (batch.from > now || now > batch.until) continue;
+      const id = batch.ids.pop();
+      if (batch.ids.length === 0) this.batches.splice(at, 1);
+      return id;
     }
     return undefined;
   }
@@ -163,7 +167,7 @@ export class GrantedAdmissions {
       (error: unknown) => {
         kind.granting = false;
         kind.pausedUntil = now + GRANT_LIFE_MS;
-        this.onError(error instanceof Error ? error : new Error(String(error)));
+        this.told(error);
       },
     );
   }
@@ -173,7 +177,8 @@ export class GrantedAdmissions {
     kind.batches.push(batch);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      kind.batches.splice(kind.batches.indexOf(batch), 1);
+      const at = kind.batches.indexOf(batch);
+      if (at >= 0) kind.batches.splice(at, 1);
       void this.release(batch.ids.splice(0));
     }, GRANT_LIFE_MS);
     timer.unref();
@@ -184,7 +189,11 @@ export class GrantedAdmissions {
     const held = ids.filter((id): id is number => id !== null);
     if (held.length === 0) return;
     // A failed release is no loss: the reservations' leases end them (nothing renews them).
-    await this.grants.release(held).catch((error: unknown) => this.onError(error instanceof Error ? error : new Error(String(error))));
+    await this.grants.release(held).catch((error: unknown) => this.told(error));
+  }
+
+  private told(error: unknown): void {
+    this.onError(error instanceof Error ? error : new Error(String(error)));
   }
 
   private forgetIdle(): void {
