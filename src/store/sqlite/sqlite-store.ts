@@ -35,13 +35,36 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /** The settings of the gateway's connection, applied before migrations. */
 export function configureConnection(db: Db, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  enterWal(db, busyTimeoutMs);
   // NORMAL in WAL mode: a commit survives a process crash (it is in the WAL file, in the OS's
   // cache); the last commits before a power loss or OS crash may not (docs/money.md).
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+}
+
+const WAL_RETRY_PAUSE_MS = 10;
+
+/**
+ * Switches a file to WAL, waiting up to busyTimeoutMs for another process's lock. The switch
+ * reads the file's header, then writes it; a connection that already reads is given SQLITE_BUSY
+ * at once, without its busy handler (SQLite's rule against two readers each waiting for the
+ * other), so two processes opening a new file together would see one of them fail to start.
+ */
+function enterWal(db: Db, busyTimeoutMs: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const giveUpAt = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= giveUpAt) throw error;
+      // Start-up only: nothing else runs on this event loop yet, so a blocking pause is harmless.
+      Atomics.wait(pause, 0, 0, WAL_RETRY_PAUSE_MS);
+    }
+  }
 }
 
 /**
