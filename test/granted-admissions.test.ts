@@ -114,6 +114,28 @@ t.test('a rate cap: takes granted too; a cap under 128 never grants', async (t) 
   t.equal(inner.calls.takes, before, 'served from the grant');
 });
 
+t.test('calls served from a grant go on together at the end of their turn (check phase), not each at once', async (t) => {
+  const { grants, ledger, rates } = setup(t);
+  for (let i = 0; i < 40; i++) await ledger.reserveAfterTake(take(0), reserve(0));
+  for (let i = 0; i < 40; i++) await ledger.reserve(reserve(0, 100, 'k3'));
+  for (let i = 0; i < 40; i++) await rates.take(take(0, 128, 'k2'));
+  await settle();
+  t.equal(new Set(grants.asked.map((a) => `${a.take?.keyId}/${a.reserve?.keyId}`)).size, 3, 'the three kinds have admissions on hand');
+  const order: string[] = [];
+  setImmediate(() => order.push('a turn-end callback queued before the calls'));
+  const calls = [
+    ledger.reserveAfterTake(take(1), reserve(1)).then(() => order.push('take and reservation')),
+    ledger.reserve(reserve(1, 100, 'k3')).then(() => order.push('reservation alone')),
+    rates.take(take(1, 128, 'k2')).then(() => order.push('take alone')),
+  ];
+  setImmediate(() => order.push('a turn-end callback queued after the calls'));
+  await Promise.all(calls);
+  await settle();
+  t.same(order.slice(0, 1), ['a turn-end callback queued before the calls'], 'none went on before the turn ended');
+  t.same(order.at(-1), 'a turn-end callback queued after the calls', 'and all of them in one check-phase callback, before later ones');
+  t.equal(order.length, 5);
+});
+
 t.test('a failed grant is told and pauses its kind for a grant life; the calls go on', async (t) => {
   const { grants, errors, ledger, inner } = setup(t);
   grants.fail = true;
