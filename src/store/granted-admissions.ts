@@ -127,15 +127,11 @@ export class GrantedAdmissions {
     return {
       reserve: async (input) => {
         const id = this.use(null, input, input.now);
-        if (typeof id !== 'number') return inner.reserve(input);
-        await this.turnEnd.reached();
-        return admitted(input, id);
+        return typeof id === 'number' ? this.served(admitted(input, id)) : inner.reserve(input);
       },
       reserveAfterTake: async (take, input) => {
         const id = this.use(take, input, take.now);
-        if (typeof id !== 'number') return inner.reserveAfterTake(take, input);
-        await this.turnEnd.reached();
-        return { waitMs: 0, result: admitted(input, id) };
+        return typeof id === 'number' ? this.served({ waitMs: 0, result: admitted(input, id) }) : inner.reserveAfterTake(take, input);
       },
       record: (row, reservationId) => inner.record(row, reservationId),
       release: (reservationId) => inner.release(reservationId),
@@ -151,11 +147,7 @@ export class GrantedAdmissions {
   /** RateStore with takes granted ahead when on hand. */
   rates(inner: RateStore): RateStore {
     return {
-      take: async (input) => {
-        if (this.use(input, null, input.now) === undefined) return inner.take(input);
-        await this.turnEnd.reached();
-        return 0;
-      },
+      take: async (input) => (this.use(input, null, input.now) === undefined ? inner.take(input) : this.served(0)),
       sweep: (before) => inner.sweep(before),
     };
   }
@@ -168,6 +160,12 @@ export class GrantedAdmissions {
     const held = [...this.kinds.values()].map((kind) => kind.batches.flatMap((batch) => batch.ids.splice(0)));
     this.kinds.clear();
     await Promise.all(held.map((ids) => this.release(ids)));
+  }
+
+  /** A call's answer from what was granted, given at the end of its turn with the turn's other calls. */
+  private async served<T>(answer: T): Promise<T> {
+    await this.turnEnd.reached();
+    return answer;
   }
 
   /** A granted admission for this call if one is on hand (undefined if not); asks for more when running low. */
