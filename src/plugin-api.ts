@@ -66,6 +66,7 @@ export { checkRequestBody, schemaProblem } from './reference/request-schemas.js'
 export { firstPart, positiveInt } from './reference/outline.js';
 export { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence } from './reference/sequence.js';
 export type { SequenceWords } from './reference/sequence.js';
+export { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from './reference/members.js';
 export { ChatOutput } from './reference/chat-output.js';
 export { chatCompletionBody, referenceUsage } from './reference/reply.js';
 export { ReferenceStreamWriter } from './reference/stream-writer.js';

@@ -103,7 +103,8 @@ function readTools(raw: unknown): ToolSpec[] {
   return (Array.isArray(raw) ? (raw as JsonObject[]) : []).map((tool, i) => {
     const spec: ToolSpec = { name: tool['name'] as string };
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
-    if (isObject(tool['parameters'])) spec.parameters = tool['parameters'];
+    // A vendor's function arguments are an object: a schema of anything else could never be met.
+    if (isObject(tool['parameters'])) spec.parameters = objectSchema(tool['parameters'], `tools[${i}].parameters`);
     // Read as asked only when true: the reference API defaults it to true, which no vendor but gamma could honour.
     if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
     return spec;

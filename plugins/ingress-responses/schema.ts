@@ -1,10 +1,12 @@
 import { compileSchema, isObject, REASONING_EFFORTS, schemaProblem, type JsonObject, type RequestProblem } from '../../src/plugin-api.js';
+import { unknownMemberProblem } from './members.js';
 
 /**
  * The Responses request body (POST /v1/responses) as a JSON Schema: the type of every parameter
  * and of every input item the gateway reads, so that a malformed request is a 400 naming the
- * field in Responses notation (`input[2].call_id`). Unknown top-level parameters are refused:
- * the body is translated, so one the gateway does not know would otherwise be dropped unseen.
+ * field in Responses notation (`input[2].call_id`). Unknown top-level parameters are refused, and
+ * unknown members of nested objects (members.ts): the body is translated, so one the gateway does
+ * not know would otherwise be dropped unseen.
  * What is well-formed but cannot be honoured is refused by `refusal` below, each with its reason
  * (docs/formats/responses.md).
  */
@@ -199,5 +201,5 @@ export function checkResponsesBody(body: JsonObject): RequestProblem | undefined
   if (problem) return problem;
   const refused = REFUSED.find((entry) => entry.asks(body));
   if (refused) return { param: refused.param, message: `${refused.param} is not supported here: ${refused.why}.` };
-  return refusedInside(body);
+  return refusedInside(body) ?? unknownMemberProblem(body);
 }
