@@ -96,6 +96,14 @@ const SAMPLES: Record<string, Sample> = {
   '`output_config.format`': { with: (model) => base(model, { output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } } } } } }) },
   '`service_tier`': { with: (model) => base(model, { service_tier: 'auto' }) },
   '`stream`': { with: (model) => base(model, { stream: true }) },
+  '`citations` (text blocks)': {
+    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.', citations: [{ type: 'char_location', cited_text: 'Hello', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 }] }] }, { role: 'user', content: 'More' }] }),
+    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  },
+  '`tools[].defer_loading` and every other member of a message, a block, an image `source`, a tool, `tool_choice`, `metadata` or `output_config.format` not in this table': {
+    with: (model) => base(model, { tools: [{ ...TOOL, defer_loading: true }] }),
+    param: 'tools[0].defer_loading',
+  },
   'any other (`context_management`, `container`, `mcp_servers`, `speed`, `inference_geo`, …)': { with: (model) => base(model, { context_management: { edits: [] } }), param: 'context_management' },
 };
 

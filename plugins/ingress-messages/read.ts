@@ -19,6 +19,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../../src/plugin-api.js';
+import { unknownMemberOf } from './members.js';
 
 /**
  * A Messages request (checked by schema.ts) read into the neutral request, for the families that
@@ -139,7 +140,8 @@ function readTools(raw: unknown, reading: Reading): ToolSpec[] {
   return (raw as JsonObject[]).map((tool, i) => {
     if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `server tools such as '${String(tool['type'])}'`);
     if (tool['strict'] === true) throw unsupported(reading, `tools[${i}].strict`, 'strict tools');
-    const spec: ToolSpec = { name: tool['name'] as string, parameters: tool['input_schema'] as JsonObject };
+    // A vendor's function arguments are an object: a schema of anything else could never be met.
+    const spec: ToolSpec = { name: tool['name'] as string, parameters: objectSchema(tool['input_schema'], `tools[${i}].input_schema`) };
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
     return spec;
   });
@@ -219,6 +221,8 @@ export function readMessagesRequest(call: Call): NeutralRequest {
   const reading: Reading = { model: String(body['model']), sequence: new TurnSequence() };
   refuseUnknown(body, KNOWN, '', reading);
   if (isObject(body['output_config'])) refuseUnknown(body['output_config'], KNOWN_OUTPUT_CONFIG, 'output_config.', reading);
+  const member = unknownMemberOf(body);
+  if (member !== undefined) throw unsupported(reading, member, `members such as ${member}`);
   if (body['system'] !== undefined) for (const text of texts(body['system'], 'system', reading, 'in the system prompt')) reading.sequence.addSystem(text);
   (body['messages'] as JsonObject[]).forEach((message, i) => readMessage(reading, message, i));
   const { system, turns } = reading.sequence.settle({ param: 'messages', result: 'tool_result block', call: 'assistant message' });
