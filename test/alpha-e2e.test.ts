@@ -74,7 +74,7 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
     model: MODEL,
     messages: [{ role: 'user', content: [
       { type: 'text', text: 'What is this?' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'low' } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' } },
       { type: 'image_url', image_url: { url } },
     ] }],
   });
@@ -82,7 +82,7 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
   t.same(lastUpstream(h).body.messages[0].content.slice(1), [
     { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
     { type: 'image', source: { type: 'url', url } },
-  ], 'a data URL goes as base64, a remote URL passes through (alpha fetches it), detail dropped');
+  ], 'a data URL goes as base64, a remote URL passes through (alpha fetches it), detail auto asks nothing');
   // Refusals happen in the gateway, before any upstream request.
   const refused = async (attempt: () => Promise<unknown>): Promise<APIError> => {
     const before = h.alpha.requests.length;

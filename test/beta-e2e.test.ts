@@ -120,7 +120,7 @@ t.test('beta images: data URLs inline, remote URLs fetched through the guarded f
     messages: [{ role: 'user', content: [
       { type: 'text', text: 'Compare these' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
-      { type: 'image_url', image_url: { url: `${image.origin}/cat.png`, detail: 'high' } },
+      { type: 'image_url', image_url: { url: `${image.origin}/cat.png`, detail: 'auto' } },
     ] }],
   });
   t.equal(reply.choices[0]?.finish_reason, 'stop');

@@ -5,6 +5,7 @@ import { WEATHER_TOOLS } from './helpers/chat-scenarios.js';
 import { dig, digObject, type Json } from './helpers/dig.js';
 import { cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { PNG_BASE64 } from './helpers/image-server.js';
 
 /**
  * docs/formats/chat.md's parameter table, held to the code: for every row and family a chat
@@ -40,6 +41,8 @@ const made = { history: [] as Json[], alpha: {} as Json, beta: {} as Json, alpha
 /** The history, its assistant message handing back `extra`. */
 const handingBack = (extra: Json): Json => ({ tools: WEATHER_TOOLS, messages: made.history.map((message, i) => (i === 1 ? { ...message, ...extra } : message)) });
 const history = (): Json => handingBack({});
+/** A conversation with an earlier answer, its assistant message carrying `extra`. */
+const answered = (extra: Json): Json => ({ messages: [HELLO[0], { role: 'assistant', content: 'Hello.', ...extra }, { role: 'user', content: 'More' }] });
 
 /** A JSON schema format with one more field of `json_schema`: refused by name, or relayed unchanged. */
 const jsonSchemaProbe = (name: string, value: unknown): Probe => ({
@@ -64,6 +67,34 @@ const PROBES: Record<string, Probe> = {
       alpha: (u) => [dig(u.body, 'messages', 1, 'content', 0), { type: 'thinking', thinking: made.alpha['thinking'], signature: made.alphaRaw }],
       beta: (u) => [dig(u.body, 'contents', 1, 'parts', 0, 'thoughtSignature'), made.betaRaw],
     },
+  },
+  'messages[].refusal': {
+    body: { messages: [HELLO[0], { role: 'assistant', content: null, refusal: 'I cannot.' }, { role: 'user', content: 'More' }] },
+    mapped: {
+      alpha: (u) => [dig(u.body, 'messages', 1, 'content'), [{ type: 'text', text: 'I cannot.' }]],
+      beta: (u) => [dig(u.body, 'contents', 1, 'parts'), [{ text: 'I cannot.' }]],
+      gamma: (u) => [dig(u.body, 'messages', 1, 'refusal'), 'I cannot.'],
+    },
+  },
+  'messages[].annotations': {
+    body: answered({ annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com/', title: 'E', start_index: 0, end_index: 5 } }] }),
+    without: () => answered({}),
+    mapped: { gamma: (u) => [dig(u.body, 'messages', 1, 'annotations', 0, 'type'), 'url_citation'] },
+  },
+  'messages[].name': {
+    body: { messages: [{ ...HELLO[0], name: 'bob' }] },
+    param: 'messages[0].name',
+    mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'name'), 'bob'] },
+  },
+  'messages[].content[].image_url.detail': {
+    body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'high' } }] }] },
+    param: 'messages[0].content[0].image_url.detail',
+    mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'content', 0, 'image_url', 'detail'), 'high'] },
+  },
+  'tools[].function.defer_loading': {
+    body: { tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' }, defer_loading: true } }] },
+    param: 'tools[0].function.defer_loading',
+    mapped: { gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'defer_loading'), true] },
   },
   'messages[].reasoning_content': { body: () => handingBack({ reasoning_content: 'Considering.' }), without: history },
   stream: { body: { stream: true }, mapped: { alpha: field('stream', true), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'] } },

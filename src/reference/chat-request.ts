@@ -2,6 +2,7 @@ import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
 import { decodeReasoningState } from '../neutral/reasoning-state.js';
 import type { NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ResponseFormat, ToolChoice, ToolSpec } from '../neutral/request.js';
+import { refuseUnknownMembers } from './chat-members.js';
 import { refuseUntranslatable } from './chat-params.js';
 import { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from './sequence.js';
 
@@ -46,6 +47,10 @@ function contentParts(content: unknown, param: string, allowImages: boolean): Pa
       if (part[type] !== '') parts.push({ type: 'text', text: part[type] as string });
     } else if (type === 'image_url' && allowImages) {
       const image = part['image_url'];
+      const detail = isObject(image) ? image['detail'] : undefined;
+      if (detail !== undefined && detail !== null && detail !== 'auto') {
+        throw invalidRequest(`${where}.image_url.detail: no image detail other than auto is mapped for this model.`, `${where}.image_url.detail`);
+      }
       parts.push({ type: 'image', source: imageSource(isObject(image) ? image['url'] : undefined, where, `${where}.image_url.url`), param: where });
     } else {
       throw invalidRequest(`${where}: content parts of type '${String(type)}' are not supported here.`, where);
@@ -87,6 +92,8 @@ function readMessage(reading: TurnSequence, message: unknown, i: number): void {
       return;
     case 'assistant': {
       const parts = [...reasoningParts(message), ...contentParts(content, `${param}.content`, false)];
+      // An earlier refusal is the turn's text to the vendor, as a refusal part is.
+      if (typeof message['refusal'] === 'string' && message['refusal'] !== '') parts.push({ type: 'text', text: message['refusal'] });
       const calls = message['tool_calls'];
       if (Array.isArray(calls)) {
         calls.forEach((call, j) => {
@@ -121,7 +128,8 @@ function readTools(raw: unknown): ToolSpec[] {
     const fn = (tool as JsonObject)['function'] as JsonObject;
     const spec: ToolSpec = { name: fn['name'] as string };
     if (typeof fn['description'] === 'string') spec.description = fn['description'];
-    if (isObject(fn['parameters'])) spec.parameters = fn['parameters'];
+    // A vendor's function arguments are an object: a schema of anything else could never be met.
+    if (isObject(fn['parameters'])) spec.parameters = objectSchema(fn['parameters'], `tools[${i}].function.parameters`);
     // Asked only when true (false and null ask nothing): the vendor decides whether it can honour it.
     if (fn['strict'] === true) spec.strict = { param: `tools[${i}].function.strict` };
     return spec;
@@ -157,6 +165,7 @@ function readReasoning(raw: unknown): ReasoningRequest | null {
 /** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts). */
 export function parseChatRequest(body: JsonObject): NeutralRequest {
   refuseUntranslatable(body);
+  refuseUnknownMembers(body);
   const reading = new TurnSequence();
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');

@@ -88,6 +88,8 @@ const message = {
     tool_call_id: { type: ['string', 'null'] },
     reasoning_content: { type: ['string', 'null'] },
     thinking_blocks: { type: ['array', 'null'], items: thinkingBlock },
+    refusal: { type: ['string', 'null'] },
+    annotations: { type: ['array', 'null'] },
   },
 } as const;
 
