@@ -24,7 +24,8 @@ export function createApp(parts: AppParts): Express {
   app.set('etag', false);
 
   // No automatic OPTIONS answers (Express lists a route's methods in a 200): the gateway serves
-  // no CORS preflight, so OPTIONS is the 405 of a documented path or a 404 like any unknown call.
+  // no CORS preflight, so OPTIONS is the 405 of a documented path (the call paths answer it in
+  // api-entry.ts, the model paths here) or a 404 like any unknown call.
   app.options([...MODEL_PATHS], (req, res) => sendMethodNotAllowed(res, req.method, 'GET, HEAD'));
   app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()));
 

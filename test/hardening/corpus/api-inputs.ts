@@ -154,6 +154,9 @@ const AUTH: CorpusCase[] = [
 const PATHS: CorpusCase[] = [
   call('GET on the chat path', 'GET', '/v1/chat/completions', html(405)),
   call('OPTIONS on the chat path', 'OPTIONS', '/v1/chat/completions', html(405)),
+  call('OPTIONS on the Responses path', 'OPTIONS', '/v1/responses', html(405)),
+  call('OPTIONS on the Messages path', 'OPTIONS', '/v1/messages', html(405)),
+  call('OPTIONS on /v1/usage', 'OPTIONS', '/v1/usage', html(405)),
   call('DELETE on /v1/embeddings', 'DELETE', '/v1/embeddings', html(405)),
   call('POST on /v1/usage', 'POST', '/v1/usage', html(405), '{}'),
   call('PUT on /v1/models', 'PUT', '/v1/models', html(405), '{}'),
