@@ -15,7 +15,8 @@ export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream,
 export type { Clock } from './clock.js';
 
 // Refusing and answering: the error envelope, JSON replies, admin and operator routes.
-export { GatewayError, invalidRequest } from './http/errors.js';
+export { GatewayError, invalidRequest, modelNotFound } from './http/errors.js';
+export { cutForLog } from './http/redact.js';
 export type { ErrorStatus } from './http/errors.js';
 export { withoutSecrets } from './http/redact.js';
 export { sendError, sendJson, SSE_DONE, SSE_HEADERS, sseErrorFrame } from './http/respond.js';

@@ -60,6 +60,10 @@ t.test('anthropic-beta: value by value, by the operator\'s prefixes; a dropped v
   t.equal(defaults.forwarded(' , '), undefined);
   t.equal(lines.length, 2, 'one warning per dropped value');
   t.match(lines[0], /"beta":"context-1m-2025-08-07".*not listed in vendor-alpha betas.forward/);
+  defaults.forwarded(`sk-ant-0123456789abcdef${'x'.repeat(4000)}`);
+  t.equal(lines.length, 3);
+  t.notMatch(lines[2], '0123456789abcdef', 'a key-shaped value is redacted in the warning');
+  t.ok((lines[2] ?? '').length < 400, `and a long one cut (${(lines[2] ?? '').length} characters)`);
   const operator = new BetaFilter([...PRICE_NEUTRAL_BETAS, 'context-1m-'], log);
   t.equal(operator.forwarded('context-1m-2025-08-07'), 'context-1m-2025-08-07', 'a price-changing beta passes once the operator lists it');
 });

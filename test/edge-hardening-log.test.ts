@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { logRequests, MAX_LOGGED_CHARS } from '../src/http/request-log.js';
+import { MAX_LOGGED_CHARS } from '../src/http/redact.js';
+import { logRequests } from '../src/http/request-log.js';
 import { createLogger, stdoutDestination } from '../src/log.js';
 
 /**

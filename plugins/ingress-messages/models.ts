@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { GatewayError, sendJson, type Catalogue, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { GatewayError, modelNotFound, sendJson, type Catalogue, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
 import { messagesErrors } from './wire.js';
 
 /**
@@ -64,7 +64,7 @@ export function mountMessagesModels(router: Router, catalogue: Catalogue): void 
     const id = String(req.params['id']);
     const model = catalogue.resolve(id);
     if (!model) {
-      return refuse(res, new GatewayError(404, `The model '${id}' does not exist. GET /v1/models lists the available models.`, { code: 'model_not_found', param: 'model' }));
+      return refuse(res, modelNotFound(id));
     }
     sendJson(res, 200, JSON.stringify(modelObject(model)));
   });

@@ -1,4 +1,4 @@
-import { definePlugin, GatewayError, invalidRequest } from '../../src/plugin-api.js';
+import { definePlugin, invalidRequest, modelNotFound } from '../../src/plugin-api.js';
 
 /**
  * `model-normalise`: checks the request body (400 naming the field: first `model`, then the
@@ -24,10 +24,7 @@ export default definePlugin({
         if (problem) throw invalidRequest(problem.message, problem.param);
         const model = catalogue.resolve(requested);
         if (!model) {
-          throw new GatewayError(404, `The model '${requested}' does not exist. GET /v1/models lists the available models.`, {
-            code: 'model_not_found',
-            param: 'model',
-          });
+          throw modelNotFound(requested);
         }
         call.requestedModel = requested;
         call.model = model;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { cutForLog } from '../../src/plugin-api.js';
 
 /**
  * Which `anthropic-beta` values of a Messages caller reach the alpha upstream, value by value:
@@ -20,6 +21,9 @@ export const PRICE_NEUTRAL_BETAS: readonly string[] = [
   'effort-',
   'redact-thinking-',
 ];
+
+/** A dropped value as logged: beta names are short (`context-1m-2025-08-07`); a caller's invented one is cut, key-shaped text redacted. */
+const BETA_LOGGED_CHARS = 64;
 
 /** Distinct dropped values remembered (so a warning is not repeated); a flood of invented values cannot grow it further. */
 const WARNED_LIMIT = 256;
@@ -46,6 +50,6 @@ export class BetaFilter {
   private warnOnce(value: string): void {
     if (this.warned.has(value) || this.warned.size >= WARNED_LIMIT) return;
     this.warned.add(value);
-    this.log.warn({ beta: value }, 'anthropic-beta value dropped: not listed in vendor-alpha betas.forward (it may change what the operator pays)');
+    this.log.warn({ beta: cutForLog(value, BETA_LOGGED_CHARS) }, 'anthropic-beta value dropped: not listed in vendor-alpha betas.forward (it may change what the operator pays)');
   }
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { cutForLog, MAX_LOGGED_CHARS } from '../http/request-log.js';
+import { cutForLog, MAX_LOGGED_CHARS } from '../http/redact.js';
 import { hashSecret } from '../keys/key-material.js';
 import type { AuditStore } from '../store/store.js';
 

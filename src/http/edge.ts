@@ -5,7 +5,8 @@ import { tooLarge } from './body-reader.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { escapeHtml } from './html.js';
-import { cutForLog, pathOf } from './request-log.js';
+import { cutForLog } from './redact.js';
+import { pathOf } from './request-log.js';
 import { sendError } from './respond.js';
 import { discardUnreadUpload } from './unread-upload.js';
 
@@ -57,7 +58,7 @@ function decodable(path: string): boolean {
 export const notFound: RequestHandler = (req, res) => {
   discardUnreadUpload(req, res);
   if (!decodable(req.path)) sendUndecodable(res);
-  else sendError(res, new GatewayError(404, `Unknown path ${req.method} ${req.path}. The API lives under /v1; see GET /v1/models.`));
+  else sendError(res, new GatewayError(404, `Unknown path ${req.method} ${cutForLog(req.path)}. The API lives under /v1; see GET /v1/models.`));
 };
 
 interface BodyParserError {

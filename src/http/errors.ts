@@ -1,4 +1,5 @@
 import { isStoreUnavailable } from '../store/unavailable.js';
+import { cutForLog } from './redact.js';
 
 /**
  * The one place that knows the error table (docs/api-contract.md#status-table): every JSON error the
@@ -79,3 +80,7 @@ export function toGatewayError(value: unknown): GatewayError {
 
 export const invalidRequest = (message: string, param: string | null = null, code?: string): GatewayError =>
   new GatewayError(400, message, { param, ...(code ? { code } : {}) });
+
+/** The 404 of a model name no catalogue entry answers to; the name as the caller wrote it, cut and with key-shaped text redacted. */
+export const modelNotFound = (name: string): GatewayError =>
+  new GatewayError(404, `The model '${cutForLog(name)}' does not exist. GET /v1/models lists the available models.`, { code: 'model_not_found', param: 'model' });

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Catalogue, ModelEntry } from '../catalogue/catalogue.js';
-import { GatewayError } from './errors.js';
+import { modelNotFound } from './errors.js';
 import { sendError, sendJson } from './respond.js';
 import { discardUnreadUpload } from './unread-upload.js';
 
@@ -31,7 +31,7 @@ export function mountModelRoutes(app: Express, catalogue: Catalogue): void {
     const id = String(req.params['id']);
     const model = catalogue.resolve(id);
     if (!model) {
-      sendError(res, new GatewayError(404, `The model '${id}' does not exist. GET /v1/models lists the available models.`, { code: 'model_not_found', param: 'model' }));
+      sendError(res, modelNotFound(id));
       return;
     }
     sendJson(res, 200, single.get(model.id) as string);

@@ -43,10 +43,16 @@ function withoutCredential(text: string, credential: string): string {
   return out + text.slice(kept);
 }
 
+/** `text` with every run shaped like a key (`sl-…`, `sk-…`, `AIza…`, a bearer token) replaced by `[redacted]`. */
+function withoutKeyShapes(text: string): string {
+  let out = text;
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, REDACTED);
+  return out;
+}
+
 /** `text` with the credential (and pieces of it) and secret-shaped tokens replaced by `[redacted]`. */
 export function scrubSecrets(text: string, credential: string | undefined): string {
-  let out = credential ? withoutCredential(text, credential) : text;
-  for (const shape of SECRET_SHAPES) out = out.replace(shape, REDACTED);
+  const out = withoutKeyShapes(credential ? withoutCredential(text, credential) : text);
   return out.replace(AFTER_KEYWORD, (match: string, lead: string, token: string) =>
     /\d/.test(token) && /[A-Za-z]/.test(token) ? lead + REDACTED : match,
   );
@@ -62,4 +68,15 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
   let out = text;
   for (const secret of secrets) if (secret.length >= MIN_PIECE && out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
+}
+
+/** Longest caller-chosen text (a path) a log line or audit row keeps; a path may be ~16 KB (the header limit). */
+export const MAX_LOGGED_CHARS = 200;
+
+/**
+ * `text` cut to `max` characters (marked when cut), then anything shaped like a key redacted: a
+ * caller may type one into a path. Only key shapes: a path's own ids (`/keys/key_…`) are kept.
+ */
+export function cutForLog(text: string, max = MAX_LOGGED_CHARS): string {
+  return withoutKeyShapes(text.length <= max ? text : `${text.slice(0, max)}… (truncated from ${text.length} characters)`);
 }

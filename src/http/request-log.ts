@@ -2,16 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { callOf } from '../chain/call.js';
+import { cutForLog } from './redact.js';
 
 const tenths = (ms: number): number => Math.round(ms * 10) / 10;
-
-/** Longest caller-chosen text (a path) a log line or audit row keeps; a path may be ~16 KB (the header limit). */
-export const MAX_LOGGED_CHARS = 200;
-
-/** `text` cut to `max` characters and marked when cut. */
-export function cutForLog(text: string, max = MAX_LOGGED_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (truncated from ${text.length} characters)`;
-}
 
 /** The path of a request URL without its query (which may carry anything a caller typed). */
 export function pathOf(url: string | undefined): string {
