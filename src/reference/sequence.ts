@@ -31,7 +31,7 @@ export function imageSource(url: unknown, param: string, field: string): ImageSo
   } catch {
     throw invalidRequest(`${field} is not a valid URL.`, param);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalidRequest(`${param} must be an https URL or a data URL.`, param);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalidRequest(`${param} must be an http(s) URL or a data URL.`, param);
   return { kind: 'url', url };
 }
 
@@ -105,25 +105,34 @@ export class TurnSequence {
     return this.callNames.get(id);
   }
 
-  /** Rules 7 to 9: results first in their turn, every result answering the turn before, every call answered by the next; something left. */
+  /**
+   * Rules 7 to 9: results first in their turn, every result answering the turn before, every call
+   * answered by the next; something left. Call ids are the conversation's own (every vendor pairs
+   * by them): one used by two calls, or answered twice, is refused rather than left to a vendor.
+   */
   settle(words: SequenceWords): { system: string[]; turns: Turn[] } {
     if (!this.turns.length) throw invalidRequest(`${words.param} must contain at least one user or assistant message with content.`, words.param);
+    const callIds = new Set<string>();
     this.turns.forEach((turn, t) => {
       if (turn.role === 'user') {
         turn.parts.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
         const previous = this.turns[t - 1];
+        const answered = new Set<string>();
         for (const part of turn.parts) {
           if (part.type !== 'tool_result') continue;
-          const answered = previous?.parts.some((p) => p.type === 'tool_call' && p.id === part.id);
-          if (!answered) throw invalidRequest(`The ${words.result} answering '${part.id}' must follow the ${words.call} that made that call.`, words.param);
+          const made = previous?.parts.some((p) => p.type === 'tool_call' && p.id === part.id);
+          if (!made) throw invalidRequest(`The ${words.result} answering '${part.id}' must follow the ${words.call} that made that call.`, words.param);
+          if (answered.has(part.id)) throw invalidRequest(`The tool call '${part.id}' is answered by more than one ${words.result}.`, words.param);
+          answered.add(part.id);
         }
         return;
       }
       const results = new Set(this.turns[t + 1]?.parts.flatMap((p) => (p.type === 'tool_result' ? [p.id] : [])) ?? []);
       for (const part of turn.parts) {
-        if (part.type === 'tool_call' && !results.has(part.id)) {
-          throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
-        }
+        if (part.type !== 'tool_call') continue;
+        if (callIds.has(part.id)) throw invalidRequest(`The tool call id '${part.id}' is used by more than one call; each call needs an id of its own.`, words.param);
+        callIds.add(part.id);
+        if (!results.has(part.id)) throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
       }
     });
     return { system: this.system, turns: this.turns };
