@@ -28,15 +28,15 @@ t.test('the key as x-api-key or as a Bearer token; both only when they agree; 40
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const other = (await h.createKey()).key;
-  const expect = async (headers: Record<string, string | string[]>, status: number, message: RegExp | null, what: string, path = '/v1/messages') => {
-    const res = await post(h.origin, path, { ...json, ...headers }, body());
+  const expect = async (headers: Record<string, string | string[]>, status: number, message: RegExp | null, what: string, path = '/v1/messages', sent = body()) => {
+    const res = await post(h.origin, path, { ...json, ...headers }, sent);
     t.equal(res.status, status, what);
     if (message) t.match(res.json, { type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key', param: null, message } }, `${what}: body`);
   };
   await expect({ 'x-api-key': key }, 200, null, 'x-api-key');
   await expect({ authorization: `Bearer ${key}` }, 200, null, 'Bearer');
   await expect({ 'x-api-key': key, authorization: `Bearer ${key}` }, 200, null, 'both, the same key (an apiKeyHelper sends both)');
-  await expect({ 'x-api-key': key }, 200, null, 'x-api-key on count_tokens', '/v1/messages/count_tokens');
+  await expect({ 'x-api-key': key }, 200, null, 'x-api-key on count_tokens', '/v1/messages/count_tokens', JSON.stringify({ model: 'gamma-5.4', messages: hello }));
   await expect({}, 401, /^No API key: send x-api-key: sl-… or Authorization: Bearer sl-…\.$/, 'no key');
   await expect({ 'x-api-key': `sl-${'A'.repeat(32)}` }, 401, /^Invalid API key\.$/, 'an unknown key');
   await expect({ 'x-api-key': 'sk-ant-abc' }, 401, /belong to an upstream model vendor/, "a vendor's key");

@@ -13,8 +13,9 @@ import { catalogue, thrown } from './helpers/translate.js';
 
 type Body = Record<string, unknown>;
 
-const readGamma = (body: Body) => () => {
-  const call = new Call(MESSAGES_ENDPOINTS[0] as NonNullable<(typeof MESSAGES_ENDPOINTS)[0]>, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
+const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDPOINTS)[0]>, NonNullable<(typeof MESSAGES_ENDPOINTS)[1]>];
+const readGamma = (body: Body, endpoint = CREATE) => () => {
+  const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
   call.model = catalogue.resolve('gamma-5.4') ?? null;
   return readMessagesRequest(call);
 };
@@ -70,4 +71,16 @@ t.test("a tool's input_schema must describe an object", async (t) => {
     param: 'tools[0].input_schema',
     message: 'tools[0].input_schema must describe a JSON object at its root.',
   });
+});
+
+t.test("the format's own rules hold for every family: thinking budgets, a format's schema, what a count takes", async (t) => {
+  const thinking = (budget: number, maxTokens: number): Body => base({ max_tokens: maxTokens, thinking: { type: 'enabled', budget_tokens: budget } });
+  t.match(thrown(readGamma(thinking(1023, 4096))), { status: 400, param: 'thinking.budget_tokens', message: 'thinking.budget_tokens must be at least 1024.' });
+  t.match(thrown(readGamma(thinking(2048, 2048))), { status: 400, param: 'thinking.budget_tokens', message: 'thinking.budget_tokens must be less than max_tokens.' });
+  t.match(readGamma(thinking(1024, 2048))().reasoning, { kind: 'budget', tokens: 1024 });
+  t.match(thrown(readGamma(base({ output_config: { format: { type: 'json_schema' } } }))), { status: 400, param: 'output_config.format.schema' });
+  const count = (extra: Body): Body => ({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }], ...extra });
+  t.match(thrown(readGamma(count({ temperature: 0.5 }), COUNT)), { status: 400, param: 'temperature' });
+  t.match(thrown(readGamma(count({ max_tokens: 10 }), COUNT)), { status: 400, param: 'max_tokens' });
+  t.match(readGamma(count({ thinking: { type: 'enabled', budget_tokens: 4096 }, system: 'S' }), COUNT)().reasoning, { kind: 'budget', tokens: 4096 }, 'a count has no max_tokens to hold the budget under');
 });

@@ -36,7 +36,11 @@ const KNOWN = new Set([
 ]);
 /** Block types read here (each in its role); any other type is refused. */
 const READ_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'tool_result', 'tool_use', 'thinking', 'redacted_thinking']);
+/** What a token count reads: the prompt (sampling, limits and streaming have no place in a count). */
+const KNOWN_COUNT = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control']);
 const KNOWN_OUTPUT_CONFIG = new Set(['effort', 'format']);
+/** The Messages format's least thinking budget (alpha's vendor refuses less; the format is one for every family). */
+const LEAST_THINKING_BUDGET = 1024;
 const KNOWN_THINKING = new Set(['type', 'budget_tokens', 'display']);
 
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
@@ -182,6 +186,13 @@ function refuseBudget(thinking: JsonObject): void {
   if (thinking['budget_tokens'] !== undefined) throw invalidRequest(`thinking.budget_tokens goes with thinking.type enabled, not ${String(thinking['type'])}.`, 'thinking.budget_tokens');
 }
 
+/** The format's rules for a budget: at least 1,024 tokens, and less than `max_tokens` (a count has none). */
+function checkedBudget(tokens: number, maxTokens: unknown): number {
+  if (tokens < LEAST_THINKING_BUDGET) throw invalidRequest(`thinking.budget_tokens must be at least ${LEAST_THINKING_BUDGET}.`, 'thinking.budget_tokens');
+  if (typeof maxTokens === 'number' && tokens >= maxTokens) throw invalidRequest('thinking.budget_tokens must be less than max_tokens.', 'thinking.budget_tokens');
+  return tokens;
+}
+
 /** The adaptive effort when the caller names none: alpha's default. */
 export const ADAPTIVE_DEFAULT_EFFORT: ReasoningEffort = 'high';
 
@@ -199,7 +210,7 @@ function readAsked(body: JsonObject, thinking: JsonObject | null, reading: Readi
       refuseBudget(thinking);
       return { kind: 'effort', effort: ADAPTIVE_DEFAULT_EFFORT, param: 'thinking', ifReasoning: true };
     case 'enabled':
-      return { kind: 'budget', tokens: thinking['budget_tokens'] as number, param: 'thinking.budget_tokens' };
+      return { kind: 'budget', tokens: checkedBudget(thinking['budget_tokens'] as number, body['max_tokens']), param: 'thinking.budget_tokens' };
     case 'disabled':
       refuseBudget(thinking);
       return { kind: 'off', param: 'thinking' };
@@ -212,6 +223,7 @@ function readFormat(config: unknown): ResponseFormat | null {
   const format = isObject(config) ? config['format'] : null;
   if (!isObject(format)) return null;
   if (format['type'] !== 'json_schema') throw invalidRequest("output_config.format.type must be 'json_schema'.", 'output_config.format.type');
+  if (format['schema'] === undefined || format['schema'] === null) throw invalidRequest('output_config.format.schema is required.', 'output_config.format.schema');
   return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format' };
 }
 
@@ -219,7 +231,7 @@ function readFormat(config: unknown): ResponseFormat | null {
 export function readMessagesRequest(call: Call): NeutralRequest {
   const body = call.body;
   const reading: Reading = { model: String(body['model']), sequence: new TurnSequence() };
-  refuseUnknown(body, KNOWN, '', reading);
+  refuseUnknown(body, call.endpoint.operation === 'count_tokens' ? KNOWN_COUNT : KNOWN, '', reading);
   if (isObject(body['output_config'])) refuseUnknown(body['output_config'], KNOWN_OUTPUT_CONFIG, 'output_config.', reading);
   const member = unknownMemberOf(body);
   if (member !== undefined) throw unsupported(reading, member, `members such as ${member}`);
