@@ -288,6 +288,10 @@ t.test('errors, alpha → our envelope', async (t) => {
     }
     t.same(error.headers, { 'retry-after': '7' }, 'Retry-After passes through');
   }
+  const limited = (headers: Record<string, string>): unknown => tr.error(429, headers, Buffer.from('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')).headers;
+  t.same(limited({}), { 'retry-after': '1' }, 'a 429 that names no wait says to come back in a second');
+  t.same(limited({ 'retry-after-ms': '2500' }), { 'retry-after-ms': '2500', 'retry-after': '3' }, "or after the upstream's retry-after-ms, in whole seconds");
+  t.same(tr.error(500, {}, Buffer.from('{}')).headers, {}, 'no wait is made up for other statuses');
   const long = tr.error(400, {}, Buffer.from('{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}'));
   t.equal(long.code, 'context_length_exceeded');
   const garbage = tr.error(502, {}, Buffer.from('<html>Bad Gateway</html>'));

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
@@ -251,6 +252,8 @@ export class Call {
     if (!this.rawBody || this.rawBody.length === 0) {
       throw invalidRequest('The request body is empty; send a JSON object with Content-Type: application/json.', null, 'invalid_json');
     }
+    // Decoding would replace bytes that are not UTF-8 with U+FFFD: the caller's text, changed unseen.
+    if (!isUtf8(this.rawBody)) throw invalidRequest('The request body is not valid UTF-8; send JSON encoded as UTF-8.', null, 'invalid_json');
     const text = this.rawBody.toString('utf8');
     if (nestingDepth(text) > MAX_JSON_DEPTH) {
       throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, null, 'invalid_json');

@@ -22,12 +22,19 @@ export function mapUpstreamStatus(status: number): ErrorStatus {
 /** 401/403 (our credential refused) and 402 (our vendor account out of credit): the gateway's problem, not the caller's. */
 const isAccountProblem = (status: number): boolean => status === 401 || status === 402 || status === 403;
 
-/** Headers of upstream pressure passed through to the caller. */
-function pressureHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+/** A 429's wait when its upstream named none: every 429 of the gateway's says when to come back. */
+const DEFAULT_RETRY_AFTER_S = '1';
+
+/** Headers of upstream pressure passed through to the caller; a 429 without `Retry-After` gets one (from `retry-after-ms`, else the default). */
+function pressureHeaders(headers: IncomingHttpHeaders, mapped: number): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ['retry-after', 'retry-after-ms'] as const) {
     const value = headers[name];
     if (typeof value === 'string' && value.trim() !== '') out[name] = value.trim();
+  }
+  if (mapped === 429 && out['retry-after'] === undefined) {
+    const ms = Number(out['retry-after-ms']);
+    out['retry-after'] = ms > 0 && Number.isFinite(ms) ? String(Math.ceil(ms / 1000)) : DEFAULT_RETRY_AFTER_S;
   }
   return out;
 }
@@ -74,5 +81,5 @@ export function upstreamError(
   const code = mapped === 404 ? 'model_not_found' : mapped === 400 ? detail.code : undefined;
   const vendorParam = detail.param ? scrubSecrets(detail.param, credential) : null;
   const param = mapped === 400 ? vendorParam : mapped === 404 ? 'model' : null;
-  return new GatewayError(mapped, message, { param, headers: pressureHeaders(headers), ...(code ? { code } : {}) });
+  return new GatewayError(mapped, message, { param, headers: pressureHeaders(headers, mapped), ...(code ? { code } : {}) });
 }

@@ -31,6 +31,8 @@ const CHAT: CorpusCase[] = [
   chatCase('JSON null', 'null', bad(400, 'invalid_json')),
   chatCase('JSON array', '[1,2]', bad(400, 'invalid_json')),
   chatCase('JSON string', '"hello"', bad(400, 'invalid_json')),
+  // A lone continuation byte inside a string: decoding would turn it into U+FFFD without a word.
+  chatCase('a body that is not UTF-8', Buffer.concat([Buffer.from('{"model":"gamma-5.4","messages":[{"role":"user","content":"a'), Buffer.from([0x80]), Buffer.from('"}]}')]), bad(400, 'invalid_json')),
   chatCase('a BOM before the JSON', `\uFEFF${chat()}`, bad(400, 'invalid_json')),
   chatCase('NaN literal', '{"model":"gamma-5.4","messages":[{"role":"user","content":"x"}],"temperature":NaN}', bad(400, 'invalid_json')),
   chatCase('model missing', JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }), bad(400, 'invalid_request', 'model')),
