@@ -157,7 +157,7 @@ t.test('import API: paste, upload, project; imported keys never authenticate', a
   const list = (await (await h.admin('GET', '/imports')).json()) as { data: unknown[] };
   t.equal(list.data.length, 2);
 
-  const dbText = (await import('node:fs')).readFileSync(h.dbPath).toString('latin1') + (await import('node:fs')).readFileSync(`${h.dbPath}-wal`).toString('latin1');
+  const dbText = await h.databaseText();
   t.notMatch(dbText, quaKey, 'the raw imported key is not in the database');
   t.notMatch(dbText, orKey);
 

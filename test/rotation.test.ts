@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { chatBody, FakeClock, startHarness, type Harness } from './helpers/harness.js';
 
@@ -38,7 +37,7 @@ t.test('rotation: a new value at once, the old one for 24 hours, then 401', asyn
     monthly_ceiling_usd: '2.00',
     rotated_at: '2026-11-15T12:00:00.000Z',
   }, 'settings kept; the display shows the new value');
-  t.notOk(readFileSync(h.dbPath).includes(rotated.key), 'the new value is not stored in clear');
+  t.notOk((await h.databaseText()).includes(rotated.key), 'the new value is not stored in clear');
 
   t.equal((await attempt(h, rotated.key)).status, 200, 'the new value works at once');
   t.equal((await attempt(h, old)).status, 200, 'the old value works inside the grace');

@@ -5,8 +5,8 @@ import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../plugins/status/latency
 import { MinuteRecorder } from '../plugins/status/minute-recorder.js';
 import { formatMs, formatUptime } from '../plugins/status/page.js';
 import type { StatusReport } from '../plugins/status/report.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { StatusSample, StatusStore } from '../src/store/status.js';
+import { backendStore } from './helpers/harness-database.js';
 import { ADMIN_TOKEN, chatBody, FakeClock, raw, startHarness, type Harness } from './helpers/harness.js';
 import { pluginConfig } from './helpers/ops.js';
 
@@ -154,8 +154,7 @@ t.test('automatic incidents: opened over the error-rate threshold, resolved on r
 });
 
 t.test('automatic incidents: attempts summed over instances, one incident opened, resolved by any (a restarted one too)', async (t) => {
-  const store = SqliteStore.open(':memory:');
-  t.teardown(() => store.close());
+  const store = await backendStore(t);
   const clock = new FakeClock();
   const log = pino({ level: 'silent' });
   const settings = { openAt: 0.5, resolveBelow: 0.1, windowSeconds: 60, minAttempts: 4 };

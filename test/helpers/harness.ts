@@ -17,11 +17,13 @@ import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import type { SimServer } from '../../src/simulators/sim-server.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import { harnessDatabase } from './harness-database.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
- * temp folder and real alpha, beta and gamma simulators as its upstreams, configured through
- * the same YAML and env overrides as `npm start`. Everything is torn down with the test.
+ * temp folder (or a real PostgreSQL database: harness-database.ts) and real alpha, beta and
+ * gamma simulators as its upstreams, configured through the same YAML and env overrides as
+ * `npm start`. Everything is torn down with the test.
  */
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -74,7 +76,10 @@ export interface Harness {
   store: Store;
   catalogue: Catalogue;
   config: GatewayConfig;
+  /** The SQLite file (on PostgreSQL, a path nothing uses). */
   dbPath: string;
+  /** Everything the database holds, as text (the SQLite file and its WAL, or every row on PostgreSQL). */
+  databaseText(): Promise<string>;
   /** Every JSON log line written so far. */
   logs: string[];
   /** Creates a key through the admin API; returns its id and full value. */
@@ -87,6 +92,7 @@ export interface Harness {
 
 export async function startHarness(t: Teardown, options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const database = await harnessDatabase(dir);
   const gamma = options.gamma ?? createGammaSimulator({ apiKey: GAMMA_UPSTREAM_KEY });
   const alpha = options.alpha ?? createAlphaSimulator({ apiKey: ALPHA_UPSTREAM_KEY });
   const beta = options.beta ?? createBetaSimulator({ apiKey: BETA_UPSTREAM_KEY });
@@ -96,7 +102,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
   const closeSims = (): Promise<unknown> => Promise.all(ownSims.map((sim) => sim.close()));
   const dbPath = join(dir, 'gateway.db');
   const env = {
-    GATEWAY_DB: dbPath,
+    ...database.env,
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     GAMMA_BASE_URL: gamma.url,
     GAMMA_API_KEY: GAMMA_UPSTREAM_KEY,
@@ -145,6 +151,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
     catalogue,
     config,
     dbPath,
+    databaseText: () => database.text(),
     logs,
     admin,
     async createKey(settings = {}) {
@@ -182,7 +189,7 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, si
   const { config } = setup;
   const log = createLogger(config.log.level, sink);
   const catalogue = loadCatalogue(setup.cataloguePath);
-  // The production factory: the SQLite file at GATEWAY_DB, with the key-lookup memory.
+  // The production factory: the SQLite file at GATEWAY_DB or PostgreSQL at GATEWAY_DATABASE_URL, with the key-lookup memory.
   const store = await openStore(config.database);
   try {
     const gateway = await createGateway({

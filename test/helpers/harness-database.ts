@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import t from 'tap';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import { startPostgres, type PostgresServer } from './postgres.js';
+
+/**
+ * The database behind a test harness's gateway: a SQLite file in the harness's folder (the
+ * default), or, in a test file that called `harnessOnPostgres()` first, a fresh database of
+ * this test process's throwaway PostgreSQL server (started on first use, stopped at the end).
+ * The end-to-end suites of keys, rotation, ceilings, usage, imports and status run once as
+ * they are and once more from test/postgres/, which switches the backend and imports them.
+ */
+
+export type HarnessBackend = 'sqlite' | 'postgres';
+
+let backend: HarnessBackend = 'sqlite';
+let server: Promise<PostgresServer> | null = null;
+
+/** Every harness of this test process gets a PostgreSQL database. Call before the suite is imported. */
+export function harnessOnPostgres(): void {
+  backend = 'postgres';
+}
+
+export function harnessBackend(): HarnessBackend {
+  return backend;
+}
+
+export interface HarnessDatabase {
+  /** What selects it, as `npm start` reads it: GATEWAY_DB, and GATEWAY_DATABASE_URL on PostgreSQL. */
+  env: Record<string, string>;
+  /** Everything the database holds, as text: what a secret must not be found in. */
+  text(): Promise<string>;
+}
+
+/** The text of every row of every table in the public schema, through a connection of its own. */
+async function postgresText(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+    const dumps = await Promise.all(rows.map(({ name }) => client.query(`SELECT row_to_json(t)::text AS row FROM ${pg.escapeIdentifier(name)} t`)));
+    return dumps.flatMap((dump) => dump.rows.map((row: { row: string }) => row.row)).join('\n');
+  } finally {
+    await client.end();
+  }
+}
+
+/** The SQLite file and its WAL, as bytes read as latin1. */
+function sqliteText(path: string): string {
+  const wal = `${path}-wal`;
+  let text = readFileSync(path).toString('latin1');
+  try {
+    text += readFileSync(wal).toString('latin1');
+  } catch {
+    // No WAL (checkpointed and removed): the file is all there is.
+  }
+  return text;
+}
+
+/** The database for one harness whose files live in `dir`. */
+export async function harnessDatabase(dir: string): Promise<HarnessDatabase> {
+  const path = join(dir, 'gateway.db');
+  if (backend === 'sqlite') return { env: { GATEWAY_DB: path }, text: async () => sqliteText(path) };
+  server ??= startPostgres(t);
+  const url = await (await server).createDatabase();
+  return { env: { GATEWAY_DB: path, GATEWAY_DATABASE_URL: url }, text: () => postgresText(url) };
+}
+
+/** A store of its own on the harness backend (a fresh database), closed at the test's end: for tests of one store shared by several parts. */
+export async function backendStore(test: { teardown(fn: () => unknown): void }): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
+  const { env } = await harnessDatabase(dir);
+  const url = env['GATEWAY_DATABASE_URL'];
+  const path = join(dir, 'gateway.db');
+  const store = await openStore(url ? { path, url } : { path });
+  test.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
