@@ -2,10 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import t from 'tap';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { startPostgres, type PostgresServer } from './postgres.js';
+import { postgresDatabase, type TestDatabase } from './store-backends.js';
 
 /**
  * The database behind a test harness's gateway: a SQLite file in the harness's folder (the
@@ -15,18 +14,11 @@ import { startPostgres, type PostgresServer } from './postgres.js';
  * they are and once more from test/postgres/, which switches the backend and imports them.
  */
 
-export type HarnessBackend = 'sqlite' | 'postgres';
-
-let backend: HarnessBackend = 'sqlite';
-let server: Promise<PostgresServer> | null = null;
+let backend: 'sqlite' | 'postgres' = 'sqlite';
 
 /** Every harness of this test process gets a PostgreSQL database. Call before the suite is imported. */
 export function harnessOnPostgres(): void {
   backend = 'postgres';
-}
-
-export function harnessBackend(): HarnessBackend {
-  return backend;
 }
 
 export interface HarnessDatabase {
@@ -36,17 +28,10 @@ export interface HarnessDatabase {
   text(): Promise<string>;
 }
 
-/** The text of every row of every table in the public schema, through a connection of its own. */
-async function postgresText(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
-    const dumps = await Promise.all(rows.map(({ name }) => client.query(`SELECT row_to_json(t)::text AS row FROM ${pg.escapeIdentifier(name)} t`)));
-    return dumps.flatMap((dump) => dump.rows.map((row: { row: string }) => row.row)).join('\n');
-  } finally {
-    await client.end();
-  }
+/** The text of every row of every table of a PostgreSQL database. */
+async function postgresText(db: TestDatabase): Promise<string> {
+  const dumps = await Promise.all((await db.tables()).map((name) => db.query(`SELECT row_to_json(t)::text AS row FROM ${pg.escapeIdentifier(name)} t`)));
+  return dumps.flatMap((rows) => rows.map((row) => String(row['row']))).join('\n');
 }
 
 /** The SQLite file and its WAL, as bytes read as latin1. */
@@ -65,9 +50,8 @@ function sqliteText(path: string): string {
 export async function harnessDatabase(dir: string): Promise<HarnessDatabase> {
   const path = join(dir, 'gateway.db');
   if (backend === 'sqlite') return { env: { GATEWAY_DB: path }, text: async () => sqliteText(path) };
-  server ??= startPostgres(t);
-  const url = await (await server).createDatabase();
-  return { env: { GATEWAY_DB: path, GATEWAY_DATABASE_URL: url }, text: () => postgresText(url) };
+  const db = await postgresDatabase();
+  return { env: { GATEWAY_DB: path, GATEWAY_DATABASE_URL: db.url as string }, text: () => postgresText(db) };
 }
 
 /** A store of its own on the harness backend (a fresh database), closed at the test's end: for tests of one store shared by several parts. */

@@ -22,6 +22,8 @@ export type TestStoreOptions = OpenStoreOptions & { timeoutMs?: number };
 
 export interface TestDatabase {
   backend: BackendName;
+  /** The `postgres://` URL of a PostgreSQL database; undefined on SQLite. */
+  url?: string;
   /** Opens another store on this database (a second gateway instance sharing it). */
   open(options?: TestStoreOptions): Promise<Store>;
   /**
@@ -70,7 +72,8 @@ async function sqliteDatabase(t: Test): Promise<TestDatabase> {
   };
 }
 
-async function postgresDatabase(): Promise<TestDatabase> {
+/** A fresh database on this test process's throwaway PostgreSQL server (started on first use). */
+export async function postgresDatabase(): Promise<TestDatabase> {
   const pgServer = await postgres();
   const url = await pgServer.createDatabase();
   const query = async (sql: string): Promise<Array<Record<string, unknown>>> => {
@@ -84,6 +87,7 @@ async function postgresDatabase(): Promise<TestDatabase> {
   };
   return {
     backend: 'postgres',
+    url,
     open: (options) => openStore(database({ path: 'unused.db', url }, options), options),
     outage: () => pgServer.outage(),
     query,
