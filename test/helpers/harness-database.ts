@@ -22,6 +22,8 @@ export function harnessOnPostgres(): void {
 }
 
 export interface HarnessDatabase {
+  /** The SQLite file (on PostgreSQL, a path nothing uses). */
+  path: string;
   /** What selects it, as `npm start` reads it: GATEWAY_DB, and GATEWAY_DATABASE_URL on PostgreSQL. */
   env: Record<string, string>;
   /** Everything the database holds, as text: what a secret must not be found in. */
@@ -49,18 +51,15 @@ function sqliteText(path: string): string {
 /** The database for one harness whose files live in `dir`. */
 export async function harnessDatabase(dir: string): Promise<HarnessDatabase> {
   const path = join(dir, 'gateway.db');
-  if (backend === 'sqlite') return { env: { GATEWAY_DB: path }, text: async () => sqliteText(path) };
+  if (backend === 'sqlite') return { path, env: { GATEWAY_DB: path }, text: async () => sqliteText(path) };
   const db = await postgresDatabase();
-  return { env: { GATEWAY_DB: path, GATEWAY_DATABASE_URL: db.url as string }, text: () => postgresText(db) };
+  return { path, env: { GATEWAY_DB: path, GATEWAY_DATABASE_URL: db.url as string }, text: () => postgresText(db) };
 }
 
 /** A store of its own on the harness backend (a fresh database), closed at the test's end: for tests of one store shared by several parts. */
 export async function backendStore(test: { teardown(fn: () => unknown): void }): Promise<Store> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
-  const { env } = await harnessDatabase(dir);
-  const url = env['GATEWAY_DATABASE_URL'];
-  const path = join(dir, 'gateway.db');
-  const store = await openStore(url ? { path, url } : { path });
+  const store = backend === 'postgres' ? await (await postgresDatabase()).open() : await openStore({ path: join(dir, 'gateway.db') });
   test.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -100,7 +100,6 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
   // Only the simulators this harness made are its to close.
   const ownSims = [options.gamma ? null : gamma, options.alpha ? null : alpha, options.beta ? null : beta].filter((sim) => sim !== null);
   const closeSims = (): Promise<unknown> => Promise.all(ownSims.map((sim) => sim.close()));
-  const dbPath = join(dir, 'gateway.db');
   const env = {
     ...database.env,
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -150,7 +149,7 @@ export async function startHarness(t: Teardown, options: HarnessOptions = {}): P
     store,
     catalogue,
     config,
-    dbPath,
+    dbPath: database.path,
     databaseText: () => database.text(),
     logs,
     admin,
