@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openStore } from '../../src/store/open-store.js';
+import type { Test } from 'tap';
 import type { Store } from '../../src/store/store.js';
-import { postgresDatabase, type TestDatabase } from './store-backends.js';
+import { postgresDatabase, sqliteDatabase, type TestDatabase } from './store-backends.js';
 
 /**
  * The database behind a test harness's gateway: a SQLite file in the harness's folder (the
@@ -57,12 +56,9 @@ export async function harnessDatabase(dir: string): Promise<HarnessDatabase> {
 }
 
 /** A store of its own on the harness backend (a fresh database), closed at the test's end: for tests of one store shared by several parts. */
-export async function backendStore(test: { teardown(fn: () => unknown): void }): Promise<Store> {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
-  const store = backend === 'postgres' ? await (await postgresDatabase()).open() : await openStore({ path: join(dir, 'gateway.db') });
-  test.teardown(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+export async function backendStore(test: Test): Promise<Store> {
+  const db = backend === 'postgres' ? await postgresDatabase() : await sqliteDatabase(test);
+  const store = await db.open();
+  test.teardown(() => store.close());
   return store;
 }

@@ -43,7 +43,8 @@ const database = (where: { path: string; url?: string }, options: TestStoreOptio
   options.timeoutMs === undefined ? where : { ...where, timeout_ms: options.timeoutMs };
 const postgres = (): Promise<PostgresServer> => (server ??= startPostgres(t));
 
-async function sqliteDatabase(t: Test): Promise<TestDatabase> {
+/** A fresh SQLite file in a folder of its own, removed when `t` ends. */
+export async function sqliteDatabase(t: Test): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-contract-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'gateway.db');
