@@ -22,6 +22,8 @@ const THROUGHPUT_TARGETS: Record<ScenarioId, number> = {
   'alpha-stream': 0.4,
   'responses-json': 0.5,
   'responses-stream': 0.6,
+  'responses-unstored-json': 0.5,
+  'responses-unstored-stream': 0.6,
 };
 /** Open loop: the most a gateway may add over direct, ms. */
 const ADDED_P50_MS = 1;

@@ -14,7 +14,15 @@ import type { Target } from './targets.js';
  */
 
 export type Family = 'gamma' | 'alpha';
-export type ScenarioId = 'gamma-json' | 'gamma-stream' | 'alpha-json' | 'alpha-stream' | 'responses-json' | 'responses-stream';
+export type ScenarioId =
+  | 'gamma-json'
+  | 'gamma-stream'
+  | 'alpha-json'
+  | 'alpha-stream'
+  | 'responses-json'
+  | 'responses-stream'
+  | 'responses-unstored-json'
+  | 'responses-unstored-stream';
 
 /** How an answer is checked: the reference format (gamma, and the gateway's chat answers), alpha's own, or the Responses API's. */
 export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse';
@@ -27,6 +35,8 @@ export interface Scenario {
   family: Family;
   stream: boolean;
   ingress: Ingress;
+  /** A Responses request's `store: false` (the API's default, true, when absent). */
+  unstored?: true;
   /** For the table. */
   label: string;
 }
@@ -37,8 +47,12 @@ export const CLOSED_LOOP_SCENARIOS: readonly Scenario[] = [
   { id: 'alpha-json', family: 'alpha', stream: false, ingress: 'chat', label: 'alpha (translated), non-streamed' },
   { id: 'alpha-stream', family: 'alpha', stream: true, ingress: 'chat', label: 'alpha (translated), streamed (20 chunks)' },
   // The Responses API on gamma: the gateway maps it to the chat request the floor relays as is.
+  // By default each response is also stored (a row committed with the call's ledger row);
+  // with `store: false`, as Codex CLI sends, the gateway does what chat does plus the mapping.
   { id: 'responses-json', family: 'gamma', stream: false, ingress: 'responses', label: 'Responses API on gamma, non-streamed' },
   { id: 'responses-stream', family: 'gamma', stream: true, ingress: 'responses', label: 'Responses API on gamma, streamed (20 chunks)' },
+  { id: 'responses-unstored-json', family: 'gamma', stream: false, ingress: 'responses', unstored: true, label: 'Responses, store: false, non-streamed' },
+  { id: 'responses-unstored-stream', family: 'gamma', stream: true, ingress: 'responses', unstored: true, label: 'Responses, store: false, streamed (20 chunks)' },
 ];
 
 /** Content chunks per reply (the simulators' `[[sim:tokens=N]]` directive). */
@@ -91,15 +105,20 @@ function upstreamBody(family: Family, stream: boolean): JsonObject {
 }
 
 /** The same ask in the Responses API: one input string. */
-function responsesBody(family: Family, stream: boolean): JsonObject {
-  return { model: MODELS[family], input: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`, ...(stream ? { stream: true } : {}) };
+function responsesBody(family: Family, stream: boolean, unstored: boolean): JsonObject {
+  return {
+    model: MODELS[family],
+    input: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`,
+    ...(stream ? { stream: true } : {}),
+    ...(unstored ? { store: false } : {}),
+  };
 }
 
 function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint): RequestSpec {
   const { family, stream } = scenario;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
   if (scenario.ingress === 'responses') {
-    return { url: `${gateway.origin}/v1/responses`, headers, body: JSON.stringify(responsesBody(family, stream)), check: stream ? 'responses-sse' : 'responses-json' };
+    return { url: `${gateway.origin}/v1/responses`, headers, body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true)), check: stream ? 'responses-sse' : 'responses-json' };
   }
   return { url: `${gateway.origin}/v1/chat/completions`, headers, body: JSON.stringify(referenceBody(family, stream)), check: stream ? 'reference-sse' : 'reference-json' };
 }
