@@ -9,7 +9,7 @@ import type { ScenarioId } from './lib/workload.js';
  * floor on a Responses scenario, divided by its share on the chat scenario it maps to, per
  * round (both scenarios' floors relay the same chat request), then the median over rounds.
  *
- * The target holds the format's mapping to chat's own handling, so it is judged where the
+ * The target weighs the format's mapping against chat's own handling, so it is judged where the
  * gateway's work is the same apart from the mapping: `store: false` (as Codex CLI sends). With
  * the API's default, `store: true`, each call also commits its response for
  * `previous_response_id`, a write chat has no counterpart for: those rows show what storing
