@@ -24,7 +24,7 @@ interface Pair {
   judged: boolean;
 }
 
-export const INGRESS_PAIRS: readonly Pair[] = [
+const PAIRS: readonly Pair[] = [
   { label: 'gamma, non-streamed, store: false', responses: 'responses-unstored-json', chat: 'gamma-json', judged: true },
   { label: 'gamma, streamed (20 chunks), store: false', responses: 'responses-unstored-stream', chat: 'gamma-stream', judged: true },
   { label: 'gamma, non-streamed, stored', responses: 'responses-json', chat: 'gamma-json', judged: false },
@@ -38,7 +38,7 @@ export function ingressSection(c: Comparison): string[] {
   if (!c.targets.some((t) => t.kind === 'floor')) return [];
   const gateways = gatewaysOf(c.targets);
   const rps = (m: { result: { rps: number } }): number => m.result.rps;
-  const rows = INGRESS_PAIRS.map(({ label, responses, chat, judged }): Row => [
+  const rows = PAIRS.map(({ label, responses, chat, judged }): Row => [
     label,
     ...gateways.flatMap((g) => {
       const onResponses = paired(c.closed, responses, [g.id, 'floor'], rps, ratio);

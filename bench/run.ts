@@ -13,7 +13,7 @@ import { soak, type SoakSettings } from './soak.js';
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
- *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 10 minutes
+ *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 22 minutes
  *   --quick   3 short rounds: about 3 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
