@@ -120,6 +120,8 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await page.getByRole('dialog').waitFor({ state: 'detached' });
   const forbidden = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
   t.equal((forbidden as { status?: number }).status, 403, 'the allowlist change takes effect');
+  // The dialog closes before the table reloads, so wait for the row to show the new allowlist.
+  await row.locator('td').nth(3).filter({ hasText: /^gamma-5\.2$/ }).waitFor();
   t.equal(await row.locator('td').nth(3).textContent(), 'gamma-5.2', 'the allowlist shows the change');
 
   // A tiny ceiling (what was already spent) → 402.
