@@ -96,6 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     body: bodyReader({ maxBytes: config.server.max_body_bytes, maxBytesHeld: config.server.max_body_bytes_held }),
     limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
     store,
+    parameters: config.parameters,
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
 import { messagesFormat } from '../plugins/ingress-messages/format.js';
@@ -7,7 +6,7 @@ import { checkMessagesBody } from '../plugins/ingress-messages/schema.js';
 import { Call } from '../src/chain/call.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import { estimateInputTokens } from '../src/neutral/token-estimate.js';
-import { catalogue, thrown } from './helpers/translate.js';
+import { catalogue, detachedExchange, thrown } from './helpers/translate.js';
 
 /** The Messages reader and schema, table-driven with literal fixtures (docs/formats/messages.md). */
 
@@ -16,7 +15,8 @@ type Body = Record<string, unknown>;
 const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDPOINTS)[0]>, NonNullable<(typeof MESSAGES_ENDPOINTS)[1]>];
 
 function read(body: Body, endpoint = CREATE) {
-  const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
+  const { req, res } = detachedExchange();
+  const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
   call.model = catalogue.resolve('gamma-5.4') ?? null;
   return readMessagesRequest(call);
 }
@@ -260,7 +260,8 @@ t.test('the schema names the field at fault', async (t) => {
 
 t.test('the outline the gatekeepers read', async (t) => {
   const outline = (body: Body, endpoint = CREATE) => {
-    const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
+    const { req, res } = detachedExchange();
+    const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
     return messagesFormat.outline(call);
   };
   t.same(outline(base({ stream: true, max_tokens: 300 })), { stream: true, includeUsage: true, maxOutputTokens: 300, maxOutputParam: 'max_tokens', choices: 1, asks: { tools: null, json: null, image: null } });

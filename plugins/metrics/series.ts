@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { costOf, type Call } from '../../src/plugin-api.js';
+import { adjustedParamLabel, costOf, type Call } from '../../src/plugin-api.js';
 
 /**
  * The gateway's series. Every label value comes from configuration or a fixed set — the
@@ -83,6 +83,7 @@ export class GatewaySeries {
   private readonly fallbacks;
   private readonly tokens: DeferredCounter;
   private readonly cost: DeferredCounter;
+  private readonly adjusted: DeferredCounter;
   private readonly inFlight;
   /** Calls counted in flight, so a call refused before this plugin's onRequest is never decremented. */
   private readonly flying = new WeakSet<Call>();
@@ -148,6 +149,11 @@ export class GatewaySeries {
       'Charged cost in nano-dollars (1e-9 USD; integers, exact), by the model that answered.',
       ['model', 'family'],
     );
+    this.adjusted = deferredCounter(
+      'gateway_adjusted_parameters_total',
+      'Parameters honoured only approximately and announced in x-gateway-adjusted, by parameter (indices dropped).',
+      ['param'],
+    );
     this.inFlight = new Gauge({ name: 'gateway_requests_in_flight', help: 'Calls being handled now.', registers });
   }
 
@@ -166,6 +172,12 @@ export class GatewaySeries {
     const status = statusClass(call.status);
     this.requests.add(`${id}|${endpoint}|${status}`, { model: id, family, endpoint, status_class: status });
     this.countAttempts(call);
+    if (call.adjustments) {
+      for (const { param } of call.adjustments) {
+        const label = adjustedParamLabel(param);
+        this.adjusted.add(label, { param: label });
+      }
+    }
     if (!model) return;
     const labels = { model: id, family };
     if (call.attempts > 0) {

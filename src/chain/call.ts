@@ -5,6 +5,7 @@ import type { ModelEntry } from '../catalogue/catalogue.js';
 import { GatewayError, invalidRequest } from '../http/errors.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
+import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
 
@@ -171,6 +172,10 @@ export class Call {
   replayedInputBytes = 0;
   /** Every upstream attempt, in order (retries and fallbacks included). */
   readonly upstreamAttempts: UpstreamAttempt[] = [];
+  /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
+  parameterPolicy: ParameterPolicy = 'lenient';
+  /** Parameters honoured only approximately, in the order met (see `adjust`); null while there are none. */
+  adjustments: Adjustment[] | null = null;
   readonly timings: Timings;
   /** The caller's request headers as received (the proxy core replaces `req.headers` per attempt). */
   readonly callerHeaders: IncomingHttpHeaders;
@@ -231,6 +236,19 @@ export class Call {
     const listeners = this.goneListeners;
     this.goneListeners = null;
     if (listeners) for (const listener of listeners) listener();
+  }
+
+  /**
+   * A parameter honoured only approximately (src/chain/adjustments.ts): recorded once and
+   * announced in the answer's `x-gateway-adjusted` header — or, under `parameters: strict`,
+   * refused with `refusal` as a 400 naming `param`. Translators may call it on every attempt.
+   */
+  adjust(param: string, action: string, refusal: string): void {
+    if (this.parameterPolicy === 'strict') throw invalidRequest(refusal, param);
+    const adjustments = (this.adjustments ??= []);
+    if (adjustments.some((known) => known.param === param && known.action === action)) return;
+    adjustments.push({ param, action });
+    if (!this.res.headersSent) this.res.setHeader(ADJUSTED_HEADER, adjustedHeader(adjustments));
   }
 
   /** The request bytes as read by the pipeline. */

@@ -40,6 +40,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   ['GATEWAY_ADMIN_TOKEN', ['admin', 'token'], 'string'],
   ['GATEWAY_RETRY_MAX', ['retry', 'max'], 'int'],
+  ['GATEWAY_PARAMETERS', ['parameters'], 'string'],
   ['GATEWAY_UPSTREAM_TIMEOUT_MS', ['timeouts', 'upstream_ms'], 'int'],
   ['GATEWAY_STREAM_IDLE_TIMEOUT_MS', ['timeouts', 'stream_idle_ms'], 'int'],
   ['GATEWAY_CONNECT_TIMEOUT_MS', ['timeouts', 'connect_ms'], 'int'],

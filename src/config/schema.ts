@@ -1,5 +1,7 @@
 /** The JSON Schema of `config/gateway.yaml` and the TypeScript shape it guarantees. */
 
+import { PARAMETER_POLICIES, type ParameterPolicy } from '../chain/adjustments.js';
+
 export interface UpstreamConfig {
   /** Origin (with optional path prefix) under which the vendor's own paths live; never ends in /v1. */
   base_url: string;
@@ -63,6 +65,8 @@ export interface GatewayConfig {
    * is, and never a credential, cookie or hop-by-hop header, whatever this list says.
    */
   forwarded_caller_headers: string[];
+  /** What happens to a parameter that can only be honoured approximately (src/chain/adjustments.ts). */
+  parameters: ParameterPolicy;
   /** Live fetchers of imported keys' usage history, by key kind (see src/imports/connectors.ts). */
   imports: { connectors: { aggregator?: { base_url: string } } };
   plugins: PluginEntry[];
@@ -153,6 +157,7 @@ export const gatewayConfigSchema = {
       items: { type: 'string', pattern: '^[a-z0-9-]+\\*?$' },
       default: ['user-agent', 'x-stainless-*'],
     },
+    parameters: { enum: PARAMETER_POLICIES, default: 'lenient' },
     imports: {
       type: 'object',
       additionalProperties: false,

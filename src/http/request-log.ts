@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { adjustedHeader } from '../chain/adjustments.js';
 import { callOf } from '../chain/call.js';
 import { cutForLog } from './redact.js';
 
@@ -16,7 +17,7 @@ export function pathOf(url: string | undefined): string {
 /**
  * One log line per request, whatever answered it (the hot path, Express, a plugin): method,
  * path (cut to MAX_LOGGED_CHARS), status, canonical model, key id — never the key, a header or
- * a body —, outcome, latency and upstream latency.
+ * a body —, outcome, the parameters adjusted (`x-gateway-adjusted`), latency and upstream latency.
  */
 export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -33,6 +34,7 @@ export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResp
           key_id: call?.key?.id,
           outcome: call?.outcome,
           attempts: call?.attempts || undefined,
+          adjusted: call?.adjustments ? adjustedHeader(call.adjustments) : undefined,
           latency_ms: tenths(performance.now() - started),
           upstream_ms: t && t.upstreamHeaders ? tenths(t.upstreamHeaders - t.upstreamStart) : undefined,
         },

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ParameterPolicy } from '../chain/adjustments.js';
 import { Call, type Endpoint } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
@@ -25,6 +26,8 @@ export interface PipelineOptions {
   limits: FailureLimits;
   /** For the admission steps' round trip (rate cap, ceiling). */
   store: Store;
+  /** What a call does with a parameter it can only approximate (config `parameters`). */
+  parameters: ParameterPolicy;
 }
 
 /**
@@ -53,6 +56,7 @@ export class Pipeline {
   async serve(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { chain, log } = this.options;
     const call = new Call(endpoint, req, res, this.options.clock.now());
+    call.parameterPolicy = this.options.parameters;
     const ended = this.calls.enter();
     let body: HeldBody | undefined;
     res.once('close', () => {

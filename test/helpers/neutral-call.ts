@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino from 'pino';
 import { ThoughtSignatures } from '../../plugins/vendor-beta/thought-signatures.js';
 import type { BetaServices } from '../../plugins/vendor-beta/translator.js';
@@ -10,7 +9,7 @@ import { chatFormat } from '../../plugins/ingress-chat/format.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
 import type { NeutralRequest } from '../../src/neutral/request.js';
 import { ENDPOINTS } from './endpoints.js';
-import { ADMITTED_AT, catalogue } from './translate.js';
+import { ADMITTED_AT, catalogue, detachedExchange } from './translate.js';
 
 /**
  * Vendor translator tests from a literal neutral request, whatever format would have read it (the
@@ -44,7 +43,8 @@ export const NEUTRAL: NeutralRequest = {
 export function neutralCall(request: Partial<NeutralRequest>, model: string, stream = false): Call {
   const read = { ...NEUTRAL, ...request };
   const endpoint: Endpoint = { ...ENDPOINTS['chat.completions'], format: { ...chatFormat, wire: 'neutral-test', read: () => read } };
-  const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from('{}'));
+  const { req, res } = detachedExchange();
+  const call = new Call(endpoint, req, res, ADMITTED_AT, Buffer.from('{}'));
   call.model = catalogue.resolve(model) ?? null;
   call.stream = stream;
   return call;

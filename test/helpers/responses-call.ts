@@ -1,12 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSES_ENDPOINT } from '../../plugins/ingress-responses/index.js';
 import { Call } from '../../src/chain/call.js';
-import { ADMITTED_AT, catalogue } from './translate.js';
+import { ADMITTED_AT, catalogue, detachedExchange } from './translate.js';
 
 /** Unit tests of the Responses format: a call of /v1/responses as the pipeline hands it over, and fixed ids for fixtures. */
 
 export function responsesCall(body: Record<string, unknown>, model = 'gamma-5.4'): Call {
-  const call = new Call(RESPONSES_ENDPOINT, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
+  const { req, res } = detachedExchange();
+  const call = new Call(RESPONSES_ENDPOINT, req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
   call.model = catalogue.resolve(model) ?? null;
   call.stream = body['stream'] === true;
   return call;

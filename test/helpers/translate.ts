@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from './endpoints.js';
@@ -19,9 +19,15 @@ export interface CallOptions {
   includeUsage?: boolean;
 }
 
+/** A request/response pair no socket stands behind: headers may be set on it (e.g. `x-gateway-adjusted`), nothing is sent. */
+export function detachedExchange(): { req: IncomingMessage; res: ServerResponse } {
+  const req = { headers: {}, method: 'POST', complete: true } as unknown as IncomingMessage;
+  return { req, res: new ServerResponse(req) };
+}
+
 export function makeCall(body: unknown, options: CallOptions): Call {
-  const req = { headers: {} } as IncomingMessage;
-  const call = new Call(ENDPOINTS[options.endpoint ?? 'chat.completions'], req, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
+  const { req, res } = detachedExchange();
+  const call = new Call(ENDPOINTS[options.endpoint ?? 'chat.completions'], req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
   call.model = catalogue.resolve(options.model) ?? null;
   call.stream = options.stream ?? false;
   call.includeUsage = options.includeUsage ?? false;
