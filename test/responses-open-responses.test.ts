@@ -67,7 +67,7 @@ for (const model of MODELS) {
       const events = sseEvents(streamed.text);
       t.same(streamProblems(events), [], 'every event of the stream');
       t.same(events.slice(-2).map((event) => event.data['type']), ['error', 'response.failed']);
-      t.equal(events.at(-1)?.data['response'].completed_at, null, 'a failed response was never completed');
+      t.equal((events.at(-1)?.data['response'] as Json | undefined)?.['completed_at'], null, 'a failed response was never completed');
     });
 
     await t.test('the echo: the request\'s values, or the values in effect', async (t) => {
