@@ -1,14 +1,20 @@
 import type { Test } from 'tap';
 import t from 'tap';
+import { responsesFormat } from '../plugins/ingress-responses/format.js';
+import type { ResponsesStream } from '../plugins/ingress-responses/stream.js';
+import { GatewayError } from '../src/http/errors.js';
 import { raw, startHarness } from './helpers/harness.js';
 import { responseProblems, sseEvents, streamProblems } from './helpers/open-responses.js';
+import { responsesCall } from './helpers/responses-call.js';
 
 /**
  * Every response object POST /v1/responses writes, whole or embedded in a stream's events, and
  * every event of its streams, validate against the Open Responses specification's JSON schemas
  * (test/fixtures/open-responses): for a model of each family, a plain answer, function tools,
  * reasoning, JSON output, an answer cut by max_output_tokens, and a stream that fails after its
- * 200. The echo carries the request's settings, or the values in effect.
+ * 200; and, from the format's writer, what the simulators do not send (a refusal, a redacted
+ * reasoning run, a failure before any output). The echo carries the request's settings, or the
+ * values in effect.
  */
 
 type Json = Record<string, any>;
@@ -101,3 +107,19 @@ for (const model of MODELS) {
     });
   });
 }
+
+t.test('the writer: a refusal, a redacted run, a failure before any output', async (t) => {
+  const output = () => responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', stream: true }));
+  const s = output().sink() as ResponsesStream;
+  let out = s.start() + s.reasoning(0, '') + s.reasoningState(0, { family: 'alpha', kind: 'redacted', data: 'r' }) + s.text(0, 'Sorry. ') + s.refusal(0, 'I cannot help.') + s.finish(0, 'content_filter');
+  s.close({ promptTokens: 1, completionTokens: 2 });
+  out += s.done();
+  t.same(streamProblems(sseEvents(out)), [], 'refused, streamed');
+  t.equal(sseEvents(out).at(-1)?.name, 'response.incomplete');
+
+  const whole = output().render({ choices: [{ content: 'Sorry. ', refusal: 'I cannot help.', toolCalls: [], finish: 'content_filter', reasoning: [{ text: '', state: null }] }], usage: { promptTokens: 1, completionTokens: 2 } });
+  t.same(responseProblems(JSON.parse(String(whole.body))), [], 'refused, whole; a reasoning run without a state');
+
+  const failed = (output().sink() as ResponsesStream).fail(new GatewayError(502, 'The upstream failed.'));
+  t.same(streamProblems(sseEvents(failed)), [], 'failed before any output: opened, the error, response.failed');
+});
