@@ -40,9 +40,9 @@ export class ThoughtSignatures {
     private readonly log: Logger,
   ) {}
 
-  /** The signatures kept for the tool calls of a request's history: one read, none without tool calls. */
-  async known(call: Call, callIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    return callIds.length === 0 ? new Map() : this.store.get(keyOf(call), callIds, this.clock.now());
+  /** The signatures kept for a request's history (its tool calls', its text turns'): one read, none for a request without model turns. */
+  async known(call: Call, ids: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    return ids.length === 0 ? new Map() : this.store.get(keyOf(call), ids, this.clock.now());
   }
 
   /**
