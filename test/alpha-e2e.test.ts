@@ -37,7 +37,7 @@ t.test('alpha through the official client: replies, streams, usage, alias, lengt
   t.notOk(upstream.headers['authorization'], 'no bearer credential upstream');
   t.same(upstream.body, {
     model: MODEL,
-    max_tokens: 64000,
+    max_tokens: 128000,
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] }],
     system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Answer in English.' }],
     stop_sequences: ['END'],

@@ -5,7 +5,7 @@ import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from 
 
 /**
  * Every row of the alpha mapping tables (docs/vendor-formats.md: #request-mapping, #alpha-response, #alpha-finish-reasons, #alpha-usage, #alpha-stream-events, #alpha-errors), each direction, with
- * literal JSON and SSE fixtures. Model alpha-haiku-4.5 (upstream name = id, max output 8192).
+ * literal JSON and SSE fixtures. Model alpha-haiku-4.5 (upstream name = id, max output 64000).
  */
 
 const MODEL = 'alpha-haiku-4.5';
@@ -21,38 +21,38 @@ t.test('request mapping, reference → alpha', async (t) => {
   const rows: Array<[string, string, string]> = [
     ['model (alias → upstream name), user string, max_tokens default from the catalogue',
       '{"model":"alpha-haiku-4-5","messages":[{"role":"user","content":"Hi"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}'],
     ['system and developer messages hoisted, in order, into top-level system',
       '{"messages":[{"role":"system","content":"A"},{"role":"user","content":"Hi"},{"role":"developer","content":[{"type":"text","text":"B"}]}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],"system":[{"type":"text","text":"A"},{"type":"text","text":"B"}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],"system":[{"type":"text","text":"A"},{"type":"text","text":"B"}]}'],
     ['user text parts → text blocks, empty text dropped, same-role turns merged',
       '{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":""}]},{"role":"user","content":"b"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}'],
     ['image_url data URL → base64 image; https → url image; detail auto asks nothing',
       '{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}},{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}}]}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]}]}'],
     ['assistant content → text block; null content omitted; tool_calls → tool_use in the same message ("" → {}); tool messages → one user message, results first',
       '{"tools":[{"type":"function","function":{"name":"f"}}],"messages":[{"role":"user","content":"Go"},{"role":"assistant","content":"Checking.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\\"x\\":1}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":""}}]},{"role":"tool","tool_call_id":"call_1","content":"one"},{"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"two"}]},{"role":"user","content":"And?"},{"role":"assistant","content":null}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"Go"}]},{"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"call_1","name":"f","input":{"x":1}},{"type":"tool_use","id":"call_2","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"one"},{"type":"tool_result","tool_use_id":"call_2","content":"two"},{"type":"text","text":"And?"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"Go"}]},{"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"call_1","name":"f","input":{"x":1}},{"type":"tool_use","id":"call_2","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"one"},{"type":"tool_result","tool_use_id":"call_2","content":"two"},{"type":"text","text":"And?"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}]}'],
     ['tool ids with foreign characters sanitised the same way on call and result; a leading assistant turn gets a user turn first',
       '{"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}],"messages":[{"role":"assistant","tool_calls":[{"id":"fn:1.a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"fn:1.a","content":"ok"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"."}]},{"role":"assistant","content":[{"type":"tool_use","id":"fn_1_a","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"fn_1_a","content":"ok"}]}],"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}]}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"."}]},{"role":"assistant","content":[{"type":"tool_use","id":"fn_1_a","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"fn_1_a","content":"ok"}]}],"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}]}'],
     ['tool_choice auto', '{"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"auto","messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"auto"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"auto"}}'],
     ['tool_choice none', '{"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"none","messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"none"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"none"}}'],
     ['tool_choice required → any', '{"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"required","messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"any"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"any"}}'],
     ['named function → tool', '{"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"tool","name":"f"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"tool","name":"f"}}'],
     ['parallel_tool_calls false → disable_parallel_tool_use (auto created)', '{"tools":[{"type":"function","function":{"name":"f"}}],"parallel_tool_calls":false,"messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"auto","disable_parallel_tool_use":true}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"auto","disable_parallel_tool_use":true}}'],
     ['response_format json_object → forced tool with any object', '{"response_format":{"type":"json_object"},"messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"json_response"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"json_response"}}'],
     ['response_format json_schema → forced tool with the schema (the name is not sent)', '{"response_format":{"type":"json_schema","json_schema":{"name":"c","schema":{"type":"object","properties":{"a":{"type":"string"}}}}},"messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object","properties":{"a":{"type":"string"}}}}],"tool_choice":{"type":"tool","name":"json_response"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object","properties":{"a":{"type":"string"}}}}],"tool_choice":{"type":"tool","name":"json_response"}}'],
     ['JSON mode beside the caller\'s tools: one of them or the JSON tool', '{"tools":[{"type":"function","function":{"name":"f"}}],"response_format":{"type":"json_object"},"messages":[{"role":"user","content":"x"}]}',
-      '{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}},{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}'],
+      '{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}},{"name":"json_response","description":"Reply with the JSON value that answers the request.","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}'],
     ['stop string → stop_sequences array; max_completion_tokens preferred over max_tokens; temperature, top_p; user → metadata.user_id; zero penalties and null seed ask nothing',
       '{"stop":"END","max_tokens":50,"max_completion_tokens":20,"temperature":0.5,"top_p":0.9,"user":"u-1","seed":null,"presence_penalty":0,"frequency_penalty":0,"messages":[{"role":"user","content":"x"}]}',
       '{"model":"alpha-haiku-4.5","max_tokens":20,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"stop_sequences":["END"],"temperature":0.5,"top_p":0.9,"metadata":{"user_id":"u-1"}}'],
@@ -63,7 +63,7 @@ t.test('request mapping, reference → alpha', async (t) => {
 
   t.same(
     upstreamBody('{"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}', { stream: true, includeUsage: true }),
-    JSON.parse('{"model":"alpha-haiku-4.5","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"stream":true}'),
+    JSON.parse('{"model":"alpha-haiku-4.5","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"stream":true}'),
     'stream → stream:true; stream_options stays in the gateway',
   );
   t.equal(translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true }).request().headers['accept'], 'text/event-stream');

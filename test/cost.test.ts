@@ -41,9 +41,9 @@ interface Expected {
   listMax: string;
 }
 const HAND_COMPUTED: Record<string, Expected> = {
-  'alpha-opus-4.6': { perMillion: ['15.00', '7.50', '3.00'], inNanos: 3000, cost40: '0.0003', list40: '0.000609', savings40: '0.000309', nanos40: 300_000, max: '0.24', listMax: '0.48' },
-  'alpha-sonnet-4.6': { perMillion: ['3.00', '1.50', '0.60'], inNanos: 600, cost40: '0.00006', list40: '0.0001218', savings40: '0.0000618', nanos40: 60_000, max: '0.096', listMax: '0.192' },
-  'alpha-haiku-4.5': { perMillion: ['0.25', '0.13', '0.05'], inNanos: 50, cost40: '0.0000052', list40: '0.00001015', savings40: '0.00000495', nanos40: 5_200, max: '0.00106496', listMax: '0.002048' },
+  'alpha-opus-4.6': { perMillion: ['15.00', '7.50', '3.00'], inNanos: 3000, cost40: '0.0003', list40: '0.000609', savings40: '0.000309', nanos40: 300_000, max: '0.96', listMax: '1.92' },
+  'alpha-sonnet-4.6': { perMillion: ['3.00', '1.50', '0.60'], inNanos: 600, cost40: '0.00006', list40: '0.0001218', savings40: '0.0000618', nanos40: 60_000, max: '0.192', listMax: '0.384' },
+  'alpha-haiku-4.5': { perMillion: ['0.25', '0.13', '0.05'], inNanos: 50, cost40: '0.0000052', list40: '0.00001015', savings40: '0.00000495', nanos40: 5_200, max: '0.00832', listMax: '0.016' },
   'beta-3.1-pro': { perMillion: ['3.50', '1.75', '0.584'], inNanos: 584, cost40: '0.00007', list40: '0.000141752', savings40: '0.000071752', nanos40: 70_000, max: '0.114688', listMax: '0.229376' },
   'beta-3-flash': { perMillion: ['0.075', '0.038', '0.013'], inNanos: 13, cost40: '0.00000152', list40: '0.000003039', savings40: '0.000001519', nanos40: 1_520, max: '0.002490368', listMax: '0.0049152' },
   'gamma-5.4': { perMillion: ['5.00', '2.50', '0.625'], inNanos: 625, cost40: '0.0001', list40: '0.000201875', savings40: '0.000101875', nanos40: 100_000, max: '0.32', listMax: '0.64' },

@@ -86,15 +86,15 @@ t.test('the upstream cost limit covers the sibling too', async (t) => {
 t.test('a sibling with a lower maximum than the caller asked for is not asked: the model is retried', async (t) => {
   const h = await harness(t);
   const { key } = await h.createKey();
-  // alpha-sonnet-4.6 produces up to 64 000 tokens, its sibling alpha-haiku-4.5 8192.
+  // alpha-sonnet-4.6 produces up to 128 000 tokens, its sibling alpha-haiku-4.5 64 000.
   h.alpha.faults.push({ status: 529 });
-  const over = await chat(h, key, 'alpha-sonnet-4.6', 10_000, 3);
+  const over = await chat(h, key, 'alpha-sonnet-4.6', 100_000, 3);
   t.equal(over.status, 200);
   t.equal(over.json().model, 'alpha-sonnet-4.6', 'retried on the model asked');
   t.same(h.alpha.requests.map((r) => JSON.parse(r.body).model), ['alpha-sonnet-4.6', 'alpha-sonnet-4.6']);
 
   h.alpha.faults.push({ status: 529 });
-  const within = await chat(h, key, 'alpha-sonnet-4.6', 8192, 3);
+  const within = await chat(h, key, 'alpha-sonnet-4.6', 64_000, 3);
   t.equal(within.json().model, 'alpha-haiku-4.5', 'a limit the sibling keeps falls back');
-  t.equal(JSON.parse(h.alpha.requests.at(-1)?.body ?? '{}').max_tokens, 8192);
+  t.equal(JSON.parse(h.alpha.requests.at(-1)?.body ?? '{}').max_tokens, 64_000);
 });

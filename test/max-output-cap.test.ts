@@ -11,7 +11,7 @@ import { usage } from './helpers/usage.js';
 
 /** One model of each family and its catalogue maximum (config/models.yaml). */
 const MODELS = [
-  { family: 'alpha', model: 'alpha-haiku-4.5', max: 8192 },
+  { family: 'alpha', model: 'alpha-haiku-4.5', max: 64_000 },
   { family: 'beta', model: 'beta-3-flash', max: 65_536 },
   { family: 'gamma', model: 'gamma-5.4', max: 128_000 },
 ] as const;
@@ -84,17 +84,17 @@ t.test('the maximum is per completion: n and a legacy prompt list may each ask f
 
 t.test('the audit repro: a ceiling is never overshot by a limit above the maximum', async (t) => {
   const h = await startHarness(t, { clock: new FakeClock() });
-  // alpha-haiku-4.5 charges $0.13 per 1M output tokens: 130 nano-dollars a token. $0.0011 covers
-  // the 8192 tokens the model produces (1 064 960), not the 9000 the simulator would emit.
-  const { key } = await h.createKey({ monthly_ceiling_usd: '0.0011' });
+  // alpha-haiku-4.5 charges $0.13 per 1M output tokens: 130 nano-dollars a token. $0.0084 covers
+  // the 64 000 tokens the model produces (8 320 000), not the 65 000 the simulator would emit.
+  const { key } = await h.createKey({ monthly_ceiling_usd: '0.0084' });
   const ask = (path: string, body: Record<string, unknown>) => post(h, key, path, { model: 'alpha-haiku-4.5', ...body });
-  const content = 'go [[sim:tokens=9000]]';
+  const content = 'go [[sim:tokens=65000]]';
   for (const [path, body, param] of [
-    ['/v1/chat/completions', { max_tokens: 9500, messages: [{ role: 'user', content }] }, 'max_tokens'],
-    ['/v1/chat/completions', { max_completion_tokens: 9500, messages: [{ role: 'user', content }] }, 'max_completion_tokens'],
-    ['/v1/responses', { max_output_tokens: 9500, input: content }, 'max_output_tokens'],
-    ['/v1/messages', { max_tokens: 9500, messages: [{ role: 'user', content }] }, 'max_tokens'],
-    ['/v1/messages', { max_tokens: 9500, stream: true, messages: [{ role: 'user', content }] }, 'max_tokens'],
+    ['/v1/chat/completions', { max_tokens: 65_000, messages: [{ role: 'user', content }] }, 'max_tokens'],
+    ['/v1/chat/completions', { max_completion_tokens: 65_000, messages: [{ role: 'user', content }] }, 'max_completion_tokens'],
+    ['/v1/responses', { max_output_tokens: 65_000, input: content }, 'max_output_tokens'],
+    ['/v1/messages', { max_tokens: 65_000, messages: [{ role: 'user', content }] }, 'max_tokens'],
+    ['/v1/messages', { max_tokens: 65_000, stream: true, messages: [{ role: 'user', content }] }, 'max_tokens'],
   ] as const) {
     const res = await ask(path, body);
     t.equal(res.status, 400, `${path} ${param}: refused`);
@@ -103,10 +103,10 @@ t.test('the audit repro: a ceiling is never overshot by a limit above the maximu
   t.equal(h.alpha.requests.length, 0, 'nothing reached the upstream');
   t.equal((await usage(h, key)).cycle['spent_usd'], '0.00');
 
-  const capped = await ask('/v1/chat/completions', { max_tokens: 8192, messages: [{ role: 'user', content }] });
+  const capped = await ask('/v1/chat/completions', { max_tokens: 64_000, messages: [{ role: 'user', content }] });
   t.equal(capped.status, 200, 'the maximum itself fits the ceiling');
-  t.equal(capped.json().usage.completion_tokens, 8192, 'and the simulator stops there');
+  t.equal(capped.json().usage.completion_tokens, 64_000, 'and the simulator stops there');
   const cycle = (await usage(h, key)).cycle;
-  t.equal(cycle['spent_usd'], '0.00106496', 'billed what was reserved');
+  t.equal(cycle['spent_usd'], '0.00832', 'billed what was reserved');
   t.equal(cycle['reserved_usd'], '0.00');
 });

@@ -94,7 +94,7 @@ t.test('GET /v1/models in the Messages shape for anthropic-version callers, page
   for await (const model of client.models.list({ limit: 4 })) seen.push(model);
   const newestFirst = [...h.catalogue.models].sort((a, b) => b.created - a.created || a.id.localeCompare(b.id));
   t.same(seen.map((model) => model.id), newestFirst.map((model) => model.id), 'every model, newest first, over three pages');
-  t.same(seen.find((model) => model.id === 'alpha-sonnet-4.6'), { type: 'model', id: 'alpha-sonnet-4.6', display_name: 'alpha-sonnet-4.6', created_at: '2026-02-17T00:00:00.000Z', max_tokens: 64000 });
+  t.same(seen.find((model) => model.id === 'alpha-sonnet-4.6'), { type: 'model', id: 'alpha-sonnet-4.6', display_name: 'alpha-sonnet-4.6', created_at: '2026-02-17T00:00:00.000Z', max_tokens: 128000 });
   t.equal((await client.models.retrieve('alpha-sonnet-4-6')).id, 'alpha-sonnet-4.6', 'an alias answers its canonical model');
   const beta: string[] = [];
   for await (const model of client.beta.models.list()) beta.push(model.id);

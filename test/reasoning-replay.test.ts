@@ -96,7 +96,9 @@ t.test('beta: thoughts and a text part\'s signature; a stream\'s thought parts a
   const unsigned = JSON.parse(String(tr.response(Buffer.from('{"candidates":[{"content":{"parts":[{"text":"Hm.","thought":true},{"text":"Yes."}]},"finishReason":"STOP","index":0}]}')).body)) as Json;
   t.same([unsigned['choices'][0].message.reasoning_content, unsigned['choices'][0].message.thinking_blocks], ['Hm.', undefined], 'thoughts without a signature: text only');
 
-  const stream = new BetaTranslator(makeCall({ messages: [{ role: 'user', content: 'x' }] }, { model: 'beta-3-flash', stream: true }), services());
+  const signatures = newSignatures();
+  const streamCall = makeCall({ messages: [{ role: 'user', content: 'x' }] }, { model: 'beta-3-flash', stream: true });
+  const stream = new BetaTranslator(streamCall, services(signatures));
   const sse = ['{"candidates":[{"content":{"parts":[{"text":"Pon","thought":true}]},"index":0}]}', '{"candidates":[{"content":{"parts":[{"text":"der.","thought":true}]},"index":0}]}', `{"candidates":[{"content":{"parts":[{"text":"Four.","thoughtSignature":"${BETA.data}"}]},"finishReason":"STOP","index":0}]}`]
     .map((data) => `data: ${data}\n\n`).join('');
   t.same((frames(runStream(stream, sse)) as Json[]).map((c) => c['choices'][0].delta), [
@@ -104,9 +106,15 @@ t.test('beta: thoughts and a text part\'s signature; a stream\'s thought parts a
     { reasoning_content: 'Pon' },
     { reasoning_content: 'der.' },
     { content: 'Four.' },
-    { thinking_blocks: [{ type: 'thinking', thinking: 'Ponder.', signature: envelope(BETA) }] },
     {},
-  ], 'a text part\'s signature ends the run after its text');
+  ], 'a text part\'s signature after the text: nothing written after it');
+  await signatures.settled(streamCall);
+  const next = new BetaTranslator(makeCall({ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'Four.' }, { role: 'user', content: 'y' }] }, { model: 'beta-3-flash' }), services(signatures));
+  t.same((await upstreamJson(next.request()))['contents'], [
+    { role: 'user', parts: [{ text: 'x' }] },
+    { role: 'model', parts: [{ text: 'Four.', thoughtSignature: BETA.data }] },
+    { role: 'user', parts: [{ text: 'y' }] },
+  ], 'kept by the gateway, and given back on the turn\'s last part');
 });
 
 t.test('gamma: reasoning tokens of a translated reply', async (t) => {

@@ -44,7 +44,7 @@ const level = (thinkingLevel: string, shown = true): Json => ({ thinkingConfig: 
 const NOTHING_ALPHA: Json = { thinking: undefined, output_config: undefined };
 const NOTHING_BETA: Json = { thinkingConfig: undefined };
 
-/** Effort → [alpha-opus-4.6 (adaptive), alpha-sonnet-4.6 (adaptive, no max), alpha-haiku-4.5 (budget, 8192 out), beta-3-flash, beta-3.1-pro, gamma-5.4 (translated)]. */
+/** Effort → [alpha-opus-4.6 (adaptive), alpha-sonnet-4.6 (adaptive, no max), alpha-haiku-4.5 (budget, 64000 out), beta-3-flash, beta-3.1-pro, gamma-5.4 (translated)]. */
 const EFFORTS: Array<[string | undefined, Json[]]> = [
   [undefined, [NOTHING_ALPHA, NOTHING_ALPHA, NOTHING_ALPHA, NOTHING_BETA, NOTHING_BETA, { reasoning_effort: undefined }]],
   ['none', [NOTHING_ALPHA, NOTHING_ALPHA, NOTHING_ALPHA, level('MINIMAL', false), level('LOW', false), { reasoning_effort: 'none' }]],
@@ -52,9 +52,8 @@ const EFFORTS: Array<[string | undefined, Json[]]> = [
   ['low', [adaptive('low'), adaptive('low'), budget(1024), level('LOW'), level('LOW'), { reasoning_effort: 'low' }]],
   ['medium', [adaptive('medium'), adaptive('medium'), budget(2048), level('MEDIUM'), level('HIGH'), { reasoning_effort: 'medium' }]],
   ['high', [adaptive('high'), adaptive('high'), budget(4096), level('HIGH'), level('HIGH'), { reasoning_effort: 'high' }]],
-  // Haiku's output limit is 8192: its budgets stay under it.
-  ['xhigh', [adaptive('high'), adaptive('high'), budget(8191), level('HIGH'), level('HIGH'), { reasoning_effort: 'high' }]],
-  ['max', [adaptive('max'), adaptive('high'), budget(8191), level('HIGH'), level('HIGH'), { reasoning_effort: 'high' }]],
+  ['xhigh', [adaptive('high'), adaptive('high'), budget(8192), level('HIGH'), level('HIGH'), { reasoning_effort: 'high' }]],
+  ['max', [adaptive('max'), adaptive('high'), budget(16384), level('HIGH'), level('HIGH'), { reasoning_effort: 'high' }]],
 ];
 const MODELS = ['alpha-opus-4.6', 'alpha-sonnet-4.6', 'alpha-haiku-4.5', 'beta-3-flash', 'beta-3.1-pro', 'gamma-5.4'];
 

@@ -98,7 +98,7 @@ async function structured(t: Test, client: OpenAI, model: string): Promise<void>
   const schema = { type: 'object', properties: { city: { type: 'string' }, temp_c: { type: 'number' } }, required: ['city', 'temp_c'], additionalProperties: false };
   const reply = await client.responses.create({ model, input: 'Weather as JSON', text: { format: { type: 'json_schema', name: 'weather', schema } } });
   t.same(JSON.parse(reply.output_text), { city: 'sample', temp_c: 1 }, 'JSON of the schema');
-  t.same(reply.text?.format, { type: 'json_schema', name: 'weather', schema }, 'the format echoed');
+  t.same(reply.text?.format, { type: 'json_schema', name: 'weather', schema, description: null, strict: true }, 'the format echoed, its strict as in effect (absent, and the schema allows it)');
 
   const cut = await client.responses.create({ model, input: 'long [[sim:tokens=9]]', max_output_tokens: 2 });
   t.equal(cut.status, 'incomplete');

@@ -54,14 +54,14 @@ function expected(event: Json): string | null {
   const item = event['item'] as Json | undefined;
   switch (event['type']) {
     case 'response.output_item.added':
-      return JSON.stringify({ ...head, output_index: event['output_index'], item: item?.['type'] === 'reasoning' ? { id: item['id'], type: 'reasoning', summary: [] } : { id: item?.['id'], type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+      return JSON.stringify({ ...head, output_index: event['output_index'], item: item?.['type'] === 'reasoning' ? { id: item['id'], type: 'reasoning', status: 'in_progress', summary: [] } : { id: item?.['id'], type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
     case 'response.content_part.added':
       return JSON.stringify({ ...head, ...at, part: contentPart(event['part'].type, '') });
     case 'response.content_part.done':
       return JSON.stringify({ ...head, ...at, part: partOf(event['part']) });
     case 'response.output_item.done': {
-      const whole = item?.['type'] === 'reasoning' ? reasoningItem(item['id'], item['summary'][0]?.text ?? '', null) : messageItem(item?.['id'], item?.['content'].map(partOf), item?.['status']);
-      if (item?.['type'] === 'reasoning') whole['encrypted_content'] = item['encrypted_content'];
+      const whole = item?.['type'] === 'reasoning' ? reasoningItem(item['id'], item['summary'][0]?.text ?? '', null, item['status']) : messageItem(item?.['id'], item?.['content'].map(partOf), item?.['status']);
+      if (item?.['type'] === 'reasoning' && item['encrypted_content'] !== undefined) whole['encrypted_content'] = item['encrypted_content'];
       return JSON.stringify({ ...head, output_index: event['output_index'], item: whole });
     }
     default:

@@ -18,9 +18,12 @@ const ALPHA = { family: 'alpha', kind: 'signature', data: 'sig' };
 const ENVELOPE = 'gw1.WyJhbHBoYSIsInNpZ25hdHVyZSIsInNpZyJd';
 const HEAD = '"id":"resp_ID","object":"response","created_at":1767225600';
 const ECHO =
-  '"instructions":null,"max_output_tokens":null,"metadata":{},"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},' +
-  '"store":true,"temperature":null,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":null,"truncation":"disabled"';
-const IN_PROGRESS = `{${HEAD},"status":"in_progress","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[],"usage":null,${ECHO}}`;
+  '"background":false,"frequency_penalty":0,"instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":{},"parallel_tool_calls":true,"presence_penalty":0,' +
+  '"previous_response_id":null,"prompt_cache_key":null,"reasoning":{"effort":null,"summary":null},"safety_identifier":null,"service_tier":"default","store":true,"temperature":1,' +
+  '"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_logprobs":0,"top_p":1,"truncation":"disabled","user":null';
+/** `completed_at` is the time the reply finished: fixtures say `"completed_at":"T"` (the Open Responses test checks it is a number). */
+const fixed = (text: string): string => fixedIds(text).replace(/"completed_at":\d+/g, '"completed_at":"T"');
+const IN_PROGRESS = `{${HEAD},"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"model":"gamma-5.4","output":[],"usage":null,${ECHO}}`;
 const ev = (type: string, sequence: number, rest: string): string => `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence}${rest ? `,${rest}` : ''}}\n\n`;
 const OPENING = ev('response.created', 0, `"response":${IN_PROGRESS}`) + ev('response.in_progress', 1, `"response":${IN_PROGRESS}`);
 const MESSAGE = '"id":"msg_ID","type":"message","role":"assistant"';
@@ -36,7 +39,7 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
   const out =
     s.start() + s.reasoning(0, 'Think') + s.reasoningState(0, ALPHA) + s.text(0, 'Hel') + s.text(0, 'lo') +
     s.toolCall(0, 0, { id: 'call_1', name: 'get', arguments: '{"a"' }) + s.toolArguments(0, 0, ':1}') + s.finish(0, 'tool_calls');
-  const reasoning = `{"id":"rs_ID","type":"reasoning","summary":[{"type":"summary_text","text":"Think"}],"encrypted_content":"${ENVELOPE}"}`;
+  const reasoning = `{"id":"rs_ID","type":"reasoning","status":"completed","summary":[{"type":"summary_text","text":"Think"}],"encrypted_content":"${ENVELOPE}"}`;
   const message = `{${MESSAGE},"status":"completed","content":[${PART('Hello')}]}`;
   const call = '{"id":"fc_ID","type":"function_call","status":"completed","call_id":"call_1","name":"get","arguments":"{\\"a\\":1}"}';
   const rs = '"item_id":"rs_ID","output_index":0,"summary_index":0';
@@ -45,7 +48,7 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
   t.equal(
     fixedIds(out),
     OPENING +
-      ev('response.output_item.added', 2, '"output_index":0,"item":{"id":"rs_ID","type":"reasoning","summary":[]}') +
+      ev('response.output_item.added', 2, '"output_index":0,"item":{"id":"rs_ID","type":"reasoning","status":"in_progress","summary":[]}') +
       ev('response.reasoning_summary_part.added', 3, `${rs},"part":{"type":"summary_text","text":""}`) +
       ev('response.reasoning_summary_text.delta', 4, `${rs},"delta":"Think"`) +
       ev('response.reasoning_summary_text.done', 5, `${rs},"text":"Think"`) +
@@ -66,8 +69,8 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
   );
   t.equal(s.close({ promptTokens: 3, completionTokens: 7, cachedTokens: 1 }), '', 'nothing more before completion');
   t.equal(
-    fixedIds(s.done()),
-    ev('response.completed', 20, `"response":{${HEAD},"status":"completed","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${reasoning},${message},${call}],"usage":${USAGE},${ECHO}}`),
+    fixed(s.done()),
+    ev('response.completed', 20, `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${reasoning},${message},${call}],"usage":${USAGE},${ECHO}}`),
     'after completion: the whole response',
   );
   t.equal(s.relayedDeltas, 5, 'reasoning, text and argument fragments');
@@ -98,7 +101,7 @@ t.test('a refusal: a refusal part after the text part, with its own delta and do
   );
   t.equal(s.relayedDeltas, 3, 'text and refusal fragments');
   s.close({ promptTokens: 3, completionTokens: 7, cachedTokens: 1 });
-  t.equal(fixedIds(s.done()), ev('response.completed', 13, `"response":{${HEAD},"status":"completed","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${message}],"usage":${USAGE},${ECHO}}`));
+  t.equal(fixed(s.done()), ev('response.completed', 13, `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${message}],"usage":${USAGE},${ECHO}}`));
 
   const only = sink();
   const events = fixedIds(only.refusal(0, 'No.') + only.finish(0, 'stop'));
@@ -114,7 +117,7 @@ t.test('a cut reply, a redacted run, one call only, and events that write nothin
   t.equal(text.split('event:').length - 1, 8, 'one finish only');
   cut.close(null);
   // No vendor count: the estimate the ledger bills ("Hi": 1 input token) and the one delta relayed.
-  t.match(fixedIds(cut.done()), /^event: response\.incomplete\ndata: .*"status":"incomplete","error":null,"incomplete_details":\{"reason":"max_output_tokens"\}.*"usage":\{"input_tokens":1,"input_tokens_details":\{"cached_tokens":0\},"output_tokens":1,/);
+  t.match(fixedIds(cut.done()), /^event: response\.incomplete\ndata: .*"status":"incomplete","completed_at":\d+,"error":null,"incomplete_details":\{"reason":"max_output_tokens"\}.*"usage":\{"input_tokens":1,"input_tokens_details":\{"cached_tokens":0\},"output_tokens":1,/);
 
   const one = sink({ parallel_tool_calls: false });
   one.reasoning(0, '');
@@ -139,7 +142,7 @@ t.test('failures after the 200: the error event, then response.failed', async (t
   const flat = '"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset.","param":null';
   const both = `${flat},"error":{"type":"upstream_error","code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset.","param":null}`;
   const failed = (sequence: number, output: string): string =>
-    ev('response.failed', sequence, `"response":{${HEAD},"status":"failed","error":{"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset."},"incomplete_details":null,"model":"gamma-5.4","output":[${output}],"usage":null,${ECHO}}`);
+    ev('response.failed', sequence, `"response":{${HEAD},"status":"failed","completed_at":null,"error":{"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset."},"incomplete_details":null,"model":"gamma-5.4","output":[${output}],"usage":null,${ECHO}}`);
   t.equal(fixedIds(sink().fail(error)), OPENING + ev('error', 2, both) + failed(3, ''), 'before any event: opened, then failed');
 
   const s = sink();
@@ -170,7 +173,7 @@ t.test('whole replies: the response object, and what is staged for storage', asy
   t.same(out.usage, { promptTokens: 3, completionTokens: 7 });
   const body = JSON.parse(fixedIds(String(out.body))) as Json;
   t.same(body['output'], [
-    { id: 'rs_ID', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Think' }], encrypted_content: ENVELOPE },
+    { id: 'rs_ID', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Think' }], encrypted_content: ENVELOPE },
     { id: 'msg_ID', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] },
     { id: 'fc_ID', type: 'function_call', status: 'completed', call_id: 'c0', name: 'f', arguments: '{}' },
   ]);
@@ -182,7 +185,7 @@ t.test('whole replies: the response object, and what is staged for storage', asy
   const filtered = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', store: false })).render(REPLY({ content: 'No', finish: 'content_filter' })).body)) as Json;
   t.match(filtered, { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, store: false, output: [{ status: 'incomplete' }] });
   const thinking = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ reasoning: [{ text: '', state: null }], finish: 'length' })).body)) as Json;
-  t.same(thinking['output'], [{ id: thinking['output'][0].id, type: 'reasoning', summary: [], encrypted_content: null }], 'a reasoning item has no status to cut');
+  t.same(thinking['output'], [{ id: thinking['output'][0].id, type: 'reasoning', status: 'incomplete', summary: [] }], 'cut while reasoning: the reasoning item is the incomplete one; without a state, no encrypted_content');
 });
 
 t.test('a whole reply with a refusal: a refusal part after any text, stored with the response', async (t) => {

@@ -9,6 +9,7 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
+import { strictCompatible } from './strict-schema.js';
 
 /**
  * The pieces of a Responses `response` object: its output items (reasoning, message with its
@@ -66,13 +67,16 @@ export const functionCallItem = (id: string, call: ReplyToolCall, status: ItemSt
   arguments: call.arguments,
 });
 
-/** Reasoning the model showed, as a summary, with the vendor's state in the gateway's envelope (whether or not `include` asked for it). */
-export const reasoningItem = (id: string, text: string, state: ReasoningState | null): JsonObject => ({
-  id,
-  type: 'reasoning',
-  summary: text === '' ? [] : [{ type: 'summary_text', text }],
-  encrypted_content: state ? encodeReasoningState(state) : null,
-});
+/**
+ * Reasoning the model showed, as a summary, with the vendor's state in the gateway's envelope
+ * (whether or not `include` asked for it). Without a state the item has no `encrypted_content`
+ * member: the specification types it as a string, and clients that validate refuse `null`.
+ */
+export function reasoningItem(id: string, text: string, state: ReasoningState | null, status: ItemStatus = 'completed'): JsonObject {
+  const item: JsonObject = { id, type: 'reasoning', status, summary: text === '' ? [] : [{ type: 'summary_text', text }] };
+  if (state) item['encrypted_content'] = encodeReasoningState(state);
+  return item;
+}
 
 /** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls. */
 export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean): JsonObject[] {
@@ -83,7 +87,7 @@ export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean): Js
   const calls = parallelToolCalls ? choice.toolCalls : choice.toolCalls.slice(0, 1);
   for (const call of calls) items.push(functionCallItem(mintId('fc_'), call, 'completed'));
   const last = items.at(-1);
-  if (last && last['type'] !== 'reasoning') last['status'] = endingOf(choice.finish).status;
+  if (last) last['status'] = endingOf(choice.finish).status;
   return items;
 }
 
@@ -97,34 +101,96 @@ export function responsesUsage(usage: ReplyUsage): JsonObject {
   };
 }
 
-/** The request's settings as every response object of the call repeats them (defaults filled in as the reference API does). */
+/**
+ * A tool as the response echoes it. A function tool has every member the specification requires
+ * (`description` and `parameters` null when not given) and its effective `strict`: as sent, else
+ * (absent or null) true exactly when its parameters are a strict-compatible schema, as the
+ * Responses API defaults it. Other tools are echoed as sent.
+ */
+function echoedTool(tool: unknown): unknown {
+  if (!isObject(tool) || tool['type'] !== 'function') return tool;
+  const parameters = tool['parameters'] ?? null;
+  const strict = typeof tool['strict'] === 'boolean' ? tool['strict'] : strictCompatible(parameters);
+  return { ...tool, description: tool['description'] ?? null, parameters, strict };
+}
+
+/** The output format as the response echoes it: a JSON schema format with every member the specification requires, `strict` as for a tool. */
+function echoedFormat(format: unknown): unknown {
+  if (!isObject(format)) return { type: 'text' };
+  if (format['type'] !== 'json_schema') return format;
+  const strict = typeof format['strict'] === 'boolean' ? format['strict'] : strictCompatible(format['schema']);
+  return { ...format, description: format['description'] ?? null, strict };
+}
+
+/** A request value, or `fallback` when it is absent or null. */
+function given(body: JsonObject, field: string, fallback: unknown): unknown {
+  const value = body[field];
+  return value === undefined || value === null ? fallback : value;
+}
+
+/**
+ * The request's settings as every response object of the call repeats them: every member the
+ * Open Responses `ResponseResource` requires, with the request's value or the value in effect
+ * (docs/formats/responses.md#the-response). Sampling settings no vendor was sent are echoed at
+ * their defaults (1, 1, 0, 0); `service_tier` is the tier the call ran at, the vendor's standard
+ * one, whatever was asked; `background` is false (every response is answered in the foreground).
+ */
 export function echoOf(body: JsonObject): JsonObject {
   const text = isObject(body['text']) ? body['text'] : {};
   const reasoning = isObject(body['reasoning']) ? body['reasoning'] : {};
   return {
-    instructions: body['instructions'] ?? null,
-    max_output_tokens: body['max_output_tokens'] ?? null,
-    metadata: body['metadata'] ?? {},
+    background: false,
+    frequency_penalty: given(body, 'frequency_penalty', 0),
+    instructions: given(body, 'instructions', null),
+    max_output_tokens: given(body, 'max_output_tokens', null),
+    max_tool_calls: given(body, 'max_tool_calls', null),
+    metadata: given(body, 'metadata', {}),
     parallel_tool_calls: body['parallel_tool_calls'] !== false,
-    previous_response_id: body['previous_response_id'] ?? null,
+    presence_penalty: given(body, 'presence_penalty', 0),
+    previous_response_id: given(body, 'previous_response_id', null),
+    prompt_cache_key: given(body, 'prompt_cache_key', null),
     reasoning: { effort: reasoning['effort'] ?? null, summary: reasoning['summary'] ?? null },
+    safety_identifier: given(body, 'safety_identifier', null),
+    service_tier: 'default',
     store: body['store'] !== false,
-    temperature: body['temperature'] ?? null,
-    text: { format: text['format'] ?? { type: 'text' }, ...(text['verbosity'] ? { verbosity: text['verbosity'] } : {}) },
-    tool_choice: body['tool_choice'] ?? 'auto',
-    tools: body['tools'] ?? [],
-    top_p: body['top_p'] ?? null,
+    temperature: given(body, 'temperature', 1),
+    text: { format: echoedFormat(text['format']), ...(text['verbosity'] ? { verbosity: text['verbosity'] } : {}) },
+    tool_choice: given(body, 'tool_choice', 'auto'),
+    tools: Array.isArray(body['tools']) ? (body['tools'] as unknown[]).map(echoedTool) : [],
+    top_logprobs: given(body, 'top_logprobs', 0),
+    top_p: given(body, 'top_p', 1),
     truncation: 'disabled',
+    user: given(body, 'user', null),
   };
 }
 
 /** The request's fields that echoOf reads: when none is set (or each is null), the echo is the defaults'. */
-const ECHOED = ['instructions', 'max_output_tokens', 'metadata', 'parallel_tool_calls', 'previous_response_id', 'reasoning', 'store', 'temperature', 'text', 'tool_choice', 'tools', 'top_p'];
+const ECHOED = [
+  'frequency_penalty',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'metadata',
+  'parallel_tool_calls',
+  'presence_penalty',
+  'previous_response_id',
+  'prompt_cache_key',
+  'reasoning',
+  'safety_identifier',
+  'store',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+];
 const DEFAULT_ECHO = JSON.stringify(echoOf({})).slice(1, -1);
 
 /**
- * The echo's members as JSON text (`"instructions":…,"truncation":"disabled"`). Most requests
- * set none of the echoed fields: their echo is serialised once, at load (0.8 µs a call).
+ * The echo's members as JSON text (`"background":false,…,"user":null`). Most requests set none
+ * of the echoed fields: their echo is serialised once, at load (0.8 µs a call).
  */
 export function echoMembers(body: JsonObject): string {
   for (const field of ECHOED) if (body[field] !== undefined && body[field] !== null) return JSON.stringify(echoOf(body)).slice(1, -1);

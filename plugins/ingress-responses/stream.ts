@@ -120,7 +120,7 @@ export class ResponsesStream implements ReplyStream {
     const late = this.open?.kind === 'reasoning' ? null : this.unsigned;
     if (late) {
       this.unsigned = null;
-      this.output[late.position] = reasoningItem(late.id, late.text, state);
+      this.output[late.position] = reasoningItem(late.id, late.text, state, this.output[late.position]?.['status'] as ItemStatus);
       return this.start();
     }
     const out = this.start() + this.begin('reasoning');
@@ -239,7 +239,7 @@ export class ResponsesStream implements ReplyStream {
     if (kind === 'reasoning') {
       const item: OpenItem = { kind, ...placeOf('rs_', index), text: '', summary: false, state: null };
       this.open = item;
-      return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","summary":[]}`);
+      return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`);
     }
     const item: OpenItem = { kind, ...placeOf('msg_', index), parts: [], part: null };
     this.open = item;
@@ -290,7 +290,7 @@ export class ResponsesStream implements ReplyStream {
         out += this.itemEvent('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });
         out += this.itemEvent('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
       }
-      done = reasoningItem(item.id, item.text, item.state);
+      done = reasoningItem(item.id, item.text, item.state, status);
       this.unsigned = item.state ? null : { position: this.output.length, id: item.id, text: item.text };
     }
     this.output.push(done);

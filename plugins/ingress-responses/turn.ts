@@ -99,8 +99,11 @@ export class ResponsesTurn {
     if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
     this.echo ??= echoMembers(call.body);
     const { status, error, incomplete_details, usage } = stage;
+    const createdAt = Math.floor(call.admittedAt / 1000);
+    // Set once the model has finished (completed or cut short); never before the creation (a test's clock may run behind).
+    const completedAt = status === 'completed' || status === 'incomplete' ? Math.max(createdAt, Math.floor(Date.now() / 1000)) : null;
     // The members in the order of the reference API's objects; the id and status need no escaping.
-    return `{"id":"${this.id}","object":"response","created_at":${Math.floor(call.admittedAt / 1000)},"status":"${status}","error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${output},"usage":${JSON.stringify(usage)},${this.echo}}`;
+    return `{"id":"${this.id}","object":"response","created_at":${createdAt},"status":"${status}","completed_at":${completedAt},"error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${output},"usage":${JSON.stringify(usage)},${this.echo}}`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { GatewayError, invalidRequest, refuseToolNameClash, refuseUnmapped, replaysNone, withReplayableTurns, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
-import { UNKNOWN_SIGNATURE } from './thought-signatures.js';
+import { textTurnId, UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
 /**
  * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
@@ -42,12 +42,13 @@ const withoutReasoning = (parts: readonly Part[]): Array<Exclude<Part, { type: '
  * A model turn with its thought signatures back in place (docs/reasoning.md#beta): the first
  * function call must carry one — its own, else the one the turn's reasoning carries, else the one
  * the gateway kept for its id (in the store), else the vendor's placeholder; later calls carry their own or the kept
- * one; a turn without calls gives the carried signature back on its last part.
+ * one; a turn without calls gives the carried signature back on its last part, else the one the
+ * gateway kept for its text (a stream's signature that came after the text).
  */
 function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObject {
-  const carried = carriedSignature(turn);
   const sources = withoutReasoning(turn.parts);
   const first = sources.findIndex((source) => source.type === 'tool_call');
+  const carried = carriedSignature(turn) ?? (first < 0 ? signatures.get(textTurnId(turnText(turn))) : undefined);
   const signatureAt = (source: (typeof sources)[number], i: number): string | undefined => {
     if (source.type !== 'tool_call') return first < 0 && i === sources.length - 1 ? carried : undefined;
     if (i !== first) return callSignature(source) ?? signatures.get(source.id);
@@ -96,9 +97,24 @@ function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObjec
   return config;
 }
 
-/** The tool-call ids of a request's history: whose signatures to look up before translating it. */
-export const historyCallIds = (request: NeutralRequest): string[] =>
-  request.turns.flatMap((turn) => (turn.role === 'assistant' ? turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])) : []));
+/** The text of a model turn, as a stream wrote it (its text parts, joined). */
+const turnText = (turn: Turn): string => turn.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+/**
+ * The ids of the signatures the gateway may have kept for a request's history, to look up before
+ * translating it: its tool calls', and, for a model turn with text, no call and no signature of
+ * its own, its text's (`textTurnId`).
+ */
+export function historySignatureIds(asked: NeutralRequest): string[] {
+  const ids: string[] = [];
+  for (const turn of withReplayableTurns(asked, replaysNone).turns) {
+    if (turn.role !== 'assistant') continue;
+    const calls = turn.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : []));
+    const text = calls.length || carriedSignature(turn) ? '' : turnText(turn);
+    ids.push(...calls, ...(text ? [textTurnId(text)] : []));
+  }
+  return ids;
+}
 
 export function betaRequestBody(asked: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
   const request = withReplayableTurns(asked, replaysNone);

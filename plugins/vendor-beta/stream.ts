@@ -1,21 +1,24 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
 import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from './response.js';
+import { textTurnId } from './thought-signatures.js';
 
 /**
  * Beta `?alt=sse` chunks (each a whole GenerateContentResponse with only the new parts) →
  * the caller's stream, through the ingress format's sink (docs/vendor-formats.md#beta-stream).
  * Function calls arrive whole, possibly spread over chunks, and get a running index per choice
  * (the first only with `parallel_tool_calls: false`); thought parts are reasoning, and a part's
- * thought signature is the state of the candidate's reasoning, written before the part's call
- * (after its text): it ends the run in progress, or, when the run's output already began (the
- * signature on the first call or on the last text part), the sink gives it to that run, as the
- * whole reply's one run holds it; usage is the last chunk's (none at all: the sink shows the
- * estimate the ledger bills).
+ * thought signature is the state of the candidate's reasoning, written before the part's call:
+ * it ends the run in progress, or, when the run's output already began (the signature on the
+ * first call), the sink gives it to that run, as the whole reply's one run holds it; one on the
+ * last text part of a turn without calls is kept by the gateway, not written (`signature`);
+ * usage is the last chunk's (none at all: the sink shows the estimate the ledger bills).
  */
 export class BetaStream implements StreamTranslator {
   private readonly toolCalls = new Map<number, number>();
+  /** The text written so far, per choice. */
+  private readonly texts = new Map<number, string>();
   private vendorUsage: ReplyUsage | null = null;
 
   constructor(
@@ -62,6 +65,19 @@ export class BetaStream implements StreamTranslator {
     return this.writer.close(this.vendorUsage);
   }
 
+  /**
+   * A part's thought signature. One that comes after the turn's text, with no call in the turn
+   * (beta signs the last part of such a turn), would only fit after the text, where a caller
+   * takes it for the end of the answer: it is kept by the gateway under the text's digest
+   * instead, and given back on the turn's last part when the caller replays the turn.
+   */
+  private signature(choice: number, signature: ReasoningState, onCall: boolean): string {
+    const text = this.texts.get(choice);
+    if (onCall || !text || this.toolCalls.has(choice)) return this.writer.reasoningState(choice, signature);
+    this.remember(textTurnId(text), signature.data);
+    return '';
+  }
+
   private candidate(candidate: JsonObject): string {
     const choice = tokenCount(candidate['index']);
     let out = this.writer.start(choice);
@@ -69,8 +85,11 @@ export class BetaStream implements StreamTranslator {
     for (const raw of partsOf(candidate)) {
       const part = readPart(raw, this.remember);
       if (part.thought !== undefined) out += this.writer.reasoning(choice, part.thought);
-      if (part.text !== undefined) out += this.writer.text(choice, part.text, logprobs);
-      if (part.signature) out += this.writer.reasoningState(choice, part.signature);
+      if (part.text !== undefined) {
+        out += this.writer.text(choice, part.text, logprobs);
+        this.texts.set(choice, (this.texts.get(choice) ?? '') + part.text);
+      }
+      if (part.signature) out += this.signature(choice, part.signature, part.call !== undefined);
       const index = this.toolCalls.get(choice) ?? 0;
       if (part.call && !(this.oneCall && index > 0)) {
         this.toolCalls.set(choice, index + 1);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Call, Clock, SignatureStore, ThoughtSignature } from '../../src/plugin-api.js';
 
@@ -7,7 +8,15 @@ import type { Call, Clock, SignatureStore, ThoughtSignature } from '../../src/pl
  * keyed by the calling key and the tool-call id it handed the caller, so a follow-up call that
  * reaches another instance, or comes after a restart, replays the right one. History the
  * gateway did not see, or has forgotten, is sent with the vendor's documented placeholder.
+ * A streamed turn without calls whose signature came after its text is kept likewise, by the
+ * digest of that text (`textTurnId`).
  */
+
+/**
+ * The id a signature that came after a turn's text is kept under (docs/vendor-formats.md#beta-stream-signature-after-the-text):
+ * the digest of the turn's text, which the caller hands back with the turn.
+ */
+export const textTurnId = (text: string): string => `text:${createHash('sha256').update(text).digest('base64url')}`;
 
 /** The placeholder the vendor accepts for function calls it did not produce in this session. */
 export const UNKNOWN_SIGNATURE = 'skip_thought_signature_validator';
@@ -31,9 +40,9 @@ export class ThoughtSignatures {
     private readonly log: Logger,
   ) {}
 
-  /** The signatures kept for the tool calls of a request's history: one read, none without tool calls. */
-  async known(call: Call, callIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    return callIds.length === 0 ? new Map() : this.store.get(keyOf(call), callIds, this.clock.now());
+  /** The signatures kept for a request's history (its tool calls', its text turns'): one read, none for a request without model turns. */
+  async known(call: Call, ids: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    return ids.length === 0 ? new Map() : this.store.get(keyOf(call), ids, this.clock.now());
   }
 
   /**

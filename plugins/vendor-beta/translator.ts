@@ -4,7 +4,7 @@ import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors, embeddingTokens } from './embeddings.js';
 import { betaError } from './errors.js';
 import { holdImages } from './held-images.js';
-import { betaRequestBody, historyCallIds } from './request.js';
+import { betaRequestBody, historySignatureIds } from './request.js';
 import { betaReply, type RememberSignature } from './response.js';
 import { BetaStream } from './stream.js';
 import type { ThoughtSignatures } from './thought-signatures.js';
@@ -50,7 +50,7 @@ export class BetaTranslator implements Translator {
     const request = this.call.request;
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historyCallIds(request)));
+    const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historySignatureIds(request)));
     if (this.call.endpoint.operation === 'count_tokens') {
       this.counting = true;
       return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };
