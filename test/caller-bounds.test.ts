@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { chatBody, raw, startHarness, type Harness } from './helpers/harness.js';
+import { ADMIN_TOKEN, chatBody, raw, startHarness, type Harness } from './helpers/harness.js';
+import { pluginConfig } from './helpers/ops.js';
 
 /**
  * What a caller, with or without a key, can hold of the gateway: connections are bounded in
@@ -117,6 +118,32 @@ t.test('two Authorization headers are refused, not picked from', async (t) => {
   t.match(twice, /"message":"Send exactly one Authorization header\."/);
   t.match(twice, /"code":"invalid_api_key"/);
   t.equal(h.gamma.requests.length, 0, 'nothing reached the upstream');
+});
+
+t.test('two Authorization headers are refused on every authenticated surface, whichever comes first', async (t) => {
+  const metricsToken = 'metrics-token-0123456789';
+  const h = await startHarness(t, {
+    configure: (config) => {
+      pluginConfig('metrics', { port: 0, token: metricsToken })(config);
+      pluginConfig('dashboard', { port: 0 })(config);
+    },
+  });
+  const sideOrigin = (msg: string): string => h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === msg)?.origin as string;
+  const surfaces = [
+    ['the admin API', h.origin, '/admin/v1/keys', ADMIN_TOKEN],
+    ["the admin API on the dashboard's own port", sideOrigin('dashboard listening on its own port'), '/admin/v1/keys', ADMIN_TOKEN],
+    ['the metrics token', sideOrigin('metrics listening on their own port'), '/metrics', metricsToken],
+  ] as const;
+  for (const [name, origin, path, token] of surfaces) {
+    const get = (...authorizations: string[]): Promise<string> =>
+      exchange(t, origin, `GET ${path} HTTP/1.1\r\nHost: x\r\n${authorizations.map((a) => `Authorization: Bearer ${a}\r\n`).join('')}Connection: close\r\n\r\n`);
+    t.match(await get(token), /^HTTP\/1\.1 200 /, `${name}: the token alone is served`);
+    for (const order of [[token, 'wrong-token-0123456789'], ['wrong-token-0123456789', token]]) {
+      const answer = await get(...order);
+      t.match(answer, /^HTTP\/1\.1 401 [\s\S]*"message":"Send exactly one Authorization header\."/, `${name}, the right token ${order[0] === token ? 'first' : 'second'}: 401`);
+      t.notMatch(answer, /"object":"list"|gateway_requests/, 'nothing of what it guards');
+    }
+  }
 });
 
 t.test('Expect: 100-continue is answered only after the declared length and the key were checked', async (t) => {
