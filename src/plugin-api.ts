@@ -22,14 +22,14 @@ export type { ErrorStatus } from './http/errors.js';
 export { withoutSecrets } from './http/redact.js';
 export { sendError, sendJson, SSE_DONE, SSE_HEADERS, sseErrorFrame } from './http/respond.js';
 export { handled, validBody } from './admin/admin-body.js';
-export { bearerMatches } from './admin/admin-auth.js';
+export { presentedBearer } from './admin/admin-auth.js';
 export { compileSchema } from './config/validate.js';
 export { html, SafeHtml } from './http/html.js';
 export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-server.js';
 
 // Keys and credentials.
 export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from './keys/key-material.js';
-export { bearerToken, headerCount, isCredentialHeader } from './http/credential-headers.js';
+export { bearerToken, isCredentialHeader, repeatedCredential } from './http/credential-headers.js';
 
 // The catalogue, money and billing.
 export type { Capability, Catalogue, ModelEntry } from './catalogue/catalogue.js';

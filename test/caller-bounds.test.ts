@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { chatBody, raw, startHarness, type Harness } from './helpers/harness.js';
+import { ADMIN_TOKEN, chatBody, raw, startHarness, type Harness } from './helpers/harness.js';
+import { pluginConfig } from './helpers/ops.js';
 
 /**
  * What a caller, with or without a key, can hold of the gateway: connections are bounded in
@@ -95,6 +96,38 @@ t.test("what Node's parser refuses gets the edge's page, not an empty close", as
   t.match(await big.closed, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n[\s\S]*<h1>431 Request Header Fields Too Large<\/h1>/);
 });
 
+/** The edge's page of a refusal, as raw bytes on the wire: status line, an HTML body with its heading. */
+const edgePage = (status: number, title: string): RegExp =>
+  new RegExp(`^HTTP/1\\.1 ${status} ${title}\\r\\n(?=[\\s\\S]*content-type: text/html; charset=utf-8)[\\s\\S]*<h1>${status} ${title}</h1>`, 'i');
+
+t.test("every refusal Node makes before the gateway sees a request is the edge's page, on the gateway's port and a side port", async (t) => {
+  const h = await startHarness(t, { configure: pluginConfig('metrics', { port: 0 }) });
+  const side = h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === 'metrics listening on their own port')?.origin as string;
+  const { key } = await h.createKey();
+  const cases = [
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400, 'Bad Request'],
+    ['an upload without Host', 'POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5\r\n\r\n{"a":', 400, 'Bad Request'],
+    ['a space in a header name', 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400, 'Bad Request'],
+    ['a control character in a header value', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n', 400, 'Bad Request'],
+    ['a request line without a path', 'GET  HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'Bad Request'],
+    ['an unknown HTTP version', 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n', 400, 'Bad Request'],
+    ['an unknown method', 'FETCH!ME /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'Bad Request'],
+    ['two different Content-Lengths', 'POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd', 400, 'Bad Request'],
+    ["HTTP/2's connection preface", 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 400, 'Bad Request'],
+    ['an Expect other than 100-continue', 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n', 417, 'Expectation Failed'],
+    ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'Request Header Fields Too Large'],
+  ] as const;
+  for (const [origin, where] of [[h.origin, "the gateway's port"], [side, 'the metrics port']] as const) {
+    for (const [name, request, status, title] of cases) t.match(await exchange(t, origin, request), edgePage(status, title), `${where}: ${name}`);
+  }
+  // Chunk extensions over Node's 16 KiB, in a body being read (a keyed call).
+  const extensions = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5;${'a'.repeat(20_000)}\r\n{"mod\r\n`;
+  t.match(await exchange(t, h.origin, extensions), edgePage(413, 'Payload Too Large'), 'chunk extensions over 16 KiB');
+  t.match(await exchange(t, h.origin, 'GET /healthz HTTP/1.1\r\n\r\n'), /^HTTP\/1\.1 400 [^]*connection: close\r\n/i, 'without Host the connection closes, as Node would');
+  t.match(await exchange(t, h.origin, 'GET /healthz HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
+  t.equal((await raw(h.origin, 'GET', '/healthz')).status, 200, 'the gateway carries on');
+});
+
 /** Sends raw request bytes and resolves with the first response's head (and whatever body came with it). */
 function exchange(t: Teardown, origin: string, head: string, body?: string, waitMs = 1500): Promise<string> {
   const { socket, closed } = rawConnection(t, origin);
@@ -117,6 +150,32 @@ t.test('two Authorization headers are refused, not picked from', async (t) => {
   t.match(twice, /"message":"Send exactly one Authorization header\."/);
   t.match(twice, /"code":"invalid_api_key"/);
   t.equal(h.gamma.requests.length, 0, 'nothing reached the upstream');
+});
+
+t.test('two Authorization headers are refused on every authenticated surface, whichever comes first', async (t) => {
+  const metricsToken = 'metrics-token-0123456789';
+  const h = await startHarness(t, {
+    configure: (config) => {
+      pluginConfig('metrics', { port: 0, token: metricsToken })(config);
+      pluginConfig('dashboard', { port: 0 })(config);
+    },
+  });
+  const sideOrigin = (msg: string): string => h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === msg)?.origin as string;
+  const surfaces = [
+    ['the admin API', h.origin, '/admin/v1/keys', ADMIN_TOKEN],
+    ["the admin API on the dashboard's own port", sideOrigin('dashboard listening on its own port'), '/admin/v1/keys', ADMIN_TOKEN],
+    ['the metrics token', sideOrigin('metrics listening on their own port'), '/metrics', metricsToken],
+  ] as const;
+  for (const [name, origin, path, token] of surfaces) {
+    const get = (...authorizations: string[]): Promise<string> =>
+      exchange(t, origin, `GET ${path} HTTP/1.1\r\nHost: x\r\n${authorizations.map((a) => `Authorization: Bearer ${a}\r\n`).join('')}Connection: close\r\n\r\n`);
+    t.match(await get(token), /^HTTP\/1\.1 200 /, `${name}: the token alone is served`);
+    for (const order of [[token, 'wrong-token-0123456789'], ['wrong-token-0123456789', token]]) {
+      const answer = await get(...order);
+      t.match(answer, /^HTTP\/1\.1 401 [\s\S]*"message":"Send exactly one Authorization header\."/, `${name}, the right token ${order[0] === token ? 'first' : 'second'}: 401`);
+      t.notMatch(answer, /"object":"list"|gateway_requests/, 'nothing of what it guards');
+    }
+  }
 });
 
 t.test('Expect: 100-continue is answered only after the declared length and the key were checked', async (t) => {

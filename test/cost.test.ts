@@ -206,10 +206,10 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
   t.match(await reserve(401), { admitted: false, refusedBy: ['ceiling'], spent: 0, reserved: 600 }, 'one nano-dollar too many');
   const b = await reserve(400, 'other');
   t.ok(b.admitted, 'exactly the rest fits');
-  t.match(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 1000 });
-  t.match(await store.ledger.cycleSpend(key.id, '2026-12'), { spent: 0, reserved: 0 }, 'cycles are apart');
+  t.match(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 0, reserved: 1000 });
+  t.match(await store.ledger.cycleSpend(key.id, '2026-12', 0), { spent: 0, reserved: 0 }, 'cycles are apart');
   t.equal(await store.ledger.releaseInstance('default'), 1, 'a restart releases its own instance only');
-  t.match(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 400 });
+  t.match(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 0, reserved: 400 });
   if (!b.admitted) throw new Error('b');
   const row = {
     admittedAt: 0, cycle: '2026-11', keyId: key.id, model: 'gamma-5.4', family: 'gamma', endpoint: 'chat.completions',
@@ -217,6 +217,6 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     chargedNanos: 1000, listNanos: 2000, upstreamMs: 1, ttftMs: null,
   };
   await store.ledger.record(row, b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 1000, reserved: 0, upstreamSpent: 2000, upstreamReserved: 0 }, 'row, spends and release in one go');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 1000, reserved: 0, upstreamSpent: 2000, upstreamReserved: 0 }, 'row, spends and release in one go');
   t.match(await reserve(0), { admitted: false, spent: 1000 }, 'a reached ceiling refuses even a call that costs nothing');
 });

@@ -7,7 +7,8 @@ import { pluginConfig } from './helpers/ops.js';
 /**
  * The edge's early answers outside the API's calls: an upload they do not read is discarded for
  * at most LINGER_MS, not held until the request timeout; an undecodable path is the 400 page
- * wherever it points; an unknown dashboard asset is an unknown path like any other.
+ * wherever it points; an unknown dashboard asset is an unknown path like any other, with the
+ * dashboard's security headers.
  */
 
 /** A raw connection that announces an upload, sends a little of it, and trickles on (bounded). */
@@ -65,7 +66,7 @@ t.test('a body sent with a GET, keyless, is discarded after the answer and cut a
   await cutAfterLinger(t, side, [['metrics on their own port, no token (401)', 'GET /metrics HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 401 /]]);
 });
 
-t.test('an undecodable path is the 400 page wherever it points; an unknown dashboard asset the 404 envelope', async (t) => {
+t.test("an undecodable path is the 400 page wherever it points; an unknown dashboard asset the 404 envelope, with the dashboard's headers", async (t) => {
   const h = await startHarness(t);
   for (const path of ['/v1/%zz', '/status%zz', '/nope/%E0%A4%A']) {
     const res = await raw(h.origin, 'GET', path);
@@ -76,6 +77,14 @@ t.test('an undecodable path is the 400 page wherever it points; an unknown dashb
   const asset = await raw(h.origin, 'GET', '/dashboard/assets/nope.js');
   t.equal(asset.status, 404);
   t.match(asset.json(), { error: { type: 'not_found', code: 'not_found', message: /^Unknown path GET \/dashboard\/assets\/nope\.js/ } });
+  // docs/dashboard.md: every dashboard response carries its security headers, the edge's answers under /dashboard too.
+  for (const [method, path, status] of [['GET', '/dashboard/assets/nope.js', 404], ['GET', '/dashboard/nope', 404], ['POST', '/dashboard', 404], ['GET', '/dashboard/assets/%zz', 400]] as const) {
+    const res = await raw(h.origin, method, path);
+    t.equal(res.status, status, `${method} ${path}: ${status}`);
+    t.match(res.headers.get('content-security-policy'), /^default-src 'none'; script-src 'self'; [\s\S]*frame-ancestors 'none'$/, `${method} ${path}: its CSP`);
+    t.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    t.equal(res.headers.get('referrer-policy'), 'no-referrer');
+  }
   t.equal((await raw(h.origin, 'GET', '/nope/%41')).status, 404, 'a path that decodes is still an unknown one');
   const bodyless = await rawHttp(h.origin, 'GET', '/nope', { headers: { connection: 'keep-alive' } });
   t.equal(bodyless.headers.connection, 'keep-alive', 'a 404 with no upload to discard keeps its connection');

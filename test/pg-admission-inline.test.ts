@@ -55,5 +55,5 @@ t.test('an admitted call runs no nested gateway_admit; a first admission and a r
   t.ok(second.reservation_id !== null, 'admitted');
   const refused = await takeThenAdmit(key.id, 400, 1000);
   t.match(refused, { wait: 0, reservation_id: null, nested: 1 }, 'a refusal: gateway_admit decides under the lock');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), { spent: 0, reserved: 800, upstreamSpent: 0, upstreamReserved: 0 }, 'two reservations held, nothing more');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 0, reserved: 800, upstreamSpent: 0, upstreamReserved: 0 }, 'two reservations held, nothing more');
 });

@@ -51,7 +51,7 @@ const ledgerCount = async (keyId: string, promptTokens: number): Promise<number>
 t.test('concurrent settlements: one statement, each row committed when its promise resolves', async (t) => {
   const { key } = await newKey(store, { monthlyCeilingNanos: 10 ** 12 });
   const ids = await Promise.all(Array.from({ length: 8 }, () => reserve(key.id)));
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 4000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 4000));
   const { pool, statements } = countedPool();
   const ledger = new PgLedgerStore(pool);
   const seen = await Promise.all(
@@ -61,7 +61,7 @@ t.test('concurrent settlements: one statement, each row committed when its promi
   );
   t.same(statements, ['ledger_record_many'], 'one statement for the eight');
   t.same(seen, Array(8).fill(1), 'each row readable when its promise resolved');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(800, 0, 56), 'spend added, reservations released');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(800, 0, 56), 'spend added, reservations released');
   await ledger.record(ledgerRow(key.id, { promptTokens: 1 }), null);
   t.same(statements, ['ledger_record_many', 'ledger_record'], 'a lone settlement: the one-row statement');
 });
@@ -79,7 +79,7 @@ t.test('a batch the server refuses: one statement each, only the bad one fails',
   t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   t.same(statements, ['ledger_record_many', 'ledger_record', 'ledger_record', 'ledger_record']);
   t.same([await ledgerCount(key.id, 200), await ledgerCount(key.id, 202)], [1, 1]);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(200, 500, 40_000), "the failed settlement's reservation still held");
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(200, 500, 40_000), "the failed settlement's reservation still held");
 });
 
 t.test('concurrent admissions: one statement, each decided as if alone, in order', async (t) => {
@@ -95,8 +95,8 @@ t.test('concurrent admissions: one statement, each decided as if alone, in order
   const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.reserve(input(i % 2 ? other.id : key.id, i))));
   t.same(statements, ['admit_runs'], 'one statement for the eight');
   t.same(results.map((r) => r.admitted), [true, true, true, true, true, true, false, true], 'the ceiling admits exactly three, the first three');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1_500));
-  t.same(await store.ledger.cycleSpend(other.id, '2026-11'), figures(0, 2_000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 1_500));
+  t.same(await store.ledger.cycleSpend(other.id, '2026-11', 0), figures(0, 2_000));
 
   const rates = new PgRateStore(pool);
   const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
@@ -117,7 +117,7 @@ t.test('takes then admissions (a key with a rate cap and a ceiling): one stateme
   t.same(statements, ['admit_runs'], 'one statement for the six calls, takes and admissions');
   t.same(answers.map((a) => a.waitMs > 0), [false, false, false, false, true, true], 'the cap admits four, in order');
   t.same(answers.map((a) => a.result?.admitted ?? null), [true, true, false, false, null, null], 'of which the ceiling admits two; the refused takes reserve nothing');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 800));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 800));
   await call(10);
   t.same(statements, ['admit_runs', 'take_then_admit'], 'a lone call: the one-call statement');
 });

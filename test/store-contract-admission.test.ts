@@ -31,12 +31,12 @@ contract('admission step: a refused take reserves nothing; an admitted take coun
   t.same(second.result, { admitted: false, refusedBy: ['ceiling'], ...figures(0, 600) }, 'the ceiling refuses it, with its figures');
   const third = await admit(2, 100, 20);
   t.same(third, { waitMs: 59_980, result: null }, 'the refused reservation still counted for the cap: no room until 60 000');
-  t.same(await store.ledger.cycleSpend(key.id, CYCLE), figures(0, 600), 'the refused take reserved nothing');
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE, 0), figures(0, 600), 'the refused take reserved nothing');
   t.equal(await store.rates.take({ keyId: key.id, limit: 2, windowMs: WINDOW, now: 30 }), 59_970, 'nor moved the cap: the wait is still for the admission at 0');
   const later = await admit(2, 100, 60_000);
   t.equal(later.waitMs, 0);
   t.ok(later.result?.admitted, 'a minute on, both admit again');
-  t.same(await store.ledger.cycleSpend(key.id, CYCLE), figures(0, 700));
+  t.same(await store.ledger.cycleSpend(key.id, CYCLE, 0), figures(0, 700));
 });
 
 contract('admission step: 2×100 concurrent calls from two stores, a cap of 30 and a ceiling that fits 10', async (t, db) => {
@@ -46,5 +46,5 @@ contract('admission step: 2×100 concurrent calls from two stores, a cap of 30 a
   t.equal(answers.filter((a) => a.waitMs > 0 && a.result === null).length, 170, '170 refused by the cap, with nothing reserved');
   t.equal(answers.filter((a) => a.result?.admitted === false).length, 20, '20 taken, then refused by the ceiling');
   t.equal(answers.filter((a) => a.result?.admitted === true).length, 10, 'exactly 10 admitted');
-  t.same(await stores[1].ledger.cycleSpend(key.id, CYCLE), figures(0, 1000));
+  t.same(await stores[1].ledger.cycleSpend(key.id, CYCLE, 0), figures(0, 1000));
 });

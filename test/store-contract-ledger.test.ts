@@ -21,14 +21,14 @@ contract('reserve: exact fit admitted, one nano-dollar over refused, cycles apar
   t.ok(b.admitted, 'exactly the rest fits');
   if (!a.admitted || !b.admitted) return;
   t.not(a.reservation.id, b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1000));
-  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 0), 'cycles are apart');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 1000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12', 0), figures(0, 0), 'cycles are apart');
   t.ok((await reserve(1000, { cycle: '2026-12' })).admitted, 'the next cycle starts afresh');
 
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 1000, listNanos: 2000 }), b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(1000, 600, 2000), 'row, both spends and release in one go');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(1000, 600, 2000), 'row, both spends and release in one go');
   await store.ledger.release(a.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(1000, 0, 2000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(1000, 0, 2000));
   t.same(await reserve(0), { admitted: false, refusedBy: ['ceiling'], ...figures(1000, 0, 2000) }, 'a reached ceiling refuses even a call that costs nothing');
   t.notOk((await reserver(store, key.id, 0)(0, { cycle: '2027-01' })).admitted, 'a ceiling of 0 is reached from the start');
 });
@@ -46,21 +46,21 @@ contract('the upstream limit: both amounts held, each set limit decides, a refus
   t.same(await reserve(901, 0), { admitted: false, refusedBy: ['ceiling'], ...figures(0, 100, 0, 3000) }, 'the ceiling alone');
   const b = await reserve(900, 2000);
   t.ok(b.admitted, 'exactly both rests fit');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(0, 1000, 0, 5000));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 1000, 0, 5000));
   if (!a.admitted || !b.admitted) return;
 
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 80, listNanos: 2500 }), a.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(80, 900, 2500, 2000), 'settled: both spends added, both holds dropped');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(80, 900, 2500, 2000), 'settled: both spends added, both holds dropped');
   await store.ledger.release(b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(80, 0, 2500, 0), 'released: both holds dropped');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(80, 0, 2500, 0), 'released: both holds dropped');
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 0, listNanos: 2500 }), null);
   t.same(await reserve(0, 0), { admitted: false, refusedBy: ['upstream'], ...figures(80, 0, 5000, 0) }, 'a reached upstream limit refuses even a free call');
 
   // A limit that is not set is not checked, whatever it would hold.
   t.ok((await reserve(10 ** 9, 5000, { cycle: '2026-12', ceilingNanos: null })).admitted, 'no ceiling: only the upstream limit decides');
   t.ok((await reserve(1000, 10 ** 9, { cycle: '2027-01', upstreamLimitNanos: null })).admitted, 'no upstream limit: only the ceiling decides');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 10 ** 9, 0, 5000));
-  t.same(await store.ledger.cycleSpend(key.id, '2027-01'), figures(0, 1000, 0, 10 ** 9));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12', 0), figures(0, 10 ** 9, 0, 5000));
+  t.same(await store.ledger.cycleSpend(key.id, '2027-01', 0), figures(0, 1000, 0, 10 ** 9));
 });
 
 contract('record without a reservation, release twice, reservations of another cycle, releaseInstance', async (t, db) => {
@@ -68,30 +68,30 @@ contract('record without a reservation, release twice, reservations of another c
   const { key } = await newKey(store);
   const reserve = reserver(store, key.id, 10_000);
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 7, listNanos: 14 }), null);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(7, 0, 14), 'a key without a ceiling: the row alone');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(7, 0, 14), 'a key without a ceiling: the row alone');
 
   const held = await reserve(100);
   if (!held.admitted) throw new Error('refused');
   await store.ledger.release(held.reservation.id);
   await store.ledger.release(held.reservation.id);
   await store.ledger.release(987_654_321);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(7, 0, 14), 'released once, unknown ids ignored');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(7, 0, 14), 'released once, unknown ids ignored');
 
   // A call admitted in October whose row is written in the November cycle settles October's hold.
   const october = await reserve(300, { cycle: '2026-10', upstreamNanos: 600 });
   if (!october.admitted) throw new Error('refused');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-10'), figures(0, 300, 0, 600));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-10', 0), figures(0, 300, 0, 600));
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 50, listNanos: 100 }), october.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-10'), figures(0, 0));
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(57, 0, 114));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-10', 0), figures(0, 0));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(57, 0, 114));
 
   await reserve(10, { instance: 'gw-a' });
   await reserve(20, { instance: 'gw-a', cycle: '2026-12' });
   await reserve(40, { instance: 'gw-b' });
   t.equal(await store.ledger.releaseInstance('gw-a'), 2, 'every reservation of the instance, in every cycle');
   t.equal(await store.ledger.releaseInstance('gw-a'), 0);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(57, 40, 114), "other instances' holds stay");
-  t.same(await store.ledger.cycleSpend(key.id, '2026-12'), figures(0, 0));
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(57, 40, 114), "other instances' holds stay");
+  t.same(await store.ledger.cycleSpend(key.id, '2026-12', 0), figures(0, 0));
   // Migration 19: the release at start scans the few reservations in flight; no admission writes an index by instance.
   const indexes = db.backend === 'sqlite'
     ? await db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reservations' AND sql IS NOT NULL ORDER BY name")
@@ -109,9 +109,9 @@ contract('cycleSpend of every key, keyActivity per key, oldest key first', async
   await store.ledger.record(ledgerRow(b.id, { chargedNanos: 20, listNanos: 50, admittedAt: 7_000 }), null);
   await store.ledger.record(ledgerRow(b.id, { chargedNanos: 3, listNanos: 6, cycle: '2026-10', admittedAt: 1_000 }), null);
   await reserver(store, b.id, 1_000)(30, { upstreamNanos: 70 });
-  t.same(await store.ledger.cycleSpend(null, '2026-11'), figures(121, 30, 253, 70));
-  t.same(await store.ledger.cycleSpend(null, '2026-09'), figures(0, 0));
-  t.same(await store.ledger.keyActivity('2026-11'), [
+  t.same(await store.ledger.cycleSpend(null, '2026-11', 0), figures(121, 30, 253, 70));
+  t.same(await store.ledger.cycleSpend(null, '2026-09', 0), figures(0, 0));
+  t.same(await store.ledger.keyActivity('2026-11', 0), [
     { keyId: a.id, lastUsedAt: 9_000, ...figures(101, 0, 203) },
     { keyId: b.id, lastUsedAt: 7_000, ...figures(20, 30, 50, 70) },
     { keyId: idle.id, lastUsedAt: null, ...figures(0, 0) },
@@ -158,15 +158,15 @@ contract('money is exact: sums up to 2^53 − 1 nano-dollars come back exactly, 
   const { key } = await newKey(store);
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: TWO_52, listNanos: TWO_52 }), null);
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: TWO_52 - 1, listNanos: TWO_52 - 1 }), null);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11'), figures(Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER), '2^53 − 1, exactly');
+  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER), '2^53 − 1, exactly');
   t.match(await store.ledger.dailyUsage(key.id, 0), [{ chargedNanos: Number.MAX_SAFE_INTEGER, listNanos: Number.MAX_SAFE_INTEGER }]);
 
   // 2^53 + 1 has no double: a float path would give 2^53 back without a word.
   await store.ledger.record(ledgerRow(key.id, { chargedNanos: 2, listNanos: 2 }), null);
   const unsafe = /beyond what a JS number holds exactly/;
-  await t.rejects(store.ledger.cycleSpend(key.id, '2026-11'), unsafe, 'the cycle spend');
-  await t.rejects(store.ledger.cycleSpend(null, '2026-11'), unsafe, 'the spend of every key');
+  await t.rejects(store.ledger.cycleSpend(key.id, '2026-11', 0), unsafe, 'the cycle spend');
+  await t.rejects(store.ledger.cycleSpend(null, '2026-11', 0), unsafe, 'the spend of every key');
   await t.rejects(store.ledger.dailyUsage(key.id, 0), unsafe, 'the daily sums');
-  await t.rejects(store.ledger.keyActivity('2026-11'), unsafe, 'the key table');
+  await t.rejects(store.ledger.keyActivity('2026-11', 0), unsafe, 'the key table');
   await t.rejects(reserver(store, key.id, Number.MAX_SAFE_INTEGER)(1), unsafe, 'a refusal that would report it');
 });

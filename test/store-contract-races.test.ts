@@ -44,7 +44,7 @@ for (const limit of ['ceiling', 'upstream'] as const) {
         r.admitted || (ceiling ? r.spent + r.reserved + 100 > 1000 : r.upstreamSpent + r.upstreamReserved + 100 > 1000);
       t.ok(results.every(justified), 'every refusal reports figures that justify it');
       t.ok(results.every((r) => r.admitted || (r.refusedBy.length === 1 && r.refusedBy[0] === limit)), `and names the ${limit} limit`);
-      t.same(await stores[1].ledger.cycleSpend(key.id, '2026-11'), figures(0, nanos * 10, 0, upstreamNanos * 10));
+      t.same(await stores[1].ledger.cycleSpend(key.id, '2026-11', 0), figures(0, nanos * 10, 0, upstreamNanos * 10));
 
       // Settle them from both stores at once: half recorded at their cost, half released.
       await Promise.all(
@@ -54,7 +54,7 @@ for (const limit of ['ceiling', 'upstream'] as const) {
             : stores[i % 4 === 1 ? 0 : 1].ledger.release(reservation.id),
         ),
       );
-      t.same(await stores[0].ledger.cycleSpend(key.id, '2026-11'), figures(300, 0, 400, 0), 'settled: 5 × 60 spent, 5 × 80 upstream, nothing held');
+      t.same(await stores[0].ledger.cycleSpend(key.id, '2026-11', 0), figures(300, 0, 400, 0), 'settled: 5 × 60 spent, 5 × 80 upstream, nothing held');
     }
   });
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { bearerToken, definePlugin, digestsEqual, headerCount, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, type Call } from '../../src/plugin-api.js';
+import { bearerToken, definePlugin, digestsEqual, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, repeatedCredential, type Call } from '../../src/plugin-api.js';
 
 /**
  * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).
@@ -21,8 +21,8 @@ function foreignAuthHeader(headers: IncomingHttpHeaders, apiKeyHeader: boolean):
  */
 function presentedKey(call: Call): string {
   const apiKeyHeader = call.endpoint.apiKeyHeader === true;
-  if (headerCount(call.req.rawHeaders, 'authorization') > 1) throw refuse('Send exactly one Authorization header.');
-  if (apiKeyHeader && headerCount(call.req.rawHeaders, 'x-api-key') > 1) throw refuse('Send exactly one x-api-key header.');
+  const repeated = repeatedCredential(call.req.rawHeaders, 'Authorization') ?? (apiKeyHeader ? repeatedCredential(call.req.rawHeaders, 'x-api-key') : undefined);
+  if (repeated) throw repeated;
   const how = apiKeyHeader ? 'x-api-key: sl-… or Authorization: Bearer sl-…' : 'Authorization: Bearer sl-…';
   const apiKey = apiKeyHeader ? call.callerHeaders['x-api-key'] : undefined;
   const keyHeader = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;

@@ -8,8 +8,9 @@ type WithLease = Call & { [LEASE]?: number };
 /**
  * The leases of this instance's calls in flight. Every quarter of the lease its heartbeat
  * renews them to now + the lease, then sweeps every instance's expired leases. A dead
- * instance's leases are thus never renewed again and stop counting by the end of their lease
- * (at most `leaseMs` after the death). Only reservations of calls still running are renewed:
+ * instance's leases are thus never renewed again and stop counting at the end of their lease
+ * (at most `leaseMs` after the death): the store leaves an ended lease out of every admission
+ * and every figure it reads, so the sweep only tidies the rows. Only reservations of calls still running are renewed:
  * one whose release failed (the database unreachable) expires like a dead instance's.
  */
 export class Leases {

@@ -55,14 +55,20 @@ export default definePlugin<DashboardConfig>({
     const send = (res: Response, name: string): void => {
       const body = files.get(name);
       if (!body) {
-        res.writeHead(503, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end('The dashboard is not built: run npm run build.\n');
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('The dashboard is not built: run npm run build.\n');
         return;
       }
       const cache = name === 'index.html' ? 'no-cache' : 'public, max-age=300';
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': ASSETS[name] as string, 'content-length': String(body.length), 'cache-control': cache });
+      res.writeHead(200, { 'content-type': ASSETS[name] as string, 'content-length': String(body.length), 'cache-control': cache });
       res.end(body);
     };
     const mount = (router: Router): void => {
+      // Every answer under /dashboard carries them, whoever writes it: the edge's 404 of an
+      // unknown asset and its 400 of an undecodable path too (their headers merge with these).
+      router.use('/dashboard', (_req, res, next) => {
+        for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+        next();
+      });
       router.get(['/dashboard', '/dashboard/'], (_req, res) => send(res, 'index.html'));
       // Any other asset is an unknown path: the edge's 404 (which follows these routes).
       router.get('/dashboard/assets/:file', (req, res, next) => {

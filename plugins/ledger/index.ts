@@ -34,7 +34,8 @@ export default definePlugin({
         }));
         // Per key, this cycle's spend and holds (charged and upstream) and the last call: the dashboard's key table.
         router.get('/usage/keys', handled(async (_req: Request, res: Response) => {
-          const activity = await store.ledger.keyActivity(cycleOf(clock.now()).id);
+          const now = clock.now();
+          const activity = await store.ledger.keyActivity(cycleOf(now).id, now);
           const data = activity.map((a) => ({
             key_id: a.keyId,
             cycle_spent_usd: formatUsd(a.spent),

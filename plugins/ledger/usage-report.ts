@@ -58,7 +58,7 @@ export async function usageReport(store: Store, key: KeyRecord | null, now: numb
   const since = today - (USAGE_WINDOW_DAYS - 1) * DAY_MS;
   const cycle = cycleOf(now);
   const keyId = key?.id ?? null;
-  const [days, spend] = await Promise.all([store.ledger.dailyUsage(keyId, since), store.ledger.cycleSpend(keyId, cycle.id)]);
+  const [days, spend] = await Promise.all([store.ledger.dailyUsage(keyId, since), store.ledger.cycleSpend(keyId, cycle.id, now)]);
 
   const totals = emptySums();
   const byDay = new Map<string, Sums & { day: string; model: string }>();

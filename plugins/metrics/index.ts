@@ -1,5 +1,5 @@
 import { collectDefaultMetrics } from 'prom-client';
-import { bearerMatches, definePlugin, GatewayError, hashSecret, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, sendError } from '../../src/plugin-api.js';
+import { definePlugin, hashSecret, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, presentedBearer, sendError } from '../../src/plugin-api.js';
 import { GatewaySeries } from './series.js';
 
 /**
@@ -35,8 +35,9 @@ export default definePlugin<MetricsConfig>({
     const tokenHash = settings.token === null ? null : hashSecret(settings.token);
     const placed = await placeOperatorRoutes(settings.port, settings.host ?? config.server.host, (router) => {
       router.get('/metrics', async (req, res) => {
-        if (tokenHash && !bearerMatches(req.headers.authorization, tokenHash)) {
-          sendError(res, new GatewayError(401, 'A valid metrics token is required: Authorization: Bearer <token>.'));
+        const presented = tokenHash ? presentedBearer(req, tokenHash, 'A valid metrics token is required: Authorization: Bearer <token>.') : null;
+        if (presented && 'refusal' in presented) {
+          sendError(res, presented.refusal);
           return;
         }
         const text = await scrapeMetrics();

@@ -12,12 +12,15 @@ interface BetaConfig {
    * (an internal image host); `ca_file` adds a PEM certificate authority to the trusted roots.
    * `max_bytes_held` bounds the image bytes all calls together hold at once (reserved before
    * reading: the declared length, else the per-image maximum; held until the call completes);
-   * a call that finds no room within `budget_wait_ms` is answered 503.
+   * a call that finds no room within `budget_wait_ms` is answered 503. It is at least what one
+   * request may hold, so a 503 is always retryable.
    */
   remote_images: { allow_cidrs: string[]; ca_file?: string; max_bytes_held: number; budget_wait_ms: number };
 }
 
 const FAMILY = 'beta';
+/** The most remote image bytes one request may hold: 8 images of 10 MiB (80 MiB). */
+const REQUEST_IMAGE_BYTES = IMAGE_LIMITS.perRequest * IMAGE_LIMITS.maxBytes;
 /** Expired thought signatures are dropped this often. */
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -41,8 +44,10 @@ export default definePlugin<BetaConfig>({
         properties: {
           allow_cidrs: { type: 'array', default: [], items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/\\d{1,3})?$' } },
           ca_file: { type: 'string', minLength: 1 },
-          // At least one image of the largest size fits.
-          max_bytes_held: { type: 'integer', minimum: IMAGE_LIMITS.maxBytes, default: 64 * 1024 * 1024 },
+          // At least one request's worth: the most images a request may have, each of the largest
+          // size, so that a request the per-request limits allow is always admitted on an idle
+          // gateway (a 503 then only ever means calls together hold the room: worth a retry).
+          max_bytes_held: { type: 'integer', minimum: REQUEST_IMAGE_BYTES, default: REQUEST_IMAGE_BYTES },
           budget_wait_ms: { type: 'integer', minimum: 0, maximum: 60_000, default: 2000 },
         },
       },

@@ -1,6 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../clock.js';
 import { clientAddress, type TrustedProxies } from '../http/client-address.js';
+import { repeatedCredential } from '../http/credential-headers.js';
 import { GatewayError } from '../http/errors.js';
 import { sendError } from '../http/respond.js';
 import { discardUnreadUpload } from '../http/unread-upload.js';
@@ -53,17 +55,18 @@ export class FailedAttemptLimiter {
 }
 
 /**
- * Whether an Authorization header carries the bearer token whose SHA-256 is `tokenHash`, and
- * which token it is. The token is compared as a digest in constant time; a native `sl-` key
- * never matches, whatever the configuration says.
+ * Whether a request carries the bearer token whose SHA-256 is `tokenHash`, and which token it is;
+ * else the 401 to answer: `wrong`, or the refusal of an Authorization header sent twice (the
+ * check every authenticated surface makes: repeatedCredential). The token is compared as a
+ * digest in constant time; a native `sl-` key never matches, whatever the configuration says.
  */
-function matchingBearer(header: string | undefined, tokenHash: Buffer | null): string | undefined {
-  const match = /^bearer\s+(\S+)$/i.exec((header ?? '').trim());
-  const token = match?.[1];
-  return tokenHash && token && !token.startsWith(NATIVE_PREFIX) && digestsEqual(hashSecret(token), tokenHash) ? token : undefined;
+export function presentedBearer(req: IncomingMessage, tokenHash: Buffer | null, wrong: string): { token: string } | { refusal: GatewayError } {
+  const repeated = repeatedCredential(req.rawHeaders, 'Authorization');
+  if (repeated) return { refusal: repeated };
+  const token = /^bearer\s+(\S+)$/i.exec((req.headers.authorization ?? '').trim())?.[1];
+  if (tokenHash && token && !token.startsWith(NATIVE_PREFIX) && digestsEqual(hashSecret(token), tokenHash)) return { token };
+  return { refusal: new GatewayError(401, wrong) };
 }
-
-export const bearerMatches = (header: string | undefined, tokenHash: Buffer | null): boolean => matchingBearer(header, tokenHash) !== undefined;
 
 /**
  * Bearer admin token check for /admin/v1. A client (its address as seen behind the trusted
@@ -88,15 +91,15 @@ export function requireAdmin(tokenHash: Buffer | null, limiter: FailedAttemptLim
     const address = clientAddress(req, trusted);
     const wait = await limiter.retryAfter(address);
     if (wait > 0) return lockedOut(req, res, address, wait);
-    const token = matchingBearer(req.headers.authorization, tokenHash);
-    if (!token) {
+    const presented = presentedBearer(req, tokenHash, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.');
+    if ('refusal' in presented) {
       // Counted first: of attempts racing through several instances, the ones past the limit are refused as locked out.
       const over = await limiter.fail(address);
       if (over > 0) return lockedOut(req, res, address, over);
-      refuse(req, res, new GatewayError(401, 'A valid admin token is required: Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.'));
+      refuse(req, res, presented.refusal);
       return;
     }
-    res.locals['adminActor'] = tokenFingerprint(token);
+    res.locals['adminActor'] = tokenFingerprint(presented.token);
     next();
   };
   return (req, res, next) => {

@@ -1,25 +1,47 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { htmlPage, sendHtml } from './edge.js';
 import { discardUnreadUpload, lingeringClose } from './unread-upload.js';
 
 /**
- * What reaches the gateway's port but never becomes a request the app handles: what Node's
- * parser refused or timed out, an `Expect` other than `100-continue`, and `CONNECT`. Each gets
- * the edge's small HTML page instead of Node's empty answer or a bare close, and its connection
- * is closed within a bound even while the caller keeps sending.
+ * Every listener of the gateway (its port, and the side ports of metrics, status and the
+ * dashboard) is made here, so that nothing that reaches one is answered by Node instead of the
+ * edge: what Node's parser refused or timed out, an HTTP/1.1 request without `Host`, an
+ * `Expect` other than `100-continue`, and `CONNECT` each get the edge's small HTML page instead
+ * of Node's empty answer or a bare close, and the connection is closed within a bound even
+ * while the caller keeps sending. `onContinue` takes `Expect: 100-continue` requests (else
+ * Node sends the 100 and hands them to `onRequest`).
  */
-export function answerConnectionErrors(server: Server): void {
+export function createEdgeServer(options: ServerOptions, onRequest: Handler, onContinue?: Handler): Server {
+  // Node's own Host check answers a bare 400 before any listener sees the request.
+  const server = createServer({ ...options, requireHostHeader: false });
+  server.on('request', hosted(onRequest));
+  if (onContinue) server.on('checkContinue', hosted(onContinue));
+  server.on('checkExpectation', hosted(answerExpectation));
   server.on('clientError', answerParserError);
-  server.on('checkExpectation', answerExpectation);
   server.on('connect', answerConnect);
+  return server;
 }
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** An HTTP/1.1 request must name its `Host` (RFC 9112, 3.2): without one it is the 400 page, checked first as Node would. */
+const hosted =
+  (handle: Handler): Handler =>
+  (req, res) => {
+    if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return handle(req, res);
+    discardUnreadUpload(req, res);
+    res.setHeader('connection', 'close');
+    sendHtml(res, 400, 'Bad Request', 'An HTTP/1.1 request must carry a Host header.');
+  };
 
 /** What the HTTP parser refused, as the edge answers it: status, title, explanation. */
 function parserRefusal(error: NodeJS.ErrnoException): [number, string, string] {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return [431, 'Request Header Fields Too Large', 'The request headers are larger than the gateway accepts.'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'Payload Too Large', 'The chunk extensions of the body are larger than the gateway accepts.'];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [408, 'Request Timeout', 'The request did not arrive in time.'];
     default:

@@ -1,9 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { BootError } from '../config/boot-error.js';
 import type { ServerConfig } from '../config/schema.js';
-import { answerConnectionErrors } from './connection-errors.js';
+import { createEdgeServer } from './connection-errors.js';
 import { InFlight } from './in-flight.js';
 import { logRequests } from './request-log.js';
 import { discardBodyOfRead } from './unread-upload.js';
@@ -49,14 +49,13 @@ export class GatewayServer {
       options.fallback(req, res);
     };
     const { limits } = options;
-    this.server = createServer(
+    this.server = createEdgeServer(
       { headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
       (req, res) => handle(req, res, false),
+      (req, res) => handle(req, res, true),
     );
     this.server.keepAliveTimeout = limits.keep_alive_timeout_ms;
     this.server.maxConnections = limits.max_connections;
-    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => handle(req, res, true));
-    answerConnectionErrors(this.server);
   }
 
   /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createEdgeServer } from './connection-errors.js';
 import { notFound } from './edge.js';
 import { toGatewayError } from './errors.js';
 import { sendError } from './respond.js';
@@ -39,7 +39,7 @@ export async function startSideServer(options: SideServerOptions): Promise<SideS
   app.use(router);
   app.use(notFound);
   app.use(failed);
-  const server = createServer(app);
+  const server = createEdgeServer({}, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -138,9 +138,9 @@ export class GrantedAdmissions {
       releaseInstance: (instance) => inner.releaseInstance(instance),
       renewLeases: (reservationIds, expiresAt, now) => inner.renewLeases(reservationIds, expiresAt, now),
       sweepExpiredLeases: (now) => inner.sweepExpiredLeases(now),
-      cycleSpend: (keyId, cycle) => inner.cycleSpend(keyId, cycle),
+      cycleSpend: (keyId, cycle, now) => inner.cycleSpend(keyId, cycle, now),
       dailyUsage: (keyId, since) => inner.dailyUsage(keyId, since),
-      keyActivity: (cycle) => inner.keyActivity(cycle),
+      keyActivity: (cycle, now) => inner.keyActivity(cycle, now),
     };
   }
 

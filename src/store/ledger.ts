@@ -141,12 +141,16 @@ export interface LedgerStore {
   renewLeases(reservationIds: readonly number[], expiresAt: number, now: number): Promise<number>;
   /** Drops every reservation whose lease ended at or before `now`; returns how many (another instance may be sweeping: then 0). */
   sweepExpiredLeases(now: number): Promise<number>;
-  /** A key's spend and reservations in a cycle (expired leases count until swept); `null` sums every key. */
-  cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend>;
+  /**
+   * A key's spend and reservations in a cycle as they stand at `now`; `null` sums every key. A
+   * reservation whose lease ended at or before `now` is not counted, whether or not an admission
+   * or the sweep has dropped it yet: a dead instance holds a ceiling for at most its lease.
+   */
+  cycleSpend(keyId: string | null, cycle: string, now: number): Promise<CycleSpend>;
   /** A key's rows (every key's for `null`) admitted at or after `since`, summed per UTC day and model, oldest first. */
   dailyUsage(keyId: string | null, since: number): Promise<DailyUsage[]>;
-  /** Every key's spend and reservations in a cycle and its last admitted call. */
-  keyActivity(cycle: string): Promise<KeyActivity[]>;
+  /** Every key's spend and reservations in a cycle at `now` (ended leases not counted, as in cycleSpend) and its last admitted call. */
+  keyActivity(cycle: string, now: number): Promise<KeyActivity[]>;
 }
 
 export interface KeyActivity extends CycleSpend {

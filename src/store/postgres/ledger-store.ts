@@ -36,11 +36,23 @@ const RENEW = {
  */
 const BULK_RELEASE_LOCK = 7_264_853_012;
 
-const SPEND_COLUMNS = 'charged_nano AS spent, reserved_nano AS reserved, upstream_nano AS upstream_spent, reserved_upstream_nano AS upstream_reserved';
-const SPEND_KEY = { name: 'ledger_spend_key', text: `SELECT ${SPEND_COLUMNS} FROM spend WHERE key_id = $1 AND cycle = $2` };
-const SPEND_ALL = `SELECT COALESCE(SUM(charged_nano), 0)::bigint AS spent, COALESCE(SUM(reserved_nano), 0)::bigint AS reserved,
-    COALESCE(SUM(upstream_nano), 0)::bigint AS upstream_spent, COALESCE(SUM(reserved_upstream_nano), 0)::bigint AS upstream_reserved
-  FROM spend WHERE cycle = $1`;
+/**
+ * spend's held columns count a reservation until an admission or the sweep drops it; what leases
+ * ended by the read's instant still hold is taken off them (a dead instance holds a ceiling for
+ * at most its lease, whenever the sweep runs). One statement, one snapshot: never a release half-seen.
+ */
+const ended = (where: string, now: string): string => `SELECT COALESCE(SUM(r.amount_nano), 0)::bigint AS amount, COALESCE(SUM(r.upstream_nano), 0)::bigint AS upstream
+    FROM reservations r WHERE ${where} AND r.expires_at <= ${now}`;
+const SPEND_KEY = {
+  name: 'ledger_spend_key',
+  text: `SELECT s.charged_nano AS spent, s.reserved_nano - e.amount AS reserved, s.upstream_nano AS upstream_spent, s.reserved_upstream_nano - e.upstream AS upstream_reserved
+    FROM spend s CROSS JOIN LATERAL (${ended('r.key_id = s.key_id AND r.cycle = s.cycle', '$3')}) e
+    WHERE s.key_id = $1 AND s.cycle = $2`,
+};
+const SPEND_ALL = `WITH e AS (${ended('r.cycle = $1', '$2')})
+  SELECT COALESCE(SUM(s.charged_nano), 0)::bigint AS spent, (COALESCE(SUM(s.reserved_nano), 0) - (SELECT amount FROM e))::bigint AS reserved,
+    COALESCE(SUM(s.upstream_nano), 0)::bigint AS upstream_spent, (COALESCE(SUM(s.reserved_upstream_nano), 0) - (SELECT upstream FROM e))::bigint AS upstream_reserved
+  FROM spend s WHERE s.cycle = $1`;
 
 // A UTC day of an epoch-ms instant, as SQLite's strftime('%Y-%m-%d', ms / 1000, 'unixepoch') gives it.
 const daily = (where: string): string => `SELECT to_char(to_timestamp(admitted_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
@@ -53,9 +65,10 @@ const DAILY_ALL = daily('admitted_at >= $1');
 
 const ACTIVITY = `SELECT k.id AS key_id,
     (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
-    COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.reserved_nano, 0) AS reserved,
-    COALESCE(s.upstream_nano, 0) AS upstream_spent, COALESCE(s.reserved_upstream_nano, 0) AS upstream_reserved
+    COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.reserved_nano - e.amount, 0) AS reserved,
+    COALESCE(s.upstream_nano, 0) AS upstream_spent, COALESCE(s.reserved_upstream_nano - e.upstream, 0) AS upstream_reserved
   FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = $1
+    LEFT JOIN LATERAL (${ended('r.key_id = k.id AND r.cycle = $1', '$2')}) e ON true
   ORDER BY k.created_at, k.id COLLATE "C"`;
 
 /** What gateway_admit decided, as LedgerStore.reserve answers it. */
@@ -118,11 +131,11 @@ export class PgLedgerStore implements LedgerStore {
     });
   }
 
-  async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {
+  async cycleSpend(keyId: string | null, cycle: string, now: number): Promise<CycleSpend> {
     const result =
       keyId === null
-        ? await this.pool.query<SpendRow>(SPEND_ALL, [cycle])
-        : await this.pool.query<SpendRow>({ ...SPEND_KEY, values: [keyId, cycle] });
+        ? await this.pool.query<SpendRow>(SPEND_ALL, [cycle, now])
+        : await this.pool.query<SpendRow>({ ...SPEND_KEY, values: [keyId, cycle, now] });
     const row = result.rows[0];
     return row ? toCycleSpend(row) : { ...NO_SPEND };
   }
@@ -132,8 +145,8 @@ export class PgLedgerStore implements LedgerStore {
     return result.rows.map(toDailyUsage);
   }
 
-  async keyActivity(cycle: string): Promise<KeyActivity[]> {
-    const rows = (await this.pool.query<SpendRow & { key_id: string; last_used_at: number | null }>(ACTIVITY, [cycle])).rows;
+  async keyActivity(cycle: string, now: number): Promise<KeyActivity[]> {
+    const rows = (await this.pool.query<SpendRow & { key_id: string; last_used_at: number | null }>(ACTIVITY, [cycle, now])).rows;
     return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: row.last_used_at, ...toCycleSpend(row) }));
   }
 }

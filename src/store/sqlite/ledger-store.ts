@@ -45,9 +45,11 @@ export class SqliteLedgerStore implements LedgerStore {
     private readonly takeOp: (take: RateTake) => number,
   ) {
     this.spentStmt = db.prepare('SELECT charged_nano AS spent, upstream_nano AS upstream_spent FROM spend WHERE key_id = ? AND cycle = ?').safeIntegers();
-    this.reservedStmt = db
-      .prepare('SELECT COALESCE(SUM(amount_nano), 0) AS reserved, COALESCE(SUM(upstream_nano), 0) AS upstream_reserved FROM reservations WHERE key_id = ? AND cycle = ?')
-      .safeIntegers();
+    // What reservations hold at @now: a lease that ended by then no longer counts, swept or not (NULL: made before leases, held until released).
+    const live = '(r.expires_at IS NULL OR r.expires_at > @now)';
+    const held = (where: string): string =>
+      `SELECT COALESCE(SUM(amount_nano), 0) AS reserved, COALESCE(SUM(upstream_nano), 0) AS upstream_reserved FROM reservations r WHERE ${where} AND ${live}`;
+    this.reservedStmt = db.prepare(held('r.key_id = @keyId AND r.cycle = @cycle')).safeIntegers();
     this.insertReservation = db.prepare(
       'INSERT INTO reservations (key_id, cycle, amount_nano, upstream_nano, instance, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
@@ -74,19 +76,17 @@ export class SqliteLedgerStore implements LedgerStore {
     this.spentAllStmt = db
       .prepare('SELECT COALESCE(SUM(charged_nano), 0) AS spent, COALESCE(SUM(upstream_nano), 0) AS upstream_spent FROM spend WHERE cycle = ?')
       .safeIntegers();
-    this.reservedAllStmt = db
-      .prepare('SELECT COALESCE(SUM(amount_nano), 0) AS reserved, COALESCE(SUM(upstream_nano), 0) AS upstream_reserved FROM reservations WHERE cycle = ?')
-      .safeIntegers();
+    this.reservedAllStmt = db.prepare(held('r.cycle = @cycle')).safeIntegers();
     this.activityStmt = db.prepare(`SELECT k.id AS key_id,
         (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
         COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.upstream_nano, 0) AS upstream_spent,
-        (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS reserved,
-        (SELECT COALESCE(SUM(r.upstream_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle) AS upstream_reserved
+        (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle AND ${live}) AS reserved,
+        (SELECT COALESCE(SUM(r.upstream_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle AND ${live}) AS upstream_reserved
       FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = @cycle ORDER BY k.created_at, k.id`).safeIntegers();
 
     this.reserveOp = (input: ReserveInput): ReserveResult => {
       this.deleteExpiredOfKey.run(input.keyId, input.cycle, input.now);
-      const figures = this.readSpend(input.keyId, input.cycle);
+      const figures = this.readSpend(input.keyId, input.cycle, input.now);
       const refusedBy = limitsRefusing(input, figures);
       if (refusedBy.length) return { admitted: false, refusedBy, ...figures };
       const { keyId, cycle, nanos, upstreamNanos } = input;
@@ -99,8 +99,8 @@ export class SqliteLedgerStore implements LedgerStore {
       if (reservationId !== null) this.deleteReservation.run(reservationId);
     };
     // A read transaction: spend and reservations from one snapshot, never a settlement half-seen.
-    this.snapshotSpend = db.transaction((keyId: string | null, cycle: string): CycleSpend =>
-      keyId === null ? spendOf(this.spentAllStmt.get(cycle), this.reservedAllStmt.get(cycle)) : this.readSpend(keyId, cycle),
+    this.snapshotSpend = db.transaction((keyId: string | null, cycle: string, now: number): CycleSpend =>
+      keyId === null ? spendOf(this.spentAllStmt.get(cycle), this.reservedAllStmt.get({ cycle, now })) : this.readSpend(keyId, cycle, now),
     );
   }
 
@@ -136,12 +136,12 @@ export class SqliteLedgerStore implements LedgerStore {
     return this.deleteExpired.run(now).changes;
   }
 
-  async cycleSpend(keyId: string | null, cycle: string): Promise<CycleSpend> {
-    return this.snapshotSpend(keyId, cycle);
+  async cycleSpend(keyId: string | null, cycle: string, now: number): Promise<CycleSpend> {
+    return this.snapshotSpend(keyId, cycle, now);
   }
 
-  async keyActivity(cycle: string): Promise<KeyActivity[]> {
-    const rows = this.activityStmt.all({ cycle }) as Array<Wide<SpendRow> & { key_id: string; last_used_at: bigint | null }>;
+  async keyActivity(cycle: string, now: number): Promise<KeyActivity[]> {
+    const rows = this.activityStmt.all({ cycle, now }) as Array<Wide<SpendRow> & { key_id: string; last_used_at: bigint | null }>;
     return rows.map((row) => ({ keyId: row.key_id, lastUsedAt: exactOrNull(row.last_used_at), ...spendOf(row, row) }));
   }
 
@@ -161,8 +161,8 @@ export class SqliteLedgerStore implements LedgerStore {
     );
   }
 
-  private readSpend(keyId: string, cycle: string): CycleSpend {
-    return spendOf(this.spentStmt.get(keyId, cycle), this.reservedStmt.get(keyId, cycle));
+  private readSpend(keyId: string, cycle: string, now: number): CycleSpend {
+    return spendOf(this.spentStmt.get(keyId, cycle), this.reservedStmt.get({ keyId, cycle, now }));
   }
 }
 
