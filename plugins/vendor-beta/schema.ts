@@ -8,7 +8,8 @@ import { foldedDescription, isSchemaObject, withDefsNamedDefs, type JsonObject }
  * and `definitions` move under `$defs`.
  */
 
-const KEYWORDS: ReadonlySet<string> = new Set([
+/** The keywords beta's JSON Schema fields take. */
+export const BETA_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
   'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'propertyOrdering',
 ]);
@@ -17,6 +18,16 @@ const KEYWORDS: ReadonlySet<string> = new Set([
 const ONE = new Set(['items', 'additionalProperties']);
 const LIST = new Set(['prefixItems', 'anyOf', 'oneOf']);
 const MAP = new Set(['$defs', 'properties']);
+
+/** The subschemas of a node written in beta's keywords. */
+export function subschemas(node: JsonObject): JsonObject[] {
+  return Object.entries(node).flatMap(([key, value]): unknown[] => {
+    if (ONE.has(key)) return [value];
+    if (LIST.has(key) && Array.isArray(value)) return value;
+    if (MAP.has(key) && isSchemaObject(value)) return Object.values(value);
+    return [];
+  }).filter(isSchemaObject);
+}
 
 export function betaSchema(schema: JsonObject): JsonObject {
   return node(withDefsNamedDefs(schema));
@@ -29,7 +40,7 @@ function node(source: JsonObject): JsonObject {
   const leftover: JsonObject = {};
   for (const [key, value] of Object.entries(source)) {
     if (key === 'const' && !('enum' in source)) out['enum'] = [value];
-    else if (!KEYWORDS.has(key)) leftover[key] = value;
+    else if (!BETA_SCHEMA_KEYWORDS.has(key)) leftover[key] = value;
     else if (ONE.has(key) && isSchemaObject(value)) out[key] = node(value);
     else if (LIST.has(key) && Array.isArray(value)) out[key] = value.map((inner) => (isSchemaObject(inner) ? node(inner) : inner));
     else if (MAP.has(key) && isSchemaObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, isSchemaObject(inner) ? node(inner) : inner]));
