@@ -73,6 +73,14 @@ t.test('chat: response_format strict json_schema and strict tools, whole and str
   }
 });
 
+t.test('alpha: a JSON schema answer while the model thinks (no forced tool, so no refusal)', async (t) => {
+  const h = await startHarness(t);
+  const client = h.client((await h.createKey()).key);
+  const parsed = await client.chat.completions.parse({ model: MODELS.alpha, reasoning_effort: 'low', messages: [{ role: 'user', content: 'Weather in Oslo?' }], response_format: CHAT_FORMAT });
+  t.same(parsed.choices[0]?.message.parsed, ANSWER);
+  t.match(upstream(h, 'alpha'), { thinking: { type: 'adaptive' }, output_config: { effort: 'low', format: { type: 'json_schema' } } }, 'effort and format in one output_config');
+});
+
 t.test('Responses: text.format strict and strict function tools, whole and streamed, on every family', async (t) => {
   const h = await startHarness(t);
   const client = h.client((await h.createKey()).key);

@@ -52,9 +52,14 @@ t.test('alpha: a JSON schema is output_config.format, merged with the effort; it
 });
 
 t.test('alpha: outside the subset the forced tool stays, and while thinking it is refused naming the format', async (t) => {
-  const recursive = schemaFormat({ schema: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#' } } } } });
+  const tree = { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#' } } } };
+  const recursive = schemaFormat({ schema: tree });
   const plain = alphaRequest(request({ responseFormat: recursive }), ALPHA, false);
   t.same([plain.jsonTool, plain.body['tool_choice'], plain.body['output_config']], [true, { type: 'tool', name: 'json_response' }, undefined]);
+  const asked = recorder();
+  alphaRequest(request({ responseFormat: schemaFormat({ schema: tree, strict: { param: 'response_format.json_schema.strict' } }) }), ALPHA, false, asked.adjust);
+  t.same(asked.seen, ['response_format.json_schema.strict=dropped:schema'], 'a strict asked for is not honoured by the forced tool: announced');
+  t.match(thrown(() => alphaRequest(request({ responseFormat: schemaFormat({ schema: tree, strict: { param: 'response_format.json_schema.strict' } }) }), ALPHA, false)), { status: 400, param: 'response_format.json_schema.strict' }, 'or refused');
   t.match(thrown(() => alphaRequest(request({ responseFormat: recursive, reasoning: { kind: 'effort', effort: 'low', param: 'reasoning_effort' } }), ALPHA, false)), {
     status: 400,
     param: 'response_format',

@@ -67,11 +67,15 @@ export function alphaStructured(request: NeutralRequest, adjust: Adjust): AlphaS
   if (asked?.type === 'json_object') jsonTool = forcedTool(request, 'json_object has no native mode on this model');
   if (asked?.type === 'json_schema') {
     const written = alphaStrictSchema(describedSchema(asked.schema, asked.description?.text));
-    if ('outside' in written) jsonTool = forcedTool(request, `the schema is outside what this model enforces natively: ${written.outside}`);
-    else if (!fits(written, used, 0)) jsonTool = forcedTool(request, 'the schema has more optional or union-typed properties than this model enforces natively');
-    else {
+    const outside = 'outside' in written ? written.outside : fits(written, used, 0) ? null : 'it has more optional or union-typed properties than this model compiles';
+    if (outside === null && !('outside' in written)) {
       spend(written, used, 0);
       format = { type: 'json_schema', schema: written.schema };
+    } else {
+      jsonTool = forcedTool(request, `the schema is outside what this model enforces natively: ${outside}`);
+      // The forced tool's input is not held to the schema: a strict the caller asked for is not honoured.
+      const strict = asked.strict && !asked.strict.implied ? asked.strict.param : null;
+      if (strict) adjust(strict, 'dropped:schema', `${strict}: this model cannot enforce the schema strictly (${outside}); send strict: false.`);
     }
   }
   const tools = request.tools.map(plainTool);
