@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import t, { type Test } from 'tap';
 import { dig } from './helpers/dig.js';
 import { startHarness, type Harness } from './helpers/harness.js';
@@ -136,6 +137,26 @@ t.test('Messages: output_config.format and strict tools on every family', async 
     t.match([called.status, called.json['stop_reason']], [200, 'tool_use'], `${family}: a tool call`);
     t.match((called.json['content'] as Json[]).find((block) => block['type'] === 'tool_use'), { name: 'get_weather', input: { city: 'sample' } }, `${family}: the tool call`);
     strictToolAsked(t, h, family, family);
+  }
+});
+
+t.test("Messages through the official alpha client: parse's JSON output and a strict tool, whole and streamed, on every family", async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const client = new Anthropic({ apiKey: key, baseURL: h.origin, maxRetries: 0 });
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+  const messages = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
+  for (const family of FAMILIES) {
+    const model = MODELS[family];
+    const parsed = await client.messages.parse({ model, max_tokens: 500, messages, output_config: { format: { type: 'json_schema', schema } } });
+    t.same(parsed.parsed_output, { city: 'sample' }, `${family}: parsed_output`);
+    const streamed = await client.messages.stream({ model, max_tokens: 500, messages, output_config: { format: { type: 'json_schema', schema } } }).finalMessage();
+    // As with the openai client, the stream helper parses only its own (zod) formats.
+    const text = streamed.content.find((block) => block.type === 'text');
+    t.same(JSON.parse(text?.type === 'text' ? text.text : ''), { city: 'sample' }, `${family}: streamed, the JSON text`);
+    const tools = [{ name: 'get_weather', input_schema: { ...PARAMETERS, type: 'object' as const }, strict: true }];
+    const called = await client.messages.stream({ model, max_tokens: 500, messages, tools }).finalMessage();
+    t.match(called.content.find((block) => block.type === 'tool_use'), { name: 'get_weather', input: { city: 'sample' } }, `${family}: streamed strict tool call`);
   }
 });
 
