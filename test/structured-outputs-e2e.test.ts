@@ -185,6 +185,28 @@ t.test("alpha's refusal is each format's refusal, whole and streamed", async (t)
   t.match(passed.json, { stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber' } }, 'Messages: as alpha said it');
 });
 
+t.test("beta's blocked prompt is each format's content filter, whole and streamed", async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const client = h.client(key);
+  const model = MODELS.beta;
+  const content = 'Something harmful [[sim:refusal=1]]';
+  const chat = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], response_format: CHAT_FORMAT });
+  t.match(chat.choices[0], { finish_reason: 'content_filter' }, 'chat');
+  const chunks = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], stream: true });
+  let finish: string | null = null;
+  for await (const chunk of chunks) finish = chunk.choices[0]?.finish_reason ?? finish;
+  t.equal(finish, 'content_filter', 'chat streamed');
+  for (const stream of [false, true]) {
+    const response = stream
+      ? await client.responses.stream({ model, input: content, text: { format: TEXT_FORMAT } }).finalResponse()
+      : await client.responses.create({ model, input: content, text: { format: TEXT_FORMAT } });
+    t.match(response, { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }, `Responses${stream ? ' streamed' : ''}`);
+  }
+  const blocked = await messages(h, key, model, { messages: [{ role: 'user', content }] });
+  t.match(blocked, { status: 200, json: { stop_reason: 'refusal' } }, 'Messages');
+});
+
 t.test('alpha: strict tools over its limit are announced in x-gateway-adjusted, refused under parameters: strict', async (t) => {
   const tools = Array.from({ length: 21 }, (_, i) => ({ ...CHAT_TOOL, function: { ...CHAT_TOOL.function, name: `tool_${i}` } }));
   const body = JSON.stringify({ model: MODELS.alpha, messages: [{ role: 'user', content: 'Go' }], tools });

@@ -14,7 +14,8 @@ import { BETA_SCHEMA_KEYWORDS, subschemas } from './schema.js';
  * that a translator could break: alternating roles, named function responses, one response per
  * call, the thought signature on replayed calls, its thinking settings, and its structured
  * outputs (no field beyond a function declaration's own, such as `strict`; the calling modes it
- * knows, `VALIDATED` answered like `AUTO`; a `responseJsonSchema` in the keywords it takes).
+ * knows, `VALIDATED` answered like `AUTO`; a `responseJsonSchema` in the keywords it takes). A
+ * prompt with `[[sim:refusal=1]]` is blocked (`promptFeedback.blockReason: "SAFETY"`).
  */
 
 type Json = Record<string, unknown>;
@@ -207,9 +208,17 @@ export function createBetaVendor(): SimVendor {
       return;
     }
     const request = { ...readGenerateRequest(body), reasoning: thinking.on };
-    const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
+    const directives = readDirectives(request.lastUserText);
+    const fault = ctx.queued ?? faultFromDirectives(directives);
     if (await ctx.sim.applyFault(ctx.res, fault)) return;
     const plan = planReply(request);
+    if (directives.refusal === 1) {
+      // A blocked prompt: no candidate, only the reason (whole, or as the stream's one chunk).
+      const blocked = { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: usageMetadata(plan, 0, 0), modelVersion: model, responseId: randomBytes(9).toString('base64url') };
+      if (stream && ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, [`data: ${JSON.stringify(blocked)}\r\n\r\n`], fault);
+      else await ctx.sim.sendJson(ctx.res, stream ? [blocked] : blocked, fault);
+      return;
+    }
     const logprobs = config['responseLogprobs'] === true ? { top: typeof config['logprobs'] === 'number' ? config['logprobs'] : 0 } : null;
     const render: Rendering = { signatures, thinking, logprobs };
     const id = randomBytes(9).toString('base64url');

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
  * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
  * (never answer), `[[sim:redacted=1]]` (alpha: the thinking comes redacted), `[[sim:unicode=1]]`
  * (words of 2-, 3- and 4-byte UTF-8 characters, for tests of bodies split inside a character),
- * `[[sim:refusal=1]]` (the model refuses: alpha's `stop_reason: "refusal"`).
+ * `[[sim:refusal=1]]` (the model refuses: alpha's `stop_reason: "refusal"`, beta's blocked prompt).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -82,7 +82,7 @@ export interface Directives {
   /** The vendor hides the thinking (alpha: a redacted_thinking block). */
   redacted?: number;
   unicode?: number;
-  /** The model refuses to answer (alpha: `stop_reason: "refusal"`). */
+  /** The model refuses to answer (alpha: `stop_reason: "refusal"`; beta: the prompt blocked). */
   refusal?: number;
 }
 
