@@ -160,51 +160,39 @@ t.test("Messages through the official alpha client: parse's JSON output and a st
   }
 });
 
-t.test("alpha's refusal is each format's refusal, whole and streamed", async (t) => {
-  const h = await startHarness(t);
-  const { key } = await h.createKey();
+/** One refusing prompt in every format, whole and streamed (the streamed chat as its refusal deltas joined and its finish reason). */
+async function refusedEverywhere(h: Harness, key: string, model: string): Promise<Json> {
   const client = h.client(key);
-  const model = MODELS.alpha;
   const content = 'Something harmful [[sim:refusal=1]]';
-  const explanation = 'The request asks for harmful content. (cyber)';
   const chat = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], response_format: CHAT_FORMAT });
-  t.match(chat.choices[0], { finish_reason: 'content_filter', message: { refusal: explanation, content: 'I cannot help with that.' } }, 'chat');
   const chunks = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], response_format: CHAT_FORMAT, stream: true });
-  let refusal = '';
-  let finish: string | null = null;
+  const chatStreamed = { refusal: '', finish: null as string | null };
   for await (const chunk of chunks) {
-    refusal += chunk.choices[0]?.delta.refusal ?? '';
-    finish = chunk.choices[0]?.finish_reason ?? finish;
+    chatStreamed.refusal += chunk.choices[0]?.delta.refusal ?? '';
+    chatStreamed.finish = chunk.choices[0]?.finish_reason ?? chatStreamed.finish;
   }
-  t.same([refusal, finish], [explanation, 'content_filter'], 'chat streamed');
   const response = await client.responses.create({ model, input: content, text: { format: TEXT_FORMAT } });
-  t.match(response, { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [{ type: 'message', content: [{ type: 'output_text' }, { type: 'refusal', refusal: explanation }] }] }, 'Responses');
-  const streamed = await client.responses.stream({ model, input: content, text: { format: TEXT_FORMAT } }).finalResponse();
-  t.match(streamed, { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [{ content: [{ type: 'output_text' }, { type: 'refusal', refusal: explanation }] }] }, 'Responses streamed');
-  const passed = await messages(h, key, model, { messages: [{ role: 'user', content }] });
-  t.match(passed.json, { stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber' } }, 'Messages: as alpha said it');
-});
+  const responseStreamed = await client.responses.stream({ model, input: content, text: { format: TEXT_FORMAT } }).finalResponse();
+  const message = (await messages(h, key, model, { messages: [{ role: 'user', content }] })).json;
+  return { chat: chat.choices[0], chatStreamed, response, responseStreamed, message };
+}
 
-t.test("beta's blocked prompt is each format's content filter, whole and streamed", async (t) => {
+t.test("the model's refusal is each format's refusal, whole and streamed: alpha's stop_reason, beta's blocked prompt", async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
-  const client = h.client(key);
-  const model = MODELS.beta;
-  const content = 'Something harmful [[sim:refusal=1]]';
-  const chat = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], response_format: CHAT_FORMAT });
-  t.match(chat.choices[0], { finish_reason: 'content_filter' }, 'chat');
-  const chunks = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], stream: true });
-  let finish: string | null = null;
-  for await (const chunk of chunks) finish = chunk.choices[0]?.finish_reason ?? finish;
-  t.equal(finish, 'content_filter', 'chat streamed');
-  for (const stream of [false, true]) {
-    const response = stream
-      ? await client.responses.stream({ model, input: content, text: { format: TEXT_FORMAT } }).finalResponse()
-      : await client.responses.create({ model, input: content, text: { format: TEXT_FORMAT } });
-    t.match(response, { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }, `Responses${stream ? ' streamed' : ''}`);
+  const explanation = 'The request asks for harmful content. (cyber)';
+  const alpha = await refusedEverywhere(h, key, MODELS.alpha);
+  t.match(alpha['chat'], { finish_reason: 'content_filter', message: { refusal: explanation, content: 'I cannot help with that.' } }, 'alpha chat');
+  t.same(alpha['chatStreamed'], { refusal: explanation, finish: 'content_filter' }, 'alpha chat streamed');
+  for (const which of ['response', 'responseStreamed']) {
+    t.match(alpha[which], { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [{ type: 'message', content: [{ type: 'output_text' }, { type: 'refusal', refusal: explanation }] }] }, `alpha ${which}`);
   }
-  const blocked = await messages(h, key, model, { messages: [{ role: 'user', content }] });
-  t.match(blocked, { status: 200, json: { stop_reason: 'refusal' } }, 'Messages');
+  t.match(alpha['message'], { stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber' } }, 'alpha Messages: as alpha said it');
+  const beta = await refusedEverywhere(h, key, MODELS.beta);
+  t.match(beta['chat'], { finish_reason: 'content_filter' }, 'beta chat');
+  t.equal(beta['chatStreamed'].finish, 'content_filter', 'beta chat streamed');
+  for (const which of ['response', 'responseStreamed']) t.match(beta[which], { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }, `beta ${which}`);
+  t.match(beta['message'], { stop_reason: 'refusal' }, 'beta Messages');
 });
 
 t.test('alpha: strict tools over its limit are announced in x-gateway-adjusted, refused under parameters: strict', async (t) => {
