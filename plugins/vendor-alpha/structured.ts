@@ -59,25 +59,25 @@ const plainTool = (tool: ToolSpec): JsonObject => ({
   input_schema: tool.parameters ?? { type: 'object', properties: {} },
 });
 
-export function alphaStructured(request: NeutralRequest, adjust: Adjust): AlphaStructured {
-  const used: Budget = { tools: 0, optional: 0, unions: 0 };
-  let format: JsonObject | null = null;
-  let jsonTool: AlphaStructured['jsonTool'] = null;
+/** The JSON answer: natively as `output_config.format` (its schema's counts spent from `used`), else as the forced tool. */
+function jsonAnswer(request: NeutralRequest, used: Budget, adjust: Adjust): Pick<AlphaStructured, 'format' | 'jsonTool'> {
   const asked = request.responseFormat;
-  if (asked?.type === 'json_object') jsonTool = forcedTool(request, 'json_object has no native mode on this model');
-  if (asked?.type === 'json_schema') {
-    const written = alphaStrictSchema(describedSchema(asked.schema, asked.description?.text));
-    const outside = 'outside' in written ? written.outside : fits(written, used, 0) ? null : 'it has more optional or union-typed properties than this model compiles';
-    if (outside === null && !('outside' in written)) {
-      spend(written, used, 0);
-      format = { type: 'json_schema', schema: written.schema };
-    } else {
-      jsonTool = forcedTool(request, `the schema is outside what this model enforces natively: ${outside}`);
-      // The forced tool's input is not held to the schema: a strict the caller asked for is not honoured.
-      const strict = asked.strict && !asked.strict.implied ? asked.strict.param : null;
-      if (strict) adjust(strict, 'dropped:schema', `${strict}: this model cannot enforce the schema strictly (${outside}); send strict: false.`);
-    }
+  if (!asked) return { format: null, jsonTool: null };
+  if (asked.type === 'json_object') return { format: null, jsonTool: forcedTool(request, 'json_object has no native mode on this model') };
+  const written = alphaStrictSchema(describedSchema(asked.schema, asked.description?.text));
+  if (!('outside' in written) && fits(written, used, 0)) {
+    spend(written, used, 0);
+    return { format: { type: 'json_schema', schema: written.schema }, jsonTool: null };
   }
+  const outside = 'outside' in written ? written.outside : 'it has more optional or union-typed properties than this model compiles';
+  // The forced tool's input is not held to the schema: a strict the caller asked for is not honoured.
+  const strict = asked.strict && !asked.strict.implied ? asked.strict.param : null;
+  if (strict) adjust(strict, 'dropped:schema', `${strict}: this model cannot enforce the schema strictly (${outside}); send strict: false.`);
+  return { format: null, jsonTool: forcedTool(request, `the schema is outside what this model enforces natively: ${outside}`) };
+}
+
+/** The caller's tools as alpha declares them: the strict ones that fit `used`, smallest first, with `strict: true` and the rewritten schema. */
+function declaredTools(request: NeutralRequest, used: Budget, adjust: Adjust): JsonObject[] {
   const tools = request.tools.map(plainTool);
   // An implied strict (a Responses tool without `strict`) is the reference API's default, not a request to alpha.
   const candidates = request.tools.flatMap((tool, i) => {
@@ -102,6 +102,14 @@ export function alphaStructured(request: NeutralRequest, adjust: Adjust): AlphaS
     spend(written, used, 1);
     tools[i] = { ...tools[i], input_schema: written.schema, strict: true };
   }
+  return tools;
+}
+
+export function alphaStructured(request: NeutralRequest, adjust: Adjust): AlphaStructured {
+  // The answer's schema counts first: it is what the caller asked the reply to be.
+  const used: Budget = { tools: 0, optional: 0, unions: 0 };
+  const { format, jsonTool } = jsonAnswer(request, used, adjust);
+  const tools = declaredTools(request, used, adjust);
   if (jsonTool) tools.push(jsonTool.tool);
   return { format, jsonTool, tools };
 }
