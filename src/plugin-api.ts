@@ -50,8 +50,8 @@ export type { AttemptCount, EndpointTotals, IncidentImpact, IncidentRecord, Inci
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';
 
 // The neutral request and reply every ingress format reads into and every vendor translates from.
-export { REASONING_EFFORTS, refuseToolNameClash, refuseUnmapped } from './neutral/request.js';
-export type { Asked, ImageSource, Mappable, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
+export { REASONING_EFFORTS, refuseToolNameClash } from './neutral/request.js';
+export type { Asked, ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, StrictAsk, ToolChoice, ToolSpec, Turn } from './neutral/request.js';
 export { ledgerUsage } from './neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from './neutral/reply.js';
 export type { ReplySink } from './neutral/sink.js';
@@ -60,6 +60,8 @@ export { reasoningPlan, unsupportedSetting } from './neutral/reasoning.js';
 export type { ReasoningPlan, ReasoningSetting } from './neutral/reasoning.js';
 export { estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, textTokens, usageOrEstimate } from './neutral/token-estimate.js';
 export { replaysNone, withReplayableTurns } from './neutral/replayable.js';
+export { describedSchema, foldedDescription, isSchemaObject, unresolvableRefs, withDefsNamedDefs } from './neutral/json-schema.js';
+export { effectiveStrict, strictCompatible } from './neutral/strict-compatible.js';
 
 // The reference chat format (the chat ingress's, and the gamma family's upstream).
 export { parseChatRequest } from './reference/chat-request.js';

@@ -96,7 +96,7 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
 
   await jsonMode(t, client, MODEL);
   const forced = lastUpstream(h).body;
-  t.equal(forced.tool_choice.name, 'json_response', 'JSON mode is a forced tool upstream');
+  t.same([forced.output_config?.format?.type, forced.tool_choice], ['json_schema', undefined], 'a JSON schema goes natively upstream (output_config.format), no forced tool');
 
   const embeddings = await refused(() => client.embeddings.create({ model: MODEL, input: 'x' }));
   t.equal(embeddings.status, 400, 'alpha has no embedding model');

@@ -44,12 +44,15 @@ const history = (): Json => handingBack({});
 /** A conversation with an earlier answer, its assistant message carrying `extra`. */
 const answered = (extra: Json): Json => ({ messages: [HELLO[0], { role: 'assistant', content: 'Hello.', ...extra }, { role: 'user', content: 'More' }] });
 
-/** A JSON schema format with one more field of `json_schema`: refused by name, or relayed unchanged. */
-const jsonSchemaProbe = (name: string, value: unknown): Probe => ({
+/** A JSON schema format with one more field of `json_schema`: relayed unchanged to gamma, mapped for alpha and beta as `mapped` says. */
+const jsonSchemaProbe = (name: string, value: unknown, mapped: Partial<Record<Family, Check>>): Probe => ({
   body: { response_format: { type: 'json_schema', json_schema: { name: 'greeting', schema: { type: 'object' }, [name]: value } } },
   param: `response_format.json_schema.${name}`,
-  mapped: { gamma: (u) => [dig(u.body, 'response_format', 'json_schema', name), value] },
+  mapped: { gamma: (u) => [dig(u.body, 'response_format', 'json_schema', name), value], ...mapped },
 });
+/** The greeting schema as alpha's `output_config.format` (closed) and beta's `responseJsonSchema`, with `extra`. */
+const alphaFormat = (extra: Json = {}): Check => (u) => [dig(u.body, 'output_config', 'format'), { type: 'json_schema', schema: { type: 'object', ...extra, properties: {}, additionalProperties: false } }];
+const betaFormat = (extra: Json = {}): Check => generation('responseJsonSchema', { type: 'object', ...extra });
 
 const PROBES: Record<string, Probe> = {
   model: { body: (family) => ({ model: { alpha: 'ALPHA-sonnet-4-6', beta: 'Beta-3-Flash', gamma: 'gamma-5-4' }[family] }), mapped: { alpha: field('model', 'alpha-sonnet-4.6'), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:generateContent'], gamma: field('model', 'gamma-5.4') } },
@@ -126,7 +129,11 @@ const PROBES: Record<string, Probe> = {
   'tools[].function.strict': {
     body: { tools: WEATHER_TOOLS.map((tool) => ({ ...tool, function: { ...tool.function, strict: true } })) },
     param: 'tools[0].function.strict',
-    mapped: { gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'strict'), true] },
+    mapped: {
+      alpha: (u) => [[dig(u.body, 'tools', 0, 'strict'), dig(u.body, 'tools', 0, 'input_schema', 'additionalProperties')], [true, false]],
+      beta: (u) => [[dig(u.body, 'toolConfig', 'functionCallingConfig', 'mode'), dig(u.body, 'tools', 0, 'functionDeclarations', 0, 'strict')], ['VALIDATED', undefined]],
+      gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'strict'), true],
+    },
   },
   tool_choice: { body: { tools: WEATHER_TOOLS, tool_choice: 'required' }, mapped: { alpha: field('tool_choice', { type: 'any' }), beta: field('toolConfig', { functionCallingConfig: { mode: 'ANY' } }) } },
   parallel_tool_calls: {
@@ -134,8 +141,8 @@ const PROBES: Record<string, Probe> = {
     mapped: { alpha: field('tool_choice', { type: 'auto', disable_parallel_tool_use: true }), beta: (_, reply) => [dig(reply, 'choices', 0, 'message', 'tool_calls', 'length'), 1] },
   },
   response_format: { body: { response_format: { type: 'json_object' } }, mapped: { alpha: (u) => [u.body['tool_choice'], { type: 'tool', name: 'json_response' }], beta: generation('responseMimeType', 'application/json') } },
-  'response_format.json_schema.strict': jsonSchemaProbe('strict', true),
-  'response_format.json_schema.description': jsonSchemaProbe('description', 'A greeting.'),
+  'response_format.json_schema.strict': jsonSchemaProbe('strict', true, { alpha: alphaFormat(), beta: betaFormat() }),
+  'response_format.json_schema.description': jsonSchemaProbe('description', 'A greeting.', { alpha: alphaFormat({ description: 'A greeting.' }), beta: betaFormat({ description: 'A greeting.' }) }),
   reasoning_effort: {
     body: { reasoning_effort: 'low' },
     mapped: { alpha: (u) => [[u.body['thinking'], u.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]], beta: generation('thinkingConfig', { thinkingLevel: 'LOW', includeThoughts: true }) },

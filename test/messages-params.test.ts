@@ -26,6 +26,8 @@ interface Sample {
 
 const base = (model: string, extra: Body = {}): Body => ({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], ...extra });
 const TOOL = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
+/** The tool with a schema alpha compiles strictly (it refuses an object not closed). */
+const CLOSED_TOOL = { ...TOOL, input_schema: { ...TOOL.input_schema, required: ['city'], additionalProperties: false } };
 const toolTurns = (result: Body = {}): Body[] => [
   { role: 'user', content: 'Weather?' },
   { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
@@ -79,7 +81,7 @@ const SAMPLES: Record<string, Sample> = {
     without: (model) => base(model, { system: [{ type: 'text', text: 'Sys' }], tools: [TOOL], tool_choice: { type: 'none' }, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }),
   },
   '`tools`': { with: (model) => base(model, { tools: [TOOL] }) },
-  '`tools[].strict`': { with: (model) => base(model, { tools: [{ ...TOOL, strict: true }] }), param: 'tools[0].strict' },
+  '`tools[].strict`': { with: (model) => base(model, { tools: [{ ...CLOSED_TOOL, strict: true }] }), without: (model) => base(model, { tools: [CLOSED_TOOL] }) },
   'server tools (`tools[]` with a versioned `type`)': { with: (model) => base(model, { tools: [{ type: 'web_search_20250305', name: 'web_search' }] }), param: 'tools[0]' },
   '`tool_choice`': { with: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'any' } }), without: (model) => base(model, { tools: [TOOL] }) },
   '`tool_choice.disable_parallel_tool_use`': { with: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }), without: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto' } }) },
@@ -93,7 +95,7 @@ const SAMPLES: Record<string, Sample> = {
   '`thinking` (`"type": "adaptive"`)': { with: (model) => base(model, { thinking: { type: 'adaptive' } }) },
   '`thinking.display`': { with: (model) => base(model, { thinking: { type: 'adaptive', display: 'omitted' } }), without: (model) => base(model, { thinking: { type: 'adaptive' } }) },
   '`output_config.effort`': { with: (model) => base(model, { output_config: { effort: 'high' } }) },
-  '`output_config.format`': { with: (model) => base(model, { output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } } } } } }) },
+  '`output_config.format`': { with: (model) => base(model, { output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } } } }) },
   '`service_tier`': { with: (model) => base(model, { service_tier: 'auto' }) },
   '`stream`': { with: (model) => base(model, { stream: true }) },
   '`citations` (text blocks)': {

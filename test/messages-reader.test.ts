@@ -197,7 +197,6 @@ const refusals: Array<[string, Body, string]> = [
   ['a call never answered', base({ tools: [weatherTool], messages: toolTurns({ content: 'x' }).slice(0, 2) }), 'messages'],
   ['only system messages', base({ messages: [{ role: 'system', content: 'x' }] }), 'messages'],
   ['a server tool', base({ tools: [weatherTool, { type: 'web_search_20250305', name: 'web_search' }] }), 'tools[1]'],
-  ['a strict tool', base({ tools: [{ ...weatherTool, strict: true }] }), 'tools[0].strict'],
   ['tool_choice any without tools', base({ tool_choice: { type: 'any' } }), 'tool_choice.type'],
   ['tool_choice naming no tool', base({ tools: [weatherTool], tool_choice: { type: 'tool', name: 'nope' } }), 'tool_choice.name'],
   ['a parameter the neutral request has no field for', base({ context_management: { edits: [] } }), 'context_management'],

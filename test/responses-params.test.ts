@@ -106,11 +106,20 @@ const PROBES: Record<string, Probe> = {
     mapped: {
       alpha: (s) => [s.upstream.body['tools'], [{ name: 'get_weather', input_schema: WEATHER.parameters }]],
       beta: (s) => [s.upstream.body['tools'], [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: WEATHER.parameters }] }]],
-      gamma: (s) => [s.upstream.body['tools'], [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER.parameters } }]],
+      // No strict given, the API's default: strict-compatible or not, written out (this schema is open: not).
+      gamma: (s) => [s.upstream.body['tools'], [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER.parameters, strict: false } }]],
     },
   },
   'tools[].type': { body: { tools: [{ type: 'web_search' }] }, param: 'tools[0].type' },
-  'tools[].strict': { body: { tools: [{ ...WEATHER, strict: true }] }, param: 'tools[0].strict', mapped: { gamma: (s) => [s.upstream.body['tools'][0].function.strict, true] } },
+  'tools[].strict': {
+    body: { tools: [{ ...WEATHER, strict: true }] },
+    param: 'tools[0].strict',
+    mapped: {
+      alpha: (s) => [[s.upstream.body['tools'][0].strict, s.upstream.body['tools'][0].input_schema.additionalProperties], [true, false]],
+      beta: (s) => [s.upstream.body['toolConfig'], { functionCallingConfig: { mode: 'VALIDATED' } }],
+      gamma: (s) => [s.upstream.body['tools'][0].function.strict, true],
+    },
+  },
   tool_choice: {
     body: { tools: [WEATHER], tool_choice: 'required' },
     mapped: {
@@ -131,15 +140,26 @@ const PROBES: Record<string, Probe> = {
   'text.format': {
     body: { text: { format: FORMAT } },
     mapped: {
-      alpha: (s) => [s.upstream.body['tools'][0].name, 'json_response'],
+      alpha: (s) => [s.upstream.body['output_config'], { format: { type: 'json_schema', schema: { ...SCHEMA, additionalProperties: false } } }],
       beta: (s) => [s.upstream.body['generationConfig'], { responseMimeType: 'application/json', responseJsonSchema: SCHEMA }],
       gamma: (s) => [s.upstream.body['response_format'], { type: 'json_schema', json_schema: { name: 'answer', schema: SCHEMA } }],
     },
   },
-  'text.format.strict': { body: { text: { format: { ...FORMAT, strict: true } } }, mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.strict, true] } },
+  'text.format.strict': {
+    body: { text: { format: { ...FORMAT, strict: true } } },
+    mapped: {
+      alpha: (s) => [s.upstream.body['output_config']?.format.type, 'json_schema'],
+      beta: (s) => [s.upstream.body['generationConfig']?.responseJsonSchema, SCHEMA],
+      gamma: (s) => [s.upstream.body['response_format'].json_schema.strict, true],
+    },
+  },
   'text.format.description': {
     body: { text: { format: { ...FORMAT, description: 'One answer.' } } },
-    mapped: { gamma: (s) => [s.upstream.body['response_format'].json_schema.description, 'One answer.'] },
+    mapped: {
+      alpha: (s) => [s.upstream.body['output_config']?.format.schema.description, 'One answer.'],
+      beta: (s) => [s.upstream.body['generationConfig']?.responseJsonSchema.description, 'One answer.'],
+      gamma: (s) => [s.upstream.body['response_format'].json_schema.description, 'One answer.'],
+    },
   },
   'text.verbosity': { body: { text: { verbosity: 'high' } } },
   'reasoning.effort': {

@@ -97,7 +97,7 @@ const READS: Array<[name: string, body: Json, expected: Json, history?: Json[]]>
   ],
   ['json_object; user when there is no safety_identifier', { input: 'x', user: 'u-1', text: { format: { type: 'json_object' } } }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], user: 'u-1', responseFormat: { type: 'json_object', param: 'text.format' } }],
   ['auto and none ask nothing without tools (Codex sends tools: [])', { input: 'x', tools: [], tool_choice: 'auto', text: { format: { type: 'text' } } }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }] }],
-  ['a choice with tools is kept', { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: 'none' }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], tools: [{ name: 'f' }], toolChoice: 'none' }],
+  ['a choice with tools is kept', { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: 'none' }, { ...DEFAULTS, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], tools: [{ name: 'f', strict: { param: 'tools[0].strict', implied: true } }], toolChoice: 'none' }],
 ];
 
 t.test('bodies read into the neutral request', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { alphaRequestBody, JSON_TOOL } from '../plugins/vendor-alpha/request.js';
+import { alphaRequestBody } from '../plugins/vendor-alpha/request.js';
+import { JSON_TOOL } from '../plugins/vendor-alpha/structured.js';
 import { betaRequestBody } from '../plugins/vendor-beta/request.js';
 import { gammaChatBody } from '../plugins/vendor-gamma/request.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
@@ -51,10 +52,12 @@ t.test('two tools of one name: a 400 naming the second, on every family', async 
   }
 });
 
-t.test(`alpha's JSON output tool: a caller's tool of that name is refused only with JSON output`, async (t) => {
+t.test(`alpha's JSON output tool: a caller's tool of that name is refused only when the JSON answer is that tool`, async (t) => {
   const build = builders['alpha'] as (request: NeutralRequest) => unknown;
   t.match(refusal(() => build({ ...NEUTRAL, tools: [tool('g'), tool(JSON_TOOL)], responseFormat: JSON_FORMAT })), { status: 400, param: 'tools[1]' });
   t.equal(refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)] })), null, 'without JSON output the name is free');
+  const native: NeutralRequest['responseFormat'] = { type: 'json_schema', name: 'x', schema: { type: 'object' }, param: 'text.format' };
+  t.equal(refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: native })), null, 'a JSON schema alpha answers natively leaves it free');
   t.equal(refusal(() => (builders['gamma'] as (request: NeutralRequest) => unknown)({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: JSON_FORMAT })), null, 'other families have no such tool');
 });
 
@@ -64,7 +67,7 @@ t.test('end to end through the Responses API: the 400, and no upstream call', as
   const ask = (body: Json) => post(h, key, '/v1/responses', body);
   const fn = (name: string): Json => ({ type: 'function', name, parameters: { type: 'object', properties: {} } });
   const before = h.alpha.requests.length + h.gamma.requests.length;
-  const clash = await ask({ model: 'alpha-sonnet-4.6', input: 'hi', tools: [fn(JSON_TOOL)], text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } });
+  const clash = await ask({ model: 'alpha-sonnet-4.6', input: 'hi', tools: [fn(JSON_TOOL)], text: { format: { type: 'json_object' } } });
   t.match(clash, { status: 400, json: { error: { type: 'invalid_request', param: 'tools[0]' } } });
   const twice = await ask({ model: 'gamma-5.4', input: 'hi', tools: [fn('f'), fn('f')] });
   t.match(twice, { status: 400, json: { error: { param: 'tools[1]', message: /tool names must be unique/ } } });

@@ -143,10 +143,10 @@ function readTools(raw: unknown, reading: Reading): ToolSpec[] {
   if (!Array.isArray(raw)) return [];
   return (raw as JsonObject[]).map((tool, i) => {
     if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `server tools such as '${String(tool['type'])}'`);
-    if (tool['strict'] === true) throw unsupported(reading, `tools[${i}].strict`, 'strict tools');
     // A vendor's function arguments are an object: a schema of anything else could never be met.
     const spec: ToolSpec = { name: tool['name'] as string, parameters: objectSchema(tool['input_schema'], `tools[${i}].input_schema`) };
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
+    if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
     return spec;
   });
 }
@@ -224,7 +224,9 @@ function readFormat(config: unknown): ResponseFormat | null {
   if (!isObject(format)) return null;
   if (format['type'] !== 'json_schema') throw invalidRequest("output_config.format.type must be 'json_schema'.", 'output_config.format.type');
   if (format['schema'] === undefined || format['schema'] === null) throw invalidRequest('output_config.format.schema is required.', 'output_config.format.schema');
-  return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format' };
+  // The format always constrains the output: strict wherever the schema allows it.
+  const strict = { param: 'output_config.format', implied: true } as const;
+  return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format', strict };
 }
 
 /** Reads the body of a Messages call (a create or a token count) into the neutral request. */

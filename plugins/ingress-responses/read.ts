@@ -105,8 +105,9 @@ function readTools(raw: unknown): ToolSpec[] {
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
     // A vendor's function arguments are an object: a schema of anything else could never be met.
     if (isObject(tool['parameters'])) spec.parameters = objectSchema(tool['parameters'], `tools[${i}].parameters`);
-    // Read as asked only when true: the reference API defaults it to true, which no vendor but gamma could honour.
+    // Absent (or null), the reference API's default: strict when the schema is strict-compatible.
     if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
+    else if (tool['strict'] === undefined || tool['strict'] === null) spec.strict = { param: `tools[${i}].strict`, implied: true };
     return spec;
   });
 }

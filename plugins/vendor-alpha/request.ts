@@ -1,16 +1,15 @@
-import { invalidRequest, refuseToolNameClash, refuseUnmapped, withReplayableTurns, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { invalidRequest, refuseToolNameClash, withReplayableTurns, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { alphaStructured, JSON_TOOL, type Adjust } from './structured.js';
 import { alphaThinking } from './thinking.js';
 
 /**
  * Reference chat request → alpha Messages request (docs/vendor-formats.md#alpha-request).
  *
- * JSON mode: alpha has no classic JSON mode, so `response_format` becomes a forced tool
- * (`json_response`, its input schema the caller's schema, or any object for `json_object`);
- * the reply's input of that tool is the JSON text of the answer (see response.ts, stream.ts).
+ * JSON output and strict tools: structured.ts. A JSON-schema answer goes as
+ * `output_config.format`; where that cannot be, the answer is a forced tool (`json_response`)
+ * whose input is the JSON text of the answer (see response.ts, stream.ts).
  * Thinking: thinking.ts; thinking blocks of earlier turns go back as they came (`blocks`).
  */
-
-export const JSON_TOOL = 'json_response';
 
 /** Image types alpha accepts as base64. */
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -73,20 +72,6 @@ function historyTools(request: NeutralRequest): JsonObject[] {
   return [...names].map((name) => ({ name, input_schema: { type: 'object' } }));
 }
 
-function tools(request: NeutralRequest): JsonObject[] {
-  const out: JsonObject[] = request.tools.map((tool) => ({
-    name: tool.name,
-    ...(tool.description !== undefined ? { description: tool.description } : {}),
-    input_schema: tool.parameters ?? { type: 'object', properties: {} },
-  }));
-  const format = request.responseFormat;
-  if (format) {
-    const schema = format.type === 'json_schema' ? { type: 'object', ...format.schema } : { type: 'object' };
-    out.push({ name: JSON_TOOL, description: 'Reply with the JSON value that answers the request.', input_schema: schema });
-  }
-  return out;
-}
-
 /** Refusals for what alpha cannot do, each naming the field. */
 function checkSupported(request: NeutralRequest): void {
   if (request.n > 1) throw invalidRequest('n greater than 1 is not supported by this model; send several requests instead.', 'n');
@@ -98,15 +83,27 @@ function checkSupported(request: NeutralRequest): void {
   if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', 'seed');
   if (request.presencePenalty) throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', 'presence_penalty');
   if (request.frequencyPenalty) throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', 'frequency_penalty');
-  refuseUnmapped(request, ['strict', 'format_description']);
-  refuseToolNameClash(request, request.responseFormat ? JSON_TOOL : null);
 }
 
-export function alphaRequestBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+/** Without a call to announce an approximation on (tests, the bench), it is refused, as under `parameters: strict`. */
+const refuseAdjustment: Adjust = (param, _action, refusal) => {
+  throw invalidRequest(refusal, param);
+};
+
+/** The alpha request body, and whether the JSON answer comes as the forced `json_response` tool (its input is the answer). */
+export interface AlphaRequest {
+  body: JsonObject;
+  jsonTool: boolean;
+}
+
+export function alphaRequest(asked: NeutralRequest, model: ModelEntry, stream: boolean, adjust: Adjust = refuseAdjustment): AlphaRequest {
   const request = withReplayableTurns(asked, (state) => state?.family === 'alpha');
   checkSupported(request);
+  const structured = alphaStructured(request, adjust);
+  refuseToolNameClash(request, structured.jsonTool ? JSON_TOOL : null);
   const maxTokens = request.maxTokens ?? model.maxOutputTokens;
-  const thinking = alphaThinking(request, model, maxTokens);
+  const thinking = alphaThinking(request, model, maxTokens, structured.jsonTool?.why ?? null);
+  if (structured.format) thinking['output_config'] = { ...(thinking['output_config'] as JsonObject | undefined), format: structured.format };
   const messages = request.turns.map((turn) => ({ role: turn.role, content: turn.parts.flatMap(blocks) }));
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
   const body: JsonObject = { model: model.upstream, max_tokens: maxTokens, messages };
@@ -116,11 +113,14 @@ export function alphaRequestBody(asked: NeutralRequest, model: ModelEntry, strea
   if (request.topP !== null) body['top_p'] = request.topP;
   if (request.user !== null) body['metadata'] = { user_id: request.user };
   Object.assign(body, thinking);
-  const declared = tools(request);
+  const declared = structured.tools;
   const history = declared.length ? [] : historyTools(request);
   if (declared.length || history.length) body['tools'] = [...declared, ...history];
-  const choice = history.length ? { type: 'none' } : toolChoice(request, request.responseFormat !== null);
+  const choice = history.length ? { type: 'none' } : toolChoice(request, structured.jsonTool !== null);
   if (choice) body['tool_choice'] = choice;
   if (stream) body['stream'] = true;
-  return body;
+  return { body, jsonTool: structured.jsonTool !== null };
 }
+
+/** The body alone (for callers that read no reply). */
+export const alphaRequestBody = (asked: NeutralRequest, model: ModelEntry, stream: boolean, adjust?: Adjust): JsonObject => alphaRequest(asked, model, stream, adjust).body;

@@ -1,5 +1,5 @@
 import { ledgerUsage, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage, type Usage } from '../../src/plugin-api.js';
-import { JSON_TOOL } from './request.js';
+import { JSON_TOOL } from './structured.js';
 
 /** Alpha message → the neutral reply (docs/vendor-formats.md#alpha-response). */
 
@@ -17,6 +17,21 @@ const FINISH: Readonly<Record<string, FinishReason>> = {
 export function alphaFinish(stopReason: unknown, calledUserTools: boolean): FinishReason {
   const mapped = FINISH[String(stopReason)] ?? 'stop';
   return mapped === 'tool_calls' && !calledUserTools ? 'stop' : mapped;
+}
+
+/** What the caller is told when alpha refuses to answer (`stop_reason: "refusal"`) and gives no explanation. */
+const REFUSED = 'The model declined to answer this request.';
+
+/**
+ * Alpha's refusal as the reply's refusal text: its `stop_details` explanation where it gives one
+ * (with the category), else a plain sentence; null when the reply is no refusal. The model's own
+ * text, if any came before it stopped, stays the reply's content.
+ */
+export function alphaRefusal(stopReason: unknown, details: unknown): string | null {
+  if (stopReason !== 'refusal') return null;
+  const stop = (details ?? {}) as JsonObject;
+  const explanation = typeof stop['explanation'] === 'string' && stop['explanation'] !== '' ? stop['explanation'] : REFUSED;
+  return typeof stop['category'] === 'string' ? `${explanation} (${stop['category']})` : explanation;
 }
 
 /**
@@ -74,7 +89,8 @@ export function alphaReply(message: JsonObject, jsonMode: boolean): Reply {
   }
   // A forced tool call has no text beside it; should the model add some, the JSON alone is the answer.
   const content = json ?? (texts.length ? texts.join('') : toolCalls.length ? null : '');
-  const choice: ReplyChoice = { content, refusal: null, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
+  const refusal = alphaRefusal(message['stop_reason'], message['stop_details']);
+  const choice: ReplyChoice = { content: refusal && content === '' ? null : content, refusal, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
   if (reasoning.length) choice.reasoning = reasoning;
   return { choices: [choice], usage: alphaUsage(message['usage']) };
 }

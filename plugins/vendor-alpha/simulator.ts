@@ -2,13 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
 import { alphaCountRoute } from './simulator-count.js';
+import { checkStructuredOutputs, SchemaRefused } from './simulator-schema.js';
 
 /**
  * Simulator of the alpha family's upstream, an Anthropic-Messages-style API (docs/vendor-formats.md#alpha):
  * `POST /v1/messages` with `x-api-key` and `anthropic-version`, content blocks, `tool_use` /
  * `tool_result`, named SSE events (`message_start` … `message_stop`, `input_json_delta`
  * fragments, `event: error` mid-stream on demand), extended thinking (simulator-thinking.ts),
- * and its error bodies. It also enforces the conversation rules the real API enforces, so a
+ * structured outputs (`output_config.format` answered with JSON of its schema; strict tools and
+ * schemas checked as alpha compiles them: simulator-schema.ts), refusals on demand
+ * (`[[sim:refusal=1]]`), and its error bodies. It also enforces the conversation rules the real API enforces, so a
  * translator that breaks them fails here too.
  */
 
@@ -88,13 +91,14 @@ export function readMessagesRequest(body: Json): SimRequest {
   const last = messages[messages.length - 1] as Json;
   const lastBlocks = last['role'] === 'user' ? blocksOf(last) : [];
   const tools = ((body['tools'] ?? []) as Json[]).map((tool) => ({ name: String(tool['name']), parameters: tool['input_schema'] }));
+  const format = (body['output_config'] as Json | undefined)?.['format'] as Json | undefined;
   return {
     texts: [systemText, ...messages.map((m) => textOf(blocksOf(m)) + ' ' + blocksOf(m).filter((b) => b['type'] === 'tool_result').map(resultText).join(' '))],
     lastUserText: textOf(lastBlocks),
     toolResults: lastBlocks.filter((b) => b['type'] === 'tool_result').map(resultText),
     tools,
     toolChoice: toolChoiceOf(body['tool_choice']),
-    jsonSchema: null,
+    jsonSchema: format?.['type'] === 'json_schema' ? (format['schema'] as Json) : null,
     maxTokens: body['max_tokens'] as number,
     choices: 1,
     reasoning: ['enabled', 'adaptive'].includes(String((body['thinking'] as Json | undefined)?.['type'])),
@@ -102,6 +106,15 @@ export function readMessagesRequest(body: Json): SimRequest {
 }
 
 const STOP_REASON: Record<SimChoice['finish'], string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
+
+/** What a refusing model says, and how alpha explains it (`stop_details`). */
+const REFUSAL_TEXT = 'I cannot help with that.';
+const REFUSAL_DETAILS: Json = { type: 'refusal', category: 'cyber', explanation: 'The request asks for harmful content.' };
+/** A refusal: the model's sentence instead of its answer, no tool calls. */
+const refused = (choice: SimChoice): SimChoice => ({ ...choice, pieces: [REFUSAL_TEXT], toolCalls: [] });
+/** The stop fields of a message or its `message_delta`. */
+const stopFields = (choice: SimChoice, refusal: boolean): Json =>
+  refusal ? { stop_reason: 'refusal', stop_sequence: null, stop_details: REFUSAL_DETAILS } : { stop_reason: STOP_REASON[choice.finish], stop_sequence: null };
 const toolUseId = (id: string): string => id.replace(/^call_/, 'toolu_');
 
 function contentBlocks(choice: SimChoice): Json[] {
@@ -116,7 +129,7 @@ function outputUsage(plan: ReplyPlan): Json {
   return { output_tokens: plan.completionTokens, ...(plan.reasoningTokens ? { output_tokens_details: { thinking_tokens: plan.reasoningTokens } } : {}) };
 }
 
-function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[]): Json {
+function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[], refusal: boolean): Json {
   const choice = plan.choices[0] as SimChoice;
   return {
     id,
@@ -124,15 +137,14 @@ function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[
     role: 'assistant',
     model,
     content: [...thinking, ...contentBlocks(choice)],
-    stop_reason: STOP_REASON[choice.finish],
-    stop_sequence: null,
+    ...stopFields(choice, refusal),
     usage: { input_tokens: plan.promptTokens, ...outputUsage(plan), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
   };
 }
 
 const sse = (data: Json): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json[]): string[] {
+function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json[], refusal: boolean): string[] {
   const choice = plan.choices[0] as SimChoice;
   const frames = [
     sse({
@@ -158,7 +170,7 @@ function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json
     index += 1;
   }
   frames.push(
-    sse({ type: 'message_delta', delta: { stop_reason: STOP_REASON[choice.finish], stop_sequence: null }, usage: outputUsage(plan) }),
+    sse({ type: 'message_delta', delta: stopFields(choice, refusal), usage: outputUsage(plan) }),
     sse({ type: 'message_stop' }),
   );
   return frames;
@@ -178,8 +190,9 @@ export function createAlphaVendor(): SimVendor {
     try {
       validate(body);
       thinking.check(body);
+      checkStructuredOutputs(body);
     } catch (error) {
-      if (!(error instanceof InvalidRequest) && !(error instanceof ThinkingRefused)) throw error;
+      if (!(error instanceof InvalidRequest) && !(error instanceof ThinkingRefused) && !(error instanceof SchemaRefused)) throw error;
       ctx.sim.sendError(ctx.res, 400, error.message, 'invalid_request_error');
       return;
     }
@@ -187,13 +200,15 @@ export function createAlphaVendor(): SimVendor {
     const directives = readDirectives(request.lastUserText);
     const fault = ctx.queued ?? faultFromDirectives(directives);
     if (await ctx.sim.applyFault(ctx.res, fault)) return;
-    const plan = planReply(request);
+    const refusal = directives.refusal === 1;
+    const planned = planReply(request);
+    const plan = refusal ? { ...planned, choices: planned.choices.map(refused) } : planned;
     const choice = plan.choices[0] as SimChoice;
     const redacted = directives.redacted === 1;
     const id = newId('msg_');
     const model = String(body['model']);
-    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, thinking.events(choice, 0, redacted)), fault);
-    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted)), fault);
+    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, thinking.events(choice, 0, redacted), refusal), fault);
+    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted), refusal), fault);
   }
 
   return {

@@ -1,7 +1,7 @@
 import { GatewayError, parseUpstreamJson, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
 import { alphaStreamError } from './errors.js';
-import { JSON_TOOL } from './request.js';
-import { alphaFinish, alphaStreamUsage, alphaUsage, thinkingState } from './response.js';
+import { JSON_TOOL } from './structured.js';
+import { alphaFinish, alphaRefusal, alphaStreamUsage, alphaUsage, thinkingState } from './response.js';
 
 /**
  * Alpha's named SSE events → the caller's stream, through the ingress format's sink (docs/vendor-formats.md#alpha-stream-events). Alpha numbers
@@ -10,7 +10,8 @@ import { alphaFinish, alphaStreamUsage, alphaUsage, thinkingState } from './resp
  * dropped when that tool answers: it is held until the message stops, and written only if the
  * tool never came (the model called one of the caller's tools instead). A thinking block's
  * deltas are reasoning, its one `signature_delta` (right before the block stops) the state that
- * ends the run; a redacted block comes whole at its start.
+ * ends the run; a redacted block comes whole at its start. A refusal (`stop_reason: "refusal"`)
+ * is written as the reply's refusal before it finishes.
  */
 
 type Block = { kind: 'text' | 'json' | 'thinking' | 'ignored' } | { kind: 'tool'; index: number };
@@ -54,8 +55,11 @@ export class AlphaStream implements StreamTranslator {
       case 'message_delta': {
         this.vendorUsage = alphaUsage(data['usage'], this.vendorUsage ?? undefined);
         this.sawOutputCount = true;
-        const stopReason = (data['delta'] as JsonObject | undefined)?.['stop_reason'];
-        return stopReason ? this.heldText() + this.writer.finish(0, alphaFinish(stopReason, this.toolCalls > 0)) : '';
+        const delta = (data['delta'] ?? {}) as JsonObject;
+        const stopReason = delta['stop_reason'];
+        if (!stopReason) return '';
+        const refusal = alphaRefusal(stopReason, delta['stop_details']);
+        return this.heldText() + (refusal ? this.writer.refusal(0, refusal) : '') + this.writer.finish(0, alphaFinish(stopReason, this.toolCalls > 0));
       }
       case 'message_stop':
         this.stopped = true;

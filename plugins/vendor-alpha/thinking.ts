@@ -11,24 +11,24 @@ import { invalidRequest, reasoningPlan, unsupportedSetting, type JsonObject, typ
 /** The vendor's least thinking budget. */
 const MIN_BUDGET = 1024;
 
-/** What the vendor refuses while the model thinks: the caller's parameter and why, or null. */
-function conflict(request: NeutralRequest): { param: string; why: string } | null {
+/** What the vendor refuses while the model thinks: the caller's parameter and why, or null. `jsonTool`: why the JSON answer needs the forced tool, if it does. */
+function conflict(request: NeutralRequest, jsonTool: string | null): { param: string; why: string } | null {
   if (request.temperature !== null && request.temperature !== 1) return { param: 'temperature', why: 'temperature must be 1 or unset' };
   if (request.topK !== null) return { param: 'top_k', why: 'top_k must be unset' };
   if (request.topP !== null && request.topP < 0.95) return { param: 'top_p', why: 'top_p must be between 0.95 and 1, or unset' };
   const choice = request.toolChoice;
   if (choice === 'required' || (choice !== null && typeof choice === 'object')) return { param: 'tool_choice', why: 'tool_choice may only be auto or none' };
-  // JSON mode is a forced tool, which the vendor does not take with thinking.
-  if (request.responseFormat) return { param: request.responseFormat.param, why: 'JSON output (a forced tool for this model) is not available' };
+  // A JSON answer alpha cannot give natively is a forced tool, which the vendor does not take with thinking.
+  if (request.responseFormat && jsonTool) return { param: request.responseFormat.param, why: `this JSON output is not available (${jsonTool}, so it would be a forced tool)` };
   return null;
 }
 
 /** The thinking fields of the request (none when the model is not to think), after the vendor's constraints are checked. */
-export function alphaThinking(request: NeutralRequest, model: ModelEntry, maxTokens: number): JsonObject {
+export function alphaThinking(request: NeutralRequest, model: ModelEntry, maxTokens: number, jsonTool: string | null): JsonObject {
   const plan = reasoningPlan(request.reasoning, model, maxTokens);
   if (!plan || plan.setting.kind === 'off') return {};
   const { setting, param } = plan;
-  const found = conflict(request);
+  const found = conflict(request, jsonTool);
   if (found) throw invalidRequest(`${found.why} for this model while it thinks (${param} asks it to).`, found.param);
   if (request.turns.at(-1)?.role === 'assistant') {
     throw invalidRequest(`${param} cannot be used with a conversation that ends with an assistant message (a prefill) for this model.`, param);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type ModelEntry, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { alphaError } from './errors.js';
-import { alphaRequestBody } from './request.js';
+import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';
 import { AlphaStream } from './stream.js';
 
@@ -40,9 +40,8 @@ export class AlphaTranslator implements Translator {
     }
     // Alpha counts tokens for callers of its own wire format only (the passthrough).
     if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
-    const request = this.call.request;
-    this.jsonMode = request.responseFormat !== null;
-    const body = alphaRequestBody(request, this.model, this.call.stream);
+    const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) => this.call.adjust(param, action, refusal));
+    this.jsonMode = jsonTool;
     return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 

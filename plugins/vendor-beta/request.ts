@@ -1,4 +1,19 @@
-import { GatewayError, invalidRequest, refuseToolNameClash, refuseUnmapped, replaysNone, withReplayableTurns, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import {
+  describedSchema,
+  GatewayError,
+  invalidRequest,
+  refuseToolNameClash,
+  replaysNone,
+  withReplayableTurns,
+  type JsonObject,
+  type ModelEntry,
+  type NeutralRequest,
+  type Part,
+  type ToolChoice,
+  type ToolSpec,
+  type Turn,
+} from '../../src/plugin-api.js';
+import { betaSchema } from './schema.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
 import { textTurnId, UNKNOWN_SIGNATURE } from './thought-signatures.js';
 
@@ -6,6 +21,9 @@ import { textTurnId, UNKNOWN_SIGNATURE } from './thought-signatures.js';
  * Reference chat request → beta `GenerateContentRequest` (docs/vendor-formats.md#beta-request).
  * Schemas go as JSON Schema (`parametersJsonSchema`, `responseJsonSchema`), so they need no
  * rewriting into the vendor's OpenAPI subset. Remote images must have been inlined before.
+ * Structured outputs (docs/vendor-formats.md#structured-outputs): the answer's schema and a
+ * strict tool's are written in the keywords beta enforces (schema.ts); beta has no per-tool
+ * `strict`, so a strict tool makes function calling `VALIDATED` (calls held to their schemas).
  */
 
 /** The vendor's limit on `candidateCount`. */
@@ -63,11 +81,22 @@ function modelTurn(turn: Turn, signatures: ReadonlyMap<string, string>): JsonObj
   return { role: 'model', parts };
 }
 
-function toolConfig(choice: ToolChoice | null): JsonObject | undefined {
-  if (choice === null) return undefined;
+/** Strict asked in so many words (an implied strict is the Responses API's default, which beta does not take for a request). */
+const isStrict = (tool: ToolSpec): boolean => tool.strict !== undefined && !tool.strict.implied;
+
+/** The calling mode: with a strict tool, `auto` (and no choice) is `VALIDATED`, which holds the calls to their schemas; `ANY` does too. */
+function toolConfig(choice: ToolChoice | null, strict: boolean): JsonObject | undefined {
+  if (choice === null) return strict ? { functionCallingConfig: { mode: 'VALIDATED' } } : undefined;
   if (typeof choice === 'object') return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
-  const mode = { auto: 'AUTO', none: 'NONE', required: 'ANY' }[choice];
+  const mode = { auto: strict ? 'VALIDATED' : 'AUTO', none: 'NONE', required: 'ANY' }[choice];
   return { functionCallingConfig: { mode } };
+}
+
+function declaration(tool: ToolSpec): JsonObject {
+  const out: JsonObject = { name: tool.name };
+  if (tool.description !== undefined) out['description'] = tool.description;
+  if (tool.parameters) out['parametersJsonSchema'] = isStrict(tool) ? betaSchema(tool.parameters) : tool.parameters;
+  return out;
 }
 
 function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObject {
@@ -91,7 +120,8 @@ function generationConfig(request: NeutralRequest, model: ModelEntry): JsonObjec
   const format = request.responseFormat;
   if (format) {
     config['responseMimeType'] = 'application/json';
-    if (format.type === 'json_schema') config['responseJsonSchema'] = format.schema;
+    // Beta has no field for the format's name or description: the description goes into the schema.
+    if (format.type === 'json_schema') config['responseJsonSchema'] = betaSchema(describedSchema(format.schema, format.description?.text));
   }
   set('thinkingConfig', thinkingConfig(request, model));
   return config;
@@ -119,24 +149,15 @@ export function historySignatureIds(asked: NeutralRequest): string[] {
 export function betaRequestBody(asked: NeutralRequest, model: ModelEntry, signatures: ReadonlyMap<string, string>): JsonObject {
   const request = withReplayableTurns(asked, replaysNone);
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
-  refuseUnmapped(request, ['strict', 'format_description']);
   refuseToolNameClash(request);
   const body: JsonObject = {
     contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
   };
   if (request.system.length) body['systemInstruction'] = { parts: request.system.map((text) => ({ text })) };
   if (request.tools.length) {
-    body['tools'] = [
-      {
-        functionDeclarations: request.tools.map((tool) => ({
-          name: tool.name,
-          ...(tool.description !== undefined ? { description: tool.description } : {}),
-          ...(tool.parameters ? { parametersJsonSchema: tool.parameters } : {}),
-        })),
-      },
-    ];
+    body['tools'] = [{ functionDeclarations: request.tools.map(declaration) }];
   }
-  const tools = toolConfig(request.toolChoice);
+  const tools = toolConfig(request.toolChoice, request.tools.some(isStrict));
   if (tools) body['toolConfig'] = tools;
   const config = generationConfig(request, model);
   if (Object.keys(config).length) body['generationConfig'] = config;

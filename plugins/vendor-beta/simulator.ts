@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
 import { InvalidArgument, SimSignatures, thinkingOf, type Thinking } from './simulator-thinking.js';
 import { betaCountRoute } from './simulator-count.js';
+import { BETA_SCHEMA_KEYWORDS, subschemas } from './schema.js';
 
 /**
  * Simulator of the beta family's upstream, a Gemini-style API (docs/vendor-formats.md#beta):
@@ -11,7 +12,10 @@ import { betaCountRoute } from './simulator-count.js';
  * on the first, thinking (simulator-thinking.ts), `usageMetadata` running totals, and its error
  * bodies (a bad key is a 400 `API_KEY_INVALID`). It enforces the rules the real API enforces
  * that a translator could break: alternating roles, named function responses, one response per
- * call, the thought signature on replayed calls, and its thinking settings.
+ * call, the thought signature on replayed calls, its thinking settings, and its structured
+ * outputs (no field beyond a function declaration's own, such as `strict`; the calling modes it
+ * knows, `VALIDATED` answered like `AUTO`; a `responseJsonSchema` in the keywords it takes). A
+ * prompt with `[[sim:refusal=1]]` is blocked (`promptFeedback.blockReason: "SAFETY"`).
  */
 
 type Json = Record<string, unknown>;
@@ -37,7 +41,31 @@ const textOf = (parts: Json[]): string =>
     .join(' ');
 const responseText = (part: Json): string => JSON.stringify((part['functionResponse'] as Json)['response'] ?? {});
 
+const DECLARATION_FIELDS = new Set(['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema', 'behavior']);
+const CALLING_MODES = new Set(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']);
+
+function checkResponseSchema(node: Json): void {
+  const unknown = Object.keys(node).find((key) => !BETA_SCHEMA_KEYWORDS.has(key));
+  if (unknown !== undefined) throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'generation_config.response_json_schema': Cannot find field.`);
+  subschemas(node).forEach(checkResponseSchema);
+}
+
+/** The structured-output fields a translator could write wrong. */
+function validateStructured(body: Json): void {
+  ((body['tools'] ?? []) as Json[]).forEach((tool, i) => {
+    ((tool['functionDeclarations'] ?? []) as Json[]).forEach((declaration, j) => {
+      const unknown = Object.keys(declaration).find((key) => !DECLARATION_FIELDS.has(key));
+      if (unknown !== undefined) throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'tools[${i}].function_declarations[${j}]': Cannot find field.`);
+    });
+  });
+  const mode = (((body['toolConfig'] as Json | undefined)?.['functionCallingConfig'] ?? {}) as Json)['mode'];
+  if (mode !== undefined && !CALLING_MODES.has(String(mode))) throw new InvalidArgument(`Invalid value at 'tool_config.function_calling_config.mode' (${String(mode)})`);
+  const schema = ((body['generationConfig'] ?? {}) as Json)['responseJsonSchema'];
+  if (schema && typeof schema === 'object') checkResponseSchema(schema as Json);
+}
+
 function validate(body: Json): void {
+  validateStructured(body);
   const contents = body['contents'];
   if (!Array.isArray(contents) || !contents.length) throw new InvalidArgument('contents is not specified');
   (contents as Json[]).forEach((content, i) => {
@@ -180,9 +208,17 @@ export function createBetaVendor(): SimVendor {
       return;
     }
     const request = { ...readGenerateRequest(body), reasoning: thinking.on };
-    const fault = ctx.queued ?? faultFromDirectives(readDirectives(request.lastUserText));
+    const directives = readDirectives(request.lastUserText);
+    const fault = ctx.queued ?? faultFromDirectives(directives);
     if (await ctx.sim.applyFault(ctx.res, fault)) return;
     const plan = planReply(request);
+    if (directives.refusal === 1) {
+      // A blocked prompt: no candidate, only the reason (whole, or as the stream's one chunk).
+      const blocked = { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: usageMetadata(plan, 0, 0), modelVersion: model, responseId: randomBytes(9).toString('base64url') };
+      if (stream && ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, [`data: ${JSON.stringify(blocked)}\r\n\r\n`], fault);
+      else await ctx.sim.sendJson(ctx.res, stream ? [blocked] : blocked, fault);
+      return;
+    }
     const logprobs = config['responseLogprobs'] === true ? { top: typeof config['logprobs'] === 'number' ? config['logprobs'] : 0 } : null;
     const render: Rendering = { signatures, thinking, logprobs };
     const id = randomBytes(9).toString('base64url');

@@ -1,4 +1,20 @@
-import { invalidRequest, reasoningPlan, refuseToolNameClash, replaysNone, unsupportedSetting, withReplayableTurns, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type ResponseFormat, type ToolChoice, type Turn } from '../../src/plugin-api.js';
+import {
+  invalidRequest,
+  reasoningPlan,
+  refuseToolNameClash,
+  replaysNone,
+  strictCompatible,
+  unsupportedSetting,
+  withReplayableTurns,
+  type JsonObject,
+  type ModelEntry,
+  type NeutralRequest,
+  type Part,
+  type ResponseFormat,
+  type StrictAsk,
+  type ToolChoice,
+  type Turn,
+} from '../../src/plugin-api.js';
 
 /**
  * The neutral request → a reference chat request for the gamma upstream (whose wire format is
@@ -44,12 +60,21 @@ function reasoningEffort(request: NeutralRequest, model: ModelEntry): string | n
   return plan.setting.effort;
 }
 
+/**
+ * The `strict` gamma is sent (none: the format's default, off): `true` as asked, and for a strict
+ * only implied (a Responses tool without `strict`, a Messages format) whether the schema is
+ * strict-compatible, written out, since gamma's own default for an absent `strict` is off.
+ */
+function strictOf(strict: StrictAsk | undefined, schema: JsonObject | undefined): { strict?: boolean } {
+  if (!strict) return {};
+  return { strict: strict.implied ? strictCompatible(schema) : true };
+}
+
 /** A JSON-schema format as the reference `response_format.json_schema`. */
 function jsonSchema(format: Extract<ResponseFormat, { type: 'json_schema' }>): JsonObject {
   const out: JsonObject = { name: format.name, schema: format.schema };
   if (format.description) out['description'] = format.description.text;
-  if (format.strict) out['strict'] = true;
-  return out;
+  return { ...out, ...strictOf(format.strict, format.schema) };
 }
 
 export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
@@ -83,7 +108,7 @@ export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: 
         name: tool.name,
         ...(tool.description !== undefined ? { description: tool.description } : {}),
         ...(tool.parameters ? { parameters: tool.parameters } : {}),
-        ...(tool.strict ? { strict: true } : {}),
+        ...strictOf(tool.strict, tool.parameters),
       },
     }));
     if (!request.parallelToolCalls) body['parallel_tool_calls'] = false;

@@ -41,13 +41,21 @@ export interface Asked {
   param: string;
 }
 
+/**
+ * Strict adherence to a schema, with the parameter that asked. `implied`: not asked in so many
+ * words but the format's default, strict when the schema is strict-compatible (a Responses
+ * function tool without `strict`, a Messages `output_config.format`): only gamma, whose format
+ * defines that default, acts on it (docs/vendor-formats.md#structured-outputs).
+ */
+export type StrictAsk = Asked & { implied?: true };
+
 export interface ToolSpec {
   name: string;
   description?: string;
   /** JSON Schema of the arguments, if given. */
   parameters?: JsonObject;
-  /** Strict adherence of the arguments to `parameters` was asked for (Responses `tools[i].strict: true`). */
-  strict?: Asked;
+  /** Strict adherence of the arguments to `parameters` (chat `tools[i].function.strict`, Responses `tools[i].strict`, Messages `tools[i].strict`). */
+  strict?: StrictAsk;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -60,8 +68,8 @@ export type ResponseFormat = Asked &
         type: 'json_schema';
         name: string;
         schema: JsonObject;
-        /** Strict adherence to `schema` was asked for (Responses `text.format.strict: true`). */
-        strict?: Asked;
+        /** Strict adherence to `schema` (chat `response_format.json_schema.strict`, Responses `text.format.strict`). */
+        strict?: StrictAsk;
         /** What the format is for, as the caller described it to the model (Responses `text.format.description`). */
         description?: Asked & { text: string };
       }
@@ -110,31 +118,6 @@ export interface NeutralRequest {
   parallelToolCalls: boolean;
   responseFormat: ResponseFormat | null;
   reasoning: ReasoningRequest | null;
-}
-
-/** What a neutral request may ask that a vendor translator may have no mapping for yet. */
-export type Mappable = 'strict' | 'format_description';
-
-/** The parameter of the first thing `request` asks among `unmapped`, and why it cannot be honoured; null when none. */
-function firstUnmapped(request: NeutralRequest, unmapped: readonly Mappable[]): { param: string; why: string } | null {
-  const format = request.responseFormat?.type === 'json_schema' ? request.responseFormat : null;
-  if (unmapped.includes('strict')) {
-    const strict = request.tools.find((tool) => tool.strict)?.strict ?? format?.strict;
-    if (strict) return { param: strict.param, why: 'strict schema adherence is not available for this model (send strict: false)' };
-  }
-  if (unmapped.includes('format_description') && format?.description) {
-    return { param: format.description.param, why: 'this model\'s vendor has no place for the description of a JSON format' };
-  }
-  return null;
-}
-
-/**
- * Refuses, with a 400 naming the caller's parameter, what the request asks and the vendor has
- * no mapping for: nothing a caller asks is accepted and then ignored.
- */
-export function refuseUnmapped(request: NeutralRequest, unmapped: readonly Mappable[]): void {
-  const found = firstUnmapped(request, unmapped);
-  if (found) throw invalidRequest(`${found.param} is not supported here: ${found.why}.`, found.param);
 }
 
 /**

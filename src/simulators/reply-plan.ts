@@ -18,7 +18,8 @@ import { createHash } from 'node:crypto';
  * `[[sim:chunk_delay_ms=N]]`, `[[sim:reset_after=N]]` (cut the stream after N frames),
  * `[[sim:error_after=N]]` (the vendor's in-stream error event after N frames), `[[sim:hang=1]]`
  * (never answer), `[[sim:redacted=1]]` (alpha: the thinking comes redacted), `[[sim:unicode=1]]`
- * (words of 2-, 3- and 4-byte UTF-8 characters, for tests of bodies split inside a character).
+ * (words of 2-, 3- and 4-byte UTF-8 characters, for tests of bodies split inside a character),
+ * `[[sim:refusal=1]]` (the model refuses: alpha's `stop_reason: "refusal"`, beta's blocked prompt).
  */
 
 export type SimToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -81,6 +82,8 @@ export interface Directives {
   /** The vendor hides the thinking (alpha: a redacted_thinking block). */
   redacted?: number;
   unicode?: number;
+  /** The model refuses to answer (alpha: `stop_reason: "refusal"`; beta: the prompt blocked). */
+  refusal?: number;
 }
 
 const DIRECTIVE = /\[\[sim:([a-z_]+)=(\d+)\]\]/g;
@@ -99,10 +102,22 @@ export function readDirectives(text: string): Directives {
 
 export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
-/** A value of the shape a JSON Schema describes (enough for tool arguments and JSON mode). */
-export function sampleFromSchema(schema: unknown): unknown {
+/**
+ * A value of the shape a JSON Schema describes (enough for tool arguments and JSON output): the
+ * first `enum` value or the `const`, the first variant of a union, a local `$ref` followed
+ * (`#/$defs/…`, `#/definitions/…`) within `root`, every property of an object.
+ */
+export function sampleFromSchema(schema: unknown, root: unknown = schema): unknown {
   const node = (schema ?? {}) as Record<string, unknown>;
+  if (typeof node['$ref'] === 'string') {
+    const [, where, name] = /^#\/(\$defs|definitions)\/(.+)$/.exec(node['$ref']) ?? [];
+    const defs = where ? ((root as Record<string, unknown>)[where] as Record<string, unknown> | undefined) : undefined;
+    return name && defs?.[name] !== undefined ? sampleFromSchema(defs[name], root) : {};
+  }
   if (Array.isArray(node['enum']) && node['enum'].length) return node['enum'][0];
+  if (node['const'] !== undefined) return node['const'];
+  const variants = node['anyOf'] ?? node['oneOf'];
+  if (Array.isArray(variants) && variants.length) return sampleFromSchema(variants[0], root);
   const type = Array.isArray(node['type']) ? node['type'][0] : node['type'];
   switch (type) {
     case 'string':
@@ -113,12 +128,12 @@ export function sampleFromSchema(schema: unknown): unknown {
     case 'boolean':
       return true;
     case 'array':
-      return [sampleFromSchema(node['items'])];
+      return [sampleFromSchema(node['items'], root)];
     case 'null':
       return null;
     default: {
       const properties = (node['properties'] ?? {}) as Record<string, unknown>;
-      return Object.fromEntries(Object.entries(properties).map(([name, sub]) => [name, sampleFromSchema(sub)]));
+      return Object.fromEntries(Object.entries(properties).map(([name, sub]) => [name, sampleFromSchema(sub, root)]));
     }
   }
 }
