@@ -1,4 +1,5 @@
 import {
+  effectiveStrict,
   encodeReasoningState,
   isObject,
   mintId,
@@ -9,7 +10,6 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
-import { strictCompatible } from './strict-schema.js';
 
 /**
  * The pieces of a Responses `response` object: its output items (reasoning, message with its
@@ -110,16 +110,14 @@ export function responsesUsage(usage: ReplyUsage): JsonObject {
 function echoedTool(tool: unknown): unknown {
   if (!isObject(tool) || tool['type'] !== 'function') return tool;
   const parameters = tool['parameters'] ?? null;
-  const strict = typeof tool['strict'] === 'boolean' ? tool['strict'] : strictCompatible(parameters);
-  return { ...tool, description: tool['description'] ?? null, parameters, strict };
+  return { ...tool, description: tool['description'] ?? null, parameters, strict: effectiveStrict(tool) };
 }
 
 /** The output format as the response echoes it: a JSON schema format with every member the specification requires, `strict` as for a tool. */
 function echoedFormat(format: unknown): unknown {
   if (!isObject(format)) return { type: 'text' };
   if (format['type'] !== 'json_schema') return format;
-  const strict = typeof format['strict'] === 'boolean' ? format['strict'] : strictCompatible(format['schema']);
-  return { ...format, description: format['description'] ?? null, strict };
+  return { ...format, description: format['description'] ?? null, strict: effectiveStrict({ strict: format['strict'], parameters: format['schema'] }) };
 }
 
 /** A request value, or `fallback` when it is absent or null. */

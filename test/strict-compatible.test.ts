@@ -1,7 +1,7 @@
 import t from 'tap';
-import { strictCompatible } from '../plugins/ingress-responses/strict-schema.js';
+import { strictCompatible } from '../src/neutral/strict-compatible.js';
 
-/** Which parameter schemas a Responses function tool without `strict` is echoed strict for. */
+/** Which schemas are strict-compatible: what gamma is sent and the Responses echo says for a tool or format without `strict`. */
 
 const closed = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
 
