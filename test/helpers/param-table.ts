@@ -63,13 +63,13 @@ const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
 export function cellsOf<B, P extends { body: B | ((family: Family) => B) }>(
   rows: ReturnType<typeof tableRows>,
   probes: Readonly<Record<string, P>>,
-): Array<{ row: string; family: Family; category: string; probe: P; body: B; where: string }> {
+): Array<{ row: string; family: Family; cell: string; category: string; probe: P; body: B; where: string }> {
   return rows.flatMap(({ key: row, cells }) =>
     FAMILIES.map((family) => {
       const probe = probes[row] as P;
       const category = categoryOf(cells[family]);
       const body = typeof probe.body === 'function' ? (probe.body as (family: Family) => B)(family) : probe.body;
-      return { row, family, category, probe, body, where: `${row} [${family}]: ${category}` };
+      return { row, family, cell: cells[family], category, probe, body, where: `${row} [${family}]: ${category}` };
     }),
   );
 }
