@@ -195,6 +195,7 @@ const PROBES: Record<string, Probe> = {
   moderation: { body: { moderation: { model: 'omni-moderation-latest' } } },
   max_tool_calls: { body: { max_tool_calls: 2 } },
   client_metadata: { body: { client_metadata: { installation_id: 'inst-1', conversation_id: 'conv-1' } } },
+  access_programs: { body: { access_programs: { cyber: 'standard' } } },
   'input[].content[].detail': {
     body: image({ image_url: `data:image/png;base64,${PNG_BASE64}`, detail: 'high' }),
     param: 'input[0].content[0].detail',

@@ -148,6 +148,8 @@ const bodySchema = {
     top_logprobs: { ...nullable('integer'), minimum: 0, maximum: 20 },
     // Bookkeeping (Codex CLI sends its installation, conversation and turn ids on every call): never read, never forwarded.
     client_metadata: { ...nullable('object'), additionalProperties: { type: 'string' } },
+    // Codex CLI's entitlement marker for OpenAI's own backend ({"cyber": "standard"}), sent under ChatGPT sign-in: no vendor here reads it.
+    access_programs: { ...nullable('object'), additionalProperties: { type: 'string' } },
     // It counts calls of hosted tools, which are never run here (tools.ts): no effect.
     max_tool_calls: { ...nullable('integer'), minimum: 0 },
     // Accepted by the schema only to be refused by name below.
