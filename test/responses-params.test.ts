@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RESPONSES_PARAMETERS } from '../plugins/ingress-responses/schema.js';
+import { NO_EFFECT_PARAMETERS, RESPONSES_PARAMETERS } from '../plugins/ingress-responses/schema.js';
 import { adjustedAsSaid, cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
@@ -254,6 +254,11 @@ t.test('every known parameter has a row, every row a probe', async (t) => {
   const keys = tableRows().map((row) => row.key);
   t.same([...new Set(keys.map((key) => key.split(/[.[:]/)[0]))].sort(), [...RESPONSES_PARAMETERS].sort(), 'one or more rows per parameter, none unknown');
   t.same([...keys].sort(), Object.keys(PROBES).sort(), 'the probes below cover the rows exactly');
+});
+
+t.test('the parameters the schema accepts with no effect are the rows that say so for every family', async (t) => {
+  const everywhere = tableRows().filter((row) => Object.values(row.cells).every((cell) => cell.startsWith('accepted, no effect')) && !row.key.includes('['));
+  t.same(everywhere.map((row) => row.key).sort(), [...NO_EFFECT_PARAMETERS].sort());
 });
 
 t.test('each cell of the table is what the gateway does', async (t) => {

@@ -111,6 +111,32 @@ const format = {
 
 const summary = { enum: ['auto', 'concise', 'detailed', null] };
 
+/**
+ * The top-level parameters accepted with no effect on every family: bookkeeping and hints that
+ * change no output, never read past this check and never forwarded (docs/parameters.md keeps the
+ * list; review it at each release of Codex CLI, which adds such fields). Each is still
+ * type-checked.
+ */
+const NO_EFFECT = {
+  // Codex CLI's installation, conversation, thread and turn ids, on every call.
+  client_metadata: { ...nullable('object'), additionalProperties: { type: 'string' } },
+  // Codex CLI's entitlement marker for OpenAI's own backend ({"cyber": "standard"}), under ChatGPT sign-in.
+  access_programs: { ...nullable('object'), additionalProperties: { type: 'string' } },
+  // The gateway adds no obfuscation.
+  stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
+  // Reasoning items always carry encrypted_content; the other values name hosted-tool outputs never made here.
+  include: { ...nullable('array'), items: string },
+  prompt_cache_key: nullable('string'),
+  prompt_cache_retention: { enum: ['in_memory', '24h', null] },
+  prompt_cache_options: nullable('object'),
+  service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
+  // It bounds calls of hosted tools, which are never run here (tools.ts).
+  max_tool_calls: { ...nullable('integer'), minimum: 0 },
+} as const;
+
+/** The parameters of NO_EFFECT: the Responses table says "accepted, no effect" for each, on every family. */
+export const NO_EFFECT_PARAMETERS: readonly string[] = Object.keys(NO_EFFECT);
+
 const bodySchema = {
   type: 'object',
   additionalProperties: false,
@@ -121,7 +147,6 @@ const bodySchema = {
     previous_response_id: nullable('string'),
     store: nullable('boolean'),
     stream: nullable('boolean'),
-    stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
     // Bounded like the chat schema's counts: JSON.parse reads 1e400 as Infinity, which `integer` accepts and JSON.stringify sends as null.
     max_output_tokens: { ...nullable('integer'), minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
@@ -136,22 +161,12 @@ const bodySchema = {
       properties: { effort: { enum: [...REASONING_EFFORTS, null] }, summary, generate_summary: summary },
     },
     metadata: { ...nullable('object'), maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
-    include: { ...nullable('array'), items: string },
-    prompt_cache_key: nullable('string'),
-    prompt_cache_retention: { enum: ['in_memory', '24h', null] },
-    prompt_cache_options: nullable('object'),
     safety_identifier: nullable('string'),
     user: nullable('string'),
-    service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
     truncation: { enum: ['auto', 'disabled', null] },
     background: nullable('boolean'),
     top_logprobs: { ...nullable('integer'), minimum: 0, maximum: 20 },
-    // Bookkeeping (Codex CLI sends its installation, conversation and turn ids on every call): never read, never forwarded.
-    client_metadata: { ...nullable('object'), additionalProperties: { type: 'string' } },
-    // Codex CLI's entitlement marker for OpenAI's own backend ({"cyber": "standard"}), sent under ChatGPT sign-in: no vendor here reads it.
-    access_programs: { ...nullable('object'), additionalProperties: { type: 'string' } },
-    // It counts calls of hosted tools, which are never run here (tools.ts): no effect.
-    max_tool_calls: { ...nullable('integer'), minimum: 0 },
+    ...NO_EFFECT,
     // Accepted by the schema only to be refused by name below.
     conversation: {},
     prompt: {},
