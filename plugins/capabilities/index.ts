@@ -24,8 +24,8 @@ function checkAsks(call: Call): void {
  * announced (`max_tokens=clamped:8192`): the model cannot write more anyway, and clients such as
  * Claude Code send one limit for every model. Under `parameters: strict` it is the 400 the vendors
  * answer. The clamped number replaces the caller's in the outline (the ceiling reserves for it,
- * docs/money.md) and in the body, whose bytes are rewritten once, so that every format's reading
- * and every passthrough sends what was reserved for.
+ * docs/money.md) and in the body (Call.rewriteBody), so that every format's reading and every
+ * passthrough sends what was reserved for.
  */
 function clampOutputLimit(call: Call, model: ModelEntry): void {
   const outline = call.outline;
@@ -34,9 +34,7 @@ function clampOutputLimit(call: Call, model: ModelEntry): void {
   const max = model.maxOutputTokens;
   call.adjust(param, `clamped:${max}`, `${param} is ${limit}; ${model.id} produces at most ${max} output tokens.`);
   outline.maxOutputTokens = max;
-  const body = call.body;
-  body[param] = max;
-  call.receiveBody(Buffer.from(JSON.stringify(body)));
+  call.rewriteBody({ ...call.body, [param]: max });
 }
 
 export default definePlugin({
