@@ -141,7 +141,15 @@ const PROBES: Record<string, Probe> = {
       gamma: (s) => [s.upstream.body['tool_choice'], { type: 'function', function: { name: 'weather__get_weather' } }],
     },
   },
-  'tool_choice.type': { body: { tools: [WEATHER], tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, param: 'tool_choice' },
+  'tool_choice.type': { body: { tools: [WEATHER, { type: 'web_search' }], tool_choice: { type: 'web_search' } }, param: 'tool_choice' },
+  'tool_choice.type: allowed_tools': {
+    body: { tools: [WEATHER, { ...WEATHER, name: 'get_time' }], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] } },
+    mapped: {
+      alpha: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['name']), s.upstream.body['tool_choice']], [['get_time'], { type: 'any' }]],
+      beta: (s) => [[s.upstream.body['tools'][0].functionDeclarations.map((f: Json) => f['name']), s.upstream.body['toolConfig']], [['get_time'], { functionCallingConfig: { mode: 'ANY' } }]],
+      gamma: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['function']['name']), s.upstream.body['tool_choice']], [['get_time'], 'required']],
+    },
+  },
   parallel_tool_calls: {
     body: { tools: [WEATHER], parallel_tool_calls: false, input: 'Weather? [[sim:parallel=2]]' },
     mapped: {

@@ -1,10 +1,10 @@
 import t from 'tap';
 import { outputItemId, responseOfItem } from '../plugins/ingress-responses/item-ids.js';
 import { resolveReferences } from '../plugins/ingress-responses/references.js';
-import { flattenedName, planTools } from '../plugins/ingress-responses/tools.js';
+import { allowedTools, flattenedName, planTools } from '../plugins/ingress-responses/tools.js';
 import { ADJUSTED_HEADER } from '../src/chain/adjustments.js';
 import type { StoredResponse } from '../src/store/store.js';
-import { makeCall } from './helpers/translate.js';
+import { makeCall, thrown } from './helpers/translate.js';
 
 /** The pieces of the Responses ingress behind Codex's tools and the AI SDK's item references, against literal fixtures. */
 
@@ -64,4 +64,15 @@ t.test('references resolve to the stored output items, each response read once; 
   for (const id of [outputItemId('fc_', response, 5), 'msg_unknown', outputItemId('msg_', 'resp_019abcdef012ZZZZZZZZZZZZZZZZZZZZZZZZ', 0)]) {
     await t.rejects(resolveReferences([user, { type: 'item_reference', id }], find), { status: 400, param: 'input[1]', code: 'item_not_found', message: `Item with id '${id}' not found.` }, id);
   }
+});
+
+t.test('allowed_tools: only the listed functions are offered, with the mode as the choice', async (t) => {
+  const offered = [{ name: 'a' }, { name: 'b' }, { name: 'ns__c' }];
+  t.same(allowedTools({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }, { type: 'function', namespace: 'ns', name: 'c' }, { type: 'web_search' }] }, offered), {
+    tools: [{ name: 'b' }, { name: 'ns__c' }],
+    mode: 'required',
+  });
+  t.match(thrown(() => allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'z' }] }, offered)), { status: 400, param: 'tool_choice.tools[0]' });
+  t.match(thrown(() => allowedTools({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'web_search' }] }, offered)), { status: 400, param: 'tool_choice' }, 'required, and only a tool left out listed: nothing honest remains');
+  t.same(allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search' }] }, offered), { tools: [], mode: 'auto' }, 'auto with nothing callable: no tools offered');
 });

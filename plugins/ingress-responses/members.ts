@@ -28,7 +28,7 @@ const SUMMARY_PART = members('type', 'text');
 /** Function tools and namespaces; a hosted or freeform tool's members are not read (it is left out: tools.ts). */
 const FUNCTION_TOOLS: MembersByType = { function: members('type', 'name', 'description', 'parameters', 'strict', 'defer_loading') };
 const TOOLS: MembersByType = { ...FUNCTION_TOOLS, namespace: members('type', 'name', 'description', 'tools') };
-const CHOICES: MembersByType = { function: members('type', 'name', 'namespace') };
+const CHOICES: MembersByType = { function: members('type', 'name', 'namespace'), allowed_tools: members('type', 'mode', 'tools') };
 const FORMATS: MembersByType = {
   text: members('type'),
   json_object: members('type'),

@@ -16,7 +16,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../../src/plugin-api.js';
-import { choiceName, flattenedName, type ToolPlan } from './tools.js';
+import { allowedTools, choiceName, flattenedName, type ToolPlan } from './tools.js';
 
 /**
  * A Responses request (checked by schema.ts) read into the neutral request: `instructions`
@@ -136,7 +136,9 @@ export function readResponsesRequest(body: JsonObject, history: readonly JsonObj
   for (const item of history) readItem(sequence, item, () => 'previous_response_id');
   input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`));
   const { system, turns } = sequence.settle(WORDS);
-  const offered = tools.offered;
+  const choice = body['tool_choice'];
+  const allowed = isObject(choice) && choice['type'] === 'allowed_tools' ? allowedTools(choice, tools.offered) : null;
+  const offered = allowed ? allowed.tools : tools.offered;
   const effort = isObject(body['reasoning']) ? body['reasoning']['effort'] : null;
   const user = body['safety_identifier'] ?? body['user'];
   return {
@@ -155,7 +157,7 @@ export function readResponsesRequest(body: JsonObject, history: readonly JsonObj
     logprobs: false,
     topLogprobs: null,
     tools: offered,
-    toolChoice: readToolChoice(body['tool_choice'], offered),
+    toolChoice: readToolChoice(allowed ? allowed.mode : choice, offered),
     parallelToolCalls: body['parallel_tool_calls'] !== false,
     responseFormat: readFormat(body['text']),
     reasoning: typeof effort === 'string' ? { kind: 'effort', effort: effort as ReasoningEffort, param: 'reasoning.effort' } : null,

@@ -85,6 +85,9 @@ const tool = {
   ],
 };
 
+/** A function as a tool choice names it (with its namespace, for a namespace's function). */
+const functionChoice = ifType('function', { required: ['name'], properties: { name: string, namespace: nullable('string') } });
+
 const toolChoice = {
   anyOf: [
     { enum: ['none', 'auto', 'required'] },
@@ -92,7 +95,13 @@ const toolChoice = {
       type: 'object',
       required: ['type'],
       properties: { type: string },
-      allOf: [ifType('function', { required: ['name'], properties: { name: string, namespace: nullable('string') } })],
+      allOf: [
+        functionChoice,
+        ifType('allowed_tools', {
+          required: ['mode', 'tools'],
+          properties: { mode: { enum: ['auto', 'required'] }, tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string }, allOf: [functionChoice] } } },
+        }),
+      ],
     },
   ],
 };

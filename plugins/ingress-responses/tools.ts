@@ -84,17 +84,38 @@ export function planTools(call: Call, raw: unknown): ToolPlan {
   return { offered, namespaced };
 }
 
+/** A function as a `tool_choice` (or an allowed tool) names it: one named with its namespace is its flattened name. */
+const functionName = (choice: JsonObject): string => {
+  const namespace = choice['namespace'];
+  return typeof namespace === 'string' ? flattenedName(namespace, choice['name'] as string) : (choice['name'] as string);
+};
+
 /**
- * The function a `tool_choice` object forces (one named with its namespace: its flattened name).
- * One that forces a hosted or freeform tool is refused, since that tool is left out and nothing
- * honest remains of the choice; `allowed_tools` is not mapped.
+ * The function a `tool_choice` object forces. One that forces a hosted or freeform tool is
+ * refused, since that tool is left out and nothing honest remains of the choice.
  */
 export function choiceName(choice: JsonObject): string {
   const type = String(choice['type']);
-  if (type === 'function') {
-    const namespace = choice['namespace'];
-    return typeof namespace === 'string' ? flattenedName(namespace, choice['name'] as string) : (choice['name'] as string);
-  }
-  if (type === 'allowed_tools') throw invalidRequest(`tool_choice of type 'allowed_tools' is not supported here; use none, auto, required or a function.`, 'tool_choice');
+  if (type === 'function') return functionName(choice);
   throw invalidRequest(`tool_choice forces a '${type}' tool, which is not offered to the model (only function tools are: no family here runs it).`, 'tool_choice');
+}
+
+/**
+ * `tool_choice: {"type": "allowed_tools", "mode", "tools"}`: the model may call only the listed
+ * tools, so only they are offered (every vendor here can be offered a subset; none takes a list
+ * beside the tools), with `mode` (`auto` or `required`) as the choice. A hosted tool in the list
+ * is left out with the others. Each function listed must be among the tools.
+ */
+export function allowedTools(choice: JsonObject, offered: readonly ToolSpec[]): { tools: ToolSpec[]; mode: 'auto' | 'required' } {
+  const listed = Array.isArray(choice['tools']) ? (choice['tools'] as JsonObject[]) : [];
+  const names = new Set<string>();
+  listed.forEach((tool, k) => {
+    if (tool['type'] !== 'function') return;
+    const name = functionName(tool);
+    if (!offered.some((spec) => spec.name === name)) throw invalidRequest(`tool_choice.tools[${k}] names '${name}', which is not in tools.`, `tool_choice.tools[${k}]`);
+    names.add(name);
+  });
+  const mode = choice['mode'] === 'required' ? 'required' : 'auto';
+  if (!names.size && mode === 'required') throw invalidRequest('tool_choice requires a call of one of its tools, and none of them is a function tool offered to the model.', 'tool_choice');
+  return { tools: offered.filter((spec) => names.has(spec.name)), mode };
 }
