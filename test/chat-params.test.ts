@@ -84,6 +84,7 @@ const PROBES: Record<string, Probe> = {
   'messages[].name': {
     body: { messages: [{ ...HELLO[0], name: 'bob' }] },
     param: 'messages[0].name',
+    without: () => ({ messages: HELLO }),
     mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'name'), 'bob'] },
   },
   'messages[].content[].image_url.detail': {

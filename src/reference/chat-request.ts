@@ -81,6 +81,10 @@ function readMessage(reading: TurnSequence, message: unknown, i: number, adjust:
   const param = `messages[${i}]`;
   if (!isObject(message)) throw invalidRequest(`${param} must be an object.`, param);
   const content = message['content'];
+  // The vendors' requests name no participant: the message goes without it (a tool message's name is the call's, sent as such).
+  if (typeof message['name'] === 'string' && message['role'] !== 'tool') {
+    adjust(`${param}.name`, 'omitted', `${param}.name: the request of this model's vendor has no place for a participant's name.`);
+  }
   switch (message['role']) {
     case 'system':
     case 'developer': {
