@@ -68,6 +68,17 @@ t.test('anthropic-beta: value by value, by the operator\'s prefixes; a dropped v
   t.equal(operator.forwarded('context-1m-2025-08-07'), 'context-1m-2025-08-07', 'a price-changing beta passes once the operator lists it');
 });
 
+t.test('anthropic-beta: a value the forwarded body needs passes whatever the list says', async (t) => {
+  const { lines, log } = logged();
+  const betas = 'claude-code-20250219,advanced-tool-use-2025-11-20,mid-conversation-tool-changes-2026-07-01';
+  const deferred = '{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"t","input_schema":{"type":"object"},"defer_loading":true}]}';
+  const filter = new BetaFilter(PRICE_NEUTRAL_BETAS, log);
+  t.equal(passthrough(deferred, { betas, filter }).request().headers['anthropic-beta'], 'claude-code-20250219,advanced-tool-use-2025-11-20', 'defer_loading in the body: its beta forwarded');
+  t.equal(lines.length, 1, 'only the value nothing needs is warned about');
+  const plain = deferred.replace(',"defer_loading":true', '');
+  t.equal(passthrough(plain, { betas, filter }).request().headers['anthropic-beta'], 'claude-code-20250219', 'without the feature, the list decides');
+});
+
 t.test('the reply: relayed, model canonical, usage for the ledger; counts relayed and billed nothing', async (t) => {
   const message = { id: 'msg_01', type: 'message', role: 'assistant', model: 'alpha-sonnet-4.6', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 7 } };
   const raw = Buffer.from(JSON.stringify(message));

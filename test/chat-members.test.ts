@@ -20,7 +20,7 @@ const turns = (assistant: Json, tool: Json = {}): Json[] => [
 
 t.test('an unknown member of each kind of nested object is refused by its path', async (t) => {
   const cases: Array<[Json, string]> = [
-    [{ messages: [{ role: 'system', content: 'S', name: 'x' }, { role: 'user', content: 'Hi' }] }, 'messages[0].name'],
+    [{ messages: [{ role: 'system', content: 'S', cache_control: {} }, { role: 'user', content: 'Hi' }] }, 'messages[0].cache_control'],
     [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: {} }] }] }, 'messages[0].content[0].cache_control'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png', format: 'png' } }] }] }, 'messages[0].content[0].image_url.format'],
     [{ tools: [{ type: 'function', function: fn }], messages: turns({ audio: { id: 'a' } }) }, 'messages[1].audio'],
@@ -40,6 +40,14 @@ t.test('an unknown member of each kind of nested object is refused by its path',
     status: 400,
     param: 'messages[0].content[0].image_url.detail',
   });
+});
+
+t.test('what is approximated is announced through adjust, and refused without one', async (t) => {
+  const named = body({ messages: [{ role: 'system', content: 'S', name: 'x' }, { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } }], name: 'bob' }], verbosity: 'high' });
+  const announced: string[] = [];
+  parseChatRequest(named, (param, action) => void announced.push(`${param}=${action}`));
+  t.same(announced, ['verbosity=default:medium', 'messages[0].name=omitted', 'messages[1].name=omitted', 'messages[1].content[0].image_url.detail=sent:auto']);
+  t.match(thrown(() => parseChatRequest(named)), { status: 400, param: 'verbosity' }, 'no call to announce on: refused, as under strict');
 });
 
 t.test("an earlier answer's echoes are taken; its refusal is the turn's text", async (t) => {

@@ -3,7 +3,7 @@ import { decodeReasoningState } from '../src/neutral/reasoning-state.js';
 import { CHAT_PARAMETERS } from '../src/reference/chat-params.js';
 import { WEATHER_TOOLS } from './helpers/chat-scenarios.js';
 import { dig, digObject, type Json } from './helpers/dig.js';
-import { cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';
+import { adjustedAsSaid, cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { PNG_BASE64 } from './helpers/image-server.js';
 
@@ -87,11 +87,13 @@ const PROBES: Record<string, Probe> = {
   'messages[].name': {
     body: { messages: [{ ...HELLO[0], name: 'bob' }] },
     param: 'messages[0].name',
+    without: () => ({ messages: HELLO }),
     mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'name'), 'bob'] },
   },
   'messages[].content[].image_url.detail': {
     body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'high' } }] }] },
     param: 'messages[0].content[0].image_url.detail',
+    without: () => ({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } }] }] }),
     mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'content', 0, 'image_url', 'detail'), 'high'] },
   },
   'tools[].function.defer_loading': {
@@ -107,6 +109,8 @@ const PROBES: Record<string, Probe> = {
   },
   max_tokens: { body: { max_tokens: 50 }, mapped: { alpha: field('max_tokens', 50), beta: generation('maxOutputTokens', 50) } },
   max_completion_tokens: { body: { max_tokens: 80, max_completion_tokens: 50 }, mapped: { alpha: field('max_tokens', 50), beta: generation('maxOutputTokens', 50) } },
+  "max_tokens: over the model's maximum": { body: { max_tokens: 10_000_000 }, param: 'max_tokens' },
+  "max_completion_tokens: over the model's maximum": { body: { max_completion_tokens: 10_000_000 }, param: 'max_completion_tokens' },
   temperature: { body: { temperature: 0.5 }, mapped: { alpha: field('temperature', 0.5), beta: generation('temperature', 0.5) } },
   top_p: { body: { top_p: 0.5 }, mapped: { alpha: field('top_p', 0.5), beta: generation('topP', 0.5) } },
   n: { body: { n: 2 }, mapped: { beta: generation('candidateCount', 2) } },
@@ -155,15 +159,15 @@ const PROBES: Record<string, Probe> = {
   prompt_cache_retention: { body: { prompt_cache_retention: '24h' } },
   modalities: { body: { modalities: ['text', 'audio'] } },
   audio: { body: { audio: { voice: 'alloy', format: 'wav' } } },
-  web_search_options: { body: { web_search_options: {} } },
-  verbosity: { body: { verbosity: 'high' } },
+  web_search_options: { body: { web_search_options: {} }, without: () => ({}) },
+  verbosity: { body: { verbosity: 'high' }, without: () => ({}) },
   functions: { body: { functions: [{ name: 'f', parameters: { type: 'object' } }] } },
   function_call: { body: { function_call: 'auto' } },
 };
 
 const tableRows = (): ReturnType<typeof rowsOf> => rowsOf('docs/formats/chat.md', 'chat-params');
 
-async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; json: Json | null; upstream: Upstream | null }> {
+async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; json: Json | null; adjusted: string | null; upstream: Upstream | null }> {
   const sim = h[family];
   const before = sim.requests.length;
   const res = await fetch(`${h.baseURL}/chat/completions`, {
@@ -173,7 +177,7 @@ async function send(h: Harness, key: string, family: Family, body: Json): Promis
   });
   const text = await res.text();
   const seen = sim.requests.length > before ? sim.requests.at(-1) : undefined;
-  return { status: res.status, json: text.startsWith('{') ? (JSON.parse(text) as Json) : null, upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null };
+  return { status: res.status, json: text.startsWith('{') ? (JSON.parse(text) as Json) : null, adjusted: res.headers.get('x-gateway-adjusted'), upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null };
 }
 
 /** The simulators' own reasoning states, and a tool-call history to hand them back in. */
@@ -191,19 +195,28 @@ async function makeStates(h: Harness, key: string): Promise<void> {
 
 t.test('every known parameter has a row, every row a probe', async (t) => {
   const keys = tableRows().map((row) => row.key);
-  t.same([...new Set(keys.map((key) => key.split(/[.[]/)[0]))].sort(), [...CHAT_PARAMETERS].sort(), 'one or more rows per parameter, none unknown');
+  t.same([...new Set(keys.map((key) => key.split(/[.[:]/)[0]))].sort(), [...CHAT_PARAMETERS].sort(), 'one or more rows per parameter, none unknown');
   t.same([...keys].sort(), Object.keys(PROBES).sort(), 'the probes below cover the rows exactly');
 });
 
 t.test('each cell of the table is what the gateway does', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
+  // The same gateway under `parameters: strict`, where each adjusted row is refused instead.
+  const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
+  const { key: strictKey } = await strict.createKey();
   await makeStates(h, key);
   const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<Family, Upstream>;
-  for (const { row, family, category, probe, body, where } of cellsOf<Json, Probe>(tableRows(), PROBES)) {
+  for (const { row, family, cell, category, probe, body, where } of cellsOf<Json, Probe>(tableRows(), PROBES)) {
     const got = await send(h, key, family, body);
     if (category === 'refused') {
       refusedAsSaid(t, where, got, probe.param ?? row);
+      continue;
+    }
+    if (category === 'adjusted') {
+      adjustedAsSaid(t, where, got, probe.param ?? row, cell);
+      if (probe.without) t.same(got.upstream, (await send(h, key, family, probe.without())).upstream, `${where}: the upstream request is the one the cell says`);
+      refusedAsSaid(t, `${where}, under parameters: strict`, await send(strict, strictKey, family, body), probe.param ?? row);
       continue;
     }
     t.equal(got.status, 200, `${where}: ${JSON.stringify(dig(got.json, 'error') ?? '')}`);

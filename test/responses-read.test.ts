@@ -110,7 +110,7 @@ const OUT = { type: 'function_call_output', call_id: 'c1', output: 'ok' };
 const REFUSED: Array<[name: string, body: Json, param: string, message?: RegExp, history?: Json[]]> = [
   ['an unknown parameter', { input: 'x', temperatur: 1 }, 'temperatur', /^temperatur is not a parameter the gateway knows\.$/],
   ['a call without call_id', { input: [{ role: 'user', content: 'x' }, { type: 'function_call', name: 'f', arguments: '{}' }] }, 'input[1].call_id', /is required/],
-  ['an item type the gateway does not read', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type', /must be one of message, function_call, function_call_output, reasoning/],
+  ['an item type the gateway does not read', { input: [{ type: 'custom_tool_call', call_id: 'c', input: 'x' }] }, 'input[0].type', /must be one of message, function_call, function_call_output, reasoning, item_reference/],
   ['a role', { input: [{ role: 'tool', content: 'x' }] }, 'input[0].role'],
   ['a content part type', { input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input[0].content[0].type'],
   ['a reasoning item without summary', { input: [{ type: 'reasoning', encrypted_content: null }] }, 'input[0].summary'],

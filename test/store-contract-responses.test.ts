@@ -30,6 +30,21 @@ contract('responses: a thread comes back whole, oldest first, and only to its ow
   await t.rejects(store.responses.save(response('resp_a', mine.id, null, 6_000)), 'an id is stored once');
 });
 
+contract('responses: one response by its key, within the window (what an item_reference reads)', async (t, db) => {
+  const store = await db.open();
+  const { key: mine } = await newKey(store);
+  const { key: other } = await newKey(store);
+  const first = response('resp_a', mine.id, null, 1_000);
+  const second = response('resp_b', mine.id, 'resp_a', 2_000);
+  for (const r of [first, second, response('resp_x', other.id, null, 1_500)]) await store.responses.save(r);
+  t.same(await store.responses.one(mine.id, 'resp_b', 0), second, 'the response alone, not its thread');
+  t.same(await store.responses.one(mine.id, 'resp_b', 2_000), second, 'created at `since` is kept');
+  t.equal(await store.responses.one(mine.id, 'resp_b', 2_001), null, 'expired');
+  t.equal(await store.responses.one(mine.id, 'resp_x', 0), null, "another key's response");
+  t.equal(await store.responses.one(other.id, 'resp_a', 0), null, 'asked by another key');
+  t.equal(await store.responses.one(mine.id, 'resp_nope', 0), null, 'an unknown id');
+});
+
 contract('responses: expired links break the thread; prune deletes by age', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store);

@@ -2,10 +2,10 @@ import { definePlugin, invalidRequest, type Call, type Capability, type ModelEnt
 
 /**
  * `capabilities`: refuses, before any upstream, what the model's catalogue entry does not
- * offer — tools, images (vision), JSON mode, embeddings, more output tokens than its
- * `max_output_tokens` — with a 400 naming the field at fault (`tools`, `messages[0].content[1]`,
- * `response_format`, `model`, `max_tokens`). It reads the call's outline, so one check holds for
- * every format, translated or passed through.
+ * offer — tools, images (vision), JSON mode, embeddings — with a 400 naming the field at fault
+ * (`tools`, `messages[0].content[1]`, `response_format`, `model`), and clamps a limit on output
+ * tokens above its `max_output_tokens` to it (an adjustment, docs/parameters.md). It reads the
+ * call's outline, so one check holds for every format, translated or passed through.
  */
 
 const lacks = (call: Call, capability: Capability): boolean => !call.model?.capabilities.has(capability);
@@ -20,15 +20,21 @@ function checkAsks(call: Call): void {
 }
 
 /**
- * A limit on output tokens (per completion) above the model's maximum: a 400 naming the
- * parameter, as the vendors answer it. Never sent on: the ceiling reserves for no more than the
- * limit (docs/money.md), so the limit must be one the model keeps.
+ * A limit on output tokens (per completion) above the model's maximum is clamped to it and
+ * announced (`max_tokens=clamped:8192`): the model cannot write more anyway, and clients such as
+ * Claude Code send one limit for every model. Under `parameters: strict` it is the 400 the vendors
+ * answer. The clamped number replaces the caller's in the outline (the ceiling reserves for it,
+ * docs/money.md) and in the body (Call.rewriteBody), so that every format's reading and every
+ * passthrough sends what was reserved for.
  */
-function checkOutputLimit(call: Call, model: ModelEntry): void {
-  const { maxOutputTokens: limit, maxOutputParam: param } = call.outline;
-  if (limit !== null && limit > model.maxOutputTokens) {
-    throw invalidRequest(`${param} is ${limit}; ${model.id} produces at most ${model.maxOutputTokens} output tokens.`, param);
-  }
+function clampOutputLimit(call: Call, model: ModelEntry): void {
+  const outline = call.outline;
+  const { maxOutputTokens: limit, maxOutputParam: param } = outline;
+  if (limit === null || param === null || limit <= model.maxOutputTokens) return;
+  const max = model.maxOutputTokens;
+  call.adjust(param, `clamped:${max}`, `${param} is ${limit}; ${model.id} produces at most ${max} output tokens.`);
+  outline.maxOutputTokens = max;
+  call.rewriteBody({ ...call.body, [param]: max });
 }
 
 export default definePlugin({
@@ -40,7 +46,7 @@ export default definePlugin({
         const model = call.model;
         if (!model) return;
         checkAsks(call);
-        checkOutputLimit(call, model);
+        clampOutputLimit(call, model);
         if (call.endpoint.operation === 'embed' && (lacks(call, 'embeddings') || !catalogue.family(model.family).embeddingModel)) {
           throw invalidRequest(`The model '${model.id}' offers no embeddings: the ${model.family} family has no embedding model configured.`, 'model');
         }

@@ -58,6 +58,6 @@ export const chatFormat: IngressFormat = {
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: sseErrorFrame },
   check: (call) => checkRequestBody(call.endpoint.name, call.body),
   outline,
-  read: (call) => parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body),
+  read: (call) => parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body, (param, action, refusal) => call.adjust(param, action, refusal)),
   output: (call) => new ChatOutput(call),
 };

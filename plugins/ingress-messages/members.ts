@@ -21,12 +21,12 @@ const BLOCKS: MembersByType = {
 
 const SOURCES: MembersByType = { base64: members('type', 'media_type', 'data'), url: members('type', 'url') };
 const MESSAGE = members('role', 'content');
-const TOOL = members('name', 'input_schema', 'description', 'type', 'strict', 'cache_control');
+const TOOL = members('name', 'input_schema', 'description', 'type', 'strict', 'cache_control', 'defer_loading');
 const TOOL_CHOICE = members('type', 'name', 'disable_parallel_tool_use');
 const METADATA = members('user_id');
 const FORMAT = members('type', 'schema');
 
-/** A server tool (a versioned `type`) is refused whole by the reader. */
+/** A server tool (a versioned `type`) is left out whole by the reader: its members are not read. */
 const isClientTool = (tool: JsonObject): boolean => tool['type'] === undefined || tool['type'] === null || tool['type'] === 'custom';
 
 function blockMemberOutside(block: JsonObject, at: string): string | undefined {

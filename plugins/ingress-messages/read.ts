@@ -19,6 +19,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../../src/plugin-api.js';
+import { clearThinking, thinkingTurnsKept } from './context-edits.js';
 import { unknownMemberOf } from './members.js';
 
 /**
@@ -32,12 +33,12 @@ import { unknownMemberOf } from './members.js';
 /** Top-level parameters read here; any other is refused (its effect could not reach the model). */
 const KNOWN = new Set([
   'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p', 'top_k',
-  'metadata', 'thinking', 'output_config', 'service_tier', 'stream', 'cache_control',
+  'metadata', 'thinking', 'output_config', 'service_tier', 'stream', 'cache_control', 'context_management',
 ]);
 /** Block types read here (each in its role); any other type is refused. */
 const READ_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'tool_result', 'tool_use', 'thinking', 'redacted_thinking']);
 /** What a token count reads: the prompt (sampling, limits and streaming have no place in a count). */
-const KNOWN_COUNT = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control']);
+const KNOWN_COUNT = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control', 'context_management']);
 const KNOWN_OUTPUT_CONFIG = new Set(['effort', 'format']);
 /** The Messages format's least thinking budget (alpha's vendor refuses less; the format is one for every family). */
 const LEAST_THINKING_BUDGET = 1024;
@@ -139,19 +140,35 @@ function readMessage(reading: Reading, message: JsonObject, i: number): void {
   reading.sequence.add(role, parts);
 }
 
-function readTools(raw: unknown, reading: Reading): ToolSpec[] {
+/**
+ * The client tools as offered to the model. A server tool (a versioned `type`: web search, code
+ * execution, …), which these families cannot run, is left out and announced
+ * (`tools[2]=omitted:web_search_20250305`); a deferred tool is offered at once (these families
+ * have no tool search) and announced (`tools[1]=offered:deferred`). Under `parameters: strict`
+ * each is refused instead. The names of the tools left out are `omitted`'s.
+ */
+function readTools(raw: unknown, reading: Reading, call: Call, omitted: Set<string>): ToolSpec[] {
   if (!Array.isArray(raw)) return [];
-  return (raw as JsonObject[]).map((tool, i) => {
-    if (tool['type'] !== undefined && tool['type'] !== 'custom') throw unsupported(reading, `tools[${i}]`, `server tools such as '${String(tool['type'])}'`);
+  return (raw as JsonObject[]).flatMap((tool, i): ToolSpec[] => {
+    const where = `tools[${i}]`;
+    if (tool['type'] !== undefined && tool['type'] !== 'custom') {
+      const type = String(tool['type']);
+      call.adjust(where, `omitted:${type}`, `${where}: server tools such as '${type}' cannot be run for the model '${reading.model}' (only alpha models run them); it could only be left out.`);
+      omitted.add(tool['name'] as string);
+      return [];
+    }
+    if (tool['defer_loading'] === true) {
+      call.adjust(where, 'offered:deferred', `${where} is deferred (defer_loading), and the model '${reading.model}' has no tool search: it could only be offered at once.`);
+    }
     // A vendor's function arguments are an object: a schema of anything else could never be met.
     const spec: ToolSpec = { name: tool['name'] as string, parameters: objectSchema(tool['input_schema'], `tools[${i}].input_schema`) };
     if (typeof tool['description'] === 'string') spec.description = tool['description'];
-    if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
-    return spec;
+    if (tool['strict'] === true) spec.strict = { param: `${where}.strict` };
+    return [spec];
   });
 }
 
-function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | null {
+function readToolChoice(raw: unknown, tools: readonly ToolSpec[], omitted: ReadonlySet<string>): ToolChoice | null {
   if (!isObject(raw)) return null;
   switch (raw['type']) {
     case 'any':
@@ -160,6 +177,7 @@ function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | 
       return 'required';
     case 'tool': {
       const name = raw['name'] as string;
+      if (omitted.has(name)) throw invalidRequest(`tool_choice forces the server tool '${name}', which is not offered to this model (it cannot run it).`, 'tool_choice.name');
       if (!tools.some((tool) => tool.name === name)) throw invalidRequest(`tool_choice.name names '${name}', which is not in tools.`, 'tool_choice.name');
       return { name };
     }
@@ -239,8 +257,12 @@ export function readMessagesRequest(call: Call): NeutralRequest {
   if (member !== undefined) throw unsupported(reading, member, `members such as ${member}`);
   if (body['system'] !== undefined) for (const text of texts(body['system'], 'system', reading, 'in the system prompt')) reading.sequence.addSystem(text);
   (body['messages'] as JsonObject[]).forEach((message, i) => readMessage(reading, message, i));
-  const { system, turns } = reading.sequence.settle({ param: 'messages', result: 'tool_result block', call: 'assistant message' });
-  const tools = readTools(body['tools'], reading);
+  const settled = reading.sequence.settle({ param: 'messages', result: 'tool_result block', call: 'assistant message' });
+  const kept = thinkingTurnsKept(body['context_management']);
+  const turns = kept === null ? settled.turns : clearThinking(settled.turns, kept);
+  const system = settled.system;
+  const omitted = new Set<string>();
+  const tools = readTools(body['tools'], reading, call, omitted);
   const choice = isObject(body['tool_choice']) ? body['tool_choice'] : null;
   const metadata = isObject(body['metadata']) ? body['metadata'] : null;
   return {
@@ -259,7 +281,7 @@ export function readMessagesRequest(call: Call): NeutralRequest {
     logprobs: false,
     topLogprobs: null,
     tools,
-    toolChoice: readToolChoice(choice, tools),
+    toolChoice: readToolChoice(choice, tools, omitted),
     parallelToolCalls: choice?.['disable_parallel_tool_use'] !== true,
     responseFormat: readFormat(body['output_config']),
     reasoning: readReasoning(body, reading),

@@ -60,7 +60,7 @@ const message = {
 const tool = {
   type: 'object',
   required: ['name'],
-  properties: { name: string, type: string, description: string, input_schema: { type: 'object' }, strict: { type: 'boolean' } },
+  properties: { name: string, type: string, description: string, input_schema: { type: 'object' }, strict: { type: 'boolean' }, defer_loading: { type: 'boolean' } },
   if: { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { const: 'custom' } } }] },
   then: { required: ['input_schema'] },
 } as const;
@@ -87,6 +87,7 @@ const properties = {
   output_config: { type: 'object', properties: { effort: { type: ['string', 'null'] }, format: { type: ['object', 'null'] } } },
   stream: { type: 'boolean' },
   service_tier: string,
+  context_management: { type: 'object', properties: { edits: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string } } } } },
 };
 
 const VALIDATORS = {

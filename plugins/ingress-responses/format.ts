@@ -12,6 +12,7 @@ import {
   type ReplyOutput,
   type TranslatedBody,
 } from '../../src/plugin-api.js';
+import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
 import { endingOf, outputItems, responsesUsage } from './response.js';
 import { checkResponsesBody } from './schema.js';
@@ -54,7 +55,7 @@ class ResponsesOutput implements ReplyOutput {
   render(reply: Reply): TranslatedBody {
     // Every vendor's reply has a choice; a Responses request asks for one.
     const choice = reply.choices[0] as ReplyChoice;
-    const output = outputItems(choice, this.parallelToolCalls);
+    const output = outputItems(choice, this.parallelToolCalls, this.turn.id, this.turn.tools().namespaced);
     // Not `{ ...endingOf(…), error, output, usage }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
     const { status, incomplete_details } = endingOf(choice.finish);
     const body = this.turn.conclude({ status, incomplete_details, error: null, output, usage: responsesUsage(reply.usage) });
@@ -70,8 +71,18 @@ export const responsesFormat: IngressFormat = {
   name: 'responses',
   wire: 'openai-responses',
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: (error) => errorEvent(error, 0) },
-  check: (call) => checkResponsesBody(call.body),
+  check: (call) => {
+    const problem = checkResponsesBody(call.body);
+    if (problem) return problem;
+    adjustResponsesBody(call);
+    // The tools as offered: each one left out or offered otherwise is announced now, with the body's checks.
+    turnOf(call).tools();
+    return undefined;
+  },
   outline,
-  read: (call) => readResponsesRequest(call.body, turnOf(call).history()),
+  read: (call) => {
+    const turn = turnOf(call);
+    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools());
+  },
   output: (call) => new ResponsesOutput(call),
 };

@@ -1,5 +1,6 @@
-import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint } from '../../src/plugin-api.js';
+import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint, type JsonObject } from '../../src/plugin-api.js';
 import { responsesFormat } from './format.js';
+import { isReference, resolveReferences } from './references.js';
 import { TrimSchedule } from './trim-schedule.js';
 import { turnOf, type StagedResponse } from './turn.js';
 
@@ -34,7 +35,8 @@ function refuseStoredImages(call: Call): void {
  * (docs/formats/responses.md). Responses are stored per key for 30 days unless `store: false`,
  * a key's newest up to `max_stored_bytes_per_key`; `previous_response_id` continues a stored one.
  * An id this key cannot continue — unknown, another key's, expired, pruned beyond the key's
- * budget, or never stored — is one answer, a 400 before any upstream call.
+ * budget, or never stored — is one answer, a 400 before any upstream call; an `item_reference`
+ * to an output item of such a response is the same answer naming the item (references.ts).
  * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
  * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */
@@ -87,14 +89,22 @@ export default definePlugin<{ max_stored_bytes_per_key: number }>({
     return {
       endpoints: [RESPONSES_ENDPOINT],
       async onRequest(call) {
-        const previous = ours(call) ? call.body['previous_response_id'] : undefined;
-        if (typeof previous !== 'string') return;
-        const thread = call.key ? await store.responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
-        if (!thread.length) {
-          throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
+        if (!ours(call)) return;
+        const previous = call.body['previous_response_id'];
+        if (typeof previous === 'string') {
+          const thread = call.key ? await store.responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
+          if (!thread.length) {
+            throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
+          }
+          turnOf(call).continues(thread);
+          refuseStoredImages(call);
         }
-        turnOf(call).continues(thread);
-        refuseStoredImages(call);
+        // Only a request with a reference pays for a lookup.
+        const input = call.body['input'];
+        if (Array.isArray(input) && input.some(isReference)) {
+          const resolved = await resolveReferences(input as JsonObject[], (id) => (call.key ? store.responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS) : Promise.resolve(null)));
+          turnOf(call).resolves(resolved.input, resolved.bytes);
+        }
       },
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
       // Not async: the calls of other endpoints make no promise.

@@ -11,9 +11,10 @@ import { firstInArray, isObject, members, memberOutside, typedMemberOutside, typ
 
 const ITEMS: MembersByType = {
   message: members('type', 'role', 'content', 'id', 'status', 'phase'),
-  function_call: members('type', 'id', 'call_id', 'name', 'arguments', 'status', 'parsed_arguments'),
+  function_call: members('type', 'id', 'call_id', 'name', 'namespace', 'arguments', 'status', 'parsed_arguments'),
   function_call_output: members('type', 'id', 'call_id', 'output', 'status'),
   reasoning: members('type', 'id', 'summary', 'encrypted_content', 'content', 'status'),
+  item_reference: members('type', 'id'),
 };
 
 const PARTS: MembersByType = {
@@ -24,8 +25,10 @@ const PARTS: MembersByType = {
 };
 
 const SUMMARY_PART = members('type', 'text');
-const FUNCTION_TOOL = members('type', 'name', 'description', 'parameters', 'strict');
-const FUNCTION_CHOICE = members('type', 'name');
+/** Function tools and namespaces; a hosted or freeform tool's members are not read (it is left out: tools.ts). */
+const FUNCTION_TOOLS: MembersByType = { function: members('type', 'name', 'description', 'parameters', 'strict', 'defer_loading') };
+const TOOLS: MembersByType = { ...FUNCTION_TOOLS, namespace: members('type', 'name', 'description', 'tools') };
+const CHOICES: MembersByType = { function: members('type', 'name', 'namespace'), allowed_tools: members('type', 'mode', 'tools') };
 const FORMATS: MembersByType = {
   text: members('type'),
   json_object: members('type'),
@@ -41,13 +44,17 @@ function itemMemberOutside(item: JsonObject, at: string): string | undefined {
   );
 }
 
-/** The first member the gateway does not know inside a checked body (hosted tools and choices are refused before this), as a 400. */
+function toolMemberOutside(tool: JsonObject, at: string): string | undefined {
+  return typedMemberOutside(tool, TOOLS, at) ?? firstInArray(tool['type'] === 'namespace' ? tool['tools'] : undefined, `${at}.tools`, (inner, where) => typedMemberOutside(inner, FUNCTION_TOOLS, where));
+}
+
+/** The first member the gateway does not know inside a checked body, as a 400. */
 export function unknownMemberProblem(body: JsonObject): RequestProblem | undefined {
   const text = body['text'];
   const param =
     firstInArray(body['input'], 'input', itemMemberOutside) ??
-    firstInArray(body['tools'], 'tools', (tool, at) => memberOutside(tool, FUNCTION_TOOL, at)) ??
-    memberOutside(body['tool_choice'], FUNCTION_CHOICE, 'tool_choice') ??
+    firstInArray(body['tools'], 'tools', toolMemberOutside) ??
+    typedMemberOutside(body['tool_choice'], CHOICES, 'tool_choice') ??
     (isObject(text) ? typedMemberOutside(text['format'], FORMATS, 'text.format') : undefined);
   return param === undefined ? undefined : { param, message: `${param} is not a member the gateway knows; it is refused rather than dropped.` };
 }

@@ -16,6 +16,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../../src/plugin-api.js';
+import { allowedTools, choiceName, flattenedName, type ToolPlan } from './tools.js';
 
 /**
  * A Responses request (checked by schema.ts) read into the neutral request: `instructions`
@@ -79,9 +80,13 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void 
       else sequence.add(role === 'user' ? 'user' : 'assistant', contentParts(item['content'], where, role === 'user'));
       return;
     }
-    case 'function_call':
-      sequence.add('assistant', [sequence.call(item['call_id'] as string, item['name'] as string, toolArguments(item['arguments'], where('.arguments')))]);
+    case 'function_call': {
+      // A call of a namespace's function goes back under the name it was offered by (tools.ts).
+      const namespace = item['namespace'];
+      const name = typeof namespace === 'string' ? flattenedName(namespace, item['name'] as string) : (item['name'] as string);
+      sequence.add('assistant', [sequence.call(item['call_id'] as string, name, toolArguments(item['arguments'], where('.arguments')))]);
       return;
+    }
     case 'function_call_output': {
       const id = item['call_id'] as string;
       const name = sequence.nameOf(id);
@@ -89,6 +94,9 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void 
       sequence.add('user', [{ type: 'tool_result', id, name, content: plainText(item['output'], where, '.output') }]);
       return;
     }
+    case 'item_reference':
+      // Each is resolved before the request is read (references.ts); one left here named nothing stored.
+      throw invalidRequest(`${where('')} names no stored item.`, where(''), 'item_not_found');
     default: {
       // A reasoning item (the schema admits no other type). Without a state of the gateway's
       // envelope (null, or another service's) no vendor could verify it: it is not sent.
@@ -99,23 +107,10 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void 
   }
 }
 
-function readTools(raw: unknown): ToolSpec[] {
-  return (Array.isArray(raw) ? (raw as JsonObject[]) : []).map((tool, i) => {
-    const spec: ToolSpec = { name: tool['name'] as string };
-    if (typeof tool['description'] === 'string') spec.description = tool['description'];
-    // A vendor's function arguments are an object: a schema of anything else could never be met.
-    if (isObject(tool['parameters'])) spec.parameters = objectSchema(tool['parameters'], `tools[${i}].parameters`);
-    // Absent (or null), the reference API's default: strict when the schema is strict-compatible.
-    if (tool['strict'] === true) spec.strict = { param: `tools[${i}].strict` };
-    else if (tool['strict'] === undefined || tool['strict'] === null) spec.strict = { param: `tools[${i}].strict`, implied: true };
-    return spec;
-  });
-}
-
 /** `auto` and `none` without tools ask nothing; `required` without tools cannot be honoured. */
 function readToolChoice(raw: unknown, tools: readonly ToolSpec[]): ToolChoice | null {
   if (raw === undefined || raw === null) return null;
-  if (isObject(raw)) return namedToolChoice(raw['name'] as string, tools, 'tool_choice');
+  if (isObject(raw)) return namedToolChoice(choiceName(raw), tools, 'tool_choice');
   if (!tools.length && raw === 'required') throw invalidRequest('tool_choice is required, but tools is empty.', 'tool_choice');
   return tools.length ? (raw as ToolChoice) : null;
 }
@@ -130,14 +125,20 @@ function readFormat(text: unknown): ResponseFormat | null {
   return out;
 }
 
-/** Reads a checked Responses body, after `history`: the items of the stored conversation it continues, oldest first. */
-export function readResponsesRequest(body: JsonObject, history: readonly JsonObject[]): NeutralRequest {
+/**
+ * Reads a checked Responses body, after `history`: the items of the stored conversation it
+ * continues, oldest first. `input` is the body's items with each `item_reference` resolved, and
+ * `tools` what the vendor is offered (tools.ts).
+ */
+export function readResponsesRequest(body: JsonObject, history: readonly JsonObject[], input: readonly JsonObject[], tools: ToolPlan): NeutralRequest {
   const sequence = new TurnSequence();
   if (typeof body['instructions'] === 'string') sequence.addSystem(body['instructions']);
   for (const item of history) readItem(sequence, item, () => 'previous_response_id');
-  inputItems(body['input']).forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`));
+  input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`));
   const { system, turns } = sequence.settle(WORDS);
-  const tools = readTools(body['tools']);
+  const choice = body['tool_choice'];
+  const allowed = isObject(choice) && choice['type'] === 'allowed_tools' ? allowedTools(choice, tools.offered) : null;
+  const offered = allowed ? allowed.tools : tools.offered;
   const effort = isObject(body['reasoning']) ? body['reasoning']['effort'] : null;
   const user = body['safety_identifier'] ?? body['user'];
   return {
@@ -155,8 +156,8 @@ export function readResponsesRequest(body: JsonObject, history: readonly JsonObj
     frequencyPenalty: null,
     logprobs: false,
     topLogprobs: null,
-    tools,
-    toolChoice: readToolChoice(body['tool_choice'], tools),
+    tools: offered,
+    toolChoice: readToolChoice(allowed ? allowed.mode : choice, offered),
     parallelToolCalls: body['parallel_tool_calls'] !== false,
     responseFormat: readFormat(body['text']),
     reasoning: typeof effort === 'string' ? { kind: 'effort', effort: effort as ReasoningEffort, param: 'reasoning.effort' } : null,

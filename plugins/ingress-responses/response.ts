@@ -2,7 +2,6 @@ import {
   effectiveStrict,
   encodeReasoningState,
   isObject,
-  mintId,
   type FinishReason,
   type JsonObject,
   type ReasoningState,
@@ -10,6 +9,8 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
+import { outputItemId } from './item-ids.js';
+import type { NamespacedName } from './tools.js';
 
 /**
  * The pieces of a Responses `response` object: its output items (reasoning, message with its
@@ -58,14 +59,12 @@ function messageContent(choice: ReplyChoice): JsonObject[] {
   return content;
 }
 
-export const functionCallItem = (id: string, call: ReplyToolCall, status: ItemStatus | 'in_progress'): JsonObject => ({
-  id,
-  type: 'function_call',
-  status,
-  call_id: call.id,
-  name: call.name,
-  arguments: call.arguments,
-});
+/** A call of a function tool; one of a namespace's functions under its own name, with its `namespace` (tools.ts). */
+export function functionCallItem(id: string, call: ReplyToolCall, status: ItemStatus | 'in_progress', namespaced: ReadonlyMap<string, NamespacedName>): JsonObject {
+  const inner = namespaced.get(call.name);
+  if (inner) return { id, type: 'function_call', status, call_id: call.id, name: inner.name, namespace: inner.namespace, arguments: call.arguments };
+  return { id, type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
+}
 
 /**
  * Reasoning the model showed, as a summary, with the vendor's state in the gateway's envelope
@@ -78,14 +77,14 @@ export function reasoningItem(id: string, text: string, state: ReasoningState | 
   return item;
 }
 
-/** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls. */
-export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean): JsonObject[] {
-  const items: JsonObject[] = (choice.reasoning ?? []).map((run) => reasoningItem(mintId('rs_'), run.text, run.state));
+/** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls; ids named after the response `responseId`. */
+export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean, responseId: string, namespaced: ReadonlyMap<string, NamespacedName>): JsonObject[] {
+  const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) => reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state));
   const content = messageContent(choice);
-  if (content.length) items.push(messageItem(mintId('msg_'), content, 'completed'));
+  if (content.length) items.push(messageItem(outputItemId('msg_', responseId, items.length), content, 'completed'));
   // With parallel_tool_calls: false, one call at most: the first (beta cannot be asked for fewer).
   const calls = parallelToolCalls ? choice.toolCalls : choice.toolCalls.slice(0, 1);
-  for (const call of calls) items.push(functionCallItem(mintId('fc_'), call, 'completed'));
+  for (const call of calls) items.push(functionCallItem(outputItemId('fc_', responseId, items.length), call, 'completed', namespaced));
   const last = items.at(-1);
   if (last) last['status'] = endingOf(choice.finish).status;
   return items;

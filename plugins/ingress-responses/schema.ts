@@ -1,4 +1,4 @@
-import { compileSchema, isObject, REASONING_EFFORTS, schemaProblem, type JsonObject, type RequestProblem } from '../../src/plugin-api.js';
+import { compileSchema, REASONING_EFFORTS, schemaProblem, type JsonObject, type RequestProblem } from '../../src/plugin-api.js';
 import { unknownMemberProblem } from './members.js';
 
 /**
@@ -7,8 +7,8 @@ import { unknownMemberProblem } from './members.js';
  * field in Responses notation (`input[2].call_id`). Unknown top-level parameters are refused, and
  * unknown members of nested objects (members.ts): the body is translated, so one the gateway does
  * not know would otherwise be dropped unseen.
- * What is well-formed but cannot be honoured is refused by `refusal` below, each with its reason
- * (docs/formats/responses.md).
+ * What is well-formed but cannot be honoured is refused by `REFUSED` below, each with its reason
+ * (docs/formats/responses.md); what can be honoured only approximately is adjusted (adjust.ts).
  */
 
 const string = { type: 'string' } as const;
@@ -33,7 +33,7 @@ const outputPart = { type: 'object', required: ['type'], properties: { type: { c
 
 const item = {
   type: 'object',
-  properties: { type: { enum: ['message', 'function_call', 'function_call_output', 'reasoning'] } },
+  properties: { type: { enum: ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'] } },
   allOf: [
     // An item without a type is a message.
     {
@@ -43,7 +43,11 @@ const item = {
         properties: { role: { enum: ['user', 'system', 'developer', 'assistant'] }, content: { type: ['string', 'array'], items: contentPart } },
       },
     },
-    ifType('function_call', { required: ['call_id', 'name', 'arguments'], properties: { call_id: { type: 'string', minLength: 1 }, name, arguments: string } }),
+    ifType('function_call', {
+      required: ['call_id', 'name', 'arguments'],
+      properties: { call_id: { type: 'string', minLength: 1 }, name, arguments: string, namespace: nullable('string') },
+    }),
+    ifType('item_reference', { required: ['id'], properties: { id: { type: 'string', minLength: 1 } } }),
     ifType('function_call_output', {
       required: ['call_id', 'output'],
       properties: { call_id: { type: 'string', minLength: 1 }, output: { type: ['string', 'array'], items: outputPart } },
@@ -58,22 +62,47 @@ const item = {
   ],
 };
 
+const functionTool = ifType('function', {
+  required: ['name'],
+  properties: { name, description: nullable('string'), parameters: nullable('object'), strict: nullable('boolean'), defer_loading: nullable('boolean') },
+});
+
+/** A function tool, a `namespace` of tools, or a hosted or freeform tool (whose members are not read: it is left out, tools.ts). */
 const tool = {
   type: 'object',
   required: ['type'],
   properties: { type: string },
   allOf: [
-    ifType('function', {
-      required: ['name'],
-      properties: { name, description: nullable('string'), parameters: nullable('object'), strict: nullable('boolean') },
+    functionTool,
+    ifType('namespace', {
+      required: ['name', 'tools'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        description: nullable('string'),
+        tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string }, allOf: [functionTool] } },
+      },
     }),
   ],
 };
 
+/** A function as a tool choice names it (with its namespace, for a namespace's function). */
+const functionChoice = ifType('function', { required: ['name'], properties: { name: string, namespace: nullable('string') } });
+
 const toolChoice = {
   anyOf: [
     { enum: ['none', 'auto', 'required'] },
-    { type: 'object', required: ['type'], properties: { type: string }, allOf: [ifType('function', { required: ['name'], properties: { name: string } })] },
+    {
+      type: 'object',
+      required: ['type'],
+      properties: { type: string },
+      allOf: [
+        functionChoice,
+        ifType('allowed_tools', {
+          required: ['mode', 'tools'],
+          properties: { mode: { enum: ['auto', 'required'] }, tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string }, allOf: [functionChoice] } } },
+        }),
+      ],
+    },
   ],
 };
 
@@ -91,6 +120,32 @@ const format = {
 
 const summary = { enum: ['auto', 'concise', 'detailed', null] };
 
+/**
+ * The top-level parameters accepted with no effect on every family: bookkeeping and hints that
+ * change no output, never read past this check and never forwarded (docs/parameters.md keeps the
+ * list; review it at each release of Codex CLI, which adds such fields). Each is still
+ * type-checked.
+ */
+const NO_EFFECT = {
+  // Codex CLI's installation, conversation, thread and turn ids, on every call.
+  client_metadata: { ...nullable('object'), additionalProperties: { type: 'string' } },
+  // Codex CLI's entitlement marker for OpenAI's own backend ({"cyber": "standard"}), under ChatGPT sign-in.
+  access_programs: { ...nullable('object'), additionalProperties: { type: 'string' } },
+  // The gateway adds no obfuscation.
+  stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
+  // Reasoning items always carry encrypted_content; the other values name hosted-tool outputs never made here.
+  include: { ...nullable('array'), items: string },
+  prompt_cache_key: nullable('string'),
+  prompt_cache_retention: { enum: ['in_memory', '24h', null] },
+  prompt_cache_options: nullable('object'),
+  service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
+  // It bounds calls of hosted tools, which are never run here (tools.ts).
+  max_tool_calls: { ...nullable('integer'), minimum: 0 },
+} as const;
+
+/** The parameters of NO_EFFECT: the Responses table says "accepted, no effect" for each, on every family. */
+export const NO_EFFECT_PARAMETERS: readonly string[] = Object.keys(NO_EFFECT);
+
 const bodySchema = {
   type: 'object',
   additionalProperties: false,
@@ -101,7 +156,6 @@ const bodySchema = {
     previous_response_id: nullable('string'),
     store: nullable('boolean'),
     stream: nullable('boolean'),
-    stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
     // Bounded like the chat schema's counts: JSON.parse reads 1e400 as Infinity, which `integer` accepts and JSON.stringify sends as null.
     max_output_tokens: { ...nullable('integer'), minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
@@ -116,22 +170,17 @@ const bodySchema = {
       properties: { effort: { enum: [...REASONING_EFFORTS, null] }, summary, generate_summary: summary },
     },
     metadata: { ...nullable('object'), maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
-    include: { ...nullable('array'), items: string },
-    prompt_cache_key: nullable('string'),
-    prompt_cache_retention: { enum: ['in_memory', '24h', null] },
-    prompt_cache_options: nullable('object'),
     safety_identifier: nullable('string'),
     user: nullable('string'),
-    service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
     truncation: { enum: ['auto', 'disabled', null] },
     background: nullable('boolean'),
     top_logprobs: { ...nullable('integer'), minimum: 0, maximum: 20 },
+    ...NO_EFFECT,
     // Accepted by the schema only to be refused by name below.
     conversation: {},
     prompt: {},
     context_management: {},
     moderation: {},
-    max_tool_calls: {},
   },
 };
 
@@ -149,32 +198,11 @@ const REFUSED: ReadonlyArray<{ param: string; asks: (body: JsonObject) => boolea
   { param: 'prompt', asks: (b) => present(b['prompt']), why: 'the gateway has no stored prompt templates' },
   { param: 'context_management', asks: (b) => present(b['context_management']), why: 'the gateway does not compact conversations' },
   { param: 'moderation', asks: (b) => present(b['moderation']), why: 'the gateway runs no moderation model' },
-  { param: 'max_tool_calls', asks: (b) => present(b['max_tool_calls']), why: 'the gateway runs no built-in tools whose calls it could count' },
   { param: 'top_logprobs', asks: (b) => present(b['top_logprobs']) && b['top_logprobs'] !== 0, why: 'log probabilities are not available through /v1/responses' },
-  { param: 'truncation', asks: (b) => b['truncation'] === 'auto', why: 'the gateway never drops input items to fit a context window (truncation: disabled)' },
-  { param: 'text.verbosity', asks: (b) => present(sub(b, 'text')['verbosity']) && sub(b, 'text')['verbosity'] !== 'medium', why: 'no vendor translator maps a verbosity other than the default (medium)' },
-  { param: 'reasoning.summary', asks: (b) => styledSummary(sub(b, 'reasoning')['summary']), why: 'reasoning the vendor shows is returned as it is (summary: auto)' },
-  { param: 'reasoning.generate_summary', asks: (b) => styledSummary(sub(b, 'reasoning')['generate_summary']), why: 'reasoning the vendor shows is returned as it is (summary: auto)' },
 ];
 
-function sub(body: JsonObject, field: string): JsonObject {
-  const value = body[field];
-  return isObject(value) ? value : {};
-}
-
-const styledSummary = (value: unknown): boolean => value === 'concise' || value === 'detailed';
-
-/** Refusals inside arrays: hosted and freeform tools, other tool choices, images by file id or with a detail, logprobs asked through include. */
+/** Refusals inside arrays: images by file id, logprobs asked through include. */
 function refusedInside(body: JsonObject): RequestProblem | undefined {
-  for (const [i, tool] of (Array.isArray(body['tools']) ? (body['tools'] as JsonObject[]) : []).entries()) {
-    if (tool['type'] !== 'function') {
-      return { param: `tools[${i}].type`, message: `tools[${i}]: '${String(tool['type'])}' tools are not supported here; only function tools are (the gateway runs no hosted tools and has no freeform tools).` };
-    }
-  }
-  const choice = body['tool_choice'];
-  if (isObject(choice) && choice['type'] !== 'function') {
-    return { param: 'tool_choice', message: `tool_choice of type '${String(choice['type'])}' is not supported here; use none, auto, required or a function.` };
-  }
   const include = Array.isArray(body['include']) ? (body['include'] as string[]) : [];
   const k = include.indexOf('message.output_text.logprobs');
   if (k >= 0) return { param: `include[${k}]`, message: `include[${k}]: log probabilities are not available through /v1/responses.` };
@@ -186,9 +214,6 @@ function refusedInside(body: JsonObject): RequestProblem | undefined {
       if (typeof part['image_url'] !== 'string') {
         const param = typeof part['file_id'] === 'string' ? `${where}.file_id` : `${where}.image_url`;
         return { param, message: `${where}: images are taken by image_url (a URL or a data URL); the gateway stores no files.` };
-      }
-      if (present(part['detail']) && part['detail'] !== 'auto') {
-        return { param: `${where}.detail`, message: `${where}.detail: no vendor translator maps an image detail other than auto.` };
       }
     }
   }

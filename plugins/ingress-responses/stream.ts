@@ -1,6 +1,5 @@
 import {
   GatewayError,
-  mintId,
   usageOrEstimate,
   type FinishReason,
   type JsonObject,
@@ -9,6 +8,7 @@ import {
   type ReplyToolCall,
   type ReplyUsage,
 } from '../../src/plugin-api.js';
+import { outputItemId } from './item-ids.js';
 import { contentPart, contentPartJson, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
 import type { ResponsesTurn } from './turn.js';
 
@@ -47,9 +47,9 @@ type OpenItem = ItemPlace &
   );
 type MessageItem = Extract<OpenItem, { kind: 'message' }>;
 
-/** A new item's id and place; the id (a prefix, letters and digits) needs no JSON escaping. */
-function placeOf(prefix: string, index: number): ItemPlace {
-  const id = mintId(prefix);
+/** A new item's id (named after its response: item-ids.ts) and place; the id (a prefix, letters and digits) needs no JSON escaping. */
+function placeOf(prefix: 'msg_' | 'rs_' | 'fc_', responseId: string, index: number): ItemPlace {
+  const id = outputItemId(prefix, responseId, index);
   return { id, index, head: `"item_id":"${id}","output_index":${index}` };
 }
 
@@ -146,9 +146,9 @@ export class ResponsesStream implements ReplyStream {
     }
     this.calls += 1;
     out += this.closeItem('completed');
-    const item: OpenItem = { kind: 'function_call', ...placeOf('fc_', this.output.length), toolIndex: index, call: { ...call, arguments: '' } };
+    const item: OpenItem = { kind: 'function_call', ...placeOf('fc_', this.turn.id, this.output.length), toolIndex: index, call: { ...call, arguments: '' } };
     this.open = item;
-    out += this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress') });
+    out += this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress', this.turn.tools().namespaced) });
     return out + this.toolArguments(0, index, call.arguments);
   }
 
@@ -237,11 +237,11 @@ export class ResponsesStream implements ReplyStream {
     const index = this.output.length;
     // The added item written as text (its id needs no escaping): JSON.stringify of a small object costs about 0.4 µs in Node 20.
     if (kind === 'reasoning') {
-      const item: OpenItem = { kind, ...placeOf('rs_', index), text: '', summary: false, state: null };
+      const item: OpenItem = { kind, ...placeOf('rs_', this.turn.id, index), text: '', summary: false, state: null };
       this.open = item;
       return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`);
     }
-    const item: OpenItem = { kind, ...placeOf('msg_', index), parts: [], part: null };
+    const item: OpenItem = { kind, ...placeOf('msg_', this.turn.id, index), parts: [], part: null };
     this.open = item;
     return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`);
   }
@@ -283,8 +283,8 @@ export class ResponsesStream implements ReplyStream {
       out += this.closePart(item);
       done = messageItem(item.id, item.parts, status);
     } else if (item.kind === 'function_call') {
-      out += this.itemEvent('response.function_call_arguments.done', item, { name: item.call.name, arguments: item.call.arguments });
-      done = functionCallItem(item.id, item.call, status);
+      done = functionCallItem(item.id, item.call, status, this.turn.tools().namespaced);
+      out += this.itemEvent('response.function_call_arguments.done', item, { name: done['name'], arguments: item.call.arguments });
     } else {
       if (item.summary) {
         out += this.itemEvent('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });

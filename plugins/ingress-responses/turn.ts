@@ -1,6 +1,7 @@
 import { GatewayError, mintTimedId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
 import { inputItems } from './read.js';
 import { echoMembers, echoOf } from './response.js';
+import { planTools, type ToolPlan } from './tools.js';
 
 /**
  * One call's response, shared by the reading of its request, its output and the plugin's hooks:
@@ -44,6 +45,9 @@ export class ResponsesTurn {
   private threadBytes = 0;
   /** The thread's items, parsed once (read by the capability check and by the request's reading). */
   private items: JsonObject[] | null = null;
+  /** The input with each `item_reference` resolved (set by the plugin when there is one). */
+  private resolved: JsonObject[] | null = null;
+  private plan: ToolPlan | null = null;
 
   constructor(private readonly call: Call) {
     this.id = mintTimedId('resp_', call.admittedAt);
@@ -54,6 +58,22 @@ export class ResponsesTurn {
     this.thread = thread;
     this.threadBytes = thread.reduce((sum, response) => sum + Buffer.byteLength(response.items), 0);
     this.call.replayedInputBytes = this.threadBytes;
+  }
+
+  /** The tools as the vendor is offered them, each adjustment announced when first planned (with the body's checks). */
+  tools(): ToolPlan {
+    return (this.plan ??= planTools(this.call, this.call.body['tools']));
+  }
+
+  /** The request's input items, each `item_reference` replaced by the stored item it names. */
+  input(): JsonObject[] {
+    return this.resolved ?? inputItems(this.call.body['input']);
+  }
+
+  /** The input with its references resolved; the stored items' bytes are read by the upstream beyond the body's, like a continued conversation's. */
+  resolves(input: JsonObject[], bytes: number): void {
+    this.resolved = input;
+    this.call.replayedInputBytes += bytes;
   }
 
   /** Every item of the conversation it continues, in order: each response's input items, then its output. */
@@ -82,7 +102,7 @@ export class ResponsesTurn {
     const output = JSON.stringify(stage.output);
     if (body['store'] === false) return this.written(stage, output);
     // The bytes of JSON.stringify({ input, output }).
-    const items = `{"input":${JSON.stringify(inputItems(body['input']))},"output":${output}}`;
+    const items = `{"input":${JSON.stringify(this.input())},"output":${output}}`;
     if (this.threadBytes + Buffer.byteLength(items) > MAX_STORED_BYTES) {
       this.overBound = true;
       this.echo = JSON.stringify({ ...echoOf(body), store: false }).slice(1, -1);

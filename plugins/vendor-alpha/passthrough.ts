@@ -17,7 +17,7 @@ import {
   type UpstreamRequest,
   type Usage,
 } from '../../src/plugin-api.js';
-import type { BetaFilter } from './betas.js';
+import { betasNeededBy, type BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
 import { upstreamBody, withMember } from './exact-edits.js';
 import { joinedMessages, messagesForAlpha } from './foreign-thinking.js';
@@ -67,7 +67,7 @@ export class AlphaPassthrough implements Translator {
       : ((!leftOut && upstreamBody(raw, call.body, model.upstream, messages)) ||
         Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages: joinedMessages(messages) } : {}) })));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
-    const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta']);
+    const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta'], betasNeededBy(call.body));
     if (betas !== undefined) headers['anthropic-beta'] = betas;
     return { path, headers, body };
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   invalidRequest,
   reasoningPlan,
@@ -77,6 +78,18 @@ function jsonSchema(format: Extract<ResponseFormat, { type: 'json_schema' }>): J
   return { ...out, ...strictOf(format.strict, format.schema) };
 }
 
+/** The most characters gamma takes in `user` (the reference format's end-user identifier). */
+const MAX_USER_CHARS = 64;
+
+/**
+ * An end-user identifier as gamma takes it: as sent when it fits, else `uh_` and the base64url
+ * SHA-256 of it (46 characters), so one user stays one identifier. Claude Code's
+ * `metadata.user_id` is a JSON string of several ids, longer than gamma allows.
+ */
+export function gammaUser(user: string): string {
+  return user.length <= MAX_USER_CHARS ? user : `uh_${createHash('sha256').update(user).digest('base64url')}`;
+}
+
 export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
   const request = withReplayableTurns(asked, replaysNone);
   if (request.topK !== null) throw invalidRequest('top_k is not supported by this model.', 'top_k');
@@ -94,7 +107,7 @@ export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: 
   if (request.stop.length) body['stop'] = request.stop;
   if (request.n !== 1) body['n'] = request.n;
   set('seed', request.seed);
-  set('user', request.user);
+  set('user', request.user === null ? null : gammaUser(request.user));
   set('presence_penalty', request.presencePenalty);
   set('frequency_penalty', request.frequencyPenalty);
   if (request.logprobs) {

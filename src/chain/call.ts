@@ -256,7 +256,17 @@ export class Call {
     this.rawBody = raw;
   }
 
-  /** The raw request bytes, exactly as the caller sent them. */
+  /**
+   * Replaces the parsed body with `body` and the bytes with its JSON: for an adjustment that
+   * changes a parameter's value (an output limit clamped), so that every reading and every
+   * passthrough sends what was adjusted. The caller's own bytes are gone after it.
+   */
+  rewriteBody(body: JsonObject): void {
+    this.parsedBody = body;
+    this.rawBody = Buffer.from(JSON.stringify(body));
+  }
+
+  /** The raw request bytes, exactly as the caller sent them (unless an adjustment rewrote them: `rewriteBody`). */
   get rawJson(): Buffer | undefined {
     return this.rawBody;
   }

@@ -14,10 +14,11 @@ import { isObject } from './sequence.js';
  */
 
 const MESSAGES: Readonly<Record<string, Members>> = {
-  system: members('role', 'content'),
-  developer: members('role', 'content'),
-  user: members('role', 'content'),
-  assistant: members('role', 'content', 'tool_calls', 'reasoning_content', 'thinking_blocks', 'refusal', 'annotations', 'parsed'),
+  // A participant's `name` is read to be announced as left out (chat-request.ts).
+  system: members('role', 'content', 'name'),
+  developer: members('role', 'content', 'name'),
+  user: members('role', 'content', 'name'),
+  assistant: members('role', 'content', 'name', 'tool_calls', 'reasoning_content', 'thinking_blocks', 'refusal', 'annotations', 'parsed'),
   tool: members('role', 'content', 'tool_call_id', 'name'),
 };
 

@@ -20,26 +20,45 @@ const READ = [
 /** Hints that change no output (storage, caching, tiers, latency): accepted, with no effect on a translated request. */
 const NO_EFFECT = ['service_tier', 'store', 'metadata', 'prediction', 'prompt_cache_key', 'prompt_cache_retention'];
 
-/** Taken only at the value that asks nothing: anything else would change the output, and no translator maps it. */
-const NEUTRAL_ONLY: Readonly<Record<string, { neutral: (value: unknown) => boolean; why: string }>> = {
+/**
+ * Taken only at the value that asks nothing: anything else would change the output, and no
+ * translator maps it. With `adjusted`, another value is honoured only approximately and
+ * announced with that action (docs/parameters.md): the model answers without a web search, or
+ * at its own verbosity. The others have no honest approximation and are refused.
+ */
+const NEUTRAL_ONLY: Readonly<Record<string, { neutral: (value: unknown) => boolean; why: string; adjusted?: string }>> = {
   logit_bias: { neutral: (value) => isObject(value) && Object.keys(value).length === 0, why: 'token biases are not available for this model' },
   modalities: { neutral: (value) => Array.isArray(value) && value.every((modality) => modality === 'text'), why: 'this model answers in text only' },
   audio: { neutral: () => false, why: 'this model answers in text only' },
-  web_search_options: { neutral: () => false, why: 'the gateway runs no web search for this model' },
-  verbosity: { neutral: (value) => value === 'medium', why: 'no verbosity other than the default (medium) is mapped for this model' },
+  web_search_options: { neutral: () => false, why: 'the gateway runs no web search for this model', adjusted: 'omitted:web_search' },
+  verbosity: { neutral: (value) => value === 'medium', why: 'no verbosity other than the default (medium) is mapped for this model', adjusted: 'default:medium' },
   functions: { neutral: () => false, why: 'the deprecated functions are not translated for this model; use tools' },
   function_call: { neutral: () => false, why: 'the deprecated function_call is not translated for this model; use tool_choice' },
 };
 
 export const CHAT_PARAMETERS: readonly string[] = [...READ, ...NO_EFFECT, ...Object.keys(NEUTRAL_ONLY)];
 
-/** Refuses (400 naming it) the first parameter of a chat body to be translated that the translation would drop; null values ask nothing. */
-export function refuseUntranslatable(body: JsonObject): void {
+/** A parameter honoured only approximately, announced (Call.adjust: refused under `parameters: strict`). */
+export type Adjust = (param: string, action: string, refusal: string) => void;
+
+/** Where no call can announce an approximation (a reading outside one): it is refused, as under `parameters: strict`. */
+export const refuseApproximation: Adjust = (param, _action, refusal) => {
+  throw invalidRequest(refusal, param);
+};
+
+/**
+ * Refuses (400 naming it) the first parameter of a chat body to be translated that the
+ * translation would drop, and announces each one it approximates; null values ask nothing.
+ */
+export function refuseUntranslatable(body: JsonObject, adjust: Adjust): void {
   for (const [param, value] of Object.entries(body)) {
     if (value === null || READ.includes(param) || NO_EFFECT.includes(param)) continue;
     const rule = NEUTRAL_ONLY[param];
     if (!rule) throw unknownParameter(param, 'a parameter');
-    if (!rule.neutral(value)) throw invalidRequest(`${param} is not supported here: ${rule.why}.`, param);
+    if (rule.neutral(value)) continue;
+    const refusal = `${param} is not supported here: ${rule.why}.`;
+    if (!rule.adjusted) throw invalidRequest(refusal, param);
+    adjust(param, rule.adjusted, refusal);
   }
   if (typeof body['top_logprobs'] === 'number' && body['top_logprobs'] > 0 && body['logprobs'] !== true) {
     throw invalidRequest('top_logprobs needs logprobs: true.', 'top_logprobs');

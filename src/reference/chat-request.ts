@@ -3,7 +3,7 @@ import { invalidRequest } from '../http/errors.js';
 import { decodeReasoningState } from '../neutral/reasoning-state.js';
 import type { NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ResponseFormat, ToolChoice, ToolSpec } from '../neutral/request.js';
 import { refuseUnknownMembers } from './chat-members.js';
-import { refuseUntranslatable } from './chat-params.js';
+import { refuseApproximation, refuseUntranslatable, type Adjust } from './chat-params.js';
 import { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from './sequence.js';
 
 /**
@@ -34,7 +34,7 @@ function plainText(content: unknown, param: string): string {
     .join('\n');
 }
 
-function contentParts(content: unknown, param: string, allowImages: boolean): Part[] {
+function contentParts(content: unknown, param: string, allowImages: boolean, adjust: Adjust): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (content === null || content === undefined) return [];
   if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of parts.`, param);
@@ -49,7 +49,7 @@ function contentParts(content: unknown, param: string, allowImages: boolean): Pa
       const image = part['image_url'];
       const detail = isObject(image) ? image['detail'] : undefined;
       if (detail !== undefined && detail !== null && detail !== 'auto') {
-        throw invalidRequest(`${where}.image_url.detail: no image detail other than auto is mapped for this model.`, `${where}.image_url.detail`);
+        adjust(`${where}.image_url.detail`, 'sent:auto', `${where}.image_url.detail: no image detail other than auto is mapped for this model.`);
       }
       parts.push({ type: 'image', source: imageSource(isObject(image) ? image['url'] : undefined, where, `${where}.image_url.url`), param: where });
     } else {
@@ -77,10 +77,14 @@ function reasoningParts(message: JsonObject): Part[] {
   return typeof text === 'string' && text !== '' ? [{ type: 'reasoning', text, state: null }] : [];
 }
 
-function readMessage(reading: TurnSequence, message: unknown, i: number): void {
+function readMessage(reading: TurnSequence, message: unknown, i: number, adjust: Adjust): void {
   const param = `messages[${i}]`;
   if (!isObject(message)) throw invalidRequest(`${param} must be an object.`, param);
   const content = message['content'];
+  // The vendors' requests name no participant: the message goes without it (a tool message's name is the call's, sent as such).
+  if (typeof message['name'] === 'string' && message['role'] !== 'tool') {
+    adjust(`${param}.name`, 'omitted', `${param}.name: the request of this model's vendor has no place for a participant's name.`);
+  }
   switch (message['role']) {
     case 'system':
     case 'developer': {
@@ -88,10 +92,10 @@ function readMessage(reading: TurnSequence, message: unknown, i: number): void {
       return;
     }
     case 'user':
-      reading.add('user', contentParts(content, `${param}.content`, true));
+      reading.add('user', contentParts(content, `${param}.content`, true, adjust));
       return;
     case 'assistant': {
-      const parts = [...reasoningParts(message), ...contentParts(content, `${param}.content`, false)];
+      const parts = [...reasoningParts(message), ...contentParts(content, `${param}.content`, false, adjust)];
       // An earlier refusal is the turn's text to the vendor, as a refusal part is.
       if (typeof message['refusal'] === 'string' && message['refusal'] !== '') parts.push({ type: 'text', text: message['refusal'] });
       const calls = message['tool_calls'];
@@ -162,14 +166,14 @@ function readReasoning(raw: unknown): ReasoningRequest | null {
   return typeof raw === 'string' ? { kind: 'effort', effort: raw as ReasoningEffort, param: 'reasoning_effort' } : null;
 }
 
-/** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts). */
-export function parseChatRequest(body: JsonObject): NeutralRequest {
-  refuseUntranslatable(body);
+/** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts); `adjust` announces what is approximated. */
+export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApproximation): NeutralRequest {
+  refuseUntranslatable(body, adjust);
   refuseUnknownMembers(body);
   const reading = new TurnSequence();
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');
-  messages.forEach((message, i) => readMessage(reading, message, i));
+  messages.forEach((message, i) => readMessage(reading, message, i, adjust));
   const { system, turns } = reading.settle(WORDS);
   const tools = readTools(body['tools']);
   const topLogprobs = numberOrNull(body['top_logprobs']);

@@ -225,7 +225,7 @@ export interface ResponseRow {
   items: string;
 }
 
-const toStoredResponse = (row: ResponseRow): StoredResponse => ({
+export const toStoredResponse = (row: ResponseRow): StoredResponse => ({
   id: row.id,
   keyId: row.key_id,
   previousId: row.previous_id,
@@ -247,6 +247,10 @@ export const responseThreadSql = (id: string, key: string, since: string): strin
       WHERE r.key_id = t.key_id AND r.created_at >= ${since}
   )
   SELECT id, key_id, previous_id, created_at, items FROM thread ORDER BY depth DESC`;
+
+/** One stored response of a key, created at or after the oldest time kept (placeholders: id, key id, that time). */
+export const responseSql = (id: string, key: string, since: string): string =>
+  `SELECT id, key_id, previous_id, created_at, items FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
 
 /** The rows of a thread query, oldest first, or none when its oldest response still names one before it (a link is gone). */
 export function wholeThread(rows: readonly ResponseRow[]): StoredResponse[] {

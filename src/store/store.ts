@@ -187,6 +187,11 @@ export interface ResponseStore {
    */
   thread(keyId: string, id: string, since: number): Promise<StoredResponse[]>;
   /**
+   * The key's response `id` alone, created at or after `since`, or null (unknown, another key's,
+   * expired): what an `item_reference` to one of its output items reads.
+   */
+  one(keyId: string, id: string, since: number): Promise<StoredResponse | null>;
+  /**
    * Deletes the responses created before `before` (epoch ms); resolves with how many went. A
    * store may walk them in the order they were stored and stop at the first newer one: a
    * response stored after newer ones (a long stream's) then goes at a later prune.

@@ -24,8 +24,31 @@ export function tableRows(file: string, marker: string): Array<{ key: string; ce
     .map((cells) => ({ key: codeOf(cells[0]), cells: { alpha: cells[1] ?? '', beta: cells[2] ?? '', gamma: cells[3] ?? '' } }));
 }
 
-/** What a cell says the gateway does: mapped, passed through, refused or accepted, no effect. */
-export const categoryOf = (cell: string): string => /^(mapped|passed through|refused|accepted, no effect)/.exec(cell)?.[1] ?? `unknown: ${cell}`;
+/** What a cell says the gateway does: mapped, passed through, refused, accepted, no effect, or adjusted. */
+export const categoryOf = (cell: string): string => /^(mapped|passed through|refused|accepted, no effect|adjusted)/.exec(cell)?.[1] ?? `unknown: ${cell}`;
+
+/**
+ * The `x-gateway-adjusted` entry an adjusted cell announces, as a pattern: its first code span
+ * (`tools[i]=omitted:<type>`), an index `[i]` standing for any index and `<…>` for any value.
+ */
+export function announcedPattern(cell: string): RegExp {
+  const template = codeOf(cell);
+  const source = template
+    .split(/(\[i\]|<[^>]+>)/)
+    .map((piece) => (piece === '[i]' ? '\\[\\d+\\]' : /^<[^>]+>$/.test(piece) ? '[^,]+' : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * An adjusted cell held to the gateway: answered, and announced in `x-gateway-adjusted` with the
+ * entry of `param` the cell gives. Returns that entry (its parameter is what strict mode names).
+ */
+export function adjustedAsSaid(t: Test, where: string, got: { status: number; adjusted: string | null }, param: string, cell: string): void {
+  t.equal(got.status, 200, `${where}: answered`);
+  const entry = (got.adjusted ?? '').split(', ').find((one) => one.startsWith(`${param}=`));
+  t.match(entry ?? `(no ${param} in '${got.adjusted ?? ''}')`, announcedPattern(cell), `${where}: announced as the table says`);
+}
 
 /** A refused cell held to the gateway: a 400 naming the parameter, and no upstream request. */
 export function refusedAsSaid(t: Test, where: string, got: { status: number; json: unknown; upstream: unknown }, param: string): void {
@@ -40,13 +63,13 @@ const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
 export function cellsOf<B, P extends { body: B | ((family: Family) => B) }>(
   rows: ReturnType<typeof tableRows>,
   probes: Readonly<Record<string, P>>,
-): Array<{ row: string; family: Family; category: string; probe: P; body: B; where: string }> {
+): Array<{ row: string; family: Family; cell: string; category: string; probe: P; body: B; where: string }> {
   return rows.flatMap(({ key: row, cells }) =>
     FAMILIES.map((family) => {
       const probe = probes[row] as P;
       const category = categoryOf(cells[family]);
       const body = typeof probe.body === 'function' ? (probe.body as (family: Family) => B)(family) : probe.body;
-      return { row, family, category, probe, body, where: `${row} [${family}]: ${category}` };
+      return { row, family, cell: cells[family], category, probe, body, where: `${row} [${family}]: ${category}` };
     }),
   );
 }

@@ -12,6 +12,6 @@ export function responsesCall(body: Record<string, unknown>, model = 'gamma-5.4'
   return call;
 }
 
-/** Ids are random: fixtures say `resp_ID` (a response id also carries its time: 12 hex digits), `msg_ID`, `fc_ID`, `rs_ID`. */
+/** Ids are random: fixtures say `resp_ID` (a response id also carries its time: 12 hex digits), `msg_ID`, `fc_ID`, `rs_ID` (an output item's id is its response's and its index: item-ids.ts). */
 export const fixedIds = (text: string): string =>
-  text.replace(/\bresp_[0-9a-f]{12}[A-Za-z0-9]{24}/g, 'resp_ID').replace(/\b(msg|fc|rs)_[A-Za-z0-9]{24}/g, '$1_ID');
+  text.replace(/\bresp_[0-9a-f]{12}[A-Za-z0-9]{24}/g, 'resp_ID').replace(/\b(msg|fc|rs)_(?:[0-9a-f]{12}[A-Za-z0-9]{24}[0-9a-z]+|[A-Za-z0-9]{24})\b/g, '$1_ID');

@@ -1,9 +1,10 @@
 import type { Pool } from 'pg';
-import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
+import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow } from '../rows.js';
 import type { ResponseStore, StoredResponse } from '../store.js';
 import { TickBatch, type BatchWriter } from './tick-batch.js';
 
 const THREAD = responseThreadSql('$1', '$2', '$3');
+const ONE = { name: 'responses_one', text: responseSql('$1', '$2', '$3') };
 
 const SAVE_ONE = { name: 'responses_save', text: 'INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES ($1, $2, $3, $4, $5)' };
 const SAVE_MANY = {
@@ -52,6 +53,11 @@ export class PgResponseStore implements ResponseStore {
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
     return wholeThread((await this.pool.query<ResponseRow>(THREAD, [id, keyId, since])).rows);
+  }
+
+  async one(keyId: string, id: string, since: number): Promise<StoredResponse | null> {
+    const row = (await this.pool.query<ResponseRow>({ ...ONE, values: [id, keyId, since] })).rows[0];
+    return row ? toStoredResponse(row) : null;
   }
 
   async prune(before: number): Promise<number> {

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { responseThreadSql, wholeThread, type ResponseRow } from '../rows.js';
+import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow } from '../rows.js';
 import type { ResponseStore, StoredResponse } from '../store.js';
 import { chunkedDelete, PRUNE_CHUNK_ROWS } from './chunked-delete.js';
 import type { GroupCommit } from './group-commit.js';
@@ -38,6 +38,7 @@ interface AgedRow {
 export class SqliteResponseStore implements ResponseStore {
   private readonly insert;
   private readonly selectThread;
+  private readonly selectOne;
   private readonly oldestFirst;
   private readonly removeThrough;
   private readonly chunkSize;
@@ -51,6 +52,7 @@ export class SqliteResponseStore implements ResponseStore {
   ) {
     this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
+    this.selectOne = db.prepare(responseSql('@id', '@key', '@since'));
     // Rows are in the order they were stored (there is no index by time: migration 18).
     this.oldestFirst = db.prepare(`SELECT rowid, created_at AS createdAt FROM responses WHERE rowid > ? ORDER BY rowid LIMIT ${PRUNE_CHUNK_ROWS}`);
     this.removeThrough = db.prepare('DELETE FROM responses WHERE rowid > ? AND rowid <= ?');
@@ -67,6 +69,11 @@ export class SqliteResponseStore implements ResponseStore {
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
     return wholeThread(this.selectThread.all({ id, key: keyId, since }) as ResponseRow[]);
+  }
+
+  async one(keyId: string, id: string, since: number): Promise<StoredResponse | null> {
+    const row = this.selectOne.get({ id, key: keyId, since }) as ResponseRow | undefined;
+    return row ? toStoredResponse(row) : null;
   }
 
   /**
