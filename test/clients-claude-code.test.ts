@@ -1,0 +1,49 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { claudeBinary, runClaude, type CliRun } from './helpers/cli-clients.js';
+import { TEXT_ONLY } from './helpers/tool-script.js';
+import { CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, type ClientGateway } from './helpers/client-gateway.js';
+
+/**
+ * Claude Code as shipped (`claude -p`, its own defaults: no switch that turns features off),
+ * given only the gateway's origin, a key and a model (docs/clients.md#claude-code), on one model
+ * of each family: a plain prompt, and a Bash tool loop in which the model asks for a command,
+ * Claude Code runs it, and the model answers from its output.
+ */
+
+const binary = claudeBinary();
+const why = (gw: ClientGateway, run: CliRun): string => `claude exited ${run.code}; gateway answered: ${gw.failures().at(-1) ?? 'no error'}; claude said: ${run.output.slice(-600)}`;
+
+if ('missing' in binary) {
+  t.fail(binary.missing);
+} else {
+  t.test('Claude Code through the gateway', async (t) => {
+    const gw = await startClientGateway(t);
+    for (const model of CLIENT_MODELS) {
+      t.test(`${model}: a plain prompt`, async (t) => {
+        gw.script(TEXT_ONLY);
+        const before = gw.ledger().length;
+        const run = await runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Say hello.' });
+        t.equal(run.code, 0, why(gw, run));
+        t.match(run.output, SIMULATED_TEXT, 'the result is what the model said last');
+        const rows = gw.ledger().slice(before);
+        t.ok(rows.length >= 1, 'the call is in the ledger');
+        t.match(rows, rows.map(() => ({ model, endpoint: 'messages', status: 200, outcome: 'ok' })), 'every call a Messages call, answered');
+      });
+
+      t.test(`${model}: a Bash tool loop`, async (t) => {
+        gw.script({ name: 'Bash', arguments: { command: 'echo made-by-claude > made.txt && echo command-output-42' } });
+        const before = gw.ledger().length;
+        const run = await runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' });
+        t.equal(run.code, 0, why(gw, run));
+        const made = join(run.workDir, 'made.txt');
+        t.ok(existsSync(made) && readFileSync(made, 'utf8') === 'made-by-claude\n', 'Claude Code ran the command the model asked for');
+        t.match(run.output, /command-output-42/, "the result was written from the command's output");
+        const rows = gw.ledger().slice(before);
+        t.ok(rows.length >= 2, 'the call that asked for the command and the one that read its output are in the ledger');
+        t.match(rows, rows.map(() => ({ model, endpoint: 'messages', status: 200, outcome: 'ok' })));
+      });
+    }
+  });
+}

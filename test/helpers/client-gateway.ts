@@ -1,0 +1,76 @@
+import type { Test } from 'tap';
+import { createAlphaVendor } from '../../plugins/vendor-alpha/simulator.js';
+import { createBetaVendor } from '../../plugins/vendor-beta/simulator.js';
+import { createGammaVendor } from '../../plugins/vendor-gamma/simulator.js';
+import { SimServer } from '../../src/simulators/sim-server.js';
+import { ALPHA_UPSTREAM_KEY, BETA_UPSTREAM_KEY, GAMMA_UPSTREAM_KEY, startHarness, type Harness } from './harness.js';
+import { openLedgerDb, type LedgerDbRow } from './ledger-db.js';
+import { scriptedVendor, type ToolScript } from './tool-script.js';
+
+/**
+ * The gateway as the real-client tests (test/clients-*.test.ts) use it: started as `npm start`
+ * builds it, its three families answered by their simulators with scripted tool calls
+ * (tool-script.ts), and one caller key. A client is given nothing but the gateway's address and
+ * this key.
+ */
+
+/** One model of each family. */
+export const CLIENT_MODELS = ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4'] as const;
+
+/** What every simulator answers to a prompt without directives (reply-plan.ts, 12 words). */
+export const SIMULATED_TEXT = 'Hello from the simulated upstream; this reply is deterministic and counted word';
+
+export interface ClientGateway {
+  h: Harness;
+  key: string;
+  keyId: string;
+  /** The tool call the simulators make when offered that tool (undefined: their default). */
+  script(next: ToolScript | undefined): void;
+  /** The key's ledger rows, committed. */
+  ledger(): LedgerDbRow[];
+  /** The gateway's answers of status 400 and above so far, from its request log (`400 POST /v1/responses alpha-sonnet-4.6`), to say why a client failed. */
+  failures(): string[];
+}
+
+interface RequestLogLine {
+  msg?: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  model?: string;
+}
+
+export async function startClientGateway(t: Test): Promise<ClientGateway> {
+  let current: ToolScript | undefined;
+  const script = (): ToolScript | undefined => current;
+  const sims = {
+    alpha: new SimServer(scriptedVendor(createAlphaVendor(), script), { apiKey: ALPHA_UPSTREAM_KEY }),
+    beta: new SimServer(scriptedVendor(createBetaVendor(), script), { apiKey: BETA_UPSTREAM_KEY }),
+    gamma: new SimServer(scriptedVendor(createGammaVendor(), script), { apiKey: GAMMA_UPSTREAM_KEY }),
+  };
+  for (const sim of Object.values(sims)) await sim.listen();
+  t.teardown(() => Promise.all(Object.values(sims).map((sim) => sim.close())));
+  const h = await startHarness(t, sims);
+  const { id, key } = await h.createKey({ name: 'real clients' });
+  return {
+    h,
+    key,
+    keyId: id,
+    script: (next) => {
+      current = next;
+    },
+    ledger: () => {
+      const db = openLedgerDb(h.dbPath);
+      try {
+        return db.rows(id);
+      } finally {
+        db.close();
+      }
+    },
+    failures: () =>
+      h.logs
+        .map((line) => JSON.parse(line) as RequestLogLine)
+        .filter((line) => line.msg === 'request' && (line.status ?? 0) >= 400)
+        .map((line) => [line.status, line.method, line.path, line.model].filter(Boolean).join(' ')),
+  };
+}
