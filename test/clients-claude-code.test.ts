@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { claudeBinary, runClaude, type CliRun } from './helpers/cli-clients.js';
 import { TEXT_ONLY } from './helpers/tool-script.js';
-import { CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, type ClientGateway } from './helpers/client-gateway.js';
+import { answered, CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, summary, type ClientGateway } from './helpers/client-gateway.js';
 
 /**
  * Claude Code as shipped (`claude -p`, its own defaults: no switch that turns features off),
@@ -23,26 +23,20 @@ if ('missing' in binary) {
     for (const model of CLIENT_MODELS) {
       t.test(`${model}: a plain prompt`, async (t) => {
         gw.script(TEXT_ONLY);
-        const before = gw.ledger().length;
-        const run = await runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Say hello.' });
+        const { result: run, rows } = await gw.during(() => runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Say hello.' }));
         t.equal(run.code, 0, why(gw, run));
         t.match(run.output, SIMULATED_TEXT, 'the result is what the model said last');
-        const rows = gw.ledger().slice(before);
-        t.ok(rows.length >= 1, 'the call is in the ledger');
-        t.match(rows, rows.map(() => ({ model, endpoint: 'messages', status: 200, outcome: 'ok' })), 'every call a Messages call, answered');
+        t.same(summary(rows), answered(model, 'messages', 1), 'one call in the ledger');
       });
 
       t.test(`${model}: a Bash tool loop`, async (t) => {
         gw.script({ name: 'Bash', arguments: { command: 'echo made-by-claude > made.txt && echo command-output-42' } });
-        const before = gw.ledger().length;
-        const run = await runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' });
+        const { result: run, rows } = await gw.during(() => runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }));
         t.equal(run.code, 0, why(gw, run));
         const made = join(run.workDir, 'made.txt');
         t.ok(existsSync(made) && readFileSync(made, 'utf8') === 'made-by-claude\n', 'Claude Code ran the command the model asked for');
         t.match(run.output, /command-output-42/, "the result was written from the command's output");
-        const rows = gw.ledger().slice(before);
-        t.ok(rows.length >= 2, 'the call that asked for the command and the one that read its output are in the ledger');
-        t.match(rows, rows.map(() => ({ model, endpoint: 'messages', status: 200, outcome: 'ok' })));
+        t.same(summary(rows), answered(model, 'messages', 2), 'two calls in the ledger: the one that asked for the command, the one that read its output');
       });
     }
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { codexBinary, runCodex, type CodexRun } from './helpers/cli-clients.js';
 import { TEXT_ONLY } from './helpers/tool-script.js';
-import { CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, type ClientGateway } from './helpers/client-gateway.js';
+import { answered, CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, summary, type ClientGateway } from './helpers/client-gateway.js';
 
 /**
  * Codex CLI as shipped (`codex exec`, its own defaults), given only the gateway's base URL and a
@@ -23,26 +23,21 @@ if ('missing' in binary) {
     for (const model of CLIENT_MODELS) {
       t.test(`${model}: a plain prompt`, async (t) => {
         gw.script(TEXT_ONLY);
-        const before = gw.ledger().length;
-        const run = await runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Say hello.' });
+        const { result: run, rows } = await gw.during(() => runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Say hello.' }));
         t.equal(run.code, 0, why(gw, run));
         t.equal(run.lastMessage.trim(), SIMULATED_TEXT, 'the answer is what the model said');
-        const rows = gw.ledger().slice(before);
-        t.ok(rows.length >= 1, 'the call is in the ledger');
-        t.match(rows, rows.map(() => ({ model, endpoint: 'responses', stream: 1, status: 200, outcome: 'ok' })), 'every call a streamed Responses call, answered');
+        t.same(summary(rows), answered(model, 'responses', 1), 'one call in the ledger');
+        t.equal(rows[0]?.stream, 1, 'streamed');
       });
 
       t.test(`${model}: a shell tool loop`, async (t) => {
         gw.script({ name: 'exec_command', arguments: { cmd: 'echo made-by-codex > made.txt && echo command-output-42' } });
-        const before = gw.ledger().length;
-        const run = await runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' });
+        const { result: run, rows } = await gw.during(() => runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }));
         t.equal(run.code, 0, why(gw, run));
         const made = join(run.workDir, 'made.txt');
         t.ok(existsSync(made) && readFileSync(made, 'utf8') === 'made-by-codex\n', 'Codex ran the command the model asked for');
         t.match(run.lastMessage, /command-output-42/, "the model's last answer was written from the command's output");
-        const rows = gw.ledger().slice(before);
-        t.equal(rows.length, 2, 'two calls: the one that asked for the command, the one that read its output');
-        t.match(rows, rows.map(() => ({ model, endpoint: 'responses', status: 200, outcome: 'ok' })));
+        t.same(summary(rows), answered(model, 'responses', 2), 'two calls in the ledger: the one that asked for the command, the one that read its output');
       });
     }
   });

@@ -20,14 +20,27 @@ export const CLIENT_MODELS = ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4'] a
 /** What every simulator answers to a prompt without directives (reply-plan.ts, 12 words). */
 export const SIMULATED_TEXT = 'Hello from the simulated upstream; this reply is deterministic and counted word';
 
+/** What the client tests check of a ledger row. */
+export interface CallSummary {
+  model: string;
+  endpoint: string;
+  status: number;
+  outcome: string;
+}
+
+export const summary = (rows: LedgerDbRow[]): CallSummary[] => rows.map(({ model, endpoint, status, outcome }) => ({ model, endpoint, status, outcome }));
+
+/** `count` calls of `model` at `endpoint`, answered. */
+export const answered = (model: string, endpoint: string, count: number): CallSummary[] => Array.from({ length: count }, () => ({ model, endpoint, status: 200, outcome: 'ok' }));
+
 export interface ClientGateway {
   h: Harness;
   key: string;
   keyId: string;
   /** The tool call the simulators make when offered that tool (undefined: their default). */
   script(next: ToolScript | undefined): void;
-  /** The key's ledger rows, committed. */
-  ledger(): LedgerDbRow[];
+  /** What `run` returned, and the ledger rows of the calls it made. */
+  during<T>(run: () => Promise<T>): Promise<{ result: T; rows: LedgerDbRow[] }>;
   /** The gateway's answers of status 400 and above so far, from its request log (`400 POST /v1/responses alpha-sonnet-4.6`), to say why a client failed. */
   failures(): string[];
 }
@@ -52,6 +65,14 @@ export async function startClientGateway(t: Test): Promise<ClientGateway> {
   t.teardown(() => Promise.all(Object.values(sims).map((sim) => sim.close())));
   const h = await startHarness(t, sims);
   const { id, key } = await h.createKey({ name: 'real clients' });
+  const ledger = (): LedgerDbRow[] => {
+    const db = openLedgerDb(h.dbPath);
+    try {
+      return db.rows(id);
+    } finally {
+      db.close();
+    }
+  };
   return {
     h,
     key,
@@ -59,13 +80,10 @@ export async function startClientGateway(t: Test): Promise<ClientGateway> {
     script: (next) => {
       current = next;
     },
-    ledger: () => {
-      const db = openLedgerDb(h.dbPath);
-      try {
-        return db.rows(id);
-      } finally {
-        db.close();
-      }
+    during: async (run) => {
+      const before = ledger().length;
+      const result = await run();
+      return { result, rows: ledger().slice(before) };
     },
     failures: () =>
       h.logs
