@@ -95,10 +95,10 @@ export function codexBinary(): { file: string } | { missing: string } {
 }
 
 /** Claude Code's native binary (an optional dependency per platform: package.json), or why it is missing, in one line. */
-export function claudeBinary(): { file: string } | { missing: string } {
+export function claudeBinary(): { file: string; pkg: string } | { missing: string } {
   const pkg = `@anthropic-ai/claude-code-${claudeTarget()}`;
   const file = resolve('node_modules', pkg, process.platform === 'win32' ? 'claude.exe' : 'claude');
-  if (existsSync(file)) return { file };
+  if (existsSync(file)) return { file, pkg };
   return { missing: `Claude Code's native binary is not installed: run \`npm ci\` without --omit=optional (it installs the optional dependency ${pkg})` };
 }
 
@@ -107,13 +107,22 @@ export interface CodexRun extends CliRun {
   lastMessage: string;
 }
 
-/** `codex exec <prompt>` against `baseURL` (…/v1) with `key`, sandbox off (a container has none to offer). */
-export async function runCodex(t: Teardown, file: string, options: { baseURL: string; key: string; model: string; prompt: string }): Promise<CodexRun> {
+/**
+ * `codex exec <prompt>` against `baseURL` (…/v1) with `key`, sandbox off (a container has none
+ * to offer); with `outputSchema`, the final answer is asked in that JSON shape (`--output-schema`).
+ */
+export async function runCodex(t: Teardown, file: string, options: { baseURL: string; key: string; model: string; prompt: string; outputSchema?: object }): Promise<CodexRun> {
   const home = tempDir(t, 'codex-home-');
   const workDir = tempDir(t, 'codex-work-');
   writeFileSync(join(home, 'config.toml'), codexConfig(options.baseURL, options.model));
   const last = join(home, 'last-message.txt');
-  const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--output-last-message', last, options.prompt];
+  const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--output-last-message', last];
+  if (options.outputSchema) {
+    const schema = join(home, 'output-schema.json');
+    writeFileSync(schema, JSON.stringify(options.outputSchema));
+    args.push('--output-schema', schema);
+  }
+  args.push(options.prompt);
   const result = await run(t, file, args, { HOME: home, CODEX_HOME: home, [CODEX_KEY_ENV]: options.key }, workDir);
   return { ...result, lastMessage: existsSync(last) ? readFileSync(last, 'utf8') : '' };
 }

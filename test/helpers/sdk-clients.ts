@@ -27,6 +27,8 @@ const city = z.object({ city: z.string() });
 /** The object every structured-output scenario asks for, and what the simulators answer to it. */
 export const REPORT = z.object({ name: z.string(), count: z.number() });
 export const SIMULATED_REPORT = { name: 'sample', count: 1 };
+/** The same shape as a JSON Schema, for a client that takes one (Codex's `--output-schema`). */
+export const REPORT_SCHEMA = { type: 'object', properties: { name: { type: 'string' }, count: { type: 'number' } }, required: ['name', 'count'], additionalProperties: false };
 
 export interface TextRun {
   text: string;
