@@ -48,7 +48,7 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-const RUN_BOUND_MS = 60_000;
+const RUN_BOUND_MS = 30_000;
 
 function run(t: Teardown, file: string, args: string[], env: Record<string, string>, workDir: string): Promise<CliRun> {
   return new Promise((done) => {
