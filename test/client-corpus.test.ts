@@ -7,9 +7,10 @@ import { startHarness } from './helpers/harness.js';
 
 /**
  * Every request the real clients were seen to send (test/fixtures/client-requests/, captured by
- * its capture.ts), replayed as it was sent — headers and body, the model replaced by one model of
- * each family — must be answered, not refused; a streamed answer must run to its end. The
- * real-client tests (clients-*.test.ts) run the clients themselves; this one runs in seconds.
+ * test/clients/capture.ts), replayed as it was sent — headers and body, the model replaced by
+ * one model of each family — must be answered, not refused; a streamed answer must run to its
+ * end. The real-client tests (test/clients/*.test.ts) run the clients themselves; this one runs
+ * in seconds.
  */
 
 const DIR = 'test/fixtures/client-requests';

@@ -8,7 +8,7 @@ import { openLedgerDb, type LedgerDbRow } from './ledger-db.js';
 import { scriptedVendor, type ToolScript } from './tool-script.js';
 
 /**
- * The gateway as the real-client tests (test/clients-*.test.ts) use it: started as `npm start`
+ * The gateway as the real-client tests (test/clients/*.test.ts) use it: started as `npm start`
  * builds it, its three families answered by their simulators with scripted tool calls
  * (tool-script.ts), and one caller key. A client is given nothing but the gateway's address and
  * this key.

@@ -7,8 +7,8 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 
 /**
- * What each SDK does in the real-client tests (test/clients-*.test.ts) and in the capture of
- * their requests (test/fixtures/client-requests/capture.ts), written as an application would:
+ * What each SDK does in the real-client tests (test/clients/*.test.ts) and in the capture of
+ * their requests (test/clients/capture.ts), written as an application would:
  * the gateway's base URL and a key, nothing else (docs/clients.md). Each scenario returns what
  * the application gets; the tests assert it, the capture only needs the requests it causes.
  */

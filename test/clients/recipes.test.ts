@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { claudeEnv, CODEX_KEY_ENV, codexConfig } from './helpers/cli-clients.js';
+import { clientsMissing, CLIENTS_DIR, CLIENTS_MODULES } from './helpers/installed.js';
 
 /**
  * The README's and docs/clients.md's recipes for the clients are what the client tests run:
  * Codex's config.toml is the one the tests write, Claude Code gets the same variables and no
- * other, and each SDK is constructed with the same options as in test/helpers/sdk-clients.ts.
+ * other, and each SDK is constructed with the same options as in test/clients/helpers/sdk-clients.ts.
  */
 
 const DOCS = ['README.md', 'docs/clients.md'].map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-const SDK_SOURCE = readFileSync('test/helpers/sdk-clients.ts', 'utf8');
+const SDK_SOURCE = readFileSync(join(CLIENTS_DIR, 'helpers/sdk-clients.ts'), 'utf8');
 const BASE = 'http://localhost:8080';
 
 const blocks = (text: string, language: string): string[] => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
@@ -70,7 +72,9 @@ t.test('the SDKs: each recipe constructs the client with the options the tests u
 
 t.test("the Agents SDK: its tracer is off in the tests, and the recipe's variable is the one the SDK reads", async (t) => {
   t.match(SDK_SOURCE, 'setTracingDisabled(true)', 'the tests turn the tracer off');
-  const config = readFileSync('node_modules/@openai/agents-core/dist/config.js', 'utf8');
+  const missing = clientsMissing();
+  if (missing) return t.fail(missing);
+  const config = readFileSync(join(CLIENTS_MODULES, '@openai/agents-core/dist/config.js'), 'utf8');
   t.match(config, "'OPENAI_AGENTS_DISABLE_TRACING'", 'the pinned SDK reads OPENAI_AGENTS_DISABLE_TRACING');
   for (const { file, text } of DOCS) t.match(text, 'OPENAI_AGENTS_DISABLE_TRACING=1', `${file}: documents it`);
 });
