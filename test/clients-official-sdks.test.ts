@@ -30,4 +30,8 @@ t.test('the official clients through the gateway', async (t) => {
       t.same(summary(rows), answered(model, 'messages', 1), 'one call in the ledger');
     });
   }
+
+  t.test('nothing left loopback', async (t) => {
+    t.same(gw.outsideConnections(), [], 'every connection the clients made was to the gateway on loopback');
+  });
 });

@@ -38,5 +38,9 @@ if (sdkClients) {
         });
       }
     }
+
+    t.test('nothing left loopback', async (t) => {
+      t.same(gw.outsideConnections(), [], 'every connection the clients made was to the gateway on loopback');
+    });
   });
 }

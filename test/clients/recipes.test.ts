@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { claudeEnv, CODEX_KEY_ENV, codexConfig } from './helpers/cli-clients.js';
+import { CLAUDE_QUIET_ENV, claudeEnv, CODEX_KEY_ENV, CODEX_QUIET_CONFIG, codexConfig } from './helpers/cli-clients.js';
 import { clientsMissing, CLIENTS_DIR, CLIENTS_MODULES } from './helpers/installed.js';
 
 /**
@@ -77,4 +77,11 @@ t.test("the Agents SDK: its tracer is off in the tests, and the recipe's variabl
   const config = readFileSync(join(CLIENTS_MODULES, '@openai/agents-core/dist/config.js'), 'utf8');
   t.match(config, "'OPENAI_AGENTS_DISABLE_TRACING'", 'the pinned SDK reads OPENAI_AGENTS_DISABLE_TRACING');
   for (const { file, text } of DOCS) t.match(text, 'OPENAI_AGENTS_DISABLE_TRACING=1', `${file}: documents it`);
+});
+
+t.test("docs/clients.md names the switches the tests' client runs add for the clients' own traffic", async (t) => {
+  const text = (DOCS[1]?.text ?? '').replace(/\s+/g, ' ');
+  for (const setting of CODEX_QUIET_CONFIG) t.match(text, `-c ${setting}`, `Codex: -c ${setting}`);
+  for (const [name, value] of Object.entries(CLAUDE_QUIET_ENV)) t.match(text, `${name}=${value}`, `Claude Code: ${name}=${value}`);
+  t.match(text, 'setTracingDisabled(true)', "the Agents SDK's tracer");
 });

@@ -1,3 +1,5 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import type { Test } from 'tap';
 import { createAlphaVendor } from '../../plugins/vendor-alpha/simulator.js';
 import { createBetaVendor } from '../../plugins/vendor-beta/simulator.js';
@@ -41,6 +43,12 @@ export interface ClientGateway {
   script(next: ToolScript | undefined): void;
   /** What `run` returned, and the ledger rows of the calls it made. */
   during<T>(run: () => Promise<T>): Promise<{ result: T; rows: LedgerDbRow[] }>;
+  /**
+   * `ip:port` of every TCP connection this test process (the SDKs run in it) began to an address
+   * outside loopback since the gateway started. A client started as its own process is kept on
+   * loopback by its proxy instead (test/clients/helpers/egress-guard.ts).
+   */
+  outsideConnections(): string[];
   /** The gateway's answers of status 400 and above so far, from its request log (`400 POST /v1/responses alpha-sonnet-4.6`), to say why a client failed. */
   failures(): string[];
 }
@@ -53,7 +61,23 @@ interface RequestLogLine {
   model?: string;
 }
 
+const isLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1' || ip === '::ffff:127.0.0.1';
+
+/** Records each connection attempt of this process (`net.client.socket`: every socket, fetch's too) to an address outside loopback. */
+export function watchOutsideConnections(t: Test): () => string[] {
+  const outside: string[] = [];
+  const onSocket = (message: unknown): void => {
+    (message as { socket: Socket }).socket.on('connectionAttempt', (ip: string, port: number) => {
+      if (!isLoopback(ip)) outside.push(`${ip}:${port}`);
+    });
+  };
+  subscribe('net.client.socket', onSocket);
+  t.teardown(() => unsubscribe('net.client.socket', onSocket));
+  return () => [...outside];
+}
+
 export async function startClientGateway(t: Test): Promise<ClientGateway> {
+  const outsideConnections = watchOutsideConnections(t);
   let current: ToolScript | undefined;
   const script = (): ToolScript | undefined => current;
   const sims = {
@@ -77,6 +101,7 @@ export async function startClientGateway(t: Test): Promise<ClientGateway> {
     h,
     key,
     keyId: id,
+    outsideConnections,
     script: (next) => {
       current = next;
     },

@@ -42,11 +42,15 @@ export const claudeEnv = (origin: string, key: string, model: string): Record<st
 /**
  * Codex's own switches (`-c` overrides, not in the user's config.toml) for what it sends besides
  * the conversation: its update check, its analytics and its sync of a curated plugin list from
- * GitHub and chatgpt.com. With or without them Codex sends the gateway the same requests.
+ * GitHub and chatgpt.com. With or without them Codex sends the gateway the same requests, but for
+ * the `analytics_enabled` flag inside its `client_metadata`.
  */
 export const CODEX_QUIET_CONFIG = ['check_for_update_on_startup=false', 'analytics.enabled=false', 'features.plugins=false'];
 
-/** Claude Code's documented switches for what it sends besides the conversation (updates, telemetry, error reports). */
+/**
+ * Claude Code's documented switches for what it sends besides the conversation (updates,
+ * telemetry, error reports); of what it sends the gateway, they leave out only its `HEAD /api/hello` probe.
+ */
 export const CLAUDE_QUIET_ENV: Record<string, string> = {
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   DISABLE_AUTOUPDATER: '1',
