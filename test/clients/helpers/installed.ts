@@ -22,9 +22,10 @@ export function installedVersion(pkg: string): string | undefined {
 
 /** One line naming what is missing or at another version, and what to run; null when every pinned client is installed. */
 export function clientsMissing(): string | null {
+  if (!existsSync(CLIENTS_MODULES)) return `the real clients are not installed (no test/clients/node_modules): run: ${INSTALL_CLIENTS}`;
   const pinned = (JSON.parse(readFileSync(join(CLIENTS_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
   const off = Object.entries(pinned).filter(([pkg, version]) => installedVersion(pkg) !== version).map(([pkg, version]) => `${pkg}@${version}`);
-  return off.length ? `the real clients are not installed in test/clients/node_modules (${off.join(', ')}): run: ${INSTALL_CLIENTS}` : null;
+  return off.length ? `the real clients in test/clients/node_modules are not the pinned ones (${off.join(', ')} missing or at another version): run: ${INSTALL_CLIENTS}` : null;
 }
 
 /** The SDK scenarios (sdk-clients.ts, which imports the SDKs), loaded only once the clients are there; null after failing `t` with the one line. */
