@@ -8,10 +8,11 @@
 export { definePlugin } from './chain/plugin.js';
 export type { Plugin, PluginContext, PluginHooks, UpstreamHead } from './chain/plugin.js';
 export { PluginConfigError } from './chain/resolve-plugins.js';
+export type { AdmittedCall, AuthenticatedCall, CallWith, Fact, ReceivedCall, ResolvedCall, SettledCall } from './chain/phases.js';
 export type { Call, Endpoint, EndpointName, JsonObject, Operation, Outcome, Usage, UpstreamAttempt } from './chain/call.js';
 export { ADJUSTED_HEADER, adjustedParamLabel, type Adjustment, type ParameterPolicy } from './chain/adjustments.js';
 export type { VendorDeclaration } from './vendors/vendor.js';
-export { countAnswer } from './chain/ingress.js';
+export { countAnswer, modelMemberProblem } from './chain/ingress.js';
 export type { CallOutline, ErrorFormat, IngressFormat, ReplyOutput, ReplyStream, RequestProblem } from './chain/ingress.js';
 export type { Clock } from './clock.js';
 

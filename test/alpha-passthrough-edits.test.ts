@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
+import { resolvedTo } from './helpers/translate.js';
 import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
 import { BetaFilter } from '../plugins/vendor-alpha/betas.js';
 import { valueEnd } from '../plugins/vendor-alpha/json-spans.js';
 import { AlphaPassthrough } from '../plugins/vendor-alpha/passthrough.js';
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { Call } from '../src/chain/call.js';
 import { createLogger } from '../src/log.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
@@ -17,8 +19,8 @@ import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 const CREATE = MESSAGES_ENDPOINTS[0] as NonNullable<(typeof MESSAGES_ENDPOINTS)[0]>;
 
 function passthrough(body: string): AlphaPassthrough {
-  const call = new Call(CREATE, { headers: {}, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body));
-  call.model = { id: 'alpha-sonnet-4.6', upstream: 'alpha-sonnet-4.6' } as Call['model'];
+  const model = { id: 'alpha-sonnet-4.6', upstream: 'alpha-sonnet-4.6' } as ModelEntry;
+  const call = resolvedTo(new Call(CREATE, { headers: {}, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)), model);
   return new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: new BetaFilter([], createLogger('silent')) });
 }
 

@@ -8,7 +8,7 @@ import { Call } from '../src/chain/call.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import { GatewayError } from '../src/http/errors.js';
 import { createLogger } from '../src/log.js';
-import { catalogue, runStream, thrown } from './helpers/translate.js';
+import { resolvedTo, runStream, thrown } from './helpers/translate.js';
 
 /** Alpha for Messages callers: the body and the answer pass through with only `model` changed (docs/formats/messages.md#alpha). */
 
@@ -21,8 +21,8 @@ function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
 
 function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
-  const call = new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body));
-  call.model = catalogue.resolve(String((JSON.parse(body) as { model: string }).model)) ?? null;
+  const model = String((JSON.parse(body) as { model: string }).model);
+  const call = resolvedTo(new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)), model);
   call.stream = options.stream ?? false;
   return new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) });
 }

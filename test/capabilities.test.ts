@@ -4,6 +4,7 @@ import capabilities from '../plugins/capabilities/index.js';
 import type { PluginContext } from '../src/chain/plugin.js';
 import type { Capability, ModelEntry } from '../src/catalogue/catalogue.js';
 import { startHarness } from './helpers/harness.js';
+import { withFacts } from './helpers/pipeline-parts.js';
 import { catalogue, makeCall, thrown } from './helpers/translate.js';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
@@ -12,8 +13,8 @@ t.test('what the catalogue entry does not offer is a 400 naming the field', asyn
   const hooks = await capabilities.setup({ catalogue } as PluginContext, {});
   const check = (body: unknown, offered: Capability[], endpoint: 'chat.completions' | 'embeddings' = 'chat.completions'): unknown => {
     const call = makeCall(body, { model: 'beta-3-flash', endpoint });
-    call.model = { ...(call.model as ModelEntry), capabilities: new Set(offered) };
-    return thrown(() => hooks.onRequest?.(call));
+    call.resolveModel({ ...(call.model as ModelEntry), capabilities: new Set(offered) });
+    return thrown(() => hooks.onRequest?.(withFacts(call, 'model')));
   };
   const tools = [{ type: 'function', function: { name: 'f' } }];
   const image = { type: 'image_url', image_url: { url: 'https://example.com/a.png' } };

@@ -6,7 +6,7 @@ import { definePlugin, type Plugin } from '../src/chain/plugin.js';
 import { PluginConfigError, resolvePlugins } from '../src/chain/resolve-plugins.js';
 import type { PluginEntry } from '../src/config/schema.js';
 import { GatewayError } from '../src/http/errors.js';
-import { chainOf, detachedCall } from './helpers/pipeline-parts.js';
+import { chainOf, detachedCall, settled } from './helpers/pipeline-parts.js';
 
 t.test('request hooks run in config order, response hooks in reverse', async (t) => {
   const seen: string[] = [];
@@ -27,7 +27,7 @@ t.test('request hooks run in config order, response hooks in reverse', async (t)
   chain.onUpstreamRequest(call, { path: '', headers: {}, body: Buffer.alloc(0) });
   chain.onUpstreamResponse(call, { status: 200, headers: {}, attempt: 1 });
   chain.onResponseChunk(call, 'x');
-  await chain.onComplete(call);
+  await chain.onComplete(settled(call));
   await chain.close();
   t.same(seen, [
     'a.headers', 'b.headers', 'a.request', 'b.request', 'a.upstreamRequest', 'b.upstreamRequest',
@@ -44,7 +44,7 @@ t.test('a refusal stops the request hooks; a failing completion hook does not st
   );
   await t.rejects(chain.onRequest(detachedCall()), { message: 'no' });
   t.same(seen, []);
-  await t.rejects(chain.onComplete(detachedCall()), { message: 'second failure' }, 'the first failure (in run order) is rethrown');
+  await t.rejects(chain.onComplete(settled(detachedCall())), { message: 'second failure' }, 'the first failure (in run order) is rethrown');
   t.same(seen, ['second complete']);
 });
 
@@ -61,7 +61,7 @@ t.test('completion writes start before the first onComplete hook, are awaited wi
     },
     { onComplete: async () => { seen.push('b.complete'); await Promise.resolve(); seen.push('b.complete done'); } },
   );
-  const completing = chain.onComplete(detachedCall());
+  const completing = chain.onComplete(settled(detachedCall()));
   t.same(seen, ['a.write started', 'b.complete'], 'the write is under way before the first onComplete hook runs, in the same turn');
   await new Promise((resolve) => setImmediate(resolve));
   t.same(seen, ['a.write started', 'b.complete', 'b.complete done', 'a.complete'], 'the onComplete hooks run one after another meanwhile');
@@ -74,10 +74,10 @@ t.test('completion writes start before the first onComplete hook, are awaited wi
   t.same(seen.at(-1), 'a.write done');
 
   const failing = chainOf({ onCompleteWrite: async () => { throw new Error('write failed'); } }, { onComplete: () => void seen.push('still runs') });
-  await t.rejects(failing.onComplete(detachedCall()), { message: 'write failed' }, 'a failed write is the completion\'s failure');
+  await t.rejects(failing.onComplete(settled(detachedCall())), { message: 'write failed' }, 'a failed write is the completion\'s failure');
   t.equal(seen.at(-1), 'still runs', 'and the onComplete hooks still run');
   const throwing = chainOf({ onCompleteWrite: () => { throw new Error('thrown at once'); } }, { onComplete: () => void seen.push('runs too') });
-  await t.rejects(throwing.onComplete(detachedCall()), { message: 'thrown at once' }, 'so is one thrown before any promise');
+  await t.rejects(throwing.onComplete(settled(detachedCall())), { message: 'thrown at once' }, 'so is one thrown before any promise');
   t.equal(seen.at(-1), 'runs too');
 });
 
@@ -102,7 +102,7 @@ t.test('after and before are checked at boot, naming the YAML path', async (t) =
   await t.rejects(resolvePlugins([entry('a'), entry('c')], 'gw.yaml', registered), { message: 'gw.yaml: /plugins/1: plugin "c" needs "a" listed after it in the plugin list' });
   await t.rejects(resolvePlugins([entry('c')], '.', registered), { message: /needs "a" listed after it/ });
   t.same((await resolvePlugins([entry('a', { enabled: false }), entry('c', { enabled: false })], '.', registered)).length, 0, 'disabled plugins are not checked');
-  await t.rejects(resolvePlugins([entry('ceiling')], '.'), { message: /plugin "ceiling" must come after "auth"/ });
+  await t.rejects(resolvePlugins([entry('ceiling')], '.'), { message: /plugin "ceiling" needs the caller's key, which no enabled plugin provides/ });
   await t.rejects(resolvePlugins([entry('auth'), entry('model-normalise'), entry('ceiling')], '.'), { message: /plugin "ceiling" needs "ledger" listed after it/ });
 });
 

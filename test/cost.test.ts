@@ -1,9 +1,11 @@
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import t from 'tap';
+import { settled, withFacts } from './helpers/pipeline-parts.js';
 import ceilingPlugin from '../plugins/ceiling/index.js';
 import ledgerPlugin from '../plugins/ledger/index.js';
 import { loadCatalogue } from '../src/catalogue/catalogue.js';
@@ -113,8 +115,8 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     });
   const newCall = (key: KeyRecord, body: JsonObject, endpoint = ENDPOINTS['chat.completions']): Call => {
     const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, clock.now(), Buffer.from(JSON.stringify(body)));
-    call.key = key;
-    call.model = catalogue.resolve(String(body['model'])) ?? null;
+    call.authenticate(key);
+    call.resolveModel(catalogue.resolve(String(body['model'])) as ModelEntry);
     call.stream = body['stream'] === true;
     return call;
   };
@@ -124,15 +126,15 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     call.usage = { promptTokens: 3, completionTokens: tokens };
     call.outcome = 'ok';
     call.status = 200;
-    for (const hooks of [ledger, ceiling] as PluginHooks[]) await hooks.onComplete?.(call);
+    for (const hooks of [ledger, ceiling] as PluginHooks[]) await hooks.onComplete?.(settled(call));
   };
   const usage = async (key: KeyRecord): Promise<JsonObject> => {
     const call = newCall(key, {}, ENDPOINTS.usage);
-    return (await ledger.responders?.usage?.(call)) as JsonObject;
+    return (await ledger.responders?.usage?.(withFacts(call, 'key'))) as JsonObject;
   };
   /** The ceiling's request hook, then the admission step it queued, as the pipeline runs them. */
   const admit = async (call: Call): Promise<void> => {
-    await ceiling.onRequest?.(call);
+    await ceiling.onRequest?.(withFacts(call, 'key', 'model'));
     await call.admission.run(store);
   };
   return { store, admit, newKey, newCall, finish, usage };

@@ -1,3 +1,4 @@
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { chatFormat } from '../plugins/ingress-chat/format.js';
@@ -61,7 +62,7 @@ const endpoint: Endpoint = { name: 'chat.completions', path: '/v1/x', method: 'P
 
 function translated(sse: string): string {
   const call = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from('{"model":"gamma-5.4","messages":[]}'));
-  call.model = catalogue.resolve('gamma-5.4') ?? null;
+  call.resolveModel(catalogue.resolve('gamma-5.4') as ModelEntry);
   call.stream = true;
   call.includeUsage = true;
   return fixedIds(runStream(createGammaTranslator(call, 'k', null), sse));

@@ -1,3 +1,4 @@
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { chatFormat } from '../plugins/ingress-chat/format.js';
@@ -19,7 +20,7 @@ const endpoint: Endpoint = { name: 'chat.completions', path: '/v1/x', method: 'P
 
 function call(body: Record<string, unknown>, stream = false): Call {
   const c = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
-  c.model = catalogue.resolve(String(body['model'])) ?? null;
+  c.resolveModel(catalogue.resolve(String(body['model'])) as ModelEntry);
   c.stream = stream;
   c.includeUsage = stream;
   return c;

@@ -16,17 +16,16 @@ import { Call, type Endpoint } from '../src/chain/call.js';
 import type { UpstreamRequest } from '../src/chain/translator.js';
 import type { GuardedFetcher } from '../src/net/guarded-fetch.js';
 import { silentLog } from './helpers/pipeline-parts.js';
-import { catalogue, thrown } from './helpers/translate.js';
+import { resolvedTo, thrown } from './helpers/translate.js';
+import type { ResolvedCall } from '../src/chain/phases.js';
 
 /** Token counts per family (docs/formats/messages.md#token-counts), and the simulators' count routes. */
 
 const COUNT = MESSAGES_ENDPOINTS[1] as Endpoint;
 const BODY = { model: 'x', system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] };
 
-function call(endpoint: Endpoint, model: string, body: Record<string, unknown> = { ...BODY, model }): Call {
-  const c = new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body)));
-  c.model = catalogue.resolve(model) ?? null;
-  return c;
+function call(endpoint: Endpoint, model: string, body: Record<string, unknown> = { ...BODY, model }): ResolvedCall {
+  return resolvedTo(new Call(endpoint, { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify(body))), model);
 }
 
 t.test('beta counts with :countTokens over the whole translated request', async (t) => {

@@ -1,3 +1,4 @@
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import t from 'tap';
 import { MESSAGES_ENDPOINTS } from '../plugins/ingress-messages/index.js';
 import { messagesFormat } from '../plugins/ingress-messages/format.js';
@@ -17,7 +18,7 @@ const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDP
 function read(body: Body, endpoint = CREATE) {
   const { req, res } = detachedExchange();
   const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
-  call.model = catalogue.resolve('gamma-5.4') ?? null;
+  call.resolveModel(catalogue.resolve('gamma-5.4') as ModelEntry);
   return readMessagesRequest(call);
 }
 

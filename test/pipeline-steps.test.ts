@@ -1,3 +1,4 @@
+import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -21,12 +22,26 @@ const NO_STEPS_STORE = {} as Store;
 t.test('admission: the declared-length 413, then the header checks, and only then the body', async (t) => {
   const order: string[] = [];
   const reads: string[] = [];
-  const reader = { checkDeclaredLength: () => order.push('length'), read: async () => (reads.push('read'), { bytes: Buffer.from('{}'), release: () => undefined }) };
+  let sent = JSON.stringify({ model: 'gamma-5.4', stream: true, messages: [{ role: 'user', content: 'x' }] });
+  const reader = { checkDeclaredLength: () => order.push('length'), read: async () => (reads.push('read'), { bytes: Buffer.from(sent), release: () => undefined }) };
   const chain = chainOf({ onHeaders: () => void order.push('headers') }, { onRequest: () => void order.push('request') });
   const call = detachedCall();
   await admit(call, chain, reader, NO_STEPS_STORE, ignoreHeld);
   t.same(order, ['length', 'headers', 'request']);
   t.same(reads, ['read']);
+  t.equal(call.stream, true, 'the stream flag is read from the body its format checked');
+
+  order.length = 0;
+  sent = JSON.stringify({ model: 'gamma-5.4', messages: 'not a list' });
+  await t.rejects(admit(detachedCall(), chain, reader, NO_STEPS_STORE, ignoreHeld), { status: 400, param: 'messages' });
+  t.same(order, ['length', 'headers'], 'the body is checked by its format before any request hook sees it');
+  sent = JSON.stringify({ messages: [] });
+  await t.rejects(admit(detachedCall(), chain, reader, NO_STEPS_STORE, ignoreHeld), { status: 400, param: 'model', message: 'model is required.' }, 'the model first');
+
+  const unresolved = chainOf({});
+  const bare = new Call(ENDPOINTS['chat.completions'], { headers: {} } as IncomingMessage, {} as ServerResponse, 0);
+  sent = JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });
+  await t.rejects(admit(bare, unresolved, reader, NO_STEPS_STORE, ignoreHeld), { status: 500, message: /No plugin resolved the model of \/v1\/chat\/completions/ }, 'a chain without the model\'s provider fails loudly, not in a translator');
 
   reads.length = 0;
   const refusing = chainOf({ onHeaders: () => { throw new GatewayError(401, 'no key'); } });
@@ -105,7 +120,7 @@ t.test('exchange: a translator that answers itself makes no upstream attempt; th
 async function served(t: { teardown(fn: () => unknown): void }, step: (call: Call) => Promise<void>): Promise<{ status: number; body: string }> {
   const server = createServer((req, res) => {
     const call = new Call(ENDPOINTS['chat.completions'], req, res, 0, Buffer.from('{}'));
-    call.model = catalogue.resolve('gamma-5.4') ?? null;
+    call.resolveModel(catalogue.resolve('gamma-5.4') as ModelEntry);
     call.stream = true;
     void step(call);
   });
@@ -146,6 +161,9 @@ t.test('completion: exactly once, and a failure ends in our envelope or a last S
   let runs = 0;
   const chain = chainOf({ onComplete: () => void (runs += 1) });
   const call = detachedCall();
+  await t.rejects(complete(call, chain), { status: 500, message: /before its outcome was decided/ }, 'a call is settled before it completes');
+  t.equal(runs, 0);
+  call.outcome = 'ok';
   await complete(call, chain);
   await complete(call, chain);
   t.equal(runs, 1, 'completion hooks run once however often completion is asked');

@@ -54,7 +54,7 @@ t.test('a plugin listed in YAML sees every phase, with a shared context, complet
   const seen: Seen[] = [];
   const h = await startHarness(t, {
     plugins: [...DEFAULT_CHAIN.slice(0, 4), entry('recorder'), DEFAULT_CHAIN[4] as PluginEntry],
-    registered: { recorder: recorder(seen, (call) => call.requestedModel === 'gamma-5.2') },
+    registered: { recorder: recorder(seen, (call) => call.outline.model === 'gamma-5.2') },
   });
   const { key, id } = await h.createKey();
   const client = h.client(key);
@@ -129,7 +129,7 @@ t.test('the example plugin: write the module, list it in YAML', async (t) => {
 t.test('chain configuration errors name the YAML path', async (t) => {
   const attempt = (plugins: PluginEntry[]) => startHarness(t, { plugins }).then(() => undefined, (e: Error) => e);
   t.match(await attempt([...DEFAULT_CHAIN, entry('no-such-plugin')]), { message: /\/plugins\/5: no plugin named "no-such-plugin"/ });
-  t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" must come after "auth"/ });
+  t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" needs the caller's key, which no enabled plugin provides/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('auth')]), { message: /listed twice/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('upstream-headers', { headers: { a: 1 } })]), {
     message: /gateway\.yaml: \/plugins\/5\/config\/headers\/a must be a string/,

@@ -2,12 +2,12 @@ import t from 'tap';
 import { AlphaTranslator } from '../plugins/vendor-alpha/translator.js';
 import { BetaTranslator } from '../plugins/vendor-beta/translator.js';
 import { createGammaTranslator } from '../plugins/vendor-gamma/translator.js';
-import type { Call } from '../src/chain/call.js';
 import type { ModelEntry } from '../src/catalogue/catalogue.js';
 import { reasoningSpec } from '../src/catalogue/reasoning.js';
 import type { NeutralRequest, ReasoningRequest } from '../src/neutral/request.js';
 import { betaServices, neutralCall, upstreamJson } from './helpers/neutral-call.js';
 import { catalogue, makeCall, thrown } from './helpers/translate.js';
+import type { ResolvedCall } from '../src/chain/phases.js';
 
 /**
  * docs/reasoning.md#the-effort-table, row by row and model by model, through the real vendor
@@ -21,7 +21,7 @@ type Json = Record<string, unknown>;
 const services = betaServices();
 
 /** The vendor request's reasoning fields for a call. */
-async function reasoningFields(call: Call): Promise<Json> {
+async function reasoningFields(call: ResolvedCall): Promise<Json> {
   const family = call.model?.family;
   if (family === 'alpha') {
     const body = JSON.parse(new AlphaTranslator(call, 'k').request().body.toString()) as Json;
@@ -35,7 +35,7 @@ async function reasoningFields(call: Call): Promise<Json> {
   return { reasoning_effort: body['reasoning_effort'] };
 }
 
-const chat = (model: string, effort: string | undefined, extra: Json = {}): Call =>
+const chat = (model: string, effort: string | undefined, extra: Json = {}): ResolvedCall =>
   makeCall({ model, messages: [{ role: 'user', content: 'x' }], ...(effort ? { reasoning_effort: effort } : {}), ...extra }, { model });
 
 const adaptive = (effort: string): Json => ({ thinking: { type: 'adaptive' }, output_config: { effort } });
@@ -86,9 +86,9 @@ t.test('explicit budgets and off (the Messages format asks them): the vendor set
 });
 
 t.test('a beta model of the budget style (2.5-like): thinkingBudget, 0 for none', async (t) => {
-  const at = (reasoning: ReasoningRequest, maxTokens: number | null = null): Call => {
+  const at = (reasoning: ReasoningRequest, maxTokens: number | null = null): ResolvedCall => {
     const call = neutralCall({ reasoning, maxTokens }, 'beta-3-flash');
-    call.model = { ...(catalogue.resolve('beta-3-flash') as ModelEntry), reasoning: reasoningSpec({ style: 'budget', efforts: { medium: 3000 } }) };
+    call.resolveModel({ ...(catalogue.resolve('beta-3-flash') as ModelEntry), reasoning: reasoningSpec({ style: 'budget', efforts: { medium: 3000 } }) });
     return call;
   };
   t.same(await reasoningFields(at({ kind: 'effort', effort: 'medium', param: 'reasoning_effort' })), { thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } }, 'the model\'s own table');
@@ -111,18 +111,18 @@ t.test('refusals: a model that does not reason, the vendors\' limits and constra
   const plain = (family: string): ModelEntry => ({ ...(catalogue.models.find((m) => m.family === family) as ModelEntry), reasoning: { style: 'none' } });
   for (const family of ['alpha', 'beta', 'gamma']) {
     const call = neutralCall({ reasoning: { kind: 'effort', effort: 'low', param: 'reasoning.effort' } }, 'gamma-5.4');
-    call.model = plain(family);
+    call.resolveModel(plain(family));
     t.match(await reasoningFields(call).catch((e: unknown) => e), { status: 400, param: 'reasoning.effort', message: /does not reason/ }, `${family}: a model without reasoning`);
     const none = neutralCall({ reasoning: { kind: 'effort', effort: 'none', param: 'reasoning.effort' } }, 'gamma-5.4');
-    none.model = plain(family);
+    none.resolveModel(plain(family));
     const nothing = { alpha: NOTHING_ALPHA, beta: NOTHING_BETA, gamma: { reasoning_effort: undefined } }[family];
     t.same(await reasoningFields(none), nothing, `${family}: none asks nothing of it`);
     const adaptive = neutralCall({ reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true } }, 'gamma-5.4');
-    adaptive.model = plain(family);
+    adaptive.resolveModel(plain(family));
     t.same(await reasoningFields(adaptive), nothing, `${family}: adaptive thinking (the model decides) asks nothing of it`);
   }
   const passthrough = chat('gamma-5.4', 'high');
-  passthrough.model = plain('gamma');
+  passthrough.resolveModel(plain('gamma'));
   t.match(thrown(() => createGammaTranslator(passthrough, 'k', null).request()), { status: 400, param: 'reasoning_effort' }, 'gamma passthrough: the same rule');
 
   const alpha = (request: Partial<NeutralRequest>, model = 'alpha-sonnet-4.6'): unknown => thrown(() => new AlphaTranslator(neutralCall(request, model), 'k').request());
@@ -143,12 +143,12 @@ t.test('refusals: a model that does not reason, the vendors\' limits and constra
   t.equal(alpha({ reasoning: { kind: 'effort', effort: 'none', param: 'reasoning_effort' }, temperature: 0.2, toolChoice: 'required', tools: [{ name: 'f' }] }), undefined, 'none: no constraint applies');
 
   const levelled = neutralCall({ reasoning: effort }, 'alpha-sonnet-4.6');
-  levelled.model = { ...(catalogue.resolve('alpha-sonnet-4.6') as ModelEntry), reasoning: reasoningSpec({ style: 'level' }) };
+  levelled.resolveModel({ ...(catalogue.resolve('alpha-sonnet-4.6') as ModelEntry), reasoning: reasoningSpec({ style: 'level' }) });
   t.match(thrown(() => new AlphaTranslator(levelled, 'k').request()), { status: 500, message: /reasoning style 'level', which the alpha translator does not speak/ }, 'a style the vendor does not speak is the operator\'s 500');
   const budgeted = neutralCall({ reasoning: effort }, 'gamma-5.4');
-  budgeted.model = { ...(catalogue.resolve('gamma-5.4') as ModelEntry), reasoning: reasoningSpec({ style: 'budget' }) };
+  budgeted.resolveModel({ ...(catalogue.resolve('gamma-5.4') as ModelEntry), reasoning: reasoningSpec({ style: 'budget' }) });
   t.match(await reasoningFields(budgeted).catch((e: unknown) => e), { status: 500 }, 'gamma: likewise');
   const adaptiveBeta = neutralCall({ reasoning: effort }, 'beta-3-flash');
-  adaptiveBeta.model = { ...(catalogue.resolve('beta-3-flash') as ModelEntry), reasoning: reasoningSpec({ style: 'adaptive' }) };
+  adaptiveBeta.resolveModel({ ...(catalogue.resolve('beta-3-flash') as ModelEntry), reasoning: reasoningSpec({ style: 'adaptive' }) });
   t.match(await reasoningFields(adaptiveBeta).catch((e: unknown) => e), { status: 500 }, 'beta: likewise');
 });

@@ -207,8 +207,7 @@ t.test('a conversation over the stored-size bound is not stored, and says so', a
   t.equal(body['store'], false);
   t.equal(turn.staged, null);
   t.equal(turn.overBound, true);
-  const unmodelled = responsesCall({ model: 'gamma-5.4', input: 'Hi' });
-  unmodelled.model = null;
+  const unmodelled = responsesCall({ model: 'gamma-5.4', input: 'Hi' }, null);
   t.match(thrown(() => turnOf(unmodelled).response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })), { status: 500 });
 });
 

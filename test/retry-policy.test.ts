@@ -16,7 +16,7 @@ const model = (id: string) => catalogue.resolve(id) ?? (() => { throw new Error(
 function call(id = 'gamma-5.4', tried: Array<Partial<UpstreamAttempt>> = []): Call {
   const req = new IncomingMessage(new Socket());
   const c = new Call(ENDPOINTS['chat.completions'], req, new ServerResponse(req), 0, undefined);
-  c.model = model(id);
+  c.resolveModel(model(id));
   for (const attempt of tried) {
     c.upstreamAttempts.push({ model: id, family: 'gamma', status: 503, code: '503', startedAt: 0, endedAt: 0, waitMs: 0, then: null, ...attempt });
   }
@@ -75,7 +75,7 @@ t.test('sibling fallback: on 503 only, once, within the key scope', async (t) =>
   t.equal(policy.next(call('gamma-5.2', [{ then: 'fallback' }, {}]), failure(503), 60_000)?.kind, 'retry', 'one fallback per call');
   t.equal(policy.next(call('gamma-5.3-code'), failure(503), 60_000)?.kind, 'retry', 'no sibling configured');
   const scoped = call();
-  scoped.key = { models: ['gamma-5.4'] } as KeyRecord;
+  scoped.authenticate({ models: ['gamma-5.4'] } as KeyRecord);
   t.equal(policy.next(scoped, failure(503), 60_000)?.kind, 'retry', 'the key may not use the sibling');
   t.equal(createRetryPolicy(settings({ max: 0, fallback: new Map([['gamma-5.4', model('gamma-5.2')]]) })).next(call(), failure(503), 60_000)?.kind, 'fallback', 'fallback needs no retry budget');
 });

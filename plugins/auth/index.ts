@@ -42,6 +42,7 @@ function presentedKey(call: Call): string {
 
 export default definePlugin({
   name: 'auth',
+  provides: ['key'],
   setup({ store, clock }) {
     return {
       // From the headers alone: a caller without a valid key never gets a body buffered.
@@ -70,7 +71,7 @@ export default definePlugin({
         if (key.expiresAt !== null && now >= key.expiresAt) {
           throw refuse(`This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
         }
-        call.key = key;
+        call.authenticate(key);
       },
     };
   },

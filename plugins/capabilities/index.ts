@@ -39,7 +39,7 @@ function clampOutputLimit(call: Call, model: ModelEntry): void {
 
 export default definePlugin({
   name: 'capabilities',
-  after: ['model-normalise'],
+  needs: ['model'],
   setup({ catalogue }) {
     return {
       onRequest(call) {

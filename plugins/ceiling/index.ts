@@ -47,7 +47,7 @@ function limitReached(refusedBy: readonly SpendLimit[], key: KeyRecord, cycle: B
 
 export default definePlugin({
   name: 'ceiling',
-  after: ['auth', 'model-normalise'],
+  needs: ['key', 'model'],
   // Spend is what the ledger records: without it after us, a ceiling would never be reached.
   before: ['ledger'],
   async setup({ store, config, clock, log }) {

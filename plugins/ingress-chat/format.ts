@@ -10,6 +10,7 @@ import {
   type CallOutline,
   type IngressFormat,
   type JsonObject,
+  modelMemberProblem,
 } from '../../src/plugin-api.js';
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
@@ -34,12 +35,13 @@ function outputLimit(body: JsonObject): Pick<CallOutline, 'maxOutputTokens' | 'm
 function outline(call: Call): CallOutline {
   const body = call.body;
   if (call.endpoint.name === 'embeddings') {
-    return { stream: false, includeUsage: false, maxOutputTokens: 0, maxOutputParam: null, choices: 1, asks: { tools: null, json: null, image: null } };
+    return { model: body['model'] as string, stream: false, includeUsage: false, maxOutputTokens: 0, maxOutputParam: null, choices: 1, asks: { tools: null, json: null, image: null } };
   }
   const stream = body['stream'] === true;
   const format = (body['response_format'] as JsonObject | undefined)?.['type'];
   const tools = body['tools'];
   return {
+    model: body['model'] as string,
     stream,
     includeUsage: stream && (body['stream_options'] as { include_usage?: unknown } | null | undefined)?.include_usage === true,
     ...outputLimit(body),
@@ -56,7 +58,7 @@ export const chatFormat: IngressFormat = {
   name: 'chat',
   wire: 'openai-chat',
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: sseErrorFrame },
-  check: (call) => checkRequestBody(call.endpoint.name, call.body),
+  check: (call) => modelMemberProblem(call.body) ?? checkRequestBody(call.endpoint.name, call.body),
   outline,
   read: (call) => parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body, (param, action, refusal) => call.adjust(param, action, refusal)),
   output: (call) => new ChatOutput(call),

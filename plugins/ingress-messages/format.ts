@@ -10,6 +10,7 @@ import {
   type Reply,
   type ReplyOutput,
   type TranslatedBody,
+  modelMemberProblem,
 } from '../../src/plugin-api.js';
 import { readMessagesRequest } from './read.js';
 import { messageBody, type MessageEnvelope } from './render.js';
@@ -37,7 +38,7 @@ function firstImage(messages: JsonObject[]): string | null {
   return null;
 }
 
-/** Read after the schema check (model-normalise), so the body's shape is known. */
+/** Read after the format's check, so the body's shape is known. */
 function outline(call: Call): CallOutline {
   const body = call.body;
   const counting = call.endpoint.operation === 'count_tokens';
@@ -46,6 +47,7 @@ function outline(call: Call): CallOutline {
   const format = (body['output_config'] as JsonObject | undefined)?.['format'];
   const limit = counting ? undefined : positiveInt(body['max_tokens']);
   return {
+    model: body['model'] as string,
     stream,
     // The Messages stream always carries its usage.
     includeUsage: stream,
@@ -91,7 +93,7 @@ export const messagesFormat: IngressFormat = {
   name: 'messages',
   wire: MESSAGES_WIRE,
   errors: messagesErrors,
-  check: (call) => checkMessagesBody(call.endpoint.operation, call.body),
+  check: (call) => modelMemberProblem(call.body) ?? checkMessagesBody(call.endpoint.operation, call.body),
   outline,
   read: readMessagesRequest,
   output: (call) => new MessagesOutput(call),

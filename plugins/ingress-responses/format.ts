@@ -11,6 +11,7 @@ import {
   type ReplyChoice,
   type ReplyOutput,
   type TranslatedBody,
+  modelMemberProblem,
 } from '../../src/plugin-api.js';
 import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
@@ -28,6 +29,7 @@ function outline(call: Call): CallOutline {
   const format = ((body['text'] as JsonObject | null | undefined)?.['format'] as JsonObject | undefined)?.['type'];
   const maxOutputTokens = positiveInt(body['max_output_tokens']) ?? null;
   return {
+    model: body['model'] as string,
     stream,
     // The terminal event always carries the usage.
     includeUsage: stream,
@@ -72,7 +74,7 @@ export const responsesFormat: IngressFormat = {
   wire: 'openai-responses',
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: (error) => errorEvent(error, 0) },
   check: (call) => {
-    const problem = checkResponsesBody(call.body);
+    const problem = modelMemberProblem(call.body) ?? checkResponsesBody(call.body);
     if (problem) return problem;
     adjustResponsesBody(call);
     // The tools as offered: each one left out or offered otherwise is announced now, with the body's checks.

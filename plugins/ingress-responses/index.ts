@@ -40,15 +40,15 @@ function refuseStoredImages(call: Call): void {
  * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
  * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */
-export default definePlugin<{ max_stored_bytes_per_key: number }>({
+export default definePlugin({
   name: 'ingress-responses',
-  after: ['auth', 'model-normalise'],
+  needs: ['key', 'model'],
   configSchema: {
     type: 'object',
     additionalProperties: false,
     properties: { max_stored_bytes_per_key: { type: 'integer', minimum: 1, default: DEFAULT_STORED_BYTES_PER_KEY } },
   },
-  setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }) {
+  setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {

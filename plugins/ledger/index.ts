@@ -13,7 +13,7 @@ import { usageReport } from './usage-report.js';
  */
 export default definePlugin({
   name: 'ledger',
-  after: ['auth', 'model-normalise'],
+  needs: ['key', 'model'],
   setup({ store, clock }) {
     return {
       async onComplete(call) {
@@ -24,7 +24,6 @@ export default definePlugin({
       },
       responders: {
         usage(call) {
-          if (!call.key) throw new GatewayError(500, 'GET /v1/usage needs the auth plugin before the ledger.');
           return usageReport(store, call.key, clock.now());
         },
       },

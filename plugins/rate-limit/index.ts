@@ -13,15 +13,16 @@ import { definePlugin, GatewayError } from '../../src/plugin-api.js';
 
 const WINDOW_MS = 60_000;
 
-export default definePlugin<{ default_rpm: number | null }>({
+export default definePlugin({
   name: 'rate-limit',
-  after: ['auth', 'model-normalise', 'scope'],
+  needs: ['key', 'model'],
+  after: ['scope'],
   configSchema: {
     type: 'object',
     additionalProperties: false,
     properties: { default_rpm: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], default: null } },
   },
-  setup({ clock, store, log }, config) {
+  setup({ clock, store, log }, config: { default_rpm: number | null }) {
     const sweeper = setInterval(() => {
       store.rates.sweep(clock.now() - WINDOW_MS).catch((error: unknown) => log.warn({ err: error }, 'rate cap sweep failed'));
     }, WINDOW_MS);
@@ -29,7 +30,6 @@ export default definePlugin<{ default_rpm: number | null }>({
     return {
       onRequest(call) {
         const key = call.key;
-        if (!call.endpoint.upstream || !key) return;
         const limit = key.rpmLimit ?? config.default_rpm;
         if (!limit) return;
         call.admission.queueTake({ keyId: key.id, limit, windowMs: WINDOW_MS, now: clock.now() }, (waitMs) => {

@@ -39,10 +39,10 @@ function resolveFallback(catalogue: Catalogue, families: readonly string[], fall
   return map;
 }
 
-export default definePlugin<RetryConfig>({
+export default definePlugin({
   name: 'retry',
   // The sibling depends on the call's model and the key's allowlist.
-  after: ['auth', 'model-normalise'],
+  needs: ['key', 'model'],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -62,7 +62,7 @@ export default definePlugin<RetryConfig>({
       fallback: { type: 'object', additionalProperties: siblings, default: {} },
     },
   },
-  setup({ config, catalogue, families }, settings) {
+  setup({ config, catalogue, families }, settings: RetryConfig) {
     const fallback = resolveFallback(catalogue, families, settings.fallback);
     const retryPolicy = createRetryPolicy({
       max: config.retry.max,
@@ -75,7 +75,7 @@ export default definePlugin<RetryConfig>({
     return {
       retryPolicy,
       onRequest(call) {
-        if (call.endpoint.upstream) call.fallbackModel = siblingFor(call, fallback);
+        call.fallbackModel = siblingFor(call, fallback);
       },
     };
   },

@@ -14,9 +14,9 @@ interface AlphaConfig {
 }
 
 /** `vendor-alpha`: the alpha family, whose upstream speaks an Anthropic-Messages-style API. */
-export default definePlugin<AlphaConfig>({
+export default definePlugin({
   name: 'vendor-alpha',
-  after: ['model-normalise'],
+  needs: ['model'],
   vendor: {
     family: FAMILY,
     defaultBaseUrl: 'https://api.anthropic.com',
@@ -34,7 +34,7 @@ export default definePlugin<AlphaConfig>({
       },
     },
   },
-  setup({ upstreamCredential, log }, config) {
+  setup({ upstreamCredential, log }, config: AlphaConfig) {
     const services = { apiKey: upstreamCredential(FAMILY), betas: new BetaFilter(config.betas.forward, log) };
     return {
       translator: {

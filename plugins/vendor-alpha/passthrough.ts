@@ -4,7 +4,6 @@ import {
   invalidRequest,
   ledgerUsage,
   parseUpstreamJson,
-  type Call,
   type ErrorFormat,
   type JsonObject,
   type ModelEntry,
@@ -16,6 +15,7 @@ import {
   type Translator,
   type UpstreamRequest,
   type Usage,
+  type ResolvedCall,
 } from '../../src/plugin-api.js';
 import { betasNeededBy, type BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
@@ -45,10 +45,10 @@ export class AlphaPassthrough implements Translator {
   private readonly model: ModelEntry;
 
   constructor(
-    private readonly call: Call,
+    private readonly call: ResolvedCall,
     private readonly services: PassthroughServices,
   ) {
-    this.model = call.model as ModelEntry;
+    this.model = call.model;
   }
 
   request(): UpstreamRequest {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseUpstreamJson, type Call, type ModelEntry, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, parseUpstreamJson, type ResolvedCall, type ModelEntry, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';
@@ -26,11 +26,11 @@ export class AlphaTranslator implements Translator {
   private jsonMode = false;
 
   constructor(
-    private readonly call: Call,
+    private readonly call: ResolvedCall,
     private readonly apiKey: string | undefined,
   ) {
     this.output = call.endpoint.format.output(call);
-    this.model = call.model as ModelEntry;
+    this.model = call.model;
   }
 
   request(): UpstreamRequest {

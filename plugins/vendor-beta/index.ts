@@ -25,9 +25,9 @@ const REQUEST_IMAGE_BYTES = IMAGE_LIMITS.perRequest * IMAGE_LIMITS.maxBytes;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /** `vendor-beta`: the beta family, whose upstream speaks a Gemini-style `generateContent` API. */
-export default definePlugin<BetaConfig>({
+export default definePlugin({
   name: 'vendor-beta',
-  after: ['model-normalise'],
+  needs: ['model'],
   vendor: {
     family: FAMILY,
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
@@ -53,7 +53,7 @@ export default definePlugin<BetaConfig>({
       },
     },
   },
-  setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config) {
+  setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config: BetaConfig) {
     const images = config.remote_images;
     const budget = new ByteBudget(images.max_bytes_held, images.budget_wait_ms);
     new Gauge({

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { countAnswer, embeddingsBody, estimatedReplyUsage, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type Call, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { countAnswer, embeddingsBody, estimatedReplyUsage, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type ResolvedCall, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
 import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors, embeddingTokens } from './embeddings.js';
 import { betaError } from './errors.js';
@@ -30,11 +30,11 @@ export class BetaTranslator implements Translator {
   private readonly remember: RememberSignature;
 
   constructor(
-    private readonly call: Call,
+    private readonly call: ResolvedCall,
     private readonly services: BetaServices,
   ) {
     this.output = call.endpoint.format.output(call);
-    this.model = call.model as ModelEntry;
+    this.model = call.model;
     this.remember = (callId, signature) => services.signatures.remember(call, callId, signature);
   }
 

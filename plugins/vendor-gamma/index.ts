@@ -6,7 +6,7 @@ const FAMILY = 'gamma';
 /** `vendor-gamma`: the gamma family, whose upstream speaks the reference format. */
 export default definePlugin({
   name: 'vendor-gamma',
-  after: ['model-normalise'],
+  needs: ['model'],
   vendor: {
     family: FAMILY,
     defaultBaseUrl: 'https://api.openai.com',

@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
-import { GatewayError, invalidRequest } from '../http/errors.js';
+import { invalidRequest, type GatewayError } from '../http/errors.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
+import { parseJsonBody } from './json-body.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
 
 /** An endpoint's name in the ledger, metrics and logs: `chat.completions`, `responses`, `messages`, `usage`, … */
@@ -61,35 +61,6 @@ const CALL = Symbol('gateway.call');
 type WithCall = ServerResponse & { [CALL]?: Call };
 export const callOf = (res: ServerResponse): Call | undefined => (res as WithCall)[CALL];
 
-/**
- * Deepest nesting a request body may have. JSON.parse copes with any depth, but JSON.stringify
- * and schema checks recurse: a body 5,000 levels deep overflowed the stack (a 500). Tool
- * schemas and structured inputs stay far below this.
- */
-export const MAX_JSON_DEPTH = 128;
-
-/** The deepest `[`/`{` nesting of a JSON text, outside strings (one pass, no parsing). */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) {
-      inString = true;
-    } else if (c === 91 || c === 123) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-    } else if (c === 93 || c === 125) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
 /** Monotonic milliseconds (performance.now()) of the phases of a call; 0 = not reached. */
 export interface Timings {
   received: number;
@@ -130,13 +101,7 @@ export interface UpstreamAttempt {
  * WeakMap: see `callOf`).
  */
 export class Call {
-  /** The key that authenticated the call (set by the auth plugin). */
-  key: KeyRecord | null = null;
-  /** The canonical catalogue entry (set by model-normalise). */
-  model: ModelEntry | null = null;
-  /** The model named by the caller, as sent. */
-  requestedModel: string | null = null;
-  /** Whether the caller asked for a streamed reply. */
+  /** Whether the caller asked for a streamed reply (from the outline, once the body is checked). */
   stream = false;
   /** Whether the caller asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage = false;
@@ -184,6 +149,8 @@ export class Call {
    * keeps state, such as Responses' sequence numbers). Null before, or for a whole reply.
    */
   streamFailure: ((error: GatewayError) => string) | null = null;
+  private authenticatedKey: KeyRecord | null = null;
+  private resolvedModel: ModelEntry | null = null;
   private parsedBody: JsonObject | undefined;
   private neutral: NeutralRequest | undefined;
   private outlined: CallOutline | undefined;
@@ -205,8 +172,32 @@ export class Call {
     this.timings = { received: performance.now(), upstreamStart: 0, upstreamHeaders: 0, upstreamEnd: 0, firstByte: 0, completed: 0 };
   }
 
+  /** The key that authenticated the call; null until a plugin that provides `key` ran (src/chain/phases.ts). */
+  get key(): KeyRecord | null {
+    return this.authenticatedKey;
+  }
+
+  /** The canonical catalogue entry; null until a plugin that provides `model` ran (on a fallback, the sibling). */
+  get model(): ModelEntry | null {
+    return this.resolvedModel;
+  }
+
   get family(): string | null {
-    return this.model?.family ?? null;
+    return this.resolvedModel?.family ?? null;
+  }
+
+  /** The `key` fact: the plugin that authenticates callers (`auth`) hands over the caller's key. */
+  authenticate(key: KeyRecord): void {
+    this.authenticatedKey = key;
+  }
+
+  /**
+   * The `model` fact: the plugin that resolves model names (`model-normalise`) hands over the
+   * canonical entry; the core hands over a sibling when it falls back to one (it then answers
+   * and is billed).
+   */
+  resolveModel(model: ModelEntry): void {
+    this.resolvedModel = model;
   }
 
   /**
@@ -276,27 +267,7 @@ export class Call {
    * contract's check order: auth (401) runs before a malformed body is noticed (400).
    */
   get body(): JsonObject {
-    if (this.parsedBody) return this.parsedBody;
-    if (!this.rawBody || this.rawBody.length === 0) {
-      throw invalidRequest('The request body is empty; send a JSON object with Content-Type: application/json.', null, 'invalid_json');
-    }
-    // Decoding would replace bytes that are not UTF-8 with U+FFFD: the caller's text, changed unseen.
-    if (!isUtf8(this.rawBody)) throw invalidRequest('The request body is not valid UTF-8; send JSON encoded as UTF-8.', null, 'invalid_json');
-    const text = this.rawBody.toString('utf8');
-    if (nestingDepth(text) > MAX_JSON_DEPTH) {
-      throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, null, 'invalid_json');
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw invalidRequest('The request body must be a JSON object.', null, 'invalid_json');
-    }
-    this.parsedBody = value as JsonObject;
-    return this.parsedBody;
+    return (this.parsedBody ??= parseJsonBody(this.rawBody));
   }
 
   /** The body read into the neutral request by the endpoint's format, once (translators' input). */

@@ -1,6 +1,8 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
+import { GatewayError } from '../http/errors.js';
+import type { Fact, SettledCall } from './phases.js';
 import type { PluginHooks, UpstreamHead } from './plugin.js';
 import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
@@ -11,13 +13,29 @@ export interface LoadedPlugin {
   readonly name: string;
   /** Where the YAML lists it (`<config file>: /plugins/3`), for boot errors. */
   readonly where: string;
-  readonly hooks: PluginHooks;
+  readonly hooks: PluginHooks<Fact>;
+  /** The facts it declared it provides and needs (src/chain/phases.ts). */
+  readonly provides?: readonly Fact[];
+  readonly needs?: readonly Fact[];
 }
 
-type Hook<K extends keyof PluginHooks> = NonNullable<PluginHooks[K]>;
+type Hooks = PluginHooks<Fact>;
+
+/**
+ * A hook as the chain holds it: taking the call at whatever phase it is in. The chain is where a
+ * call passes from one phase to the next, so this is the one place the phase types are erased:
+ * a plugin's hook is typed by what it `needs`, and the boot's facts check (plugin-facts.ts) is
+ * what guarantees an earlier plugin provided it.
+ */
+type Hook<K extends keyof Hooks> =
+  NonNullable<Hooks[K]> extends () => unknown
+    ? NonNullable<Hooks[K]>
+    : NonNullable<Hooks[K]> extends (call: never, ...rest: infer Rest) => infer Result
+      ? (call: Call, ...rest: Rest) => Result
+      : never;
 
 /** Hooks of one kind, bound to their plugins, in the order they must run. */
-function collect<K extends keyof PluginHooks>(plugins: readonly LoadedPlugin[], kind: K): Array<Hook<K>> {
+function collect<K extends keyof Hooks>(plugins: readonly LoadedPlugin[], kind: K): Array<Hook<K>> {
   const hooks: Array<Hook<K>> = [];
   for (const plugin of plugins) {
     const hook = plugin.hooks[kind];
@@ -42,6 +60,10 @@ export class Chain {
   readonly names: readonly string[];
   private readonly headerHooks: Array<Hook<'onHeaders'>>;
   private readonly requestHooks: Array<Hook<'onRequest'>>;
+  /** The request hooks of plugins that do not need the model: those a call that names none (`GET /v1/usage`) passes. */
+  private readonly modelFreeRequestHooks: Array<Hook<'onRequest'>>;
+  /** The plugin that provides the caller's key, if one is enabled: after the header hooks, every call has one. */
+  private readonly keyProvider: string | undefined;
   private readonly upstreamRequestHooks: Array<Hook<'onUpstreamRequest'>>;
   private readonly upstreamResponseHooks: Array<Hook<'onUpstreamResponse'>>;
   private readonly chunkHooks: Array<Hook<'onResponseChunk'>>;
@@ -63,6 +85,8 @@ export class Chain {
     this.names = plugins.map((p) => p.name);
     this.headerHooks = collect(plugins, 'onHeaders');
     this.requestHooks = collect(plugins, 'onRequest');
+    this.modelFreeRequestHooks = collect(plugins.filter((p) => !p.needs?.includes('model')), 'onRequest');
+    this.keyProvider = plugins.find((p) => p.provides?.includes('key'))?.name;
     this.upstreamRequestHooks = collect(plugins, 'onUpstreamRequest');
     this.upstreamResponseHooks = collect(reversed, 'onUpstreamResponse');
     this.chunkHooks = collect(reversed, 'onResponseChunk');
@@ -84,7 +108,7 @@ export class Chain {
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
         if (!responder) continue;
         if (this.responders.has(endpoint as EndpointName)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
-        this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks));
+        this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks) as (call: Call) => JsonObject | Promise<JsonObject>);
       }
       const provider = plugin.hooks.translator;
       if (!provider) continue;
@@ -114,14 +138,23 @@ export class Chain {
     return this.translators.get(family);
   }
 
-  /** Header checks, in config order, before the body is read; a hook refuses the call by throwing. */
-  onHeaders(call: Call): Promise<void> {
-    return runInOrder(this.headerHooks, call);
+  /**
+   * Header checks, in config order, before the body is read; a hook refuses the call by throwing.
+   * The call leaves them authenticated when a plugin provides the key.
+   */
+  async onHeaders(call: Call): Promise<void> {
+    await runInOrder(this.headerHooks, call);
+    if (this.keyProvider !== undefined && call.key === null) {
+      throw new GatewayError(500, `The plugin "${this.keyProvider}" provides the caller's key but left the call without one.`);
+    }
   }
 
-  /** Gatekeeping, in config order; a hook refuses the call by throwing. */
+  /**
+   * Gatekeeping, in config order; a hook refuses the call by throwing. A call that names no model
+   * skips the hooks of plugins that need one.
+   */
   onRequest(call: Call): Promise<void> {
-    return runInOrder(this.requestHooks, call);
+    return runInOrder(call.endpoint.upstream ? this.requestHooks : this.modelFreeRequestHooks, call);
   }
 
   onUpstreamRequest(call: Call, request: UpstreamRequest): void {
@@ -146,7 +179,7 @@ export class Chain {
    * left), then the writes awaited. Every hook runs even if one fails; the first failure is
    * rethrown so that a reply whose accounting failed is not acknowledged.
    */
-  async onComplete(call: Call): Promise<void> {
+  async onComplete(call: SettledCall): Promise<void> {
     let failure: unknown;
     const noteFailure = (error: unknown): void => {
       this.log.error({ err: error }, 'completion hook failed');

@@ -2,7 +2,7 @@ import { GatewayError } from '../http/errors.js';
 import type { Reply } from '../neutral/reply.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { ReplySink } from '../neutral/sink.js';
-import type { Call } from './call.js';
+import type { Call, JsonObject } from './call.js';
 import type { TranslatedBody } from './translator.js';
 
 /**
@@ -22,9 +22,13 @@ export interface IngressFormat {
   readonly wire: string;
   /** How the gateway's errors look in this format (refusals, failures before any byte). */
   readonly errors: ErrorFormat;
-  /** The first problem with a body in this format (400 naming the field in its notation), if any. */
+  /**
+   * The first problem with a body in this format (400 naming the field in its notation), if any;
+   * the model it names is checked first. The core asks once the body is read, before any
+   * `onRequest` hook: a format's body rules live with its format, nowhere else.
+   */
   check(call: Call): RequestProblem | undefined;
-  /** What the gatekeepers read from a well-formed body without translating it. */
+  /** What the gatekeepers read from a checked body without translating it. */
   outline(call: Call): CallOutline;
   /** The body read into the neutral request (once per call: see `Call.request`); a 400 for what cannot be. */
   read(call: Call): NeutralRequest;
@@ -38,6 +42,14 @@ export interface RequestProblem {
   message: string;
 }
 
+/** The problem with the `model` member of a body, for the formats that name the model there: required, a non-empty string. */
+export function modelMemberProblem(body: JsonObject): RequestProblem | undefined {
+  const model = body['model'];
+  if (typeof model === 'string' && model.trim() !== '') return undefined;
+  const message = model === undefined ? 'model is required.' : 'model must be a non-empty string naming a model of GET /v1/models.';
+  return { param: 'model', message };
+}
+
 /** How the gateway's own errors are written in a format. */
 export interface ErrorFormat {
   /** The JSON body of an error answered before any byte of a reply. */
@@ -48,6 +60,8 @@ export interface ErrorFormat {
 
 /** The parts of a request every gatekeeper reads, whatever the format. */
 export interface CallOutline {
+  /** The model as the caller named it, before it is resolved to a catalogue entry. */
+  model: string;
   /** Whether the caller asked for a streamed reply. */
   stream: boolean;
   /** Whether the caller asked for the usage in the stream (the chat format asks with `stream_options`; the others always carry it). */

@@ -8,6 +8,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { VendorDeclaration } from '../vendors/vendor.js';
 import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
+import type { CallWith, Fact, ResolvedCall, SettledCall } from './phases.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 
@@ -48,42 +49,45 @@ export interface UpstreamHead {
 }
 
 /**
- * The hooks a plugin may implement, one per phase of a request. Request-side hooks run in
- * config order, response-side hooks in reverse (an onion). Only `onRequest` and
- * `onComplete` may be asynchronous: the streamed phases are synchronous so that no plugin
- * can stall a stream.
+ * The hooks a plugin may implement, one per phase of a call (src/chain/phases.ts). Request-side
+ * hooks run in config order, response-side hooks in reverse (an onion). Only `onHeaders`,
+ * `onRequest` and the completion hooks may be asynchronous: the streamed phases are synchronous
+ * so that no plugin can stall a stream. `N` is what the plugin declared it `needs`: its hooks see
+ * a call that has it, and its request hooks run only on calls that reach it (a plugin that needs
+ * the model has no `onRequest` for `GET /v1/usage`, which names none).
  */
-export interface PluginHooks {
+export interface PluginHooks<N extends Fact = never> {
   /**
    * Before the request body is read: checks that need only the headers (the key), so that a
    * refused caller never makes the gateway buffer a body. Throw a GatewayError to refuse.
    */
-  onHeaders?(call: Call): void | Promise<void>;
-  /** Before the upstream call: gatekeeping (throw a GatewayError to refuse) and enrichment of the call. */
-  onRequest?(call: Call): void | Promise<void>;
+  onHeaders?(call: CallWith<Exclude<N, 'model'>>): void | Promise<void>;
+  /** After the body is read and checked by its format, before the upstream call: gatekeeping (throw a GatewayError to refuse) and enrichment of the call. */
+  onRequest?(call: CallWith<N>): void | Promise<void>;
   /** Each upstream attempt, after translation: may add headers. */
-  onUpstreamRequest?(call: Call, request: UpstreamRequest): void;
+  onUpstreamRequest?(call: ResolvedCall & CallWith<N>, request: UpstreamRequest): void;
   /** Each upstream answer's status and headers. */
-  onUpstreamResponse?(call: Call, head: UpstreamHead): void;
+  onUpstreamResponse?(call: ResolvedCall & CallWith<N>, head: UpstreamHead): void;
   /** Each piece of the reply written to the caller (an SSE frame or a whole body). */
   onResponseChunk?(call: Call, chunk: string | Buffer): void;
   /**
    * Exactly once per call, with the final usage and outcome: after a success (before its last
-   * byte is written), a refusal, an upstream failure, or the caller going away.
+   * byte is written), a refusal, an upstream failure, or the caller going away. A refused call
+   * may have no key or model: the settled call says only what the call got to.
    */
-  onComplete?(call: Call): void | Promise<void>;
+  onComplete?(call: SettledCall): void | Promise<void>;
   /**
    * Like `onComplete`, for a write that depends on no other plugin's completion (a stored
    * response). Every such hook is started before the first `onComplete` hook, so its write joins
    * the ledger row's group commit instead of waiting for it and taking a commit of its own; the
    * chain awaits it with the others, before the last byte.
    */
-  onCompleteWrite?(call: Call): void | Promise<void>;
+  onCompleteWrite?(call: SettledCall): void | Promise<void>;
   /**
    * Answers for endpoints the gateway serves itself (e.g. `usage`): called after the
    * onRequest hooks, returns the JSON body of a 200.
    */
-  responders?: Partial<Record<EndpointName, (call: Call) => JsonObject | Promise<JsonObject>>>;
+  responders?: Partial<Record<EndpointName, (call: CallWith<Exclude<N, 'model'>>) => JsonObject | Promise<JsonObject>>>;
   /** Public routes outside /v1 (e.g. `/metrics`, `/status`), mounted before the 404 fallback. */
   routes?(router: Router): void;
   /** Routes under `/admin/v1`, behind the admin token. */
@@ -98,9 +102,19 @@ export interface PluginHooks {
   close?(): void | Promise<void>;
 }
 
-export interface Plugin<Config = Record<string, unknown>> {
+export interface Plugin<Config = Record<string, unknown>, N extends Fact = Fact> {
   readonly name: string;
-  /** Plugins that must stand earlier in the chain; checked at boot. */
+  /**
+   * Facts this plugin adds to the call for later plugins (src/chain/phases.ts): `auth` provides
+   * the `key` (in `onHeaders`), `model-normalise` the `model` (in `onRequest`).
+   */
+  readonly provides?: readonly Fact[];
+  /**
+   * Facts this plugin reads: the boot refuses a chain where a plugin that provides one does not
+   * stand earlier, and the plugin's hooks see a call that has them.
+   */
+  readonly needs?: readonly N[];
+  /** Plugins that must stand earlier in the chain for a reason other than a fact (a refusal's order); checked at boot. */
   readonly after?: readonly string[];
   /** Plugins that must stand later in the chain (e.g. the ledger after the ceiling); checked at boot. */
   readonly before?: readonly string[];
@@ -108,10 +122,13 @@ export interface Plugin<Config = Record<string, unknown>> {
   readonly vendor?: VendorDeclaration;
   /** JSON Schema of this plugin's `config:` block in the YAML (defaults are filled in). */
   readonly configSchema?: object;
-  setup(context: PluginContext, config: Config): PluginHooks | Promise<PluginHooks>;
+  setup(context: PluginContext, config: Config): PluginHooks<N> | Promise<PluginHooks<N>>;
 }
 
-/** Identity helper that gives a plugin module its types. */
-export function definePlugin<Config = Record<string, unknown>>(plugin: Plugin<Config>): Plugin<Config> {
+/**
+ * Identity helper that gives a plugin module its types: `needs: ['key', 'model']` makes every
+ * hook's call carry the key and the model.
+ */
+export function definePlugin<Config = Record<string, unknown>, const N extends Fact = never>(plugin: Plugin<Config, N>): Plugin<Config, N> {
   return plugin;
 }

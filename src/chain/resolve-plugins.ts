@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BootError } from '../config/boot-error.js';
 import type { PluginEntry } from '../config/schema.js';
 import { compileValidator, ValidationError } from '../config/validate.js';
+import { factsProblem } from './plugin-facts.js';
 import type { Plugin } from './plugin.js';
 
 /** plugins/<name>/index.(ts|js), next to src/ both in the source tree and in dist/. */
@@ -67,8 +68,13 @@ function validPluginConfig(schema: object, config: Record<string, unknown>, conf
   }
 }
 
-/** `after` names plugins that must stand earlier in the list, `before` plugins that must stand later. */
+/**
+ * Facts first (what each plugin provides and needs), then `after`, which names plugins that must
+ * stand earlier in the list, and `before`, plugins that must stand later.
+ */
 function checkOrder(resolved: readonly ResolvedPlugin[]): void {
+  const problem = factsProblem(resolved);
+  if (problem) throw new PluginConfigError(problem);
   const position = new Map(resolved.map((p, i) => [p.name, i]));
   resolved.forEach((p, i) => {
     for (const earlier of p.plugin.after ?? []) {
@@ -87,7 +93,8 @@ function checkOrder(resolved: readonly ResolvedPlugin[]): void {
 /**
  * Imports the enabled plugins in config order (an embedding program may register plugins by
  * name; the YAML still decides whether and where they run), validates each one's config
- * against its own schema, and checks the `after`/`before` constraints. Nothing is set up yet:
+ * against its own schema, and checks the order against the plugins' declared facts and their
+ * `after`/`before` constraints. Nothing is set up yet:
  * what plugins declare statically (their vendor family, say) is known before any of them runs.
  */
 export async function resolvePlugins(

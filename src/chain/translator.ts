@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../http/errors.js';
-import type { Call, Usage } from './call.js';
+import type { Usage } from './call.js';
+import type { ResolvedCall } from './phases.js';
 
 /** What a translator asks the proxy core to send. Vendor auth goes in `headers`. */
 export interface UpstreamRequest {
@@ -70,5 +71,6 @@ export interface Translator {
 
 export interface TranslatorProvider {
   readonly family: string;
-  create(call: Call): Translator;
+  /** One call's translator; the call's model is resolved (the core creates none before). */
+  create(call: ResolvedCall): Translator;
 }

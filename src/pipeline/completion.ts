@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
-import { isGatewayError } from '../http/errors.js';
+import { isSettled } from '../chain/phases.js';
+import { GatewayError, isGatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import { failed } from './outcome.js';
@@ -14,6 +15,7 @@ import { failed } from './outcome.js';
  */
 export async function complete(call: Call, chain: Chain): Promise<void> {
   if (call.timings.completed !== 0) return;
+  if (!isSettled(call)) throw new GatewayError(500, 'A call reached its completion before its outcome was decided.');
   call.timings.completed = performance.now();
   await chain.onComplete(call);
 }

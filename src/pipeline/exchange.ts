@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Call, UpstreamAttempt } from '../chain/call.js';
+import type { AdmittedCall, ResolvedCall } from '../chain/phases.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
 import type { TranslatedBody, Translator, UpstreamRequest } from '../chain/translator.js';
@@ -46,7 +47,7 @@ const now = (): number => performance.now();
  * Retries happen only here, before any byte reached the caller, and never past the request's
  * deadline (received + upstream timeout): each attempt gets only what is left of it.
  */
-export async function exchange(call: Call, deps: ExchangeDeps): Promise<Answer> {
+export async function exchange(call: AdmittedCall, deps: ExchangeDeps): Promise<Answer> {
   const deadline = call.timings.received + deps.limits.upstreamMs;
   let translator = prepare(call, deps.chain);
   let request = await translator.request();
@@ -73,7 +74,7 @@ export async function exchange(call: Call, deps: ExchangeDeps): Promise<Answer> 
     );
     if (decision.kind === 'fallback') {
       // The sibling answers and is billed: the call's model is now the sibling.
-      call.model = decision.model;
+      call.resolveModel(decision.model);
       translator = prepare(call, deps.chain);
       request = await translator.request();
     }
@@ -82,9 +83,8 @@ export async function exchange(call: Call, deps: ExchangeDeps): Promise<Answer> 
 }
 
 /** The translator for the call's current model. */
-function prepare(call: Call, chain: Chain): Translator {
+function prepare(call: ResolvedCall, chain: Chain): Translator {
   const model = call.model;
-  if (!model) throw new GatewayError(500, `No plugin resolved the model of ${call.endpoint.path}.`);
   const provider = chain.translator(model.family);
   if (!provider) {
     throw new GatewayError(503, `No upstream is configured for the ${model.family} family (model ${model.id}); enable its vendor plugin.`);
@@ -96,9 +96,9 @@ function prepare(call: Call, chain: Chain): Translator {
  * One upstream attempt, recorded on the call. A non-streamed answer is read whole here, so
  * that a body cut short can still be retried: nothing has reached the caller yet.
  */
-async function attempt(call: Call, translator: Translator, request: UpstreamRequest, deadline: number, waitMs: number, deps: ExchangeDeps): Promise<AttemptResult> {
+async function attempt(call: AdmittedCall, translator: Translator, request: UpstreamRequest, deadline: number, waitMs: number, deps: ExchangeDeps): Promise<AttemptResult> {
   const { chain, proxy, limits } = deps;
-  const model = call.model as NonNullable<Call['model']>;
+  const model = call.model;
   chain.onUpstreamRequest(call, request);
   call.attempts += 1;
   const startedAt = now();

@@ -66,9 +66,9 @@ export class Pipeline {
       if (!req.complete) ended();
     });
     try {
-      await admit(call, chain, this.options.body, this.options.store, (read) => (body = read));
-      if (!endpoint.upstream) return await this.respondLocally(call);
-      const answer = await exchange(call, this.deps);
+      const admitted = await admit(call, chain, this.options.body, this.options.store, (read) => (body = read));
+      if (!admitted) return await this.respondLocally(call);
+      const answer = await exchange(admitted, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);
       else await sendBody(call, answer.body, this.deps);

@@ -8,8 +8,9 @@ import { FakeClock } from './harness.js';
 import { chatFormat } from '../../plugins/ingress-chat/format.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
 import type { NeutralRequest } from '../../src/neutral/request.js';
+import type { ResolvedCall } from '../../src/chain/phases.js';
 import { ENDPOINTS } from './endpoints.js';
-import { ADMITTED_AT, catalogue, detachedExchange } from './translate.js';
+import { ADMITTED_AT, detachedExchange, resolvedTo } from './translate.js';
 
 /**
  * Vendor translator tests from a literal neutral request, whatever format would have read it (the
@@ -40,12 +41,11 @@ export const NEUTRAL: NeutralRequest = {
   reasoning: null,
 };
 
-export function neutralCall(request: Partial<NeutralRequest>, model: string, stream = false): Call {
+export function neutralCall(request: Partial<NeutralRequest>, model: string, stream = false): ResolvedCall {
   const read = { ...NEUTRAL, ...request };
   const endpoint: Endpoint = { ...ENDPOINTS['chat.completions'], format: { ...chatFormat, wire: 'neutral-test', read: () => read } };
   const { req, res } = detachedExchange();
-  const call = new Call(endpoint, req, res, ADMITTED_AT, Buffer.from('{}'));
-  call.model = catalogue.resolve(model) ?? null;
+  const call = resolvedTo(new Call(endpoint, req, res, ADMITTED_AT, Buffer.from('{}')), model);
   call.stream = stream;
   return call;
 }

@@ -1,9 +1,11 @@
+import { isSettled, type CallWith, type Fact, type ResolvedCall, type SettledCall } from '../../src/chain/phases.js';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
 import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from './endpoints.js';
+import { resolvedTo } from './translate.js';
 import { Chain, type LoadedPlugin } from '../../src/chain/chain.js';
 import type { PluginHooks } from '../../src/chain/plugin.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/chain/translator.js';
@@ -19,8 +21,11 @@ export const LIMITS = { upstreamMs: 2000, streamIdleMs: 1000 };
 
 type Teardown = { teardown(fn: () => unknown): void };
 
-export function chainOf(...hooks: Array<PluginHooks & { name?: string }>): Chain {
-  const plugins: LoadedPlugin[] = hooks.map((h, i) => ({ name: h.name ?? `p${i}`, where: `config /plugins/${i}`, hooks: h }));
+/** A hook set as a test writes it: optionally named, with the facts its plugin would declare. */
+type TestHooks = PluginHooks<Fact> & { name?: string; needs?: Fact[]; provides?: Fact[] };
+
+export function chainOf(...hooks: TestHooks[]): Chain {
+  const plugins: LoadedPlugin[] = hooks.map((h, i) => ({ name: h.name ?? `p${i}`, where: `config /plugins/${i}`, hooks: h, ...(h.needs ? { needs: h.needs } : {}), ...(h.provides ? { provides: h.provides } : {}) }));
   return new Chain(plugins, silentLog);
 }
 
@@ -44,12 +49,10 @@ export function scriptedTranslator(options: { stream?: () => StreamTranslator } 
 }
 
 /** A call on a detached request/response pair (for steps that never write to the caller). */
-export function detachedCall(model = 'gamma-5.4', endpoint: keyof typeof ENDPOINTS = 'chat.completions', body: unknown = { model }): Call {
+export function detachedCall(model = 'gamma-5.4', endpoint: keyof typeof ENDPOINTS = 'chat.completions', body: unknown = { model }): ResolvedCall {
   const req = { headers: {}, complete: true } as IncomingMessage;
   const res = { headersSent: false, once: () => undefined } as unknown as ServerResponse;
-  const call = new Call(ENDPOINTS[endpoint], req, res, 0, Buffer.from(JSON.stringify(body)));
-  call.model = catalogue.resolve(model) ?? null;
-  return call;
+  return resolvedTo(new Call(ENDPOINTS[endpoint], req, res, 0, Buffer.from(JSON.stringify(body))), model);
 }
 
 /** An upstream on loopback answering each request with the next scripted (status, body); the sender asks it. */
@@ -72,4 +75,17 @@ export async function scriptedUpstream(t: Teardown, answers: Array<{ status: num
 
 export function exchangeDeps(chain: Chain, sender: UpstreamSender): ExchangeDeps {
   return { chain, proxy: sender, clock: { now: () => 0 }, log: silentLog, limits: LIMITS };
+}
+
+/** `call` with its outcome decided (`ok` unless already set): what the completion hooks receive. */
+export function settled(call: Call): SettledCall {
+  if (call.outcome === 'pending') call.outcome = 'ok';
+  if (!isSettled(call)) throw new Error('unreachable: the outcome was just set');
+  return call;
+}
+
+/** `call` as a plugin that needs the facts it was given sees it; throws if the test did not give them. */
+export function withFacts<N extends Fact>(call: Call, ...facts: N[]): CallWith<N> {
+  for (const fact of facts) if (call[fact] === null) throw new Error(`the test call has no ${fact}`);
+  return call as CallWith<N>;
 }

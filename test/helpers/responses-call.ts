@@ -1,13 +1,15 @@
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { RESPONSES_ENDPOINT } from '../../plugins/ingress-responses/index.js';
 import { Call } from '../../src/chain/call.js';
 import { ADMITTED_AT, catalogue, detachedExchange } from './translate.js';
 
 /** Unit tests of the Responses format: a call of /v1/responses as the pipeline hands it over, and fixed ids for fixtures. */
 
-export function responsesCall(body: Record<string, unknown>, model = 'gamma-5.4'): Call {
+/** `model: null`: a call whose model no plugin resolved (yet). */
+export function responsesCall(body: Record<string, unknown>, model: string | null = 'gamma-5.4'): Call {
   const { req, res } = detachedExchange();
   const call = new Call(RESPONSES_ENDPOINT, req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
-  call.model = catalogue.resolve(model) ?? null;
+  if (model !== null) call.resolveModel(catalogue.resolve(model) as ModelEntry);
   call.stream = body['stream'] === true;
   return call;
 }

@@ -1,6 +1,8 @@
+import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { Call } from '../../src/chain/call.js';
+import { isResolved, type ResolvedCall } from '../../src/chain/phases.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { Translator } from '../../src/chain/translator.js';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
@@ -25,10 +27,18 @@ export function detachedExchange(): { req: IncomingMessage; res: ServerResponse 
   return { req, res: new ServerResponse(req) };
 }
 
-export function makeCall(body: unknown, options: CallOptions): Call {
+/** `call` with `model` resolved as model-normalise would: what translators are handed. */
+export function resolvedTo(call: Call, model: string | ModelEntry): ResolvedCall {
+  const entry = typeof model === 'string' ? catalogue.resolve(model) : model;
+  if (!entry) throw new Error(`no catalogue model ${String(model)}`);
+  call.resolveModel(entry);
+  if (!isResolved(call)) throw new Error('unreachable: the model was just resolved');
+  return call;
+}
+
+export function makeCall(body: unknown, options: CallOptions): ResolvedCall {
   const { req, res } = detachedExchange();
-  const call = new Call(ENDPOINTS[options.endpoint ?? 'chat.completions'], req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
-  call.model = catalogue.resolve(options.model) ?? null;
+  const call = resolvedTo(new Call(ENDPOINTS[options.endpoint ?? 'chat.completions'], req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body))), options.model);
   call.stream = options.stream ?? false;
   call.includeUsage = options.includeUsage ?? false;
   return call;
