@@ -39,7 +39,7 @@ async function boot(name: string, text: string): Promise<unknown> {
 t.test('each mistake is a one-line BootError naming the file and path', async (t) => {
   const mistakes: Array<[string, string, RegExp]> = [
     ['before.yaml', shipped.replace('  - name: ledger\n', ''), /before\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/],
-    ['after.yaml', shipped.replace('  - name: auth\n', '').replace('  - name: dashboard', '  - name: dashboard\n  - name: auth'), /after\.yaml: \/plugins\/\d+: plugin "scope" must come after "auth"/],
+    ['after.yaml', shipped.replace('  - name: auth\n', '').replace('  - name: dashboard', '  - name: dashboard\n  - name: auth'), /after\.yaml: \/plugins\/\d+: plugin "scope" needs the caller's key, which "auth" provides, but "auth" is listed after it \(.*after\.yaml: \/plugins\/\d+\); list "scope" below "auth"$/],
     ['setup.yaml', shipped.replace('  - name: retry ', '  - name: retry\n    config: { fallback: { gamma: { gamma-5.4: alpha-sonnet-4.6 } } }\n   '), /setup\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: .*must both belong to the gamma family/],
     ['schema.yaml', shipped.replace('  - name: rate-limit ', '  - name: rate-limit\n    config: { default_rpm: -1 }\n   '), /schema\.yaml: \/plugins\/\d+\/config\/default_rpm/],
     ['noconfig.yaml', shipped.replace('  - name: scope', '  - name: scope\n    config: { surprise: true }'), /noconfig\.yaml: \/plugins\/\d+\/config: plugin "scope" takes no config/],
