@@ -32,7 +32,7 @@ const PAIRS: readonly Pair[] = [
 ];
 
 /** How far the Responses ratio may fall from the chat ratio (as a share of it). */
-const WITHIN = 0.1;
+export const WITHIN = 0.1;
 
 export function ingressSection(c: Comparison): string[] {
   if (!c.targets.some((t) => t.kind === 'floor')) return [];

@@ -14,9 +14,9 @@ import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
  */
 
 /** PostgreSQL gateway requests/s as a share of the SQLite gateway's, at least. */
-const POSTGRES_THROUGHPUT = 0.8;
+export const POSTGRES_THROUGHPUT = 0.8;
 /** The most the PostgreSQL gateway's open-loop added p50 may exceed the SQLite gateway's, ms. */
-const POSTGRES_ADDED_P50_MS = 0.5;
+export const POSTGRES_ADDED_P50_MS = 0.5;
 
 const rps = (m: Measurement<ClosedLoopResult>): number => m.result.rps;
 const p50 = (m: Measurement<OpenLoopResult>): number => m.result.total.p50;

@@ -15,7 +15,7 @@ import { variantsSection } from './report-variants.js';
  */
 
 /** The targets: gateway requests/s as a share of the floor's, per closed-loop scenario. */
-const THROUGHPUT_TARGETS: Record<ScenarioId, number> = {
+export const THROUGHPUT_TARGETS: Record<ScenarioId, number> = {
   'gamma-json': 0.5,
   'gamma-stream': 0.6,
   'alpha-json': 0.4,
@@ -26,9 +26,9 @@ const THROUGHPUT_TARGETS: Record<ScenarioId, number> = {
   'responses-unstored-stream': 0.6,
 };
 /** Open loop: the most a gateway may add over direct, ms. */
-const ADDED_P50_MS = 1;
-const ADDED_P99_MS = 3;
-const ADDED_TTFB_P50_MS = 1;
+export const ADDED_P50_MS = 1;
+export const ADDED_P99_MS = 3;
+export const ADDED_TTFB_P50_MS = 1;
 
 const rps = (m: Measurement<ClosedLoopResult>): number => m.result.rps;
 

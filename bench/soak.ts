@@ -25,7 +25,7 @@ export interface SoakSample {
 const meanRss = (list: SoakSample[]): number => list.reduce((sum, s) => sum + s.rssKiB, 0) / list.length;
 
 /** Growth above which the soak misses the target. */
-const MAX_GROWTH = 0.1;
+export const MAX_GROWTH = 0.1;
 
 export async function soak(bench: Bench, settings: SoakSettings, progress: (line: string) => void): Promise<{ lines: string[]; failed: number }> {
   const gateway = bench.gateways[0];

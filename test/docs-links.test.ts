@@ -33,3 +33,19 @@ t.test('every relative link of the README and docs/ reaches a file, and a headin
   }
   t.ok(links > 50, `${links} links checked`);
 });
+
+t.test("every docs/ page and heading the code's comments name exists", async (t) => {
+  const sources = ['src', 'plugins', 'bench', 'test'].flatMap((dir) =>
+    readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts') && !f.includes('node_modules')).map((f) => join(dir, f)));
+  let named = 0;
+  for (const file of sources) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/\bdocs\/([\w/-]+\.md)(?:#([a-z0-9-]+))?/g)) {
+      const [, page, anchor] = match as unknown as [string, string, string | undefined];
+      named += 1;
+      const path = join('docs', page);
+      t.ok(existsSync(path), `${file}: docs/${page} exists`);
+      if (anchor && existsSync(path)) t.ok(anchors(path).has(anchor), `${file}: docs/${page}#${anchor} names a heading`);
+    }
+  }
+  t.ok(named > 50, `${named} references checked`);
+});

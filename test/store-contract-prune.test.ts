@@ -91,7 +91,7 @@ contract("trim: a key's sizes are summed from the index by key alone, never from
     t.ok(plan.some((line) => line.includes('USING COVERING INDEX responses_by_key')), `the index alone: ${plan.join(' | ')}`);
   } else {
     // The planner picks an index-only scan by the table's size and visibility map (a large table
-    // that autovacuum keeps, as measured in docs/performance.md): what holds at any size is that
+    // that autovacuum keeps, as measured in docs/notebook/performance-log.md): what holds at any size is that
     // the sums read a column the index carries.
     const [index] = await db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'responses_by_key'");
     t.match(String(index?.['indexdef']), /\(key_id, created_at, id\) INCLUDE \(bytes\)$/, 'the index by key carries the sizes');

@@ -58,7 +58,7 @@ class ResponsesOutput implements ReplyOutput {
     // Every vendor's reply has a choice; a Responses request asks for one.
     const choice = reply.choices[0] as ReplyChoice;
     const output = outputItems(choice, this.parallelToolCalls, this.turn.id, this.turn.tools().namespaced);
-    // Not `{ ...endingOf(…), error, output, usage }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
+    // Written out, not spread (docs/performance.md#node-and-v8).
     const { status, incomplete_details } = endingOf(choice.finish);
     const body = this.turn.conclude({ status, incomplete_details, error: null, output, usage: responsesUsage(reply.usage) });
     return { body, usage: ledgerUsage(reply.usage) };

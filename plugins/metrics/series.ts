@@ -188,7 +188,7 @@ export class GatewaySeries {
       this.overhead.get(family, { family }).observe(call.overheadMs(now) / 1000);
     }
     if (call.usage) {
-      // Label objects written out, not `{ ...labels, kind }`: in Node 20 a member added after a spread costs about 0.5 µs.
+      // Label objects written out, not spread (docs/performance.md#node-and-v8).
       this.tokens.add(`${id}|prompt`, { model: id, family, kind: 'prompt' }, call.usage.promptTokens);
       this.tokens.add(`${id}|completion`, { model: id, family, kind: 'completion' }, call.usage.completionTokens);
       this.cost.add(id, labels, costOf(model, call.usage).charged);

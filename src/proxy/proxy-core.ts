@@ -45,8 +45,8 @@ interface Target {
 }
 
 /**
- * The attempt in flight for a caller's request, as a symbol property of the request (a WeakMap
- * would keep every request alive through V8's young-generation collections; see `callOf`).
+ * The attempt in flight for a caller's request, as a symbol property of the request, not a
+ * WeakMap (see `callOf`).
  */
 const PENDING = Symbol('gateway.pendingAttempt');
 type WithAttempt = IncomingMessage & { [PENDING]?: PendingAttempt };
