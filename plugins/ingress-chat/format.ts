@@ -1,16 +1,7 @@
-import {
-  ChatOutput,
-  chatBodyFromLegacy,
-  checkRequestBody,
-  firstPart,
-  parseChatRequest,
-  positiveInt,
-  sseErrorFrame,
-  type Call,
-  type CallOutline,
-  type IngressFormat,
-  type JsonObject,
-} from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { firstPart, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { chatBodyFromLegacy, ChatOutput, checkRequestBody, parseChatRequest } from '../../src/toolkit/reference-format.js';
+import { sseErrorFrame } from '../../src/toolkit/sse.js';
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
 

@@ -1,17 +1,7 @@
-import {
-  estimatedPrompt,
-  firstPart,
-  ledgerUsage,
-  positiveInt,
-  type Call,
-  type CallOutline,
-  type IngressFormat,
-  type JsonObject,
-  type Reply,
-  type ReplyChoice,
-  type ReplyOutput,
-  type TranslatedBody,
-} from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { firstPart, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { ledgerUsage, type Reply, type ReplyChoice, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
 import { endingOf, outputItems, responsesUsage } from './response.js';

@@ -1,13 +1,6 @@
-import {
-  GatewayError,
-  usageOrEstimate,
-  type FinishReason,
-  type JsonObject,
-  type ReasoningState,
-  type ReplyStream,
-  type ReplyToolCall,
-  type ReplyUsage,
-} from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
 import { outputItemId } from './item-ids.js';
 import { contentPart, contentPartJson, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
 import type { ResponsesTurn } from './turn.js';

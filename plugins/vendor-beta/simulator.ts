@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
 import { InvalidArgument, SimSignatures, thinkingOf, type Thinking } from './simulator-thinking.js';
 import { betaCountRoute } from './simulator-count.js';
 import { BETA_SCHEMA_KEYWORDS, subschemas } from './schema.js';
