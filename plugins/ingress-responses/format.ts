@@ -6,7 +6,8 @@ import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
 import { endingOf, outputItems, responsesUsage } from './response.js';
 import { checkResponsesBody } from './schema.js';
-import { errorEvent, ResponsesStream } from './stream.js';
+import { errorEvent } from './events.js';
+import { ResponsesStream } from './stream.js';
 import { turnOf, type ResponsesTurn } from './turn.js';
 
 /** The Responses API as an ingress format (docs/formats/responses.md). */
