@@ -20,7 +20,7 @@ const CONTRACT = [
 const TOOLKITS: Record<string, string[]> = {
   'ids.ts': ['mintId', 'mintTimedId'],
   'ingress.ts': [
-    'CallOutline', 'ErrorFormat', 'firstInArray', 'firstPart', 'imageSource', 'IngressFormat', 'memberOutside', 'members',
+    'CallOutline', 'ErrorFormat', 'firstInArray', 'firstPart', 'imageSource', 'IngressFormat', 'memberOutside', 'members', 'Members',
     'MembersByType', 'namedToolChoice', 'objectSchema', 'positiveInt', 'RequestProblem', 'schemaProblem', 'SequenceWords',
     'toolArguments', 'TurnSequence', 'typedMemberOutside',
   ],
@@ -29,10 +29,10 @@ const TOOLKITS: Record<string, string[]> = {
   'neutral.ts': [
     'countAnswer', 'decodeReasoningState', 'encodeReasoningState', 'FinishReason', 'ImageSource', 'ledgerUsage', 'NeutralRequest',
     'Part', 'REASONING_EFFORTS', 'ReasoningEffort', 'ReasoningRequest', 'ReasoningState', 'refuseToolNameClash', 'Reply',
-    'ReplyChoice', 'ReplyOutput', 'ReplyReasoning', 'ReplyStream', 'ReplyToolCall', 'ReplyUsage', 'ResponseFormat', 'StrictAsk',
+    'ReplyChoice', 'ReplyEnvelope', 'ReplyOutput', 'ReplyReasoning', 'ReplyStream', 'ReplyToolCall', 'ReplyUsage', 'ResponseFormat', 'StrictAsk',
     'ToolChoice', 'ToolSpec', 'TranslatedBody', 'Turn',
   ],
-  'reference-format.ts': ['chatBodyFromLegacy', 'ChatOutput', 'checkRequestBody', 'embeddingsBody', 'EmbeddingsRequest', 'float32Base64', 'parseChatRequest', 'parseEmbeddingsRequest', 'referenceUsage'],
+  'reference-format.ts': ['embeddingsBody', 'EmbeddingsRequest', 'float32Base64', 'parseEmbeddingsRequest', 'referenceUsage', 'refuseUnknownFields', 'unknownParameter'],
   'remote-images.ts': ['ByteBudget', 'GuardedFetcher', 'IMAGE_LIMITS', 'inlineRemoteImages', 'policyAllowing', 'ReleaseImages'],
   'routes.ts': ['handled', 'html', 'OPERATOR_PORT_PROPERTIES', 'placeOperatorRoutes', 'presentedBearer', 'SafeHtml', 'sendError', 'sendJson', 'validBody'],
   'secrets.ts': ['bearerToken', 'cutForLog', 'digestsEqual', 'hashSecret', 'IMPORTABLE_PREFIXES', 'importablePrefixOf', 'isCredentialHeader', 'NATIVE_KEY_PATTERN', 'repeatedCredential', 'withoutSecrets'],

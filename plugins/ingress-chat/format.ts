@@ -1,7 +1,10 @@
 import type { Call, JsonObject } from '../../src/plugin-api.js';
 import { firstPart, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
-import { chatBodyFromLegacy, ChatOutput, checkRequestBody, parseChatRequest } from '../../src/toolkit/reference-format.js';
 import { sseErrorFrame } from '../../src/toolkit/sse.js';
+import { chatBodyFromLegacy } from './legacy.js';
+import { ChatOutput } from './output.js';
+import { parseChatRequest } from './read.js';
+import { checkRequestBody } from './schema.js';
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
 

@@ -7,7 +7,7 @@
  */
 
 export type { CallOutline, ErrorFormat, IngressFormat, RequestProblem } from '../chain/ingress.js';
-export { schemaProblem } from '../reference/request-schemas.js';
-export { firstInArray, members, memberOutside, typedMemberOutside, type MembersByType } from '../reference/members.js';
+export { schemaProblem } from '../reference/schema-problem.js';
+export { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from '../reference/members.js';
 export { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../reference/sequence.js';
 export { firstPart, positiveInt } from '../reference/outline.js';

@@ -10,7 +10,7 @@
 export { REASONING_EFFORTS, refuseToolNameClash } from '../neutral/request.js';
 export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, StrictAsk, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
 export { ledgerUsage } from '../neutral/reply.js';
-export type { FinishReason, Reply, ReplyChoice, ReplyReasoning, ReplyToolCall, ReplyUsage } from '../neutral/reply.js';
+export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from '../neutral/reply.js';
 export { countAnswer } from '../chain/ingress.js';
 export type { ReplyOutput, ReplyStream } from '../chain/ingress.js';
 export type { TranslatedBody } from '../chain/translator.js';

@@ -1,13 +1,11 @@
 /**
- * The reference chat format (OpenAI chat completions, legacy completions, embeddings): the chat
- * ingress reads and renders it, and it is also a vendor wire — the gamma family speaks it
- * upstream, and beta answers reference embeddings. Import it to read or write that format's
- * bodies; another ingress or vendor has no business here.
+ * The reference chat format's shared pieces (OpenAI chat completions and embeddings): its usage
+ * object, the embeddings request and reply that vendors answering reference embeddings read and
+ * write (beta, gamma), and the refusal of a field the gateway does not read. Reading and rendering
+ * chat itself is the chat ingress's (plugins/ingress-chat); gamma speaks the format upstream and
+ * renders usage with it. Another ingress or vendor has no business here.
  */
 
-export { parseChatRequest } from '../reference/chat-request.js';
-export { chatBodyFromLegacy } from '../reference/legacy.js';
-export { checkRequestBody } from '../reference/request-schemas.js';
-export { ChatOutput } from '../reference/chat-output.js';
-export { referenceUsage } from '../reference/reply.js';
+export { referenceUsage } from '../reference/usage.js';
 export { embeddingsBody, float32Base64, parseEmbeddingsRequest, type EmbeddingsRequest } from '../reference/embeddings.js';
+export { refuseUnknownFields, unknownParameter } from '../reference/unknown-fields.js';
