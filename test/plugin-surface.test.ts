@@ -159,3 +159,9 @@ t.test('the import rule refuses what it should', async (t) => {
   t.match(refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../src/http/errors.js'), /core module other than/, 'a fixture reaching into the core');
   t.same(specifiersOf('test/plugin-surface.test.ts').slice(0, 4), ['node:fs', 'node:path', 'tap', 'typescript'], 'imports are read from the source');
 });
+
+t.test('docs/plugins.md has a row for each toolkit module, and none for another', async (t) => {
+  const section = readFileSync('docs/plugins.md', 'utf8').split('\n## ').find((part) => part.startsWith('The contract and the toolkits')) ?? '';
+  const rows = [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => `${m[1]}.ts`);
+  t.same(rows.sort(), Object.keys(TOOLKITS).sort(), 'the toolkit table');
+});
