@@ -88,6 +88,22 @@ function specifiersOf(file: string): string[] {
   return found;
 }
 
+/** The names a file imports from the contract and the toolkits (as exported, before any `as`). */
+function doorNamesOf(file: string): string[] {
+  return parse(file).statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
+    if (!/src\/(plugin-api|toolkit\/[a-z-]+)\.js$/.test(statement.moduleSpecifier.text)) return [];
+    const bindings = statement.importClause?.namedBindings;
+    return bindings && ts.isNamedImports(bindings) ? bindings.elements.map((element) => (element.propertyName ?? element.name).text) : [];
+  });
+}
+
+/**
+ * Contract names no plugin imports today and still the contract's: the types of what a setup
+ * receives and returns (inferred inside `definePlugin`), named as soon as a helper takes them.
+ */
+const VOCABULARY = ['PluginContext', 'PluginHooks'];
+
 /** The folder of the plugin a file belongs to: `plugins/<name>`. */
 function pluginOf(file: string): string {
   const root = PLUGIN_ROOTS.find((candidate) => file.startsWith(candidate + sep));
@@ -158,6 +174,13 @@ t.test('the import rule refuses what it should', async (t) => {
   t.equal(refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../plugins/vendor-gamma/simulator.js'), null, "a fixture borrowing a repository plugin's file");
   t.match(refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../src/http/errors.js'), /core module other than/, 'a fixture reaching into the core');
   t.same(specifiersOf('test/plugin-surface.test.ts').slice(0, 4), ['node:fs', 'node:path', 'tap', 'typescript'], 'imports are read from the source');
+});
+
+t.test('every name of the contract and the toolkits is imported by some plugin', async (t) => {
+  const imported = new Set(PLUGIN_ROOTS.flatMap(sources).flatMap(doorNamesOf));
+  const exported = [...CONTRACT, ...Object.values(TOOLKITS).flat()];
+  t.same(exported.filter((name) => !imported.has(name) && !VOCABULARY.includes(name)), [], 'a name no plugin uses leaves its door');
+  t.same(VOCABULARY.filter((name) => !CONTRACT.includes(name)), [], 'the vocabulary is the contract\'s');
 });
 
 t.test('docs/plugins.md has a row for each toolkit module, and none for another', async (t) => {
