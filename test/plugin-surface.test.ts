@@ -134,6 +134,7 @@ t.test('each toolkit module exports its list, exactly, and every toolkit module 
   t.same(files, Object.keys(TOOLKITS).sort(), `the modules of ${TOOLKIT_DIR}`);
   for (const [name, exported] of Object.entries(TOOLKITS)) {
     t.same(exportedNames(join(TOOLKIT_DIR, name)), [...exported].sort(byName), `${TOOLKIT_DIR}/${name}`);
+    t.match(readFileSync(join(TOOLKIT_DIR, name), 'utf8'), /^\/\*\*\n( \* .+\n)+ \*\/\n/, `${TOOLKIT_DIR}/${name} opens with its paragraph: what it is for, who uses it`);
   }
 });
 
