@@ -1,4 +1,5 @@
 import t from 'tap';
+import { settled } from './helpers/pipeline-parts.js';
 import { Registry } from 'prom-client';
 import { ADJUSTED_HEADER } from '../src/chain/adjustments.js';
 import { definePlugin } from '../src/chain/plugin.js';
@@ -39,7 +40,7 @@ t.test('the metric counts adjustments by parameter, indices dropped', async (t) 
     const call = makeCall({ model: 'gamma-5.4' }, { model: 'gamma-5.4' });
     call.adjust(`tools[${index}]`, 'omitted:web_search', 'x');
     call.adjust('max_output_tokens', 'clamped:128000', 'x');
-    series.completed(call);
+    series.completed(settled(call));
   }
   const text = await registry.metrics();
   t.match(text, /gateway_adjusted_parameters_total\{param="tools\[\]"\} 2/);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseChatRequest } from '../src/reference/chat-request.js';
+import { parseChatRequest } from '../plugins/ingress-chat/read.js';
 import { thrown } from './helpers/translate.js';
 
 /**

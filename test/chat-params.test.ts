@@ -1,6 +1,6 @@
 import t from 'tap';
 import { decodeReasoningState } from '../src/neutral/reasoning-state.js';
-import { CHAT_PARAMETERS } from '../src/reference/chat-params.js';
+import { CHAT_PARAMETERS } from '../plugins/ingress-chat/params.js';
 import { WEATHER_TOOLS } from './helpers/chat-scenarios.js';
 import { dig, digObject, type Json } from './helpers/dig.js';
 import { adjustedAsSaid, cellsOf, refusedAsSaid, tableRows as rowsOf, type Family } from './helpers/param-table.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { AlphaTranslator } from '../plugins/vendor-alpha/translator.js';
 import { BetaTranslator } from '../plugins/vendor-beta/translator.js';
 import { createGammaTranslator } from '../plugins/vendor-gamma/translator.js';
-import { parseChatRequest } from '../src/reference/chat-request.js';
+import { parseChatRequest } from '../plugins/ingress-chat/read.js';
 import { encodeReasoningState } from '../src/neutral/reasoning-state.js';
 import type { UpstreamRequest } from '../src/chain/translator.js';
 import type { ReasoningState } from '../src/neutral/request.js';

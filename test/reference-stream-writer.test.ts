@@ -1,6 +1,6 @@
 import t from 'tap';
-import { chatCompletionBody, textCompletionBody } from '../src/reference/reply.js';
-import { ReferenceStreamWriter } from '../src/reference/stream-writer.js';
+import { chatCompletionBody, textCompletionBody } from '../plugins/ingress-chat/render.js';
+import { ReferenceStreamWriter } from '../plugins/ingress-chat/stream.js';
 
 /** What a reference text chunk is: the object the writer's fast path must serialise to, byte for byte. */
 function expectedChunk(text: string, includeUsage: boolean): string {

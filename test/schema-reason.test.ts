@@ -1,7 +1,7 @@
 import t from 'tap';
 import { checkResponsesBody } from '../plugins/ingress-responses/schema.js';
 import { checkMessagesBody } from '../plugins/ingress-messages/schema.js';
-import { checkRequestBody } from '../src/reference/request-schemas.js';
+import { checkRequestBody } from '../plugins/ingress-chat/schema.js';
 import { compileValidator } from '../src/config/validate.js';
 
 /** Validation messages are written for people: a wrong type reads "must be a string or an array", not Ajv's "must be string,array". */

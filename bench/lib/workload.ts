@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
 import type { JsonObject } from '../../src/chain/call.js';
-import { parseChatRequest } from '../../src/reference/chat-request.js';
+import { parseChatRequest } from '../../plugins/ingress-chat/read.js';
 import { alphaRequestBody } from '../../plugins/vendor-alpha/request.js';
 import { ANTHROPIC_VERSION } from '../../plugins/vendor-alpha/translator.js';
 import type { Target } from './targets.js';

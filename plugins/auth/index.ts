@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { bearerToken, definePlugin, digestsEqual, GatewayError, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, repeatedCredential, type Call } from '../../src/plugin-api.js';
+import { definePlugin, GatewayError, type Call } from '../../src/plugin-api.js';
+import { bearerToken, digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, repeatedCredential } from '../../src/toolkit/secrets.js';
 
 /**
  * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).

@@ -1,4 +1,4 @@
-import { definePlugin, invalidRequest, type Call, type Capability, type ModelEntry } from '../../src/plugin-api.js';
+import { definePlugin, invalidRequest, type CallWith, type Capability } from '../../src/plugin-api.js';
 
 /**
  * `capabilities`: refuses, before any upstream, what the model's catalogue entry does not
@@ -8,12 +8,15 @@ import { definePlugin, invalidRequest, type Call, type Capability, type ModelEnt
  * call's outline, so one check holds for every format, translated or passed through.
  */
 
-const lacks = (call: Call, capability: Capability): boolean => !call.model?.capabilities.has(capability);
+/** The call as this plugin sees it: its model resolved. */
+type ModelCall = CallWith<'model'>;
+
+const lacks = (call: ModelCall, capability: Capability): boolean => !call.model.capabilities.has(capability);
 
 /** What the request asks for that the model's catalogue entry does not offer: a 400 naming the field. */
-function checkAsks(call: Call): void {
+function checkAsks(call: ModelCall): void {
   const { asks } = call.outline;
-  const model = call.model?.id ?? '';
+  const model = call.model.id;
   if (asks.tools && lacks(call, 'tools')) throw invalidRequest(`The model '${model}' does not support tools.`, asks.tools);
   if (asks.json && lacks(call, 'json')) throw invalidRequest(`The model '${model}' does not support JSON mode.`, asks.json);
   if (asks.image && lacks(call, 'vision')) throw invalidRequest(`The model '${model}' does not accept images.`, asks.image);
@@ -27,7 +30,8 @@ function checkAsks(call: Call): void {
  * docs/money.md) and in the body (Call.rewriteBody), so that every format's reading and every
  * passthrough sends what was reserved for.
  */
-function clampOutputLimit(call: Call, model: ModelEntry): void {
+function clampOutputLimit(call: ModelCall): void {
+  const model = call.model;
   const outline = call.outline;
   const { maxOutputTokens: limit, maxOutputParam: param } = outline;
   if (limit === null || param === null || limit <= model.maxOutputTokens) return;
@@ -44,9 +48,8 @@ export default definePlugin({
     return {
       onRequest(call) {
         const model = call.model;
-        if (!model) return;
         checkAsks(call);
-        clampOutputLimit(call, model);
+        clampOutputLimit(call);
         if (call.endpoint.operation === 'embed' && (lacks(call, 'embeddings') || !catalogue.family(model.family).embeddingModel)) {
           throw invalidRequest(`The model '${model.id}' offers no embeddings: the ${model.family} family has no embedding model configured.`, 'model');
         }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Response, Router } from 'express';
-import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/plugin-api.js';
+import { definePlugin } from '../../src/plugin-api.js';
+import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/toolkit/routes.js';
 
 /**
  * `dashboard`: serves the web dashboard (built by `npm run build` into dist/dashboard) at

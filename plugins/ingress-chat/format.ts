@@ -1,17 +1,10 @@
-import {
-  ChatOutput,
-  chatBodyFromLegacy,
-  checkRequestBody,
-  firstPart,
-  parseChatRequest,
-  positiveInt,
-  sseErrorFrame,
-  type Call,
-  type CallOutline,
-  type IngressFormat,
-  type JsonObject,
-  modelMemberProblem,
-} from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { firstPart, modelMemberProblem, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { sseErrorFrame } from '../../src/toolkit/sse.js';
+import { chatBodyFromLegacy } from './legacy.js';
+import { ChatOutput } from './output.js';
+import { parseChatRequest } from './read.js';
+import { checkRequestBody } from './schema.js';
 
 /** The reference chat format as an ingress: chat completions, legacy completions, embeddings. */
 

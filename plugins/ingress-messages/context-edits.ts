@@ -1,4 +1,6 @@
-import { invalidRequest, isObject, type JsonObject, type Part, type Turn } from '../../src/plugin-api.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import type { Part, Turn } from '../../src/toolkit/neutral.js';
 
 /**
  * `context_management.edits` for the families the Messages body is translated for (beta,

@@ -1,17 +1,8 @@
-import {
-  estimateInputTokens,
-  GatewayError,
-  ledgerUsage,
-  mintId,
-  type Call,
-  type CallOutline,
-  type IngressFormat,
-  type JsonObject,
-  type Reply,
-  type ReplyOutput,
-  type TranslatedBody,
-  modelMemberProblem,
-} from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
+import { mintId } from '../../src/toolkit/ids.js';
+import { modelMemberProblem, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { ledgerUsage, type Reply, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { estimateInputTokens } from '../../src/toolkit/token-estimate.js';
 import { readMessagesRequest } from './read.js';
 import { messageBody, type MessageEnvelope } from './render.js';
 import { checkMessagesBody } from './schema.js';

@@ -1,4 +1,6 @@
-import { firstInArray, isObject, members, memberOutside, typedMemberOutside, type JsonObject, type MembersByType } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { firstInArray, memberOutside, members, typedMemberOutside, type MembersByType } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
 
 /**
  * The members of a Messages body's nested objects that the reader maps, or accepts with no

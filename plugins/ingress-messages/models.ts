@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
-import { GatewayError, modelNotFound, sendJson, type Catalogue, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { GatewayError, modelNotFound, type Catalogue, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { sendJson } from '../../src/toolkit/routes.js';
 import { messagesErrors } from './wire.js';
 
 /**

@@ -1,15 +1,10 @@
+import { invalidRequest, type Call, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import { imageSource as imageOfUrl, objectSchema, TurnSequence } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
 import {
   decodeReasoningState,
-  imageSource as imageOfUrl,
-  invalidRequest,
-  isObject,
-  objectSchema,
   REASONING_EFFORTS,
-  TurnSequence,
-  type Call,
-  type GatewayError,
   type ImageSource,
-  type JsonObject,
   type NeutralRequest,
   type Part,
   type ReasoningEffort,
@@ -18,7 +13,7 @@ import {
   type ResponseFormat,
   type ToolChoice,
   type ToolSpec,
-} from '../../src/plugin-api.js';
+} from '../../src/toolkit/neutral.js';
 import { clearThinking, thinkingTurnsKept } from './context-edits.js';
 import { unknownMemberOf } from './members.js';
 

@@ -1,4 +1,6 @@
-import { parseUpstreamJson, type FinishReason, type JsonObject, type Reply, type ReplyReasoning } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import type { FinishReason, Reply, ReplyReasoning } from '../../src/toolkit/neutral.js';
 import { isRedacted, messagesUsage, signatureOf, stopReason } from './wire.js';
 
 /** A neutral reply → a Messages `message` (docs/formats/messages.md#reply). */

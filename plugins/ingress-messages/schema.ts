@@ -1,4 +1,6 @@
-import { compileSchema, schemaProblem, type JsonObject, type Operation, type RequestProblem } from '../../src/plugin-api.js';
+import type { JsonObject, Operation } from '../../src/plugin-api.js';
+import { schemaProblem, type RequestProblem } from '../../src/toolkit/ingress.js';
+import { compileSchema } from '../../src/toolkit/json.js';
 
 /**
  * JSON Schemas of the Messages request bodies: the fields the gateway reads are type-checked, so

@@ -1,4 +1,5 @@
-import { GatewayError, type FinishReason, type JsonObject, type ReasoningState, type ReplyStream, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import type { MessageEnvelope } from './render.js';
 import { isRedacted, messagesError, messagesEvent, messagesUsage, signatureOf, stopReason } from './wire.js';
 

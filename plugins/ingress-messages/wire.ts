@@ -1,4 +1,6 @@
-import { encodeReasoningState, type ErrorFormat, type ErrorStatus, type FinishReason, type GatewayError, type JsonObject, type ReasoningState, type ReplyUsage } from '../../src/plugin-api.js';
+import type { ErrorStatus, GatewayError, JsonObject } from '../../src/plugin-api.js';
+import type { ErrorFormat } from '../../src/toolkit/ingress.js';
+import { encodeReasoningState, type FinishReason, type ReasoningState, type ReplyUsage } from '../../src/toolkit/neutral.js';
 
 /** What the Messages format's reply, stream and errors share (docs/formats/messages.md). */
 

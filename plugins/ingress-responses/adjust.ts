@@ -1,4 +1,5 @@
-import { isObject, type Call, type JsonObject } from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
 import { inputItems } from './read.js';
 
 /**

@@ -1,23 +1,13 @@
-import {
-  estimatedPrompt,
-  firstPart,
-  ledgerUsage,
-  positiveInt,
-  type Call,
-  type CallOutline,
-  type IngressFormat,
-  type JsonObject,
-  type Reply,
-  type ReplyChoice,
-  type ReplyOutput,
-  type TranslatedBody,
-  modelMemberProblem,
-} from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { firstPart, modelMemberProblem, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { ledgerUsage, type Reply, type ReplyChoice, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
 import { endingOf, outputItems, responsesUsage } from './response.js';
 import { checkResponsesBody } from './schema.js';
-import { errorEvent, ResponsesStream } from './stream.js';
+import { errorEvent } from './events.js';
+import { ResponsesStream } from './stream.js';
 import { turnOf, type ResponsesTurn } from './turn.js';
 
 /** The Responses API as an ingress format (docs/formats/responses.md). */

@@ -1,4 +1,6 @@
-import { bearerToken, definePlugin, firstPart, invalidRequest, withoutSecrets, type Call, type Endpoint, type JsonObject } from '../../src/plugin-api.js';
+import { definePlugin, invalidRequest, type Call, type Endpoint, type JsonObject } from '../../src/plugin-api.js';
+import { firstPart } from '../../src/toolkit/ingress.js';
+import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
 import { isReference, resolveReferences } from './references.js';
 import { TrimSchedule } from './trim-schedule.js';

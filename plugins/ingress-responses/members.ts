@@ -1,4 +1,6 @@
-import { firstInArray, isObject, members, memberOutside, typedMemberOutside, type JsonObject, type MembersByType, type RequestProblem } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { firstInArray, memberOutside, members, typedMemberOutside, type MembersByType, type RequestProblem } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
 
 /**
  * The members of the Responses body's nested objects (items, their parts, tools, tool_choice,

@@ -1,21 +1,15 @@
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
 import {
   decodeReasoningState,
-  imageSource,
-  invalidRequest,
-  isObject,
-  namedToolChoice,
-  objectSchema,
-  toolArguments,
-  TurnSequence,
-  type JsonObject,
   type NeutralRequest,
   type Part,
   type ReasoningEffort,
   type ResponseFormat,
-  type SequenceWords,
   type ToolChoice,
   type ToolSpec,
-} from '../../src/plugin-api.js';
+} from '../../src/toolkit/neutral.js';
 import { allowedTools, choiceName, flattenedName, type ToolPlan } from './tools.js';
 
 /**

@@ -1,14 +1,14 @@
+import type { JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import { effectiveStrict } from '../../src/toolkit/json-schema.js';
 import {
-  effectiveStrict,
   encodeReasoningState,
-  isObject,
   type FinishReason,
-  type JsonObject,
   type ReasoningState,
   type ReplyChoice,
   type ReplyToolCall,
   type ReplyUsage,
-} from '../../src/plugin-api.js';
+} from '../../src/toolkit/neutral.js';
 import { outputItemId } from './item-ids.js';
 import type { NamespacedName } from './tools.js';
 

@@ -1,4 +1,7 @@
-import { compileSchema, REASONING_EFFORTS, schemaProblem, type JsonObject, type RequestProblem } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { schemaProblem, type RequestProblem } from '../../src/toolkit/ingress.js';
+import { compileSchema } from '../../src/toolkit/json.js';
+import { REASONING_EFFORTS } from '../../src/toolkit/neutral.js';
 import { unknownMemberProblem } from './members.js';
 
 /**

@@ -1,14 +1,7 @@
-import {
-  GatewayError,
-  usageOrEstimate,
-  type FinishReason,
-  type JsonObject,
-  type ReasoningState,
-  type ReplyStream,
-  type ReplyToolCall,
-  type ReplyUsage,
-} from '../../src/plugin-api.js';
-import { outputItemId } from './item-ids.js';
+import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
+import { EventWriter, placeOf, type ItemPlace } from './events.js';
 import { contentPart, contentPartJson, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
 import type { ResponsesTurn } from './turn.js';
 
@@ -19,17 +12,9 @@ import type { ResponsesTurn } from './turn.js';
  * with the whole item (an item is closed when the next one begins or the reply finishes); a
  * message's text and refusal are content parts of it, each opened and closed likewise; after
  * completion exactly one terminal event carrying the whole response; on a failure after the 200,
- * the open item closed as `incomplete`, then one `error` event and `response.failed`. Every event
- * has its `type` and a `sequence_number` counting from 0. A Responses reply has one choice: the
- * choice index is not read.
+ * the open item closed as `incomplete`, then one `error` event and `response.failed` (each event
+ * written by events.ts). A Responses reply has one choice: the choice index is not read.
  */
-
-interface ItemPlace {
-  id: string;
-  index: number;
-  /** `"item_id":…,"output_index":…` as JSON text: the first members of every event about the item. */
-  head: string;
-}
 
 /** A message's content part being written. */
 interface OpenPart {
@@ -47,23 +32,10 @@ type OpenItem = ItemPlace &
   );
 type MessageItem = Extract<OpenItem, { kind: 'message' }>;
 
-/** A new item's id (named after its response: item-ids.ts) and place; the id (a prefix, letters and digits) needs no JSON escaping. */
-function placeOf(prefix: 'msg_' | 'rs_' | 'fc_', responseId: string, index: number): ItemPlace {
-  const id = outputItemId(prefix, responseId, index);
-  return { id, index, head: `"item_id":"${id}","output_index":${index}` };
-}
-
-/** The `error` event of a failure after the 200: the reference API's flat fields and our envelope's `error`, so every client finds its shape. */
-export function errorEvent(error: GatewayError, sequence: number): string {
-  const { code, message, param, type } = error;
-  const payload = { type: 'error', sequence_number: sequence, code, message, param, error: { type, code, message, param } };
-  return `event: error\ndata: ${JSON.stringify(payload)}\n\n`;
-}
-
 export class ResponsesStream implements ReplyStream {
   /** Output deltas written so far (text, refusal and argument fragments): the fallback count when a stream is cut short. */
   relayedDeltas = 0;
-  private sequence = 0;
+  private readonly events = new EventWriter();
   private started = false;
   private finished: FinishReason | null = null;
   private open: OpenItem | null = null;
@@ -93,7 +65,7 @@ export class ResponsesStream implements ReplyStream {
     this.started = true;
     // Both events carry the same response object: serialised once.
     const response = `"response":${this.turn.response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })}`;
-    return this.raw('response.created', response) + this.raw('response.in_progress', response);
+    return this.events.raw('response.created', response) + this.events.raw('response.in_progress', response);
   }
 
   reasoning(_choice: number, text: string): string {
@@ -104,10 +76,10 @@ export class ResponsesStream implements ReplyStream {
     const item = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
     if (!item.summary) {
       item.summary = true;
-      out += this.itemEvent('response.reasoning_summary_part.added', item, { summary_index: 0, part: { type: 'summary_text', text: '' } });
+      out += this.events.item('response.reasoning_summary_part.added', item, { summary_index: 0, part: { type: 'summary_text', text: '' } });
     }
     item.text += text;
-    return out + this.itemEvent('response.reasoning_summary_text.delta', item, { summary_index: 0, delta: text });
+    return out + this.events.item('response.reasoning_summary_text.delta', item, { summary_index: 0, delta: text });
   }
 
   /**
@@ -148,7 +120,7 @@ export class ResponsesStream implements ReplyStream {
     out += this.closeItem('completed');
     const item: OpenItem = { kind: 'function_call', ...placeOf('fc_', this.turn.id, this.output.length), toolIndex: index, call: { ...call, arguments: '' } };
     this.open = item;
-    out += this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress', this.turn.tools().namespaced) });
+    out += this.events.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress', this.turn.tools().namespaced) });
     return out + this.toolArguments(0, index, call.arguments);
   }
 
@@ -160,7 +132,7 @@ export class ResponsesStream implements ReplyStream {
     }
     this.relayedDeltas += 1;
     item.call.arguments += fragment;
-    return this.itemEvent('response.function_call_arguments.delta', item, { delta: fragment });
+    return this.events.item('response.function_call_arguments.delta', item, { delta: fragment });
   }
 
   finish(_choice: number, reason: FinishReason): string {
@@ -182,36 +154,14 @@ export class ResponsesStream implements ReplyStream {
   /** The terminal event, after completion (the ledger row and the stored response are committed). */
   done(): string {
     const ending = endingOf(this.finished ?? 'stop');
-    return this.raw(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.final as string}`);
+    return this.events.raw(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.final as string}`);
   }
 
   /** The open item ends `incomplete` (its closing events first, so every item added is done), then the error and `response.failed` with every item. */
   fail(error: GatewayError): string {
     const head = this.start() + this.closeItem('incomplete');
     const response = this.turn.response({ status: 'failed', error: { code: error.code, message: error.message }, incomplete_details: null, output: this.output, usage: null });
-    return head + errorEvent(error, this.sequence++) + this.raw('response.failed', `"response":${response}`);
-  }
-
-  private event(type: string, payload: JsonObject): string {
-    return this.raw(type, JSON.stringify(payload).slice(1, -1));
-  }
-
-  /**
-   * An event from its payload's members as JSON text (`"a":1,"b":2`), after its `type` and
-   * `sequence_number`: the same bytes as JSON.stringify({ type, sequence_number, ...payload })
-   * without copying the payload into a new object (every event's types are our own constants).
-   */
-  private raw(type: string, members: string): string {
-    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++}${members && `,${members}`}}\n\n`;
-  }
-
-  /**
-   * An event about one item: `item_id` and `output_index`, then the payload's members. Written
-   * from text rather than spread into one object (`{ ...at, ...payload }`), which V8 then
-   * serialises several times slower.
-   */
-  private itemEvent(type: string, item: OpenItem, payload: JsonObject): string {
-    return this.raw(type, `${item.head},${JSON.stringify(payload).slice(1, -1)}`);
+    return head + this.events.error(error) + this.events.raw('response.failed', `"response":${response}`);
   }
 
   /**
@@ -226,8 +176,8 @@ export class ResponsesStream implements ReplyStream {
     const part = (this.open as MessageItem).part as OpenPart;
     part.text += text;
     const delta = JSON.stringify(text);
-    if (type === 'output_text') return out + this.raw('response.output_text.delta', `${part.head},"delta":${delta},"logprobs":[]`);
-    return out + this.raw('response.refusal.delta', `${part.head},"delta":${delta}`);
+    if (type === 'output_text') return out + this.events.raw('response.output_text.delta', `${part.head},"delta":${delta},"logprobs":[]`);
+    return out + this.events.raw('response.refusal.delta', `${part.head},"delta":${delta}`);
   }
 
   /** Makes sure an item of `kind` is open (closing another one first): its opening events. */
@@ -239,11 +189,11 @@ export class ResponsesStream implements ReplyStream {
     if (kind === 'reasoning') {
       const item: OpenItem = { kind, ...placeOf('rs_', this.turn.id, index), text: '', summary: false, state: null };
       this.open = item;
-      return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`);
+      return out + this.events.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`);
     }
     const item: OpenItem = { kind, ...placeOf('msg_', this.turn.id, index), parts: [], part: null };
     this.open = item;
-    return out + this.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`);
+    return out + this.events.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`);
   }
 
   /** Makes sure a part of `type` is open in an open message (closing another part, or another item, first): its opening events. */
@@ -254,7 +204,7 @@ export class ResponsesStream implements ReplyStream {
     out += this.closePart(item);
     const part: OpenPart = { type, text: '', head: `${item.head},"content_index":${item.parts.length}` };
     item.part = part;
-    return out + this.raw('response.content_part.added', `${part.head},"part":${contentPartJson(type, '""')}`);
+    return out + this.events.raw('response.content_part.added', `${part.head},"part":${contentPartJson(type, '""')}`);
   }
 
   /** Closes a message's open part, if any: its closing events; the whole part joins the message's content. */
@@ -267,9 +217,9 @@ export class ResponsesStream implements ReplyStream {
     const text = JSON.stringify(part.text);
     const done =
       part.type === 'output_text'
-        ? this.raw('response.output_text.done', `${part.head},"text":${text},"logprobs":[]`)
-        : this.raw('response.refusal.done', `${part.head},"refusal":${text}`);
-    return done + this.raw('response.content_part.done', `${part.head},"part":${contentPartJson(part.type, text)}`);
+        ? this.events.raw('response.output_text.done', `${part.head},"text":${text},"logprobs":[]`)
+        : this.events.raw('response.refusal.done', `${part.head},"refusal":${text}`);
+    return done + this.events.raw('response.content_part.done', `${part.head},"part":${contentPartJson(part.type, text)}`);
   }
 
   /** Closes the open item, if any: its closing events and `response.output_item.done` with the whole item. */
@@ -284,16 +234,16 @@ export class ResponsesStream implements ReplyStream {
       done = messageItem(item.id, item.parts, status);
     } else if (item.kind === 'function_call') {
       done = functionCallItem(item.id, item.call, status, this.turn.tools().namespaced);
-      out += this.itemEvent('response.function_call_arguments.done', item, { name: done['name'], arguments: item.call.arguments });
+      out += this.events.item('response.function_call_arguments.done', item, { name: done['name'], arguments: item.call.arguments });
     } else {
       if (item.summary) {
-        out += this.itemEvent('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });
-        out += this.itemEvent('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
+        out += this.events.item('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });
+        out += this.events.item('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
       }
       done = reasoningItem(item.id, item.text, item.state, status);
       this.unsigned = item.state ? null : { position: this.output.length, id: item.id, text: item.text };
     }
     this.output.push(done);
-    return out + this.raw('response.output_item.done', `"output_index":${item.index},"item":${JSON.stringify(done)}`);
+    return out + this.events.raw('response.output_item.done', `"output_index":${item.index},"item":${JSON.stringify(done)}`);
   }
 }

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { invalidRequest, isObject, objectSchema, type Call, type JsonObject, type ToolSpec } from '../../src/plugin-api.js';
+import { invalidRequest, type Call, type JsonObject } from '../../src/plugin-api.js';
+import { objectSchema } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
+import type { ToolSpec } from '../../src/toolkit/neutral.js';
 
 /**
  * The `tools` of a Responses request as the vendors are offered them ("Clients as shipped",

@@ -1,4 +1,5 @@
-import { GatewayError, mintTimedId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { mintTimedId } from '../../src/toolkit/ids.js';
 import { inputItems } from './read.js';
 import { echoMembers, echoOf } from './response.js';
 import { planTools, type ToolPlan } from './tools.js';

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { cycleOf, definePlugin, formatUsd, GatewayError, handled, sendJson } from '../../src/plugin-api.js';
+import { cycleOf, definePlugin, formatUsd, GatewayError } from '../../src/plugin-api.js';
+import { handled, sendJson } from '../../src/toolkit/routes.js';
 import { ledgerRow } from './ledger-row.js';
 import { usageReport } from './usage-report.js';
 

@@ -1,5 +1,7 @@
 import { collectDefaultMetrics } from 'prom-client';
-import { definePlugin, hashSecret, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, presentedBearer, sendError } from '../../src/plugin-api.js';
+import { definePlugin } from '../../src/plugin-api.js';
+import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, presentedBearer, sendError } from '../../src/toolkit/routes.js';
+import { hashSecret } from '../../src/toolkit/secrets.js';
 import { GatewaySeries } from './series.js';
 
 /**

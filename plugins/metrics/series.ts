@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { adjustedParamLabel, costOf, type Call } from '../../src/plugin-api.js';
+import { costOf, type Call, type SettledCall } from '../../src/plugin-api.js';
 
 /**
  * The gateway's series. Every label value comes from configuration or a fixed set — the
@@ -15,6 +15,12 @@ export const OVERHEAD_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 
 /** Label value for calls refused before their model was known (401, 400). */
 const NONE = 'none';
+
+/**
+ * The label for an adjusted parameter: indices dropped (`tools[7].type` → `tools[].type`), so the
+ * label's values are bounded by the gateway's own parameter names, never by a caller's request.
+ */
+const adjustedParamLabel = (param: string): string => param.replace(/\[\d+\]/g, '[]');
 
 const statusClass = (status: number): string => (status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : NONE);
 
@@ -163,7 +169,7 @@ export class GatewaySeries {
   }
 
   /** Everything about a finished call, once (from onComplete). */
-  completed(call: Call): void {
+  completed(call: SettledCall): void {
     if (this.flying.delete(call)) this.inFlight.dec();
     const model = call.model;
     const id = model?.id ?? NONE;

@@ -1,5 +1,7 @@
 import type { Router } from 'express';
-import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock, type IncidentImpact, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type Catalogue, type Clock, type IncidentImpact, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
+import { compileSchema } from '../../src/toolkit/json.js';
+import { handled, sendJson, validBody } from '../../src/toolkit/routes.js';
 import { incidentJson } from './report.js';
 
 /** `/admin/v1/incidents`: operators open, update and resolve incidents shown on /status. */

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { definePlugin, OPERATOR_PORT_PROPERTIES, placeOperatorRoutes, type Call } from '../../src/plugin-api.js';
+import { definePlugin, type Call } from '../../src/plugin-api.js';
+import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/toolkit/routes.js';
 import { mountIncidentRoutes } from './incident-routes.js';
 import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';

@@ -1,4 +1,4 @@
-import { html, SafeHtml } from '../../src/plugin-api.js';
+import { html, SafeHtml } from '../../src/toolkit/routes.js';
 import { STATE_TEXT, WINDOWS, type IncidentJson, type ModelStatus, type StatusReport, type Uptime } from './report.js';
 
 /** The public status page: server-rendered HTML (no script), every value escaped. */

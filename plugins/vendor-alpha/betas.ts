@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import { cutForLog, isObject, type JsonObject } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import { cutForLog } from '../../src/toolkit/secrets.js';
 
 /**
  * Which `anthropic-beta` values of a Messages caller reach the alpha upstream, value by value:

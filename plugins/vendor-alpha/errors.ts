@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamError, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import { upstreamError } from '../../src/toolkit/vendor.js';
 
 /**
  * Alpha error bodies (`{"type":"error","error":{"type","message"}}`) → our envelope (docs/vendor-formats.md#alpha-errors). The error type names the status where the HTTP status does not (an overloaded

@@ -1,4 +1,6 @@
-import { decodeReasoningState, isObject, type JsonObject } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import { decodeReasoningState } from '../../src/toolkit/neutral.js';
 
 /**
  * Thinking blocks a Messages caller hands back whose signature is the gateway's envelope

@@ -2,21 +2,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   GatewayError,
   invalidRequest,
-  ledgerUsage,
-  parseUpstreamJson,
-  type ErrorFormat,
   type JsonObject,
   type ModelEntry,
   type Operation,
-  type ReplyUsage,
-  type SseEvent,
-  type StreamTranslator,
-  type TranslatedBody,
-  type Translator,
-  type UpstreamRequest,
   type Usage,
   type ResolvedCall,
 } from '../../src/plugin-api.js';
+import type { ErrorFormat } from '../../src/toolkit/ingress.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { ledgerUsage, type ReplyUsage, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import type { SseEvent } from '../../src/toolkit/sse.js';
+import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { betasNeededBy, type BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
 import { upstreamBody, withMember } from './exact-edits.js';

@@ -1,4 +1,6 @@
-import { invalidRequest, refuseToolNameClash, withReplayableTurns, type NeutralRequest, type JsonObject, type ModelEntry, type Part, type ToolChoice } from '../../src/plugin-api.js';
+import { invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { refuseToolNameClash, type NeutralRequest, type Part, type ToolChoice } from '../../src/toolkit/neutral.js';
+import { withReplayableTurns } from '../../src/toolkit/vendor.js';
 import { alphaStructured, JSON_TOOL, type Adjust } from './structured.js';
 import { alphaThinking } from './thinking.js';
 

@@ -1,4 +1,6 @@
-import { ledgerUsage, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage, type Usage } from '../../src/plugin-api.js';
+import type { JsonObject, Usage } from '../../src/plugin-api.js';
+import { ledgerUsage, type FinishReason, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import { tokenCount } from '../../src/toolkit/vendor.js';
 import { JSON_TOOL } from './structured.js';
 
 /** Alpha message → the neutral reply (docs/vendor-formats.md#alpha-response). */

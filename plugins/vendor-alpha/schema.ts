@@ -1,4 +1,5 @@
-import { foldedDescription, unresolvableRefs, withDefsNamedDefs, type JsonObject } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { foldedDescription, unresolvableRefs, withDefsNamedDefs } from '../../src/toolkit/json-schema.js';
 
 /**
  * A JSON Schema rewritten into the subset alpha's structured outputs compile into a grammar

@@ -1,4 +1,4 @@
-import { planReply, type SimRequest, type SimRoute } from '../../src/plugin-api.js';
+import { planReply, type SimRequest, type SimRoute } from '../../src/toolkit/simulator.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { unresolvableRefs } from '../../src/plugin-api.js';
+import { unresolvableRefs } from '../../src/toolkit/json-schema.js';
 
 /**
  * The simulator's checks of what alpha compiles into a grammar (`output_config.format`, tools

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { SimChoice } from '../../src/plugin-api.js';
+import type { SimChoice } from '../../src/toolkit/simulator.js';
 
 /**
  * Extended thinking in the alpha simulator, as the vendor does it: `thinking` (`enabled` with a

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
 import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
 import { alphaCountRoute } from './simulator-count.js';
 import { checkStructuredOutputs, SchemaRefused } from './simulator-schema.js';

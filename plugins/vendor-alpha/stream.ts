@@ -1,4 +1,8 @@
-import { GatewayError, parseUpstreamJson, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject, type Usage } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import type { ReasoningState, ReplyStream, ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { SseEvent } from '../../src/toolkit/sse.js';
+import type { StreamTranslator } from '../../src/toolkit/vendor.js';
 import { alphaStreamError } from './errors.js';
 import { JSON_TOOL } from './structured.js';
 import { alphaFinish, alphaRefusal, alphaStreamUsage, alphaUsage, thinkingState } from './response.js';

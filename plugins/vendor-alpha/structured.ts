@@ -1,4 +1,6 @@
-import { describedSchema, type Call, type JsonObject, type NeutralRequest, type ToolSpec } from '../../src/plugin-api.js';
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { describedSchema } from '../../src/toolkit/json-schema.js';
+import type { NeutralRequest, ToolSpec } from '../../src/toolkit/neutral.js';
 import { alphaStrictSchema, type AlphaSchema } from './schema.js';
 
 /**

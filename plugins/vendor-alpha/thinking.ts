@@ -1,4 +1,6 @@
-import { invalidRequest, reasoningPlan, unsupportedSetting, type JsonObject, type ModelEntry, type NeutralRequest } from '../../src/plugin-api.js';
+import { invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import type { NeutralRequest } from '../../src/toolkit/neutral.js';
+import { reasoningPlan, unsupportedSetting } from '../../src/toolkit/vendor.js';
 
 /**
  * Alpha's thinking settings from what the caller asked of the model's reasoning

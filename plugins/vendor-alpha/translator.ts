@@ -1,5 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, parseUpstreamJson, type ResolvedCall, type ModelEntry, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import type { ReplyOutput, TranslatedBody } from '../../src/toolkit/neutral.js';
+import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';

@@ -1,4 +1,6 @@
-import { GatewayError, textTokens, type EmbeddingsRequest, type JsonObject } from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { EmbeddingsRequest } from '../../src/toolkit/reference-format.js';
+import { textTokens } from '../../src/toolkit/token-estimate.js';
 
 /** Reference embeddings ⇄ beta `:batchEmbedContents` (one entry per input, in order). */
 

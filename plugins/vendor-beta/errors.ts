@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamError, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import { upstreamError } from '../../src/toolkit/vendor.js';
 
 /**
  * Beta error bodies (`{"error":{"code","message","status","details"}}`, also wrapped in an

@@ -1,4 +1,5 @@
-import type { Call, ReleaseImages } from '../../src/plugin-api.js';
+import type { Call } from '../../src/plugin-api.js';
+import type { ReleaseImages } from '../../src/toolkit/remote-images.js';
 
 /**
  * The image budget's leases of a call's inlined remote images. They are given back when the

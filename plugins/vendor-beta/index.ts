@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Gauge } from 'prom-client';
-import { ByteBudget, definePlugin, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/plugin-api.js';
+import { definePlugin } from '../../src/plugin-api.js';
+import { ByteBudget, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/toolkit/remote-images.js';
 import { releaseImages } from './held-images.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';

@@ -1,18 +1,14 @@
+import { GatewayError, invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { describedSchema } from '../../src/toolkit/json-schema.js';
 import {
-  describedSchema,
-  GatewayError,
-  invalidRequest,
   refuseToolNameClash,
-  replaysNone,
-  withReplayableTurns,
-  type JsonObject,
-  type ModelEntry,
   type NeutralRequest,
   type Part,
   type ToolChoice,
   type ToolSpec,
   type Turn,
-} from '../../src/plugin-api.js';
+} from '../../src/toolkit/neutral.js';
+import { replaysNone, withReplayableTurns } from '../../src/toolkit/vendor.js';
 import { betaSchema } from './schema.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
 import { textTurnId, UNKNOWN_SIGNATURE } from './thought-signatures.js';

@@ -1,4 +1,7 @@
-import { mintId, tokenCount, type FinishReason, type JsonObject, type ReasoningState, type Reply, type ReplyChoice, type ReplyToolCall, type ReplyUsage } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { mintId } from '../../src/toolkit/ids.js';
+import type { FinishReason, ReasoningState, Reply, ReplyChoice, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import { tokenCount } from '../../src/toolkit/vendor.js';
 import { referenceLogprobs } from './logprobs.js';
 
 /** Beta `GenerateContentResponse` → the neutral reply (docs/vendor-formats.md#beta-response). */

@@ -1,4 +1,5 @@
-import { foldedDescription, isSchemaObject, withDefsNamedDefs, type JsonObject } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { foldedDescription, isSchemaObject, withDefsNamedDefs } from '../../src/toolkit/json-schema.js';
 
 /**
  * A JSON Schema written with the keywords beta enforces in `responseJsonSchema` and

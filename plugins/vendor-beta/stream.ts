@@ -1,4 +1,8 @@
-import { GatewayError, ledgerUsage, parseUpstreamJson, tokenCount, type JsonObject, type ReasoningState, type ReplyStream, type ReplyUsage, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject, type Usage } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { ledgerUsage, type ReasoningState, type ReplyStream, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { SseEvent } from '../../src/toolkit/sse.js';
+import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
 import { betaStreamError } from './errors.js';
 import { referenceLogprobs } from './logprobs.js';
 import { betaFinish, betaUsage, partsOf, readPart, type RememberSignature } from './response.js';

@@ -1,4 +1,6 @@
-import { reasoningPlan, unsupportedSetting, type JsonObject, type ModelEntry, type NeutralRequest, type Part, type Turn } from '../../src/plugin-api.js';
+import type { JsonObject, ModelEntry } from '../../src/plugin-api.js';
+import type { NeutralRequest, Part, Turn } from '../../src/toolkit/neutral.js';
+import { reasoningPlan, unsupportedSetting } from '../../src/toolkit/vendor.js';
 
 /**
  * Beta's thinking (docs/reasoning.md#beta): `generationConfig.thinkingConfig` from what the

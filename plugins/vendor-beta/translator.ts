@@ -1,5 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { countAnswer, embeddingsBody, estimatedReplyUsage, GatewayError, inlineRemoteImages, invalidRequest, parseEmbeddingsRequest, parseUpstreamJson, type ResolvedCall, type ReplyOutput, type EmbeddingsRequest, type GuardedFetcher, type ModelEntry, type StreamTranslator, type TranslatedBody, type Translator, type UpstreamRequest } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { embeddingsBody, parseEmbeddingsRequest, type EmbeddingsRequest } from '../../src/toolkit/reference-format.js';
+import { inlineRemoteImages, type GuardedFetcher } from '../../src/toolkit/remote-images.js';
+import { estimatedReplyUsage } from '../../src/toolkit/token-estimate.js';
+import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors, embeddingTokens } from './embeddings.js';
 import { betaError } from './errors.js';

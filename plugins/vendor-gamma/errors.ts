@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamError, type GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import { upstreamError } from '../../src/toolkit/vendor.js';
 
 /**
  * Gamma error bodies (`{"error":{"message","type","param","code"}}`, the reference format's

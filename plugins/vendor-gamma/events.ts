@@ -1,15 +1,8 @@
-import {
-  GatewayError,
-  ledgerUsage,
-  parseUpstreamJson,
-  tokenCount,
-  type JsonObject,
-  type ReplyStream,
-  type ReplyUsage,
-  type SseEvent,
-  type StreamTranslator,
-  type Usage,
-} from '../../src/plugin-api.js';
+import { GatewayError, type JsonObject, type Usage } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { ledgerUsage, type ReplyStream, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { SseEvent } from '../../src/toolkit/sse.js';
+import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
 import { gammaStreamError } from './errors.js';
 import { gammaFinish, gammaReplyUsage } from './reply.js';
 import { plainTextDelta } from './text-delta.js';

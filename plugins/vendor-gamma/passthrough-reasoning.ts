@@ -1,4 +1,7 @@
-import { isObject, reasoningPlan, type JsonObject, type ModelEntry, type ReasoningEffort } from '../../src/plugin-api.js';
+import type { JsonObject, ModelEntry } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import type { ReasoningEffort } from '../../src/toolkit/neutral.js';
+import { reasoningPlan } from '../../src/toolkit/vendor.js';
 
 /**
  * Reasoning in a chat body sent to gamma as it came (docs/reasoning.md#gamma): `reasoning_effort`

@@ -1,4 +1,6 @@
-import { tokenCount, type FinishReason, type JsonObject, type Reply, type ReplyChoice, type ReplyUsage } from '../../src/plugin-api.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import type { FinishReason, Reply, ReplyChoice, ReplyUsage } from '../../src/toolkit/neutral.js';
+import { tokenCount } from '../../src/toolkit/vendor.js';
 
 /** A reference chat completion from the gamma upstream → the neutral reply (for callers of another format). */
 

@@ -1,21 +1,16 @@
 import { createHash } from 'node:crypto';
+import { invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
+import { strictCompatible } from '../../src/toolkit/json-schema.js';
 import {
-  invalidRequest,
-  reasoningPlan,
   refuseToolNameClash,
-  replaysNone,
-  strictCompatible,
-  unsupportedSetting,
-  withReplayableTurns,
-  type JsonObject,
-  type ModelEntry,
   type NeutralRequest,
   type Part,
   type ResponseFormat,
   type StrictAsk,
   type ToolChoice,
   type Turn,
-} from '../../src/plugin-api.js';
+} from '../../src/toolkit/neutral.js';
+import { reasoningPlan, replaysNone, unsupportedSetting, withReplayableTurns } from '../../src/toolkit/vendor.js';
 
 /**
  * The neutral request → a reference chat request for the gamma upstream (whose wire format is

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { embedText, faultFromDirectives, float32Base64, planReply, readDirectives, SimServer, type ReplyPlan, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/plugin-api.js';
+import { float32Base64 } from '../../src/toolkit/reference-format.js';
+import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
 
 /**
  * Simulator of the gamma family's upstream, which speaks the reference format itself

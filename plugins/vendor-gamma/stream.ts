@@ -1,4 +1,9 @@
-import { estimatedPrompt, GatewayError, parseUpstreamJson, referenceUsage, SSE_DONE, sseErrorFrame, tokenCount, type Call, type JsonObject, type SseEvent, type StreamTranslator, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject, type Usage } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { referenceUsage } from '../../src/toolkit/reference-format.js';
+import { SSE_DONE, sseErrorFrame, type SseEvent } from '../../src/toolkit/sse.js';
+import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
+import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
 import { gammaStreamError } from './errors.js';
 
 /**

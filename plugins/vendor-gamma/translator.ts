@@ -1,5 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { countAnswer, estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, GatewayError, invalidRequest, parseUpstreamJson, type Call, type JsonObject, type LocalAnswer, type ReplyOutput, type StreamTranslator, type TranslatedBody, type Translator, textTokens, type UpstreamRequest, type Usage } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type Call, type JsonObject, type Usage } from '../../src/plugin-api.js';
+import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, textTokens } from '../../src/toolkit/token-estimate.js';
+import type { LocalAnswer, StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { gammaError } from './errors.js';
 import { GammaEvents } from './events.js';
 import { gammaReply } from './reply.js';

@@ -24,9 +24,3 @@ export interface Adjustment {
 /** The header value for a call's adjustments. */
 export const adjustedHeader = (adjustments: readonly Adjustment[]): string =>
   adjustments.map(({ param, action }) => `${param}=${action}`).join(', ');
-
-/**
- * The metric's label for a parameter: indices dropped (`tools[7].type` → `tools[].type`), so the
- * label's values are bounded by the gateway's own parameter names, never by a caller's request.
- */
-export const adjustedParamLabel = (param: string): string => param.replace(/\[\d+\]/g, '[]');

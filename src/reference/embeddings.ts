@@ -1,6 +1,6 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
-import { refuseUnknownFields } from './chat-params.js';
+import { refuseUnknownFields } from './unknown-fields.js';
 
 /**
  * The reference `/v1/embeddings` shapes for families whose vendor speaks another format:

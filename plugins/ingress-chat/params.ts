@@ -1,6 +1,6 @@
-import type { JsonObject } from '../chain/call.js';
-import { invalidRequest, type GatewayError } from '../http/errors.js';
-import { isObject } from './sequence.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { isObject } from '../../src/toolkit/json.js';
+import { unknownParameter } from '../../src/toolkit/reference-format.js';
 
 /**
  * Every chat-completions parameter the gateway knows (docs/formats/chat.md has a row for each),
@@ -62,19 +62,5 @@ export function refuseUntranslatable(body: JsonObject, adjust: Adjust): void {
   }
   if (typeof body['top_logprobs'] === 'number' && body['top_logprobs'] > 0 && body['logprobs'] !== true) {
     throw invalidRequest('top_logprobs needs logprobs: true.', 'top_logprobs');
-  }
-}
-
-/** The 400 of a field a translation would drop unseen; `what` says what kind of parameter it is not. */
-const unknownParameter = (field: string, what: string): GatewayError =>
-  invalidRequest(`${field} is not ${what} the gateway knows for this model; it is refused rather than dropped.`, field);
-
-/**
- * For another body a vendor translation reads (legacy completions, embeddings): refuses the
- * first field not among `known`, as refuseUntranslatable does for chat. Null values ask nothing.
- */
-export function refuseUnknownFields(body: JsonObject, known: ReadonlySet<string>, what: string): void {
-  for (const [field, value] of Object.entries(body)) {
-    if (value !== null && !known.has(field)) throw unknownParameter(field, what);
   }
 }

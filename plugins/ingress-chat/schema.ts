@@ -1,8 +1,7 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { EndpointName } from '../chain/call.js';
-import { compileSchema } from '../config/validate.js';
-import { schemaReason } from '../config/schema-reason.js';
-import { REASONING_EFFORTS } from '../neutral/request.js';
+import type { ValidateFunction } from 'ajv';
+import { schemaProblem, type RequestProblem } from '../../src/toolkit/ingress.js';
+import { compileSchema } from '../../src/toolkit/json.js';
+import { REASONING_EFFORTS } from '../../src/toolkit/neutral.js';
 
 /**
  * JSON Schemas of the reference-format request bodies: the fields the gateway relies on are
@@ -144,43 +143,14 @@ const embeddingsSchema = {
   },
 } as const;
 
-const VALIDATORS: Partial<Record<EndpointName, ValidateFunction>> = {
+const VALIDATORS: Partial<Record<string, ValidateFunction>> = {
   'chat.completions': compileSchema(chatSchema),
   completions: compileSchema(completionsSchema),
   embeddings: compileSchema(embeddingsSchema),
 };
 
-export interface RequestProblem {
-  /** The field at fault in the reference format's notation, e.g. `messages[0].role`. */
-  param: string;
-  message: string;
-}
-
-/** `/messages/0/role` → `messages[0].role`. */
-function paramOf(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').slice(1);
-  if (error.keyword === 'required') segments.push(String(error.params['missingProperty']));
-  if (error.keyword === 'additionalProperties') segments.push(String(error.params['additionalProperty']));
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
-}
-
-function reasonOf(error: ErrorObject): string {
-  if (error.keyword === 'anyOf') return 'has an invalid value';
-  if (error.keyword === 'additionalProperties') return 'is not a parameter the gateway knows';
-  return schemaReason(error);
-}
-
 /** The first problem with a request body for an endpoint, or undefined if it is well-formed. */
-export function checkRequestBody(endpoint: EndpointName, body: unknown): RequestProblem | undefined {
+export function checkRequestBody(endpoint: string, body: unknown): RequestProblem | undefined {
   const validate = VALIDATORS[endpoint];
   return validate ? schemaProblem(validate, body) : undefined;
-}
-
-/** The first problem a compiled schema finds in a body, named in the dotted notation (`input[2].call_id`), or undefined. */
-export function schemaProblem(validate: ValidateFunction, body: unknown): RequestProblem | undefined {
-  if (validate(body)) return undefined;
-  const error = validate.errors?.[0];
-  if (!error) return { param: 'body', message: 'The request body is invalid.' };
-  const param = paramOf(error) || 'body';
-  return { param, message: `${param} ${reasonOf(error)}.` };
 }

@@ -1,7 +1,6 @@
-import type { JsonObject } from '../chain/call.js';
-import { invalidRequest } from '../http/errors.js';
-import { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from './members.js';
-import { isObject } from './sequence.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
 
 /**
  * The members of a chat body's nested objects that the reader maps or accepts with no effect,
@@ -14,7 +13,7 @@ import { isObject } from './sequence.js';
  */
 
 const MESSAGES: Readonly<Record<string, Members>> = {
-  // A participant's `name` is read to be announced as left out (chat-request.ts).
+  // A participant's `name` is read to be announced as left out (read.ts).
   system: members('role', 'content', 'name'),
   developer: members('role', 'content', 'name'),
   user: members('role', 'content', 'name'),

@@ -1,24 +1,11 @@
-import type { JsonObject } from '../chain/call.js';
-import { encodeReasoningState } from '../neutral/reasoning-state.js';
-import type { Reply, ReplyChoice, ReplyEnvelope, ReplyUsage } from '../neutral/reply.js';
-import type { ReasoningState } from '../neutral/request.js';
+import type { JsonObject } from '../../src/plugin-api.js';
+import { encodeReasoningState, type Reply, type ReplyChoice, type ReplyEnvelope, type ReasoningState } from '../../src/toolkit/neutral.js';
+import { referenceUsage } from '../../src/toolkit/reference-format.js';
 
 /**
- * The neutral reply (src/neutral/reply.ts) rendered into the reference format: a chat
+ * The neutral reply rendered into the reference format: a chat
  * completion, or a legacy text completion for `/v1/completions`.
  */
-
-/** Reference usage: prompt + completion = total always; details only where the vendor gave them. */
-export function referenceUsage(usage: ReplyUsage): JsonObject {
-  const out: JsonObject = {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-  };
-  if (usage.cachedTokens) out['prompt_tokens_details'] = { cached_tokens: usage.cachedTokens };
-  if (usage.reasoningTokens) out['completion_tokens_details'] = { reasoning_tokens: usage.reasoningTokens };
-  return out;
-}
 
 /**
  * A reasoning run's state as a `thinking_blocks` entry the caller hands back unchanged

@@ -1,12 +1,9 @@
-import type { Call } from '../chain/call.js';
-import type { ReplyOutput } from '../chain/ingress.js';
-import type { TranslatedBody } from '../chain/translator.js';
-import { GatewayError } from '../http/errors.js';
-import { ledgerUsage, type Reply, type ReplyEnvelope } from '../neutral/reply.js';
-import { estimatedPrompt } from '../neutral/token-estimate.js';
-import { mintId } from './ids.js';
-import { chatCompletionBody, textCompletionBody } from './reply.js';
-import { ReferenceStreamWriter } from './stream-writer.js';
+import { GatewayError, type Call } from '../../src/plugin-api.js';
+import { mintId } from '../../src/toolkit/ids.js';
+import { ledgerUsage, type Reply, type ReplyEnvelope, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
+import { chatCompletionBody, textCompletionBody } from './render.js';
+import { ReferenceStreamWriter } from './stream.js';
 
 /**
  * How a reply is written in the reference format for one call: a chat completion (or a legacy

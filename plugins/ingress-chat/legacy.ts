@@ -1,11 +1,10 @@
-import type { JsonObject } from '../chain/call.js';
-import { invalidRequest } from '../http/errors.js';
-import { refuseUnknownFields } from './chat-params.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { refuseUnknownFields } from '../../src/toolkit/reference-format.js';
 
 /**
  * Legacy `/v1/completions` for families without a native completions endpoint: the request
  * becomes a one-message chat request for the family's chat translator, and the reply is
- * rendered back as `text_completion` (see reply.ts and stream-writer.ts).
+ * rendered back as `text_completion` (see render.ts and stream.ts).
  */
 
 /** Chat fields a legacy request carries over unchanged (the chat translation then maps or refuses each). */

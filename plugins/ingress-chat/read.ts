@@ -1,17 +1,25 @@
-import type { JsonObject } from '../chain/call.js';
-import { invalidRequest } from '../http/errors.js';
-import { decodeReasoningState } from '../neutral/reasoning-state.js';
-import type { NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ResponseFormat, ToolChoice, ToolSpec } from '../neutral/request.js';
-import { refuseUnknownMembers } from './chat-members.js';
-import { refuseApproximation, refuseUntranslatable, type Adjust } from './chat-params.js';
-import { imageSource, isObject, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from './sequence.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
+import {
+  decodeReasoningState,
+  type NeutralRequest,
+  type Part,
+  type ReasoningEffort,
+  type ReasoningRequest,
+  type ResponseFormat,
+  type ToolChoice,
+  type ToolSpec,
+} from '../../src/toolkit/neutral.js';
+import { refuseUnknownMembers } from './members.js';
+import { refuseApproximation, refuseUntranslatable, type Adjust } from './params.js';
 
 /**
- * A reference-format chat request read into the neutral request (src/neutral/request.ts), with the message-sequence
- * rules every non-reference vendor needs already applied (src/reference/sequence.ts,
+ * A reference-format chat request read into the neutral request (src/toolkit/neutral.ts), with the message-sequence
+ * rules every non-reference vendor needs already applied (the ingress toolkit's TurnSequence,
  * docs/vendor-formats.md#message-sequence-normalisation). Anything a vendor could not take is a
  * 400 naming the field, e.g. `messages[2].tool_calls[0].function.arguments`, and so is a
- * parameter the neutral request does not carry (chat-params.ts). Only translated families read
+ * parameter the neutral request does not carry (params.ts). Only translated families read
  * a chat body this way: gamma is sent the caller's body.
  */
 
@@ -166,7 +174,7 @@ function readReasoning(raw: unknown): ReasoningRequest | null {
   return typeof raw === 'string' ? { kind: 'effort', effort: raw as ReasoningEffort, param: 'reasoning_effort' } : null;
 }
 
-/** Reads a chat request body that passed the reference schema (src/reference/request-schemas.ts); `adjust` announces what is approximated. */
+/** Reads a chat request body that passed the reference schema (schema.ts); `adjust` announces what is approximated. */
 export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApproximation): NeutralRequest {
   refuseUntranslatable(body, adjust);
   refuseUnknownMembers(body);

@@ -1,11 +1,9 @@
-import type { JsonObject } from '../chain/call.js';
-import type { FinishReason, ReplyEnvelope, ReplyToolCall, ReplyUsage } from '../neutral/reply.js';
-import type { ReasoningState } from '../neutral/request.js';
-import type { ReplyStream } from '../chain/ingress.js';
-import type { GatewayError } from '../http/errors.js';
-import { SSE_DONE, sseErrorFrame } from '../http/respond.js';
-import { usageOrEstimate } from '../neutral/token-estimate.js';
-import { referenceUsage, thinkingBlock } from './reply.js';
+import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import type { FinishReason, ReasoningState, ReplyEnvelope, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import { referenceUsage } from '../../src/toolkit/reference-format.js';
+import { SSE_DONE, sseErrorFrame } from '../../src/toolkit/sse.js';
+import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
+import { thinkingBlock } from './render.js';
 
 /**
  * Writes the reference format's SSE chunks for one streamed reply, so that every vendor

@@ -1,0 +1,10 @@
+/**
+ * Keys, credentials and keeping secrets out of what the gateway writes: the caller's bearer and
+ * credential headers, key material (hashing, constant-time comparison, importable prefixes), and
+ * redaction for logs and stored bodies. Used by the auth plugin and by any plugin that logs or
+ * stores what a caller or upstream sent.
+ */
+
+export { bearerToken, isCredentialHeader, repeatedCredential } from '../http/credential-headers.js';
+export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from '../keys/key-material.js';
+export { cutForLog, withoutSecrets } from '../http/redact.js';
