@@ -28,7 +28,7 @@ export { html, SafeHtml } from './http/html.js';
 export { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from './http/side-server.js';
 
 // Keys and credentials.
-export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from './keys/key-material.js';
+export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN, randomToken } from './keys/key-material.js';
 export { bearerToken, isCredentialHeader, repeatedCredential } from './http/credential-headers.js';
 
 // The catalogue, money and billing.
@@ -41,10 +41,9 @@ export type { Cost } from './catalogue/cost.js';
 export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
-// The store a plugin's setup receives.
-export type { CycleSpend, KeyRecord, LedgerRow, ResponseStore, SpendLimit, Store, StoredResponse } from './store/store.js';
-export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
-export type { AttemptCount, EndpointTotals, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+// The store a plugin's setup receives, and the seam through which a plugin keeps state of its own.
+export type { CycleSpend, KeyRecord, LedgerRow, SpendLimit, Store } from './store/store.js';
+export type { BatchWriter, ExtensionMigration, PostgresHandle, SqliteHandle, StoreExtension } from './store/extension.js';
 
 // Retries.
 export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.js';

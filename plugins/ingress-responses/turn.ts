@@ -1,4 +1,5 @@
-import { GatewayError, mintTimedId, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { GatewayError, mintTimedId, type Call, type JsonObject } from '../../src/plugin-api.js';
+import type { StoredResponse } from './store/responses.js';
 import { inputItems } from './read.js';
 import { echoMembers, echoOf } from './response.js';
 import { planTools, type ToolPlan } from './tools.js';

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
-import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock, type IncidentImpact, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
+import { compileSchema, GatewayError, handled, invalidRequest, sendJson, validBody, type Catalogue, type Clock } from '../../src/plugin-api.js';
+import type { IncidentImpact, IncidentStatus, StatusStore } from './store/status.js';
 import { incidentJson } from './report.js';
 
 /** `/admin/v1/incidents`: operators open, update and resolve incidents shown on /status. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Gauge } from 'prom-client';
 import { ByteBudget, definePlugin, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/plugin-api.js';
 import { releaseImages } from './held-images.js';
+import { SIGNATURE_STATE } from './store/state.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';
 
@@ -53,7 +54,7 @@ export default definePlugin<BetaConfig>({
       },
     },
   },
-  setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config) {
+  async setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config) {
     const images = config.remote_images;
     const budget = new ByteBudget(images.max_bytes_held, images.budget_wait_ms);
     new Gauge({
@@ -72,7 +73,7 @@ export default definePlugin<BetaConfig>({
         budget,
         ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
       }),
-      signatures: new ThoughtSignatures(store.signatures, clock, log),
+      signatures: new ThoughtSignatures(await store.extend(SIGNATURE_STATE), clock, log),
     };
     const pruner = setInterval(() => void services.signatures.prune(), PRUNE_EVERY_MS);
     pruner.unref();

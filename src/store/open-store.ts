@@ -73,9 +73,7 @@ function storeParts(store: Store): Store {
     ledger: store.ledger,
     rates: store.rates,
     lockouts: store.lockouts,
-    signatures: store.signatures,
-    status: store.status,
-    responses: store.responses,
+    extend: (extension) => store.extend(extension),
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),
   };
