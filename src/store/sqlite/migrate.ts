@@ -34,12 +34,12 @@ function applyTrack(db: Db, migrations: readonly ExtensionMigration[], track: Tr
 }
 
 /** Applies the core's pending migrations; answers the versions this call applied. */
-export function migrate(db: Db): number[] {
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  return applyTrack(db, MIGRATIONS, {
+  return applyTrack(db, migrations, {
     applied: (version) => applied.get(version) !== undefined,
     record: (migration) => record.run(migration.version, migration.name, Date.now()),
     present: () => false,
