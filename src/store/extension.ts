@@ -80,7 +80,7 @@ export class OpenedExtensions {
 
   get<T extends object>(extension: StoreExtension<T>, open: () => Promise<T>): Promise<T> {
     const known = this.opened.get(extension.name);
-    if (known && known.extension !== extension) throw new Error(`the store already has an extension named ${extension.name}`);
+    if (known && known.extension !== extension) return Promise.reject(new Error(`the store already has an extension named ${extension.name}`));
     if (known) return known.store as Promise<T>;
     const store = open();
     this.opened.set(extension.name, { extension, store });
