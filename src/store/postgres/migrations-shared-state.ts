@@ -6,7 +6,9 @@
 import type { Migration } from '../migration.js';
 import { GRANT_FUNCTION } from './functions-grants.js';
 import { ADMIT_RUNS_FUNCTION } from './functions-runs.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
+import { KEYS_CHANGED_TRIGGERS } from './functions-keys.js';
+import { RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3 } from './functions-rate.js';
 
 export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
   {
