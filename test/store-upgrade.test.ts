@@ -21,7 +21,8 @@ import { contract, postgresDatabase, sqliteDatabase, type TestDatabase } from '.
  * — without creating a table it has ("table already exists").
  */
 
-const STATES: ReadonlyArray<StoreExtension<object>> = [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE];
+/** In the order withPluginStates opens them. */
+const STATES: ReadonlyArray<StoreExtension<object>> = [SIGNATURE_STATE, STATUS_STATE, RESPONSE_STATE];
 
 /**
  * The core's migrations as they shipped before the split: the core's list now with every plugin
@@ -93,17 +94,19 @@ async function freshSchema(t: Test, backend: TestDatabase['backend']): Promise<u
 for (const upTo of [22, 15]) {
   contract(`a database the core migrated up to ${upTo} before the split upgrades without loss, to the schema of a fresh one`, async (t, db) => {
     await shippedDatabase(db, upTo);
-    const applied: number[][] = [];
-    const store = await withPluginStates(await db.open({ onMigrated: (versions) => applied.push([...versions]) }));
-    const pending = SHIPPED[db.backend].filter((m) => m.version > upTo && MIGRATIONS.some((core) => core.version === m.version)).map((m) => m.version);
-    t.same(applied, pending.length ? [pending] : [], "the core applies only its own migrations it lacked");
+    const applied: Array<{ track: string; versions: number[] }> = [];
+    const store = await withPluginStates(await db.open({ onMigrated: (versions, track) => applied.push({ track, versions: [...versions] }) }));
+    const lacked = [{ name: 'core', migrations: MIGRATIONS }, ...STATES.map((state) => ({ name: state.name, migrations: state.sqlite.migrations }))]
+      .map(({ name, migrations }) => ({ track: name, versions: migrations.filter((m) => m.version > upTo).map((m) => m.version) }))
+      .filter(({ versions }) => versions.length > 0);
+    t.same(applied, lacked, 'each track applies only the migrations the database lacked');
 
     t.same((await store.responses.thread('key_old', 'resp_old', 0)).map((r) => r.id), ['resp_old'], 'stored responses kept');
     t.same(await store.signatures.get('key_old', ['call_old'], 0), new Map([['call_old', 'SIG']]), 'thought signatures kept');
     t.same(await store.status.totals('minute', 0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }], 'status rollups kept');
 
     const tracks = await db.query('SELECT track, version FROM store_migrations ORDER BY track, version');
-    t.same(tracks, STATES.flatMap((state) => state[db.backend].migrations.map(({ version }) => ({ track: state.name, version }))), "every plugin migration recorded on its track, once");
+    t.same(tracks, [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => state[db.backend].migrations.map(({ version }) => ({ track: state.name, version }))), "every plugin migration recorded on its track, once");
     t.same(await schema(db), await freshSchema(t, db.backend), 'the same schema as a fresh database');
   });
 }

@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Pool, PoolClient } from 'pg';
-import type { Migration } from './migration.js';
+import type { Migration, MigrationReport } from './migration.js';
 
 /** A migration of an extension's track: its version counts within the track only. */
 export interface ExtensionMigration extends Migration {
@@ -74,15 +74,22 @@ export interface ExtensibleStore {
   extend<T extends object>(extension: StoreExtension<T>): Promise<T>;
 }
 
-/** The extensions opened on one store, by name: each opened once. */
+/** The extensions opened on one store, by name: each migrated and opened once. */
 export class OpenedExtensions {
   private readonly opened = new Map<string, { extension: StoreExtension<object>; store: Promise<object> }>();
 
-  get<T extends object>(extension: StoreExtension<T>, open: () => Promise<T>): Promise<T> {
+  constructor(private readonly onMigrated: MigrationReport | undefined) {}
+
+  /** `extension`'s sub-store: `migrate` applies its track (answering the versions it applied), then `open` builds it. */
+  get<T extends object>(extension: StoreExtension<T>, migrate: () => Promise<number[]> | number[], open: () => T): Promise<T> {
     const known = this.opened.get(extension.name);
     if (known && known.extension !== extension) return Promise.reject(new Error(`the store already has an extension named ${extension.name}`));
     if (known) return known.store as Promise<T>;
-    const store = open();
+    const store = (async () => {
+      const applied = await migrate();
+      if (applied.length > 0) this.onMigrated?.(applied, extension.name);
+      return open();
+    })();
     this.opened.set(extension.name, { extension, store });
     return store;
   }

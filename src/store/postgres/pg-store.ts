@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { LockoutStore, RateStore } from '../limits.js';
-import { OpenedExtensions, type StoreExtension } from '../extension.js';
+import { OpenedExtensions, type PostgresHandle, type StoreExtension } from '../extension.js';
+import { CORE_TRACK, type MigrationReport } from '../migration.js';
 import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import type { GrantStore } from '../grants.js';
 import { PgGrantStore } from './grant-store.js';
@@ -52,13 +53,15 @@ export class PostgresStore implements Store {
   readonly grants: GrantStore;
   private closing: Promise<void> | null = null;
   private listener: KeyChangeListener | null = null;
-  private readonly extensions = new OpenedExtensions();
+  private readonly extensions: OpenedExtensions;
 
   private constructor(
     private readonly pool: Pool,
     private readonly url: string,
     private readonly timeoutMs: number,
+    onMigrated: MigrationReport | undefined,
   ) {
+    this.extensions = new OpenedExtensions(onMigrated);
     this.keys = pgGuarded(new PgKeyStore(pool));
     this.settings = pgGuarded(new PgSettingsStore(pool));
     this.imports = pgGuarded(new PgImportStore(pool));
@@ -73,25 +76,25 @@ export class PostgresStore implements Store {
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
     const ms = options.timeouts?.ms ?? DEFAULT_TIMEOUT_MS;
     const applied = await migrating(url, ms, migrate);
-    if (applied.length > 0) options.onMigrated?.(applied);
-    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms);
+    if (applied.length > 0) options.onMigrated?.(applied, CORE_TRACK);
+    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms, options.onMigrated);
   }
 
   extend<T extends object>(extension: StoreExtension<T>): Promise<T> {
-    return this.extensions.get(extension, async () => {
-      await migrating(this.url, this.timeoutMs, (setup) => migrateTrack(setup, extension.name, extension.postgres.migrations));
-      const { pool } = this;
-      return pgGuarded(
-        extension.postgres.open({
-          pool,
-          transaction: (work) => inTransaction(pool, work),
-          tickBatch: (writer) => {
-            const batch = new TickBatch(writer);
-            return (input) => batch.run(input);
-          },
-        }),
-      );
-    });
+    const { pool } = this;
+    const handle: PostgresHandle = {
+      pool,
+      transaction: (work) => inTransaction(pool, work),
+      tickBatch: (writer) => {
+        const batch = new TickBatch(writer);
+        return (input) => batch.run(input);
+      },
+    };
+    return this.extensions.get(
+      extension,
+      () => migrating(this.url, this.timeoutMs, (setup) => migrateTrack(setup, extension.name, extension.postgres.migrations)),
+      () => pgGuarded(extension.postgres.open(handle)),
+    );
   }
 
   /**

@@ -12,6 +12,7 @@ import { SqliteLedgerStore } from './ledger-store.js';
 import { SqliteLockoutStore } from './lockout-store.js';
 import { SqliteRateStore } from './rate-store.js';
 import { chunkedDelete, PRUNE_CHUNK_ROWS } from './chunked-delete.js';
+import { CORE_TRACK, type MigrationReport } from '../migration.js';
 import { migrate, migrateTrack } from './migrate.js';
 import { guarded } from '../unavailable.js';
 
@@ -83,8 +84,8 @@ const sqliteGuarded = <T extends object>(store: T): T => guarded(store, 'sqlite'
 export interface SqliteOptions {
   /** How long a write waits for another process's lock before failing as unavailable. */
   busyTimeoutMs?: number;
-  /** Told which migrations this open applied (none when another process had). */
-  onMigrated?: (versions: readonly number[]) => void;
+  /** Told which migrations this open (or an extension's) applied (none when another process had). */
+  onMigrated?: MigrationReport;
   /** How often the background worker checkpoints the WAL (500 ms). */
   checkpointIntervalMs?: number;
 }
@@ -98,12 +99,14 @@ export class SqliteStore implements Store {
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
   private readonly writes: GroupCommit;
-  private readonly extensions = new OpenedExtensions();
+  private readonly extensions: OpenedExtensions;
 
   private constructor(
     private readonly db: Db,
     private readonly checkpointer: Checkpointer | null,
+    onMigrated: MigrationReport | undefined,
   ) {
+    this.extensions = new OpenedExtensions(onMigrated);
     this.keys = sqliteGuarded(new SqliteKeyStore(db));
     this.settings = sqliteGuarded(new SqliteSettingsStore(db));
     this.imports = sqliteGuarded(new SqliteImportStore(db));
@@ -122,28 +125,29 @@ export class SqliteStore implements Store {
     const db = new Database(path);
     configureConnection(db, options.busyTimeoutMs);
     const applied = migrate(db);
-    if (applied.length > 0) options.onMigrated?.(applied);
-    if (path === ':memory:') return new SqliteStore(db, null);
+    if (applied.length > 0) options.onMigrated?.(applied, CORE_TRACK);
+    if (path === ':memory:') return new SqliteStore(db, null, options.onMigrated);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
     });
-    return new SqliteStore(db, checkpointer);
+    return new SqliteStore(db, checkpointer, options.onMigrated);
   }
 
   extend<T extends object>(extension: StoreExtension<T>): Promise<T> {
-    return this.extensions.get(extension, async () => {
-      migrateTrack(this.db, extension.name, extension.sqlite.migrations);
-      const { db, writes } = this;
-      const handle: SqliteHandle = {
-        db,
-        writes,
-        chunkedDelete: (table, key, where) => chunkedDelete(db, table, key, where),
-        pruneChunkRows: PRUNE_CHUNK_ROWS,
-      };
-      return sqliteGuarded(extension.sqlite.open(handle));
-    });
+    const { db, writes } = this;
+    const handle: SqliteHandle = {
+      db,
+      writes,
+      chunkedDelete: (table, key, where) => chunkedDelete(db, table, key, where),
+      pruneChunkRows: PRUNE_CHUNK_ROWS,
+    };
+    return this.extensions.get(
+      extension,
+      () => migrateTrack(db, extension.name, extension.sqlite.migrations),
+      () => sqliteGuarded(extension.sqlite.open(handle)),
+    );
   }
 
   async checkWritable(): Promise<void> {
