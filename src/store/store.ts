@@ -1,8 +1,8 @@
 /**
  * The store interface: the only way the gateway reaches persistent state. Nothing outside
- * `store/` speaks SQL, so a PostgreSQL implementation for several gateway instances can be
- * added without touching plugins. Methods return promises for that reason, even though the
- * SQLite implementation answers synchronously. A database that cannot be reached, or does not
+ * `store/` speaks SQL but a plugin's own `store/` folder, on both backends, through the
+ * extension seam (extension.ts). Methods return promises so that PostgreSQL can serve several
+ * gateway instances, even though the SQLite implementation answers synchronously. A database that cannot be reached, or does not
  * answer within `database.timeout_ms`, fails a method with a StoreUnavailableError
  * (src/store/unavailable.ts), on both backends.
  */
