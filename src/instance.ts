@@ -21,7 +21,7 @@ import type { Store } from './store/store.js';
 function openInstanceStore(loaded: GatewaySetup, log: Logger): Promise<Store> {
   return openStore(loaded.config.database, {
     onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; a new one is opened'),
-    onMigrated: (versions) => log.info({ versions }, 'database migrations applied'),
+    onMigrated: (versions, track) => log.info({ track, versions }, 'database migrations applied'),
   });
 }
 

@@ -33,7 +33,6 @@ export type { Cost } from './catalogue/cost.js';
 export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
-// The store a plugin's setup receives.
-export type { CycleSpend, KeyRecord, LedgerRow, SpendLimit, Store, StoredResponse } from './store/store.js';
-export type { SignatureStore, ThoughtSignature } from './store/signatures.js';
-export type { AttemptCount, IncidentImpact, IncidentRecord, IncidentStatus, ModelTotals, RollupPeriod, StatusSample, StatusStore } from './store/status.js';
+// The store a plugin's setup receives, and the seam through which a plugin keeps state of its own (docs/plugins.md).
+export type { CycleSpend, KeyRecord, LedgerRow, SpendLimit, Store } from './store/store.js';
+export type { BatchWriter, ExtensionMigration, PostgresHandle, SqliteHandle, StoreExtension } from './store/extension.js';

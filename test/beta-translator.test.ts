@@ -6,6 +6,7 @@ import { ImageFetchError } from '../src/net/guarded-fetch.js';
 import { SIGNATURE_TTL_MS, ThoughtSignatures } from '../plugins/vendor-beta/thought-signatures.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from './helpers/harness.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { BetaTranslator, type BetaServices } from '../plugins/vendor-beta/translator.js';
 import type { Call } from '../src/chain/call.js';
 import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from './helpers/translate.js';
@@ -26,7 +27,7 @@ const fetcher = {
 } as unknown as GuardedFetcher;
 
 /** Signatures kept in a store of this file's (in memory), on a clock the test moves. */
-const store = SqliteStore.open(':memory:');
+const store = await withPluginStates(SqliteStore.open(':memory:'));
 t.teardown(() => store.close());
 const clock = new FakeClock();
 const newSignatures = (): ThoughtSignatures => new ThoughtSignatures(store.signatures, clock, pino({ level: 'silent' }));

@@ -4,14 +4,15 @@ import { IncidentWatch, type WatchSettings } from '../plugins/status/incident-wa
 import type { StatusReport } from '../plugins/status/report.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { chatBody, FakeClock, raw, startHarness } from './helpers/harness.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 
 /** Automatic incidents: which models a check decides, and what a resolve by hand sets aside. */
 
 const SETTINGS: WatchSettings = { openAt: 0.5, resolveBelow: 0.1, windowSeconds: 300, minAttempts: 10 };
 
 /** Two gateway instances' watches, `a` and `b`, sharing a store and a clock. */
-function watches(t: Test) {
-  const store = SqliteStore.open(':memory:');
+async function watches(t: Test) {
+  const store = await withPluginStates(SqliteStore.open(':memory:'));
   t.teardown(() => store.close());
   const clock = new FakeClock();
   const log = pino({ level: 'silent' });
@@ -51,7 +52,7 @@ t.test('resolved by hand: traffic on other models leaves it resolved (the report
 });
 
 t.test('resolved by hand: a new incident opens only on failures after the resolve', async (t) => {
-  const { clock, a, observe, open, resolveByHand, store } = watches(t);
+  const { clock, a, observe, open, resolveByHand, store } = await watches(t);
   await observe(a, 'gamma-5.2', 60, true);
   t.same(await open(), ['gamma-5.2']);
   await resolveByHand();
@@ -68,7 +69,7 @@ t.test('resolved by hand: a new incident opens only on failures after the resolv
 });
 
 t.test('resolved by hand: failures in the slot of the resolve may predate it and are not counted', async (t) => {
-  const { clock, a, observe, open, resolveByHand } = watches(t);
+  const { clock, a, observe, open, resolveByHand } = await watches(t);
   await observe(a, 'gamma-5.2', 20, true);
   clock.advance(5_000);
   await resolveByHand();
@@ -80,7 +81,7 @@ t.test('resolved by hand: failures in the slot of the resolve may predate it and
 });
 
 t.test('resolved by hand, several instances: only the model\'s own attempts, from any instance, count as traffic', async (t) => {
-  const { clock, a, b, spawn, observe, open, resolveByHand } = watches(t);
+  const { clock, a, b, spawn, observe, open, resolveByHand } = await watches(t);
   await observe(a, 'gamma-5.2', 30, true);
   await observe(b, 'gamma-5.2', 30, true);
   t.same(await open(), ['gamma-5.2']);
@@ -101,7 +102,7 @@ t.test('resolved by hand, several instances: only the model\'s own attempts, fro
 });
 
 t.test('a model without traffic keeps its state: open stays open while its old failures slide out', async (t) => {
-  const { clock, a, observe, open } = watches(t);
+  const { clock, a, observe, open } = await watches(t);
   await observe(a, 'gamma-5.2', 10, true);
   t.same(await open(), ['gamma-5.2']);
   clock.advance(10_000);
@@ -117,7 +118,7 @@ t.test('a model without traffic keeps its state: open stays open while its old f
 });
 
 t.test('a check that fails after adding its counts decides their models at the next check', async (t) => {
-  const { store, clock, open } = watches(t);
+  const { store, clock, open } = await watches(t);
   let failures = 1;
   // The store's methods are read-only: the failing one is defined on an object inheriting the rest.
   const status = Object.defineProperty(Object.create(store.status) as typeof store.status, 'openAutomaticIncidents', {

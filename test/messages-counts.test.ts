@@ -16,6 +16,7 @@ import { Call, type Endpoint } from '../src/chain/call.js';
 import type { UpstreamRequest } from '../src/chain/translator.js';
 import type { GuardedFetcher } from '../src/net/guarded-fetch.js';
 import { silentLog } from './helpers/pipeline-parts.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { resolvedTo, thrown } from './helpers/translate.js';
 import type { ResolvedCall } from '../src/chain/phases.js';
 
@@ -29,7 +30,7 @@ function call(endpoint: Endpoint, model: string, body: Record<string, unknown> =
 }
 
 t.test('beta counts with :countTokens over the whole translated request', async (t) => {
-  const store = SqliteStore.open(':memory:');
+  const store = await withPluginStates(SqliteStore.open(':memory:'));
   t.teardown(() => store.close());
   const signatures = new ThoughtSignatures(store.signatures, { now: () => 0 }, pino({ level: 'silent' }));
   const services = { apiKey: 'beta-key', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures };

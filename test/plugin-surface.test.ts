@@ -10,11 +10,11 @@ import ts from 'typescript';
  */
 
 const CONTRACT = [
-  'AttemptCount', 'AttemptFailure', 'BillingCycle', 'Call', 'CallWith', 'Capability', 'Catalogue', 'Clock', 'Cost', 'costOf', 'cycleOf',
-  'CycleSpend', 'definePlugin', 'Endpoint', 'ErrorStatus', 'formatUsd', 'GatewayError', 'IncidentImpact', 'IncidentRecord',
-  'IncidentStatus', 'invalidRequest', 'JsonObject', 'KeyRecord', 'LedgerRow', 'ModelEntry', 'modelNotFound', 'ModelTotals',
-  'Nanos', 'Operation', 'PluginConfigError', 'PluginContext', 'PluginHooks', 'ResolvedCall', 'RetryDecision', 'RetryPolicy', 'RollupPeriod',
-  'SettledCall', 'SignatureStore', 'SpendLimit', 'StatusSample', 'StatusStore', 'Store', 'StoredResponse', 'ThoughtSignature', 'Usage',
+  'AttemptFailure', 'BatchWriter', 'BillingCycle', 'Call', 'CallWith', 'Capability', 'Catalogue', 'Clock', 'Cost', 'costOf',
+  'cycleOf', 'CycleSpend', 'definePlugin', 'Endpoint', 'ErrorStatus', 'ExtensionMigration', 'formatUsd', 'GatewayError',
+  'invalidRequest', 'JsonObject', 'KeyRecord', 'LedgerRow', 'ModelEntry', 'modelNotFound', 'Nanos', 'Operation',
+  'PluginConfigError', 'PluginContext', 'PluginHooks', 'PostgresHandle', 'ResolvedCall', 'RetryDecision', 'RetryPolicy',
+  'SettledCall', 'SpendLimit', 'SqliteHandle', 'Store', 'StoreExtension', 'Usage',
 ];
 
 const TOOLKITS: Record<string, string[]> = {
@@ -35,7 +35,7 @@ const TOOLKITS: Record<string, string[]> = {
   'reference-format.ts': ['embeddingsBody', 'EmbeddingsRequest', 'float32Base64', 'parseEmbeddingsRequest', 'referenceUsage', 'refuseUnknownFields', 'unknownParameter'],
   'remote-images.ts': ['ByteBudget', 'GuardedFetcher', 'IMAGE_LIMITS', 'inlineRemoteImages', 'policyAllowing', 'ReleaseImages'],
   'routes.ts': ['handled', 'html', 'OPERATOR_PORT_PROPERTIES', 'placeOperatorRoutes', 'presentedBearer', 'SafeHtml', 'sendError', 'sendJson', 'validBody'],
-  'secrets.ts': ['bearerToken', 'cutForLog', 'digestsEqual', 'hashSecret', 'IMPORTABLE_PREFIXES', 'importablePrefixOf', 'isCredentialHeader', 'NATIVE_KEY_PATTERN', 'repeatedCredential', 'withoutSecrets'],
+  'secrets.ts': ['bearerToken', 'cutForLog', 'digestsEqual', 'hashSecret', 'IMPORTABLE_PREFIXES', 'importablePrefixOf', 'isCredentialHeader', 'NATIVE_KEY_PATTERN', 'randomToken', 'repeatedCredential', 'withoutSecrets'],
   'simulator.ts': ['embedText', 'faultFromDirectives', 'planReply', 'readDirectives', 'ReplyPlan', 'SimChoice', 'SimContext', 'SimOptions', 'SimRequest', 'SimRoute', 'SimServer', 'SimToolChoice', 'SimVendor', 'VendorErrorBody'],
   'sse.ts': ['SSE_DONE', 'sseErrorFrame', 'SseEvent'],
   'token-estimate.ts': ['estimatedPrompt', 'estimatedReplyUsage', 'estimateInputTokens', 'estimateOutputTokens', 'textTokens', 'usageOrEstimate'],

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import t from 'tap';
 import { decodeReasoningState } from '../src/neutral/reasoning-state.js';
+import { RESPONSE_STATE } from '../plugins/ingress-responses/store/state.js';
 import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN, FakeClock, GAMMA_UPSTREAM_KEY, startHarness, type Harness } from './helpers/harness.js';
 
@@ -131,7 +132,7 @@ t.test('stored responses expire with the usage window, and are pruned', async (t
   t.equal(expired.json()['error']?.code, 'previous_response_not_found', 'after 30 days');
   t.equal((await post(h, key, { model: 'gamma-5.4', input: 'a later save' })).status, 200);
   await new Promise((resolve) => setTimeout(resolve, 50));
-  t.same(await h.store.responses.thread(keyId, old['id'], 0), [], 'pruned after a later save');
+  t.same(await (await h.store.extend(RESPONSE_STATE)).thread(keyId, old['id'], 0), [], 'pruned after a later save');
   t.ok(h.logs.some((line) => line.includes('expired responses pruned')));
 });
 

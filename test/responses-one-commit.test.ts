@@ -1,4 +1,6 @@
 import t from 'tap';
+import { RESPONSE_STATE } from '../plugins/ingress-responses/store/state.js';
+import type { StoreExtension } from '../src/store/extension.js';
 import type { Store } from '../src/store/store.js';
 import { startHarness } from './helpers/harness.js';
 
@@ -23,11 +25,16 @@ function noted<T extends object>(target: T, name: keyof T & string, started: str
   return Object.create(target, { [name]: { value } }) as T;
 }
 
-/** The store, with its ledger row writes and response saves noted as they start and end. */
+/** The store, with its ledger row writes and the responses plugin's saves (its own state) noted as they start and end. */
 const noting = (store: Store): Store =>
   Object.create(store, {
     ledger: { value: noted(store.ledger, 'record', 'ledger row written', 'ledger row committed') },
-    responses: { value: noted(store.responses, 'save', 'response saved') },
+    extend: {
+      value: async <T extends object>(extension: StoreExtension<T>): Promise<T> => {
+        const opened = await store.extend(extension);
+        return extension === (RESPONSE_STATE as StoreExtension<object>) ? noted(opened, 'save' as keyof T & string, 'response saved') : opened;
+      },
+    },
   }) as Store;
 
 const h = await startHarness(t, { wrapStore: noting });
@@ -46,6 +53,6 @@ for (const stream of [false, true]) {
     t.match(text, stream ? /response\.completed/ : /"status":"completed"/);
     t.same(events, ['response saved', 'ledger row written', 'ledger row committed'], 'the save is under way before the ledger row commits');
     const id = /"id":"(resp_[^"]+)"/.exec(text)?.[1] ?? '';
-    t.equal((await h.store.responses.thread(keyId, id, 0)).length, 1, 'and it is stored');
+    t.equal((await (await h.store.extend(RESPONSE_STATE)).thread(keyId, id, 0)).length, 1, 'and it is stored');
   });
 }

@@ -3,7 +3,7 @@ import { outputItemId, responseOfItem } from '../plugins/ingress-responses/item-
 import { resolveReferences } from '../plugins/ingress-responses/references.js';
 import { allowedTools, flattenedName, planTools } from '../plugins/ingress-responses/tools.js';
 import { ADJUSTED_HEADER } from '../src/chain/adjustments.js';
-import type { StoredResponse } from '../src/store/store.js';
+import type { StoredResponse } from '../plugins/ingress-responses/store/responses.js';
 import { makeCall, thrown } from './helpers/translate.js';
 
 /** The pieces of the Responses ingress behind Codex's tools and the AI SDK's item references, against literal fixtures. */

@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { StatusReport } from '../plugins/status/report.js';
+import { STATUS_STATE } from '../plugins/status/store/state.js';
 import { FakeClock, raw, startHarness, type Harness } from './helpers/harness.js';
 import { sdk } from './helpers/messages-client.js';
 
@@ -59,5 +60,5 @@ t.test('/status.json and /status: each model\'s requests of the last 24 h by end
   t.same((await statusJson(h)).models.find((m) => m.id === 'gamma-5.4')?.requests_24h_by_endpoint, {}, 'out of the window');
   clock.advance(DAY);
   await statusJson(h);
-  t.same(await h.store.status.endpointTotals(0), [], 'pruned with the minute rollups');
+  t.same(await (await h.store.extend(STATUS_STATE)).endpointTotals(0), [], 'pruned with the minute rollups');
 });

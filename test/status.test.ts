@@ -5,10 +5,12 @@ import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../plugins/status/latency
 import { MinuteRecorder } from '../plugins/status/minute-recorder.js';
 import { formatMs, formatUptime } from '../plugins/status/page.js';
 import type { StatusReport } from '../plugins/status/report.js';
-import type { StatusSample, StatusStore } from '../src/store/status.js';
+import type { StatusSample, StatusStore } from '../plugins/status/store/status.js';
 import { backendStore } from './helpers/harness-database.js';
 import { ADMIN_TOKEN, chatBody, FakeClock, raw, startHarness, type Harness } from './helpers/harness.js';
 import { pluginConfig } from './helpers/ops.js';
+import { withPluginStates } from './helpers/plugin-state.js';
+import { STATUS_STATE } from '../plugins/status/store/state.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -107,8 +109,9 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   // Forty days later everything has aged out, and the rollups are pruned.
   clock.advance(40 * DAY);
   t.same((await statusJson(h)).uptime, { '24h': null, '7d': null, '30d': null });
-  t.same(await h.store.status.totals('minute', 0), [], 'minute rollups pruned');
-  t.same(await h.store.status.totals('hour', 0), [], 'hour rollups pruned');
+  const status = await h.store.extend(STATUS_STATE);
+  t.same(await status.totals('minute', 0), [], 'minute rollups pruned');
+  t.same(await status.totals('hour', 0), [], 'hour rollups pruned');
 });
 
 t.test('automatic incidents: opened over the error-rate threshold, resolved on recovery', async (t) => {
@@ -154,7 +157,7 @@ t.test('automatic incidents: opened over the error-rate threshold, resolved on r
 });
 
 t.test('automatic incidents: attempts summed over instances, one incident opened, resolved by any (a restarted one too)', async (t) => {
-  const store = await backendStore(t);
+  const store = await withPluginStates(await backendStore(t));
   const clock = new FakeClock();
   const log = pino({ level: 'silent' });
   const settings = { openAt: 0.5, resolveBelow: 0.1, windowSeconds: 60, minAttempts: 4 };

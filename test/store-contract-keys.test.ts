@@ -1,24 +1,43 @@
 import { hashSecret } from '../src/keys/key-material.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
+import type { Migration } from '../src/store/migration.js';
 import type { Store } from '../src/store/store.js';
+import { RESPONSE_STATE } from '../plugins/ingress-responses/store/state.js';
+import { STATUS_STATE } from '../plugins/status/store/state.js';
+import { SIGNATURE_STATE } from '../plugins/vendor-beta/store/state.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 import { newKey, sleep } from './helpers/store-fixtures.js';
 
 /** The store contract, part 1: KeyStore, SettingsStore, checkWritable, close, migrations — on SQLite and PostgreSQL. */
 
-const TABLES = [
-  'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'incident_attempts', 'incident_updates', 'incidents', 'key_values', 'keys', 'ledger', 'rate_counters',
-  'rate_slots', 'reservations', 'responses', 'schema_migrations', 'settings', 'spend', 'status_endpoint_minutes', 'status_latency', 'status_rollups', 'thought_signatures',
+/** What the core store makes alone. */
+const CORE_TABLES = [
+  'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'key_values', 'keys', 'ledger', 'rate_counters', 'rate_slots', 'reservations',
+  'schema_migrations', 'settings', 'spend',
+];
+/** What the built-in plugins' state adds, and the record of their tracks. */
+const PLUGIN_TABLES = [
+  'incident_attempts', 'incident_updates', 'incidents', 'responses', 'status_endpoint_minutes', 'status_latency', 'status_rollups', 'store_migrations',
+  'thought_signatures',
 ];
 
+const numbering = (migrations: readonly Migration[]): Array<{ version: number; name: string }> => migrations.map(({ version, name }) => ({ version, name }));
+
 contract('migrations: the same tables on both backends, each migration recorded once across two opens', async (t, db) => {
-  t.same(PG_MIGRATIONS.map(({ version, name }) => ({ version, name })), MIGRATIONS.map(({ version, name }) => ({ version, name })), 'same numbering');
+  t.same(numbering(PG_MIGRATIONS), numbering(MIGRATIONS), 'same numbering');
+  for (const state of [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE]) t.same(numbering(state.postgres.migrations), numbering(state.sqlite.migrations), `same numbering on ${state.name}'s track`);
   await (await db.open()).close();
   await db.open();
-  t.same(await db.tables(), TABLES);
+  t.same(await db.tables(), CORE_TABLES, "the core's tables alone");
   const applied = await db.query('SELECT version, name FROM schema_migrations ORDER BY version');
-  t.same(applied, MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  t.same(applied, numbering(MIGRATIONS));
+  await withPluginStates(await db.open());
+  await withPluginStates(await db.open());
+  t.same(await db.tables(), [...CORE_TABLES, ...PLUGIN_TABLES].sort(), "the plugins' tables come with their state");
+  const tracks = await db.query('SELECT track, version, name FROM store_migrations ORDER BY track, version');
+  t.same(tracks, [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => numbering(state.sqlite.migrations).map((m) => ({ track: state.name, ...m }))), 'each recorded once on its track');
 });
 
 contract('keys: create, get, list, count, find by value hash', async (t, db) => {

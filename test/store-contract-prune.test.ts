@@ -1,7 +1,8 @@
 import type { Test } from 'tap';
 import { PRUNE_CHUNK_ROWS } from '../src/store/sqlite/chunked-delete.js';
-import { TRIM_SIZES_SQL } from '../src/store/postgres/responses-store.js';
-import { TRIM_CHUNK_ROWS, TRIM_CHUNK_SQL } from '../src/store/sqlite/responses-store.js';
+import { TRIM_SIZES_SQL } from '../plugins/ingress-responses/store/postgres-responses.js';
+import { TRIM_CHUNK_ROWS, TRIM_CHUNK_SQL } from '../plugins/ingress-responses/store/sqlite-responses.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 import type { KeyRecord } from '../src/store/store.js';
 import { newKey } from './helpers/store-fixtures.js';
@@ -36,7 +37,7 @@ function checkTurns(t: Test, backend: string, turns: number): void {
 }
 
 contract('prune: many stored responses go, in chunks, and the newer ones stay', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   const items = JSON.stringify({ input: [{ role: 'user', content: 'x'.repeat(200) }], output: [] });
   const saves = [];
@@ -53,7 +54,7 @@ contract('prune: many stored responses go, in chunks, and the newer ones stay', 
 });
 
 contract("prune: a key's many responses beyond its byte budget go, in chunks, and its newest stay", async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   const items = 'x'.repeat(100);
   const id = (i: number): string => `resp_${String(i).padStart(5, '0')}`;
@@ -75,7 +76,7 @@ contract("prune: a key's many responses beyond its byte budget go, in chunks, an
 });
 
 contract("trim: a key's sizes are summed from the index by key alone, never from the rows (migration 21)", async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   // Twenty keys of 200 responses: one key's are a twentieth of the table, as with many keys.
   const keys = [];
   for (let k = 0; k < 20; k++) keys.push((await newKey(store)).key);
@@ -104,7 +105,7 @@ contract("trim: a key's sizes are summed from the index by key alone, never from
 });
 
 contract('prune: many expired thought signatures go, in chunks, and the live ones stay', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   const expired = Array.from({ length: MANY }, (_, i) => ({ keyId: key.id, callId: `call_old_${i}`, signature: 'sig' }));
   await store.signatures.put(expired, 2_000);

@@ -5,6 +5,10 @@ import { hashSecret } from '../src/keys/key-material.js';
 import { KeyService } from '../src/keys/key-service.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 import type { Store } from '../src/store/store.js';
+import { RESPONSE_STATE } from '../plugins/ingress-responses/store/state.js';
+import { STATUS_STATE } from '../plugins/status/store/state.js';
+import { SIGNATURE_STATE } from '../plugins/vendor-beta/store/state.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 import { figures, ledgerRow, newKey } from './helpers/store-fixtures.js';
 
@@ -66,10 +70,15 @@ contract('migrations: stores opened at once on an empty database apply each migr
   t.same(applied, MIGRATIONS.map(({ version, name }) => ({ version, name })), 'one row per version');
   await stores[0]?.keys.create({ name: 'k', models: null, monthlyCeilingNanos: null, expiresAt: null, valueHash: hashSecret('v'), display: 'd', now: 0 });
   t.equal(await stores[2]?.keys.count(), 1, 'and they share one schema');
+  // The plugins' tracks too: each store opens the built-in plugins' state at once.
+  await Promise.all(stores.map((store) => withPluginStates(store)));
+  const tracks = await db.query('SELECT track, version FROM store_migrations ORDER BY track, version');
+  const expected = [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => state.sqlite.migrations.map(({ version }) => ({ track: state.name, version })));
+  t.same(tracks, expected, "one row per plugin's version");
 });
 
 contract('incidents: updates from two stores at once are all recorded, with distinct sequence numbers', async (t, db) => {
-  const stores = [await db.open(), await db.open()] as const;
+  const stores = [await withPluginStates(await db.open()), await withPluginStates(await db.open())] as const;
   const incident = await stores[0].status.createIncident({
     title: 'Slow', status: 'investigating', impact: 'minor', models: [], automatic: false, message: 'Looking.', now: 1,
   });
@@ -138,7 +147,7 @@ contract('bootstrap: three first starts at once on an empty database mint one ad
 });
 
 contract('automatic incidents: 2×20 instances racing to open one for one model open exactly one', async (t, db) => {
-  const stores = [await db.open(), await db.open()] as const;
+  const stores = [await withPluginStates(await db.open()), await withPluginStates(await db.open())] as const;
   const opened = await Promise.all(
     Array.from({ length: 40 }, (_, i) =>
       stores[i % 2 === 0 ? 0 : 1].status.openAutomaticIncident('gamma-5.4', {

@@ -1,4 +1,5 @@
-import type { StoredResponse } from '../src/store/store.js';
+import type { StoredResponse } from '../plugins/ingress-responses/store/responses.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 import { newKey } from './helpers/store-fixtures.js';
 
@@ -9,7 +10,7 @@ const response = (id: string, keyId: string, previousId: string | null, createdA
 });
 
 contract('responses: a thread comes back whole, oldest first, and only to its own key', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key: mine } = await newKey(store);
   const { key: other } = await newKey(store);
   const first = response('resp_a', mine.id, null, 1_000);
@@ -31,7 +32,7 @@ contract('responses: a thread comes back whole, oldest first, and only to its ow
 });
 
 contract('responses: one response by its key, within the window (what an item_reference reads)', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key: mine } = await newKey(store);
   const { key: other } = await newKey(store);
   const first = response('resp_a', mine.id, null, 1_000);
@@ -46,7 +47,7 @@ contract('responses: one response by its key, within the window (what an item_re
 });
 
 contract('responses: expired links break the thread; prune deletes by age', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   await store.responses.save(response('resp_1', key.id, null, 1_000));
   await store.responses.save(response('resp_2', key.id, 'resp_1', 2_000));
@@ -65,7 +66,7 @@ contract('responses: expired links break the thread; prune deletes by age', asyn
 });
 
 contract('responses: the saves of one turn are written together, and a bad one fails alone', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   await store.responses.save(response('resp_taken', key.id, null, 1_000));
   // Queued in one turn: one group commit (SQLite) or one statement (PostgreSQL), then one by one when refused.
@@ -80,7 +81,7 @@ contract('responses: the saves of one turn are written together, and a bad one f
 });
 
 contract("responses: trim keeps a key's newest within its byte budget and deletes the older ones", async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
   const { key: other } = await newKey(store);
   // 100, 200 (100 characters: the budget counts bytes) and 100 bytes; the last two share their millisecond, the id orders them.

@@ -1,3 +1,4 @@
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 
 /**
@@ -6,7 +7,7 @@ import { contract } from './helpers/store-backends.js';
  */
 
 contract('signatures: kept per key and call id until they expire, replaced by a later one, pruned; another instance reads them', async (t, db) => {
-  const [a, b] = [await db.open(), await db.open()];
+  const [a, b] = [await withPluginStates(await db.open()), await withPluginStates(await db.open())];
   await a.signatures.put([], 1_000);
   await a.signatures.put(
     [

@@ -1,4 +1,5 @@
-import type { NewIncident } from '../src/store/status.js';
+import type { NewIncident } from '../plugins/status/store/status.js';
+import { withPluginStates } from './helpers/plugin-state.js';
 import { contract } from './helpers/store-backends.js';
 
 /** The store contract, part 4: StatusStore — rollups and the incident log — on SQLite and PostgreSQL. */
@@ -8,7 +9,7 @@ const HOUR = 60 * MINUTE;
 const T0 = Date.parse('2026-11-15T12:00:00Z');
 
 contract('status rollups: samples added into their minute and their hour, summed per model (and per endpoint) since a time, pruned', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   await store.status.record([]);
   await store.status.record([
     { model: 'gamma-5.4', minute: T0, requests: 10, failures: 1, latency: new Map([[3, 4], [5, 5]]), endpoints: new Map([['responses', 3], ['chat.completions', 7]]) },
@@ -71,7 +72,7 @@ const incident = (fields: Partial<NewIncident> = {}): NewIncident => ({
 });
 
 contract('incidents: created with their first update; a patch adds an update only for a status or a message', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const created = await store.status.createIncident(incident());
   t.match(created.id, /^inc_[A-Za-z0-9]{16}$/);
   t.same(created, {
@@ -98,7 +99,7 @@ contract('incidents: created with their first update; a patch adds an update onl
 });
 
 contract('incidents: the list holds open ones and those started since, newest first; open automatic ones for a restart', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const oldResolved = await store.status.createIncident(incident({ title: 'old', now: T0 - 10 * HOUR }));
   await store.status.updateIncident(oldResolved.id, { status: 'resolved', now: T0 - 9 * HOUR });
   const oldOpen = await store.status.createIncident(incident({ title: 'old but open', now: T0 - 8 * HOUR, automatic: true }));
@@ -118,7 +119,7 @@ contract('incidents: the list holds open ones and those started since, newest fi
 });
 
 contract('status rollups from two instances: their figures of one minute and hour, endpoint counts too, are merged', async (t, db) => {
-  const [a, b] = [await db.open(), await db.open()];
+  const [a, b] = [await withPluginStates(await db.open()), await withPluginStates(await db.open())];
   await Promise.all([
     a.status.record([{ model: 'gamma-5.4', minute: T0, requests: 3, failures: 1, latency: new Map([[2, 2]]), endpoints: new Map([['chat.completions', 2], ['responses', 1]]) }]),
     b.status.record([{ model: 'gamma-5.4', minute: T0, requests: 4, failures: 0, latency: new Map([[2, 1], [7, 3]]), endpoints: new Map([['messages', 3], ['responses', 1]]) }]),
@@ -134,7 +135,7 @@ contract('status rollups from two instances: their figures of one minute and hou
 });
 
 contract('incident watch counts: every instance adds into (model, slot); totals since a slot; pruned', async (t, db) => {
-  const [a, b] = [await db.open(), await db.open()];
+  const [a, b] = [await withPluginStates(await db.open()), await withPluginStates(await db.open())];
   const SLOT = 10_000;
   await a.status.addAttempts([]);
   await a.status.addAttempts([
@@ -162,7 +163,7 @@ contract('incident watch counts: every instance adds into (model, slot); totals 
 });
 
 contract('automatic incidents: at most one open per model; resolved (or reopened by hand) it makes room; ifOpen leaves a resolved one alone', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const auto = (now: number): NewIncident => incident({ title: 'Elevated upstream errors on gamma-5.4', automatic: true, impact: 'major', now });
   const first = await store.status.openAutomaticIncident('gamma-5.4', auto(T0));
   t.match(first, { automatic: true, models: ['gamma-5.4'], resolvedAt: null });
@@ -184,7 +185,7 @@ contract('automatic incidents: at most one open per model; resolved (or reopened
 });
 
 contract('last automatic resolve of a model: the latest resolve of an automatic incident naming it, by hand or on recovery', async (t, db) => {
-  const store = await db.open();
+  const store = await withPluginStates(await db.open());
   const last = (model: string): Promise<number | undefined> => store.status.lastAutomaticResolve(model);
   const auto = (model: string, now: number) => store.status.openAutomaticIncident(model, incident({ models: [model], automatic: true, now }));
   const resolve = (id: string | undefined, now: number, ifOpen?: true) =>

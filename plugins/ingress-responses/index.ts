@@ -3,6 +3,7 @@ import { firstPart } from '../../src/toolkit/ingress.js';
 import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
 import { isReference, resolveReferences } from './references.js';
+import { RESPONSE_STATE } from './store/state.js';
 import { TrimSchedule } from './trim-schedule.js';
 import { turnOf, type StagedResponse } from './turn.js';
 
@@ -50,7 +51,8 @@ export default definePlugin({
     additionalProperties: false,
     properties: { max_stored_bytes_per_key: { type: 'integer', minimum: 1, default: DEFAULT_STORED_BYTES_PER_KEY } },
   },
-  setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
+  async setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
+    const responses = await store.extend(RESPONSE_STATE);
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {
@@ -60,7 +62,7 @@ export default definePlugin({
     const schedule = new TrimSchedule(budget);
     const trim = async (keyIds: readonly string[]): Promise<void> => {
       for (const keyId of keyIds) {
-        const removed = await store.responses.trim(keyId, budget);
+        const removed = await responses.trim(keyId, budget);
         if (removed > 0) log.info({ key_id: keyId, removed }, 'responses beyond the key\'s stored-bytes budget pruned');
       }
     };
@@ -74,7 +76,7 @@ export default definePlugin({
       // A key whose growth a restart forgot is trimmed at the first prune after it stores again.
       const keyIds = schedule.takeAll();
       setImmediate(() => {
-        store.responses
+        responses
           .prune(now - KEEP_RESPONSES_MS)
           .then((removed) => (removed > 0 ? log.info({ removed }, 'expired responses pruned') : undefined))
           .then(() => trim(keyIds))
@@ -84,7 +86,7 @@ export default definePlugin({
     const save = async (call: Call, keyId: string, staged: StagedResponse): Promise<void> => {
       const items = withoutSecrets(staged.items, secretsOf(call));
       // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
-      await store.responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items });
+      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items });
       if (schedule.stored(keyId, items.length)) trimSoon(keyId);
       prune(clock.now());
     };
@@ -94,7 +96,7 @@ export default definePlugin({
         if (!ours(call)) return;
         const previous = call.body['previous_response_id'];
         if (typeof previous === 'string') {
-          const thread = call.key ? await store.responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
+          const thread = call.key ? await responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
           if (!thread.length) {
             throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
           }
@@ -104,7 +106,7 @@ export default definePlugin({
         // Only a request with a reference pays for a lookup.
         const input = call.body['input'];
         if (Array.isArray(input) && input.some(isReference)) {
-          const resolved = await resolveReferences(input as JsonObject[], (id) => (call.key ? store.responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS) : Promise.resolve(null)));
+          const resolved = await resolveReferences(input as JsonObject[], (id) => (call.key ? responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS) : Promise.resolve(null)));
           turnOf(call).resolves(resolved.input, resolved.bytes);
         }
       },

@@ -1,4 +1,5 @@
-import { invalidRequest, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
+import type { StoredResponse } from './store/responses.js';
 import { responseOfItem } from './item-ids.js';
 
 /**

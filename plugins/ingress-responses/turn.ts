@@ -1,5 +1,6 @@
-import { GatewayError, type Call, type JsonObject, type StoredResponse } from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
 import { mintTimedId } from '../../src/toolkit/ids.js';
+import type { StoredResponse } from './store/responses.js';
 import { inputItems } from './read.js';
 import { echoMembers, echoOf } from './response.js';
 import { planTools, type ToolPlan } from './tools.js';

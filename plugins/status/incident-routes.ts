@@ -1,7 +1,8 @@
 import type { Router } from 'express';
-import { GatewayError, invalidRequest, type Catalogue, type Clock, type IncidentImpact, type IncidentStatus, type StatusStore } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type Catalogue, type Clock } from '../../src/plugin-api.js';
 import { compileSchema } from '../../src/toolkit/json.js';
 import { handled, sendJson, validBody } from '../../src/toolkit/routes.js';
+import type { IncidentImpact, IncidentStatus, StatusStore } from './store/status.js';
 import { incidentJson } from './report.js';
 
 /** `/admin/v1/incidents`: operators open, update and resolve incidents shown on /status. */

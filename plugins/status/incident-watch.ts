@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { AttemptCount, Clock, IncidentRecord, StatusStore } from '../../src/plugin-api.js';
+import type { Clock } from '../../src/plugin-api.js';
+import type { AttemptCount, IncidentRecord, StatusStore } from './store/status.js';
 
 export interface WatchSettings {
   /** Open an incident when upstream errors / attempts over the window reach this. */

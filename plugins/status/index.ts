@@ -5,6 +5,7 @@ import { mountIncidentRoutes } from './incident-routes.js';
 import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';
 import { renderStatusPage } from './page.js';
+import { STATUS_STATE } from './store/state.js';
 import { buildReport, WINDOWS } from './report.js';
 
 /**
@@ -68,7 +69,8 @@ export default definePlugin<StatusConfig>({
     },
   },
   async setup({ store, catalogue, clock, config, log, simulatedFamilies }, settings) {
-    const recorder = new MinuteRecorder(store.status);
+    const status = await store.extend(STATUS_STATE);
+    const recorder = new MinuteRecorder(status);
     const { incidents } = settings;
     const watch = new IncidentWatch(
       {
@@ -77,7 +79,7 @@ export default definePlugin<StatusConfig>({
         windowSeconds: incidents.window_s,
         minAttempts: incidents.min_attempts,
       },
-      store.status,
+      status,
       clock,
       log,
     );
@@ -89,7 +91,7 @@ export default definePlugin<StatusConfig>({
       if (now - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = now;
         // Attempt counts are needed for one incident window only.
-        await store.status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
+        await status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
       }
     };
     const timer = setInterval(() => flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);
@@ -99,7 +101,7 @@ export default definePlugin<StatusConfig>({
     const report = async () => {
       await flush();
       await watch.check();
-      return buildReport(store.status, catalogue, simulatedFamilies, clock.now());
+      return buildReport(status, catalogue, simulatedFamilies, clock.now());
     };
 
     const placed = await placeOperatorRoutes(settings.port, settings.host ?? config.server.host, (router) => {
@@ -127,7 +129,7 @@ export default definePlugin<StatusConfig>({
     return {
       ...(placed.routes ? { routes: placed.routes } : {}),
       adminRoutes(router) {
-        mountIncidentRoutes(router, { store: store.status, catalogue, clock });
+        mountIncidentRoutes(router, { store: status, catalogue, clock });
       },
       onComplete(call) {
         if (call.attempts === 0 || call.callerGone) return;

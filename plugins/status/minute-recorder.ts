@@ -1,4 +1,4 @@
-import type { StatusSample, StatusStore } from '../../src/plugin-api.js';
+import type { StatusSample, StatusStore } from './store/status.js';
 import { bucketOf } from './latency-buckets.js';
 
 const MINUTE_MS = 60_000;

@@ -1,4 +1,5 @@
-import type { Catalogue, IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from '../../src/plugin-api.js';
+import type { Catalogue } from '../../src/plugin-api.js';
+import type { IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from './store/status.js';
 import { quantile } from './latency-buckets.js';
 
 /** The figures of /status and /status.json: what the gateway recorded, not a prober's view. */

@@ -3,6 +3,7 @@ import { Gauge } from 'prom-client';
 import { definePlugin } from '../../src/plugin-api.js';
 import { ByteBudget, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/toolkit/remote-images.js';
 import { releaseImages } from './held-images.js';
+import { SIGNATURE_STATE } from './store/state.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';
 
@@ -54,7 +55,7 @@ export default definePlugin({
       },
     },
   },
-  setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config: BetaConfig) {
+  async setup({ catalogue, upstreamCredential, metrics, store, clock, log }, config: BetaConfig) {
     const images = config.remote_images;
     const budget = new ByteBudget(images.max_bytes_held, images.budget_wait_ms);
     new Gauge({
@@ -73,7 +74,7 @@ export default definePlugin({
         budget,
         ...(images.ca_file ? { ca: readFileSync(images.ca_file) } : {}),
       }),
-      signatures: new ThoughtSignatures(store.signatures, clock, log),
+      signatures: new ThoughtSignatures(await store.extend(SIGNATURE_STATE), clock, log),
     };
     const pruner = setInterval(() => void services.signatures.prune(), PRUNE_EVERY_MS);
     pruner.unref();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Call, Clock, SignatureStore, ThoughtSignature } from '../../src/plugin-api.js';
+import type { Call, Clock } from '../../src/plugin-api.js';
+import type { SignatureStore, ThoughtSignature } from './store/signatures.js';
 
 /**
  * Beta's `thoughtSignature`s have no slot in the reference format, but the vendor rejects a

@@ -36,7 +36,7 @@ export async function runPrimary(loaded: GatewaySetup, count: number): Promise<v
     stopTimeoutMs: config.server.shutdown_grace_ms + STOP_MARGIN_MS,
   });
   try {
-    const store = await openStore(config.database, { onMigrated: (versions) => log.info({ versions }, 'database migrations applied') });
+    const store = await openStore(config.database, { onMigrated: (versions, track) => log.info({ track, versions }, 'database migrations applied') });
     const secrets = await firstStart(store, new KeyService(store, catalogue, systemClock), config, log, systemClock.now()).finally(() => store.close());
     closeOnSignals(log, async () => {
       const clean = await supervisor.stop();

@@ -4,3 +4,9 @@ export interface Migration {
   name: string;
   sql: string;
 }
+
+/** The core's migration track, as reported; an extension's is its name (extension.ts). */
+export const CORE_TRACK = 'core';
+
+/** Told which migrations of a track an open applied (none reported when another instance had). */
+export type MigrationReport = (versions: readonly number[], track: string) => void;

@@ -1,5 +1,6 @@
 import type { GatewayConfig } from '../config/schema.js';
 import { GrantedAdmissions } from './granted-admissions.js';
+import type { MigrationReport } from './migration.js';
 import { RecentKeys } from './recent-keys.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -11,8 +12,11 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: an idle pooled connection, or the key-change listener's, failed; it is replaced. For the log. */
   onBackgroundError?: (error: Error) => void;
-  /** Told which migrations this process applied (none when another instance had: on one database they run once). */
-  onMigrated?: (versions: readonly number[]) => void;
+  /**
+   * Told which migrations this process applied, and on which track: the core's at the open, a
+   * plugin's when it opens its state (none when another instance had: on one database they run once).
+   */
+  onMigrated?: MigrationReport;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -73,9 +77,7 @@ function storeParts(store: Store): Store {
     ledger: store.ledger,
     rates: store.rates,
     lockouts: store.lockouts,
-    signatures: store.signatures,
-    status: store.status,
-    responses: store.responses,
+    extend: (extension) => store.extend(extension),
     checkWritable: () => store.checkWritable(),
     close: () => store.close(),
   };

@@ -5,8 +5,7 @@
  * placeholders, its transactions and its concurrency control.
  */
 
-import type { IncidentImpact, IncidentPatch, IncidentRecord, IncidentStatus, IncidentUpdate, StatusSample } from './status.js';
-import type { CycleSpend, DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord, StoredResponse } from './store.js';
+import type { CycleSpend, DailyUsage, ImportKind, ImportedKey, ImportedUsageRow, KeyPatch, KeyRecord } from './store.js';
 
 export interface KeyRow {
   id: string;
@@ -148,114 +147,7 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   listNanos: row.list_nano,
 });
 
-export interface IncidentRow {
-  id: string;
-  title: string;
-  status: IncidentStatus;
-  impact: IncidentImpact;
-  /** JSON array of canonical IDs; [] = the whole gateway. */
-  models: string;
-  /** SQLite keeps 0/1, PostgreSQL a boolean. */
-  automatic: number | boolean;
-  /** The model the error-rate watch opened it for; at most one open per model (a unique index). */
-  watch_model: string | null;
-  started_at: number;
-  resolved_at: number | null;
-  updated_at: number;
-}
 
-export const toIncident = (row: IncidentRow, updates: IncidentUpdate[]): IncidentRecord => ({
-  id: row.id,
-  title: row.title,
-  status: row.status,
-  impact: row.impact,
-  models: JSON.parse(row.models) as string[],
-  automatic: Boolean(row.automatic),
-  startedAt: row.started_at,
-  resolvedAt: row.resolved_at,
-  updatedAt: row.updated_at,
-  updates,
-});
-
-/** An incident row after a patch, and the timeline entry the patch adds (if any). */
-export interface PatchedIncident {
-  title: string;
-  status: IncidentStatus;
-  impact: IncidentImpact;
-  models: string;
-  resolvedAt: number | null;
-  watchModel: string | null;
-  update: { status: IncidentStatus; message: string } | null;
-}
-
-/** The incident after `patch`, or null when the patch is only for open incidents and this one is resolved. */
-export function patchIncident(current: IncidentRow, patch: IncidentPatch): PatchedIncident | null {
-  if (patch.ifOpen && current.resolved_at !== null) return null;
-  const status = patch.status ?? current.status;
-  const reopened = current.resolved_at !== null && status !== 'resolved';
-  return {
-    title: patch.title ?? current.title,
-    status,
-    impact: patch.impact ?? current.impact,
-    models: patch.models ? JSON.stringify(patch.models) : current.models,
-    // Resolving stamps the time once; reopening clears it.
-    resolvedAt: status === 'resolved' ? (current.resolved_at ?? patch.now) : null,
-    // Reopened by hand, it is the operator's: the watch may open its own for the model.
-    watchModel: reopened ? null : current.watch_model,
-    update:
-      patch.message !== undefined || patch.status !== undefined
-        ? { status, message: patch.message ?? `Status changed to ${status}.` }
-        : null,
-  };
-}
-
-const HOUR_MS = 3_600_000;
-
-/** The rollups a sample is added into: its minute and its hour. */
-export const rollupsOf = (sample: StatusSample): ReadonlyArray<readonly ['minute' | 'hour', number]> => [
-  ['minute', sample.minute],
-  ['hour', Math.floor(sample.minute / HOUR_MS) * HOUR_MS],
-];
-
-export interface ResponseRow {
-  id: string;
-  key_id: string;
-  previous_id: string | null;
-  created_at: number;
-  items: string;
-}
-
-export const toStoredResponse = (row: ResponseRow): StoredResponse => ({
-  id: row.id,
-  keyId: row.key_id,
-  previousId: row.previous_id,
-  createdAt: row.created_at,
-  items: row.items,
-});
-
-/**
- * A stored response and its ancestors in one recursive query (portable SQL), newest first:
- * each link must be the same key's and not expired. The placeholders are the backend's, for
- * the response id, the key id and the oldest time kept.
- */
-export const responseThreadSql = (id: string, key: string, since: string): string => `
-  WITH RECURSIVE thread (id, key_id, previous_id, created_at, items, depth) AS (
-    SELECT id, key_id, previous_id, created_at, items, 0 FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}
-    UNION ALL
-    SELECT r.id, r.key_id, r.previous_id, r.created_at, r.items, t.depth + 1
-      FROM responses r JOIN thread t ON r.id = t.previous_id
-      WHERE r.key_id = t.key_id AND r.created_at >= ${since}
-  )
-  SELECT id, key_id, previous_id, created_at, items FROM thread ORDER BY depth DESC`;
-
-/** One stored response of a key, created at or after the oldest time kept (placeholders: id, key id, that time). */
-export const responseSql = (id: string, key: string, since: string): string =>
-  `SELECT id, key_id, previous_id, created_at, items FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
-
-/** The rows of a thread query, oldest first, or none when its oldest response still names one before it (a link is gone). */
-export function wholeThread(rows: readonly ResponseRow[]): StoredResponse[] {
-  return rows.length && rows[0]?.previous_id === null ? rows.map(toStoredResponse) : [];
-}
 /**
  * A failed admin-token attempt (LockoutStore.fail), in portable SQL given each backend's
  * placeholder for parameter n (1: address, 2: now, 3: window length, 4: the "not noted" flag):

@@ -1,16 +1,15 @@
 /**
  * The store interface: the only way the gateway reaches persistent state. Nothing outside
- * `store/` speaks SQL, so a PostgreSQL implementation for several gateway instances can be
- * added without touching plugins. Methods return promises for that reason, even though the
- * SQLite implementation answers synchronously. A database that cannot be reached, or does not
+ * `store/` speaks SQL but a plugin's own `store/` folder, on both backends, through the
+ * extension seam (extension.ts). Methods return promises so that PostgreSQL can serve several
+ * gateway instances, even though the SQLite implementation answers synchronously. A database that cannot be reached, or does not
  * answer within `database.timeout_ms`, fails a method with a StoreUnavailableError
  * (src/store/unavailable.ts), on both backends.
  */
 
 import type { LedgerStore } from './ledger.js';
 import type { LockoutStore, RateStore } from './limits.js';
-import type { SignatureStore } from './signatures.js';
-import type { StatusStore } from './status.js';
+import type { ExtensibleStore } from './extension.js';
 
 export type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, Reservation, ReserveInput, ReserveResult, SpendLimit, TakenReservation } from './ledger.js';
 
@@ -163,48 +162,10 @@ export interface AuditStore {
 }
 
 /**
- * A stored Responses API response: what continuing from it (`previous_response_id`) needs.
- * Stored per key; another key never sees it.
+ * The core's state, and the seam through which a plugin opens state of its own (`extend`,
+ * src/store/extension.ts).
  */
-export interface StoredResponse {
-  /** `resp_…`. */
-  id: string;
-  keyId: string;
-  /** The response it continued (its `previous_response_id`), or null. */
-  previousId: string | null;
-  /** Epoch ms. */
-  createdAt: number;
-  /** JSON text of `{"input": [items], "output": [items]}`: the caller's input items and the response's output items. */
-  items: string;
-}
-
-export interface ResponseStore {
-  save(response: StoredResponse): Promise<void>;
-  /**
-   * The key's response `id` and every response it continues, oldest first, all created at or
-   * after `since`. Empty when there is none for this key (unknown, another key's, expired) or
-   * when a response of its chain is gone: a conversation is continued whole or not at all.
-   */
-  thread(keyId: string, id: string, since: number): Promise<StoredResponse[]>;
-  /**
-   * The key's response `id` alone, created at or after `since`, or null (unknown, another key's,
-   * expired): what an `item_reference` to one of its output items reads.
-   */
-  one(keyId: string, id: string, since: number): Promise<StoredResponse | null>;
-  /**
-   * Deletes the responses created before `before` (epoch ms); resolves with how many went. A
-   * store may walk them in the order they were stored and stop at the first newer one: a
-   * response stored after newer ones (a long stream's) then goes at a later prune.
-   */
-  prune(before: number): Promise<number>;
-  /**
-   * Keeps the key's newest responses (by createdAt, then id) whose items add up to at most
-   * `budget` bytes of UTF-8 and deletes the older ones; resolves with how many went.
-   */
-  trim(keyId: string, budget: number): Promise<number>;
-}
-
-export interface Store {
+export interface Store extends ExtensibleStore {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly imports: ImportStore;
@@ -212,9 +173,6 @@ export interface Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
-  readonly signatures: SignatureStore;
-  readonly status: StatusStore;
-  readonly responses: ResponseStore;
   /** Resolves when the store is reachable and writable (for readiness checks). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;

@@ -6,5 +6,5 @@
  */
 
 export { bearerToken, isCredentialHeader, repeatedCredential } from '../http/credential-headers.js';
-export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN } from '../keys/key-material.js';
+export { digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, NATIVE_KEY_PATTERN, randomToken } from '../keys/key-material.js';
 export { cutForLog, withoutSecrets } from '../http/redact.js';

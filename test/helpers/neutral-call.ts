@@ -4,6 +4,7 @@ import type { BetaServices } from '../../plugins/vendor-beta/translator.js';
 import type { LocalAnswer, UpstreamRequest } from '../../src/chain/translator.js';
 import type { GuardedFetcher } from '../../src/net/guarded-fetch.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SIGNATURE_STATE } from '../../plugins/vendor-beta/store/state.js';
 import { FakeClock } from './harness.js';
 import { chatFormat } from '../../plugins/ingress-chat/format.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
@@ -55,9 +56,9 @@ export function betaServices(signatures = newSignatures()): BetaServices {
   return { apiKey: 'k', embeddingModel: null, fetcher: {} as GuardedFetcher, signatures };
 }
 
-const signatureStore = SqliteStore.open(':memory:');
+const signatureStore = await SqliteStore.open(':memory:').extend(SIGNATURE_STATE);
 /** Beta's signature keeping on the test process's store (each an instance of the gateway). */
-export const newSignatures = (): ThoughtSignatures => new ThoughtSignatures(signatureStore.signatures, new FakeClock(), pino({ level: 'silent' }));
+export const newSignatures = (): ThoughtSignatures => new ThoughtSignatures(signatureStore, new FakeClock(), pino({ level: 'silent' }));
 
 /** The JSON a translator sends upstream (a request answered locally has none: an error). */
 export async function upstreamJson(request: UpstreamRequest | LocalAnswer | Promise<UpstreamRequest | LocalAnswer>): Promise<Record<string, unknown>> {

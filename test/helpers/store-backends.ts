@@ -24,6 +24,8 @@ export interface TestDatabase {
   backend: BackendName;
   /** The `postgres://` URL of a PostgreSQL database; undefined on SQLite. */
   url?: string;
+  /** The file of a SQLite database; undefined on PostgreSQL. */
+  path?: string;
   /** Opens another store on this database (a second gateway instance sharing it). */
   open(options?: TestStoreOptions): Promise<Store>;
   /**
@@ -58,6 +60,7 @@ export async function sqliteDatabase(t: Test): Promise<TestDatabase> {
   };
   return {
     backend: 'sqlite',
+    path,
     open: (options) => openStore(database({ path }, options), options),
     async outage() {
       const holder = new Database(path);

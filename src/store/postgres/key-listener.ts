@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { KEYS_CHANNEL } from './functions.js';
+import { KEYS_CHANNEL } from './functions-keys.js';
 
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 5000;
@@ -11,7 +11,7 @@ const PING_EVERY_MS = 15_000;
 
 /**
  * A connection of its own (not the pool's: LISTEN belongs to a session) that LISTENs on the
- * channel the keys' triggers notify (functions.ts, migration 7) and calls `onChange` for every notification — a key changed through any
+ * channel the keys' triggers notify (functions-keys.ts, migration 7) and calls `onChange` for every notification — a key changed through any
  * instance, or by hand in psql. Also once on every (re)connection, since notifications sent
  * while it was away are lost. Reconnects after 0.25 s, doubling to 5 s, until closed.
  */

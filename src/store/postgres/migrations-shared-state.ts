@@ -1,13 +1,14 @@
 /**
  * PostgreSQL migrations 5 onwards: the state several instances share — spend leases, the rate
- * cap, key change notifications, incidents, admin lockouts, thought signatures, stored responses
- * — and what came after (as src/store/sqlite/migrations-shared-state.ts). The list is continued
+ * cap, key change notifications, admin lockouts — and what came after (as src/store/sqlite/migrations-shared-state.ts). The list is continued
  * from migrations.ts; never edit a shipped one.
  */
 import type { Migration } from '../migration.js';
 import { GRANT_FUNCTION } from './functions-grants.js';
 import { ADMIT_RUNS_FUNCTION } from './functions-runs.js';
-import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, KEYS_CHANGED_TRIGGERS, RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
+import { ADMIT_FUNCTION, ADMIT_FUNCTION_2, RESERVE_FUNCTION, TAKE_THEN_ADMIT_FUNCTION, TAKE_THEN_ADMIT_FUNCTION_2 } from './functions.js';
+import { KEYS_CHANGED_TRIGGERS } from './functions-keys.js';
+import { RATE_TAKE_FUNCTION, RATE_TAKE_FUNCTION_2, RATE_TAKE_FUNCTION_3 } from './functions-rate.js';
 
 export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
   {
@@ -47,23 +48,6 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     sql: KEYS_CHANGED_TRIGGERS,
   },
   {
-    version: 8,
-    name: 'shared incident watch',
-    sql: `
-      ALTER TABLE incidents ADD COLUMN watch_model text;
-      CREATE UNIQUE INDEX incidents_one_open_per_watched_model ON incidents(watch_model)
-        WHERE watch_model IS NOT NULL AND resolved_at IS NULL;
-      CREATE TABLE incident_attempts (
-        model    text NOT NULL,
-        slot     bigint NOT NULL,
-        attempts bigint NOT NULL,
-        errors   bigint NOT NULL,
-        PRIMARY KEY (model, slot)
-      );
-      CREATE INDEX incident_attempts_by_slot ON incident_attempts(slot);
-    `,
-  },
-  {
     version: 9,
     name: 'admin lockouts',
     sql: `
@@ -74,34 +58,6 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
         lockout_noted boolean NOT NULL
       );
       CREATE INDEX admin_failures_by_start ON admin_failures(window_start);
-    `,
-  },
-  {
-    version: 10,
-    name: 'thought signatures',
-    sql: `
-      CREATE TABLE thought_signatures (
-        key_id     text NOT NULL,
-        call_id    text NOT NULL,
-        signature  text NOT NULL,
-        expires_at bigint NOT NULL,
-        PRIMARY KEY (key_id, call_id)
-      );
-      CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
-    `,
-  },
-  {
-    version: 11,
-    name: 'responses',
-    sql: `
-      CREATE TABLE responses (
-        id          text PRIMARY KEY,
-        key_id      text NOT NULL REFERENCES keys(id),
-        previous_id text,
-        created_at  bigint NOT NULL,
-        items       text NOT NULL
-      );
-      CREATE INDEX responses_by_time ON responses(created_at);
     `,
   },
   {
@@ -121,19 +77,6 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 13,
-    name: 'status endpoints',
-    sql: `
-      CREATE TABLE status_endpoint_minutes (
-        minute   bigint NOT NULL,
-        model    text NOT NULL,
-        endpoint text NOT NULL,
-        requests bigint NOT NULL,
-        PRIMARY KEY (minute, model, endpoint)
-      );
-    `,
-  },
-  {
     version: 14,
     name: 'leaner admissions',
     sql: `
@@ -147,30 +90,6 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     name: 'rate cap ring',
     // rate_counters.rpm_limit becomes the ring size: a lower limit no longer moves the slots.
     sql: RATE_TAKE_FUNCTION_3,
-  },
-  {
-    version: 16,
-    name: 'responses by key',
-    sql: `
-      -- A key's responses newest first, for the prune to each key's byte budget.
-      CREATE INDEX responses_by_key ON responses(key_id, created_at, id);
-    `,
-  },
-  {
-    version: 17,
-    name: 'automatic resolves',
-    sql: `
-      -- The incident watch's last resolve of a model: resolved automatic incidents, newest resolve first.
-      CREATE INDEX incidents_automatic_by_resolve ON incidents(resolved_at)
-        WHERE automatic AND resolved_at IS NOT NULL;
-    `,
-  },
-  {
-    version: 18,
-    name: 'responses without an index by time',
-    // SQLite only: its WAL writes each touched page whole, so it drops an index its prune can do
-    // without; PostgreSQL's WAL records an index entry, not its page, and keeps it.
-    sql: '-- nothing to do on PostgreSQL',
   },
   {
     version: 19,
@@ -187,19 +106,6 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     name: 'admissions by runs of one key',
     // A batch's admissions in one call of gateway_admit_runs, which decides a run of one key's calls at once.
     sql: ADMIT_RUNS_FUNCTION,
-  },
-  {
-    version: 21,
-    name: 'response sizes in the index by key',
-    sql: `
-      -- The trim to a key's byte budget sums its responses' sizes newest first. It read each size
-      -- from its row (3–4 µs a response); kept in a column the index carries, the sums come from
-      -- an index-only scan (0.4 µs). Adding the column rewrites the table once, under its lock:
-      -- the stored responses of the last 30 days at most.
-      ALTER TABLE responses ADD COLUMN bytes integer GENERATED ALWAYS AS (octet_length(items)) STORED;
-      DROP INDEX responses_by_key;
-      CREATE INDEX responses_by_key ON responses(key_id, created_at, id) INCLUDE (bytes);
-    `,
   },
   {
     version: 22,

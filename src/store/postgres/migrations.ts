@@ -6,10 +6,12 @@ import { PG_SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
  * src/store/sqlite/migrations.ts, in PostgreSQL's types — `bigint` for money (nano-dollars),
  * counts and epoch-ms times, `bytea` for hashes, `boolean` for flags, `double precision` for
  * latencies, JSON lists as text (read by the same code on both backends). Additions, each
- * named where it appears: `spend.reserved_nano` and `spend.reserved_upstream_nano`, `incidents.rowid`, and functions for the
+ * named where it appears: `spend.reserved_nano` and `spend.reserved_upstream_nano`, and functions for the
  * decisions that must read under a row lock taken first (a single statement reads from a
  * snapshot older than the lock). Never edit a migration that has shipped: add the next number
- * (on both backends; from 5 on, in migrations-shared-state.ts).
+ * (on both backends; from 5 on, in migrations-shared-state.ts). The numbers missing here (8, 10,
+ * 11, 13, 16, 17, 18, 21) made tables a plugin now owns: they are on that plugin's track
+ * (docs/plugins.md, "A plugin's own state").
  */
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
@@ -93,48 +95,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'operations',
+    name: 'per-key rate limits',
+    // Until the status plugin owned its state, migration 3 ('operations') also made the status
+    // site's tables: they are the status plugin's migration 3 now.
     sql: `
       ALTER TABLE keys ADD COLUMN rpm_limit integer;
-      CREATE TABLE status_rollups (
-        period   text NOT NULL CHECK (period IN ('minute', 'hour')),
-        start    bigint NOT NULL,
-        model    text NOT NULL,
-        requests bigint NOT NULL,
-        failures bigint NOT NULL,
-        PRIMARY KEY (period, start, model)
-      );
-      CREATE TABLE status_latency (
-        period text NOT NULL CHECK (period IN ('minute', 'hour')),
-        start  bigint NOT NULL,
-        model  text NOT NULL,
-        bucket integer NOT NULL,
-        count  bigint NOT NULL,
-        PRIMARY KEY (period, start, model, bucket)
-      );
-      -- rowid (PostgreSQL only): SQLite's implicit insertion order, which orders incidents
-      -- that started at the same instant.
-      CREATE TABLE incidents (
-        id          text PRIMARY KEY,
-        rowid       bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
-        title       text NOT NULL,
-        status      text NOT NULL CHECK (status IN ('investigating', 'identified', 'monitoring', 'resolved')),
-        impact      text NOT NULL CHECK (impact IN ('minor', 'major', 'critical')),
-        models      text NOT NULL,
-        automatic   boolean NOT NULL,
-        started_at  bigint NOT NULL,
-        resolved_at bigint,
-        updated_at  bigint NOT NULL
-      );
-      CREATE INDEX incidents_by_start ON incidents(started_at);
-      CREATE TABLE incident_updates (
-        incident_id text NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
-        seq         integer NOT NULL,
-        at          bigint NOT NULL,
-        status      text NOT NULL,
-        message     text NOT NULL,
-        PRIMARY KEY (incident_id, seq)
-      );
     `,
   },
   {

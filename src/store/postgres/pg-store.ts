@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
 import type { LockoutStore, RateStore } from '../limits.js';
-import type { SignatureStore } from '../signatures.js';
-import type { StatusStore } from '../status.js';
-import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
+import { OpenedExtensions, type PostgresHandle, type StoreExtension } from '../extension.js';
+import { CORE_TRACK, type MigrationReport } from '../migration.js';
+import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import type { GrantStore } from '../grants.js';
 import { PgGrantStore } from './grant-store.js';
 import { PgAuditStore, PgImportStore } from './imports-store.js';
@@ -11,12 +11,10 @@ import { PgKeyStore, PgSettingsStore } from './key-store.js';
 import { PgLedgerStore } from './ledger-store.js';
 import { PgLockoutStore } from './lockout-store.js';
 import { PgRateStore } from './rate-store.js';
-import { PgSignatureStore } from './signature-store.js';
-import { migrate } from './migrate.js';
+import { migrate, migrateTrack } from './migrate.js';
 import { guarded } from '../unavailable.js';
-import { createPool, DEFAULT_TIMEOUT_MS, pgUnavailable, type PoolOptions } from './pool.js';
-import { PgResponseStore } from './responses-store.js';
-import { PgStatusStore } from './status-store.js';
+import { createPool, DEFAULT_TIMEOUT_MS, inTransaction, pgUnavailable, type PoolOptions } from './pool.js';
+import { TickBatch } from './tick-batch.js';
 
 export type PostgresOptions = PoolOptions;
 
@@ -24,6 +22,19 @@ const READY_TIMEOUT_MS = 5000;
 
 /** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
 const pgGuarded = <T extends object>(store: T): T => guarded(store, 'postgres', pgUnavailable);
+
+/**
+ * Migrations on a connection of their own, without the query bound: an instance waiting for
+ * another's migrations (the advisory lock) or running a long one must not give up.
+ */
+async function migrating(url: string, ms: number, apply: (setup: Pool) => Promise<number[]>): Promise<number[]> {
+  const setup = createPool(url, { max: 1, timeouts: { ms, query: false } });
+  try {
+    return await apply(setup);
+  } finally {
+    await setup.end();
+  }
+}
 
 /**
  * The store on PostgreSQL, for several gateway instances sharing one database. The only module
@@ -38,19 +49,19 @@ export class PostgresStore implements Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
-  readonly signatures: SignatureStore;
-  readonly status: StatusStore;
-  readonly responses: ResponseStore;
   /** Admissions granted ahead of the calls (src/store/granted-admissions.ts). */
   readonly grants: GrantStore;
   private closing: Promise<void> | null = null;
   private listener: KeyChangeListener | null = null;
+  private readonly extensions: OpenedExtensions;
 
   private constructor(
     private readonly pool: Pool,
     private readonly url: string,
     private readonly timeoutMs: number,
+    onMigrated: MigrationReport | undefined,
   ) {
+    this.extensions = new OpenedExtensions(onMigrated);
     this.keys = pgGuarded(new PgKeyStore(pool));
     this.settings = pgGuarded(new PgSettingsStore(pool));
     this.imports = pgGuarded(new PgImportStore(pool));
@@ -58,25 +69,32 @@ export class PostgresStore implements Store {
     this.ledger = pgGuarded(new PgLedgerStore(pool));
     this.rates = pgGuarded(new PgRateStore(pool));
     this.lockouts = pgGuarded(new PgLockoutStore(pool));
-    this.signatures = pgGuarded(new PgSignatureStore(pool));
-    this.status = pgGuarded(new PgStatusStore(pool));
-    this.responses = pgGuarded(new PgResponseStore(pool));
     this.grants = pgGuarded(new PgGrantStore(pool));
   }
 
   /** Connects (lazily, per pool connection) and runs pending migrations under the migration lock. */
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
     const ms = options.timeouts?.ms ?? DEFAULT_TIMEOUT_MS;
-    // Migrations on a connection of their own, without the query bound: an instance waiting
-    // for another's migrations (the advisory lock) or running a long one must not give up.
-    const setup = createPool(url, { max: 1, timeouts: { ms, query: false } });
-    try {
-      const applied = await migrate(setup);
-      if (applied.length > 0) options.onMigrated?.(applied);
-    } finally {
-      await setup.end();
-    }
-    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms);
+    const applied = await migrating(url, ms, migrate);
+    if (applied.length > 0) options.onMigrated?.(applied, CORE_TRACK);
+    return new PostgresStore(createPool(url, { ...options, timeouts: { ms, query: true } }), url, ms, options.onMigrated);
+  }
+
+  extend<T extends object>(extension: StoreExtension<T>): Promise<T> {
+    const { pool } = this;
+    const handle: PostgresHandle = {
+      pool,
+      transaction: (work) => inTransaction(pool, work),
+      tickBatch: (writer) => {
+        const batch = new TickBatch(writer);
+        return (input) => batch.run(input);
+      },
+    };
+    return this.extensions.get(
+      extension,
+      () => migrating(this.url, this.timeoutMs, (setup) => migrateTrack(setup, extension.name, extension.postgres.migrations)),
+      () => pgGuarded(extension.postgres.open(handle)),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { CustomTypesConfig, Pool, PoolClient } from 'pg';
 import { parseExactInteger } from '../exact.js';
+import type { MigrationReport } from '../migration.js';
 
 /** Type OIDs whose text the pool parses itself (pg_type.oid). */
 const INT8 = 20;
@@ -28,8 +29,8 @@ export interface PoolOptions {
   timeouts?: { ms: number; query: boolean };
   /** An idle connection failed (the server restarted, the network dropped): the pool replaces it. */
   onBackgroundError?: (error: Error) => void;
-  /** Told which migrations this open applied (none when another instance had). */
-  onMigrated?: (versions: readonly number[]) => void;
+  /** Told which migrations this open (or an extension's) applied (none when another instance had). */
+  onMigrated?: MigrationReport;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;

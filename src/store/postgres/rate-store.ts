@@ -5,7 +5,7 @@ import { TickBatch } from './tick-batch.js';
 
 /**
  * The rate cap in PostgreSQL (limits.ts; migrations 6 and 15): a take is one call of gateway_rate_take
- * (functions.ts); the takes of one event-loop turn share one statement (admission-batch.ts).
+ * (functions-rate.ts); the takes of one event-loop turn share one statement (admission-batch.ts).
  */
 export class PgRateStore implements RateStore {
   private readonly takes: TickBatch<RateTake, number>;

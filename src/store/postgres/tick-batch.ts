@@ -1,3 +1,4 @@
+import type { BatchWriter } from '../extension.js';
 import { pgUnavailable } from './pool.js';
 
 interface Pending<I, O> {
@@ -6,11 +7,7 @@ interface Pending<I, O> {
   reject: (error: unknown) => void;
 }
 
-/** How a batch is written: all at once (one statement, answers in input order), or one alone. */
-export interface BatchWriter<I, O> {
-  many(inputs: readonly I[]): Promise<O[]>;
-  one(input: I): Promise<O>;
-}
+export type { BatchWriter };
 
 /**
  * Group commit for PostgreSQL (the twin of sqlite/group-commit.ts): the operations queued during

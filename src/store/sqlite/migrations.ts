@@ -1,7 +1,9 @@
 /**
- * Numbered migrations, applied in order at start inside one IMMEDIATE transaction each.
- * Never edit a migration that has shipped: add the next number (5 onwards live in
- * migrations-shared-state.ts).
+ * The core's numbered migrations, applied in order at start inside one IMMEDIATE transaction
+ * each (migrate.ts). Never edit a migration that has shipped: add the next number (5 onwards
+ * live in migrations-shared-state.ts). The numbers missing (8, 10, 11, 13, 16, 17, 18, 21) made
+ * tables a plugin now owns: they are on that plugin's track (docs/plugins.md, "A plugin's own
+ * state").
  */
 import type { Migration } from '../migration.js';
 import { SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
@@ -88,48 +90,12 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'operations',
+    name: 'per-key rate limits',
+    // Until the status plugin owned its state, migration 3 ('operations') also made the status
+    // site's tables: they are the status plugin's migration 3 now.
     sql: `
       -- Per-key requests-per-minute cap (rate-limit plugin): NULL = the configured default, 0 = none.
       ALTER TABLE keys ADD COLUMN rpm_limit INTEGER;
-      -- Status site: traffic per model rolled up per minute (kept ~a day) and per hour (kept ~a month).
-      CREATE TABLE status_rollups (
-        period   TEXT NOT NULL CHECK (period IN ('minute', 'hour')),
-        start    INTEGER NOT NULL,              -- epoch ms of the minute or hour
-        model    TEXT NOT NULL,                 -- canonical model ID
-        requests INTEGER NOT NULL,
-        failures INTEGER NOT NULL,
-        PRIMARY KEY (period, start, model)
-      ) WITHOUT ROWID;
-      -- Latency of successful requests: counts per bucket index (bounds live in the status plugin).
-      CREATE TABLE status_latency (
-        period TEXT NOT NULL CHECK (period IN ('minute', 'hour')),
-        start  INTEGER NOT NULL,
-        model  TEXT NOT NULL,
-        bucket INTEGER NOT NULL,
-        count  INTEGER NOT NULL,
-        PRIMARY KEY (period, start, model, bucket)
-      ) WITHOUT ROWID;
-      CREATE TABLE incidents (
-        id          TEXT PRIMARY KEY,
-        title       TEXT NOT NULL,
-        status      TEXT NOT NULL CHECK (status IN ('investigating', 'identified', 'monitoring', 'resolved')),
-        impact      TEXT NOT NULL CHECK (impact IN ('minor', 'major', 'critical')),
-        models      TEXT NOT NULL,              -- JSON array of canonical IDs; [] = the whole gateway
-        automatic   INTEGER NOT NULL,
-        started_at  INTEGER NOT NULL,
-        resolved_at INTEGER,
-        updated_at  INTEGER NOT NULL
-      );
-      CREATE INDEX incidents_by_start ON incidents(started_at);
-      CREATE TABLE incident_updates (
-        incident_id TEXT NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
-        seq         INTEGER NOT NULL,
-        at          INTEGER NOT NULL,
-        status      TEXT NOT NULL,
-        message     TEXT NOT NULL,
-        PRIMARY KEY (incident_id, seq)
-      ) WITHOUT ROWID;
     `,
   },
   {

@@ -2,9 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LockoutStore, RateStore } from '../limits.js';
-import type { SignatureStore } from '../signatures.js';
-import type { StatusStore } from '../status.js';
-import type { AuditStore, ImportStore, KeyStore, LedgerStore, ResponseStore, SettingsStore, Store } from '../store.js';
+import { OpenedExtensions, type SqliteHandle, type StoreExtension } from '../extension.js';
+import type { AuditStore, ImportStore, KeyStore, LedgerStore, SettingsStore, Store } from '../store.js';
 import { SqliteAuditStore, SqliteImportStore } from './imports-store.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './checkpointer.js';
 import { SqliteKeyStore, SqliteSettingsStore } from './key-store.js';
@@ -12,10 +11,9 @@ import { GroupCommit } from './group-commit.js';
 import { SqliteLedgerStore } from './ledger-store.js';
 import { SqliteLockoutStore } from './lockout-store.js';
 import { SqliteRateStore } from './rate-store.js';
-import { SqliteSignatureStore } from './signature-store.js';
-import { MIGRATIONS } from './migrations.js';
-import { SqliteResponseStore } from './responses-store.js';
-import { SqliteStatusStore } from './status-store.js';
+import { chunkedDelete, PRUNE_CHUNK_ROWS } from './chunked-delete.js';
+import { CORE_TRACK, type MigrationReport } from '../migration.js';
+import { migrate, migrateTrack } from './migrate.js';
 import { guarded } from '../unavailable.js';
 
 type Db = Database.Database;
@@ -83,30 +81,11 @@ export function sqliteUnavailable(error: unknown): boolean {
 /** A store of this backend whose unavailability is raised as a StoreUnavailableError. */
 const sqliteGuarded = <T extends object>(store: T): T => guarded(store, 'sqlite', sqliteUnavailable);
 
-/** Applies the pending migrations; answers the versions this call applied. */
-export function migrate(db: Db): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  const done: number[] = [];
-  for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
-    // IMMEDIATE: two processes starting on one file cannot both apply the same migration.
-    db.transaction(() => {
-      if (applied.get(migration.version)) return;
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, Date.now());
-      done.push(migration.version);
-    }).immediate();
-  }
-  return done;
-}
-
 export interface SqliteOptions {
   /** How long a write waits for another process's lock before failing as unavailable. */
   busyTimeoutMs?: number;
-  /** Told which migrations this open applied (none when another process had). */
-  onMigrated?: (versions: readonly number[]) => void;
+  /** Told which migrations this open (or an extension's) applied (none when another process had). */
+  onMigrated?: MigrationReport;
   /** How often the background worker checkpoints the WAL (500 ms). */
   checkpointIntervalMs?: number;
 }
@@ -119,27 +98,25 @@ export class SqliteStore implements Store {
   readonly ledger: LedgerStore;
   readonly rates: RateStore;
   readonly lockouts: LockoutStore;
-  readonly signatures: SignatureStore;
-  readonly status: StatusStore;
-  readonly responses: ResponseStore;
+  private readonly writes: GroupCommit;
+  private readonly extensions: OpenedExtensions;
 
   private constructor(
     private readonly db: Db,
     private readonly checkpointer: Checkpointer | null,
+    onMigrated: MigrationReport | undefined,
   ) {
+    this.extensions = new OpenedExtensions(onMigrated);
     this.keys = sqliteGuarded(new SqliteKeyStore(db));
     this.settings = sqliteGuarded(new SqliteSettingsStore(db));
     this.imports = sqliteGuarded(new SqliteImportStore(db));
     this.audit = sqliteGuarded(new SqliteAuditStore(db));
-    // One group commit per connection: ledger writes, rate-cap takes, signatures and stored responses of one turn share a transaction.
-    const writes = new GroupCommit(db);
-    const rates = new SqliteRateStore(db, writes);
-    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, writes, (take) => rates.decide(take)));
+    // One group commit per connection: ledger writes, rate-cap takes and extensions' writes (signatures, stored responses) of one turn share a transaction.
+    this.writes = new GroupCommit(db);
+    const rates = new SqliteRateStore(db, this.writes);
+    this.ledger = sqliteGuarded(new SqliteLedgerStore(db, this.writes, (take) => rates.decide(take)));
     this.rates = sqliteGuarded(rates);
     this.lockouts = sqliteGuarded(new SqliteLockoutStore(db));
-    this.signatures = sqliteGuarded(new SqliteSignatureStore(db, writes));
-    this.status = sqliteGuarded(new SqliteStatusStore(db));
-    this.responses = sqliteGuarded(new SqliteResponseStore(db, writes));
   }
 
   /** Opens (creating if needed) the database file, sets WAL and runs pending migrations. */
@@ -148,14 +125,29 @@ export class SqliteStore implements Store {
     const db = new Database(path);
     configureConnection(db, options.busyTimeoutMs);
     const applied = migrate(db);
-    if (applied.length > 0) options.onMigrated?.(applied);
-    if (path === ':memory:') return new SqliteStore(db, null);
+    if (applied.length > 0) options.onMigrated?.(applied, CORE_TRACK);
+    if (path === ':memory:') return new SqliteStore(db, null, options.onMigrated);
     // Checkpoints (and their fsyncs) run in a worker, off the event loop; see checkpointer.ts.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
     });
-    return new SqliteStore(db, checkpointer);
+    return new SqliteStore(db, checkpointer, options.onMigrated);
+  }
+
+  extend<T extends object>(extension: StoreExtension<T>): Promise<T> {
+    const { db, writes } = this;
+    const handle: SqliteHandle = {
+      db,
+      writes,
+      chunkedDelete: (table, key, where) => chunkedDelete(db, table, key, where),
+      pruneChunkRows: PRUNE_CHUNK_ROWS,
+    };
+    return this.extensions.get(
+      extension,
+      () => migrateTrack(db, extension.name, extension.sqlite.migrations),
+      () => sqliteGuarded(extension.sqlite.open(handle)),
+    );
   }
 
   async checkWritable(): Promise<void> {

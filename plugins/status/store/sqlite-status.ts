@@ -1,6 +1,6 @@
-import type Database from 'better-sqlite3';
-import { randomToken } from '../../keys/key-material.js';
-import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
+import type { SqliteHandle } from '../../../src/plugin-api.js';
+import { randomToken } from '../../../src/toolkit/secrets.js';
+import { patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
 import type {
   AttemptCount,
   AttemptTotals,
@@ -14,9 +14,9 @@ import type {
   RollupPeriod,
   StatusSample,
   StatusStore,
-} from '../status.js';
+} from './status.js';
 
-type Db = Database.Database;
+type Db = SqliteHandle['db'];
 
 /** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8, 13 and 17). */
 export class SqliteStatusStore implements StatusStore {
@@ -42,7 +42,10 @@ export class SqliteStatusStore implements StatusStore {
   private readonly sumAttempts;
   private readonly pruneAttempts;
 
-  constructor(private readonly db: Db) {
+  private readonly db: Db;
+
+  constructor({ db }: SqliteHandle) {
+    this.db = db;
     this.addRollup = db.prepare(`INSERT INTO status_rollups (period, start, model, requests, failures)
       VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (period, start, model) DO UPDATE SET

@@ -1,23 +1,20 @@
-import type Database from 'better-sqlite3';
-import { lastPerCall, type SignatureStore, type ThoughtSignature } from '../signatures.js';
-import { chunkedDelete } from './chunked-delete.js';
-import type { GroupCommit } from './group-commit.js';
+import type { SqliteHandle } from '../../../src/plugin-api.js';
+import { lastPerCall, type SignatureStore, type ThoughtSignature } from './signatures.js';
 
-/** Thought signatures in SQLite (signatures.ts; migration 10); writes join the group commit of the turn. */
+/** Thought signatures in SQLite (signatures.ts; migrations.ts); writes join the group commit of the turn. */
 export class SqliteSignatureStore implements SignatureStore {
   private readonly upsert;
   private readonly select;
   private readonly pruneExpired;
+  private readonly writes: SqliteHandle['writes'];
 
-  constructor(
-    db: Database.Database,
-    private readonly writes: GroupCommit,
-  ) {
+  constructor({ db, writes, chunkedDelete }: SqliteHandle) {
+    this.writes = writes;
     this.upsert = db.prepare(`INSERT INTO thought_signatures (key_id, call_id, signature, expires_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, call_id) DO UPDATE SET signature = excluded.signature, expires_at = excluded.expires_at`);
     this.select = db.prepare(`SELECT call_id, signature FROM thought_signatures
       WHERE key_id = ? AND call_id IN (SELECT value FROM json_each(?)) AND expires_at > ?`);
-    this.pruneExpired = chunkedDelete(db, 'thought_signatures', 'key_id, call_id', 'expires_at <= ?');
+    this.pruneExpired = chunkedDelete('thought_signatures', 'key_id, call_id', 'expires_at <= ?');
   }
 
   put(signatures: readonly ThoughtSignature[], expiresAt: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { lastPerCall, type SignatureStore, type ThoughtSignature } from '../signatures.js';
+import type { PostgresHandle } from '../../../src/plugin-api.js';
+import { lastPerCall, type SignatureStore, type ThoughtSignature } from './signatures.js';
 
 const PUT = {
   name: 'signatures_put',
@@ -12,9 +13,13 @@ const GET = {
   text: 'SELECT call_id, signature FROM thought_signatures WHERE key_id = $1 AND call_id = ANY($2::text[]) AND expires_at > $3',
 };
 
-/** Thought signatures in PostgreSQL (signatures.ts; migration 10): a batch is one statement. */
+/** Thought signatures in PostgreSQL (signatures.ts; migrations.ts): a batch is one statement. */
 export class PgSignatureStore implements SignatureStore {
-  constructor(private readonly pool: Pool) {}
+  private readonly pool: Pool;
+
+  constructor({ pool }: PostgresHandle) {
+    this.pool = pool;
+  }
 
   async put(signatures: readonly ThoughtSignature[], expiresAt: number): Promise<void> {
     const batch = lastPerCall(signatures);

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
-import { randomToken } from '../../keys/key-material.js';
-import { patchIncident, rollupsOf, toIncident, type IncidentRow } from '../rows.js';
+import type { PostgresHandle } from '../../../src/plugin-api.js';
+import { randomToken } from '../../../src/toolkit/secrets.js';
+import { patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
 import type {
   AttemptCount,
   AttemptTotals,
@@ -14,8 +15,7 @@ import type {
   RollupPeriod,
   StatusSample,
   StatusStore,
-} from '../status.js';
-import { inTransaction } from './pool.js';
+} from './status.js';
 
 /**
  * Every rollup, endpoint and latency row of a batch in one statement (one round trip, atomic). The rows
@@ -76,7 +76,13 @@ function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
 
 /** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8, 13 and 17). */
 export class PgStatusStore implements StatusStore {
-  constructor(private readonly pool: Pool) {}
+  private readonly pool: Pool;
+  private readonly transaction: PostgresHandle['transaction'];
+
+  constructor({ pool, transaction }: PostgresHandle) {
+    this.pool = pool;
+    this.transaction = transaction;
+  }
 
   async record(samples: readonly StatusSample[]): Promise<void> {
     const rollups: Keyed[] = [];
@@ -156,7 +162,7 @@ export class PgStatusStore implements StatusStore {
   async updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined> {
     // The row is locked before it is read: concurrent updates queue, none is lost, and each
     // reads the sequence numbers the one before it committed.
-    const found = await inTransaction(this.pool, async (client) => {
+    const found = await this.transaction(async (client) => {
       const current = (await client.query<IncidentRow>('SELECT * FROM incidents WHERE id = $1 FOR UPDATE', [id])).rows[0];
       if (!current) return false;
       const next = patchIncident(current, patch);

@@ -1,5 +1,5 @@
 /**
- * Beta's thought signatures (plugins/vendor-beta/thought-signatures.ts), kept in the store so
+ * Beta's thought signatures (../thought-signatures.ts), kept in the plugin's own state so
  * that a follow-up call replays the right one whichever instance it reaches, after a restart
  * too. Scoped by key: a caller never gets a signature handed to another key.
  */

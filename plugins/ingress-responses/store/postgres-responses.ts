@@ -1,7 +1,6 @@
 import type { Pool } from 'pg';
-import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow } from '../rows.js';
-import type { ResponseStore, StoredResponse } from '../store.js';
-import { TickBatch, type BatchWriter } from './tick-batch.js';
+import type { BatchWriter, PostgresHandle } from '../../../src/plugin-api.js';
+import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow, type ResponseStore, type StoredResponse } from './responses.js';
 
 const THREAD = responseThreadSql('$1', '$2', '$3');
 const ONE = { name: 'responses_one', text: responseSql('$1', '$2', '$3') };
@@ -25,7 +24,7 @@ const TRIM = {
 
 const valuesOf = (r: StoredResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items];
 
-/** The responses of one event-loop turn in one statement (tick-batch.ts), like the ledger rows they come with. */
+/** The responses of one event-loop turn in one statement (PostgresHandle.tickBatch), like the ledger rows they come with. */
 function saveWriter(pool: Pool): BatchWriter<StoredResponse, void> {
   return {
     async many(batch) {
@@ -41,14 +40,16 @@ function saveWriter(pool: Pool): BatchWriter<StoredResponse, void> {
 }
 
 export class PgResponseStore implements ResponseStore {
-  private readonly saves: TickBatch<StoredResponse, void>;
+  private readonly pool: Pool;
+  private readonly saves: (response: StoredResponse) => Promise<void>;
 
-  constructor(private readonly pool: Pool) {
-    this.saves = new TickBatch(saveWriter(pool));
+  constructor({ pool, tickBatch }: PostgresHandle) {
+    this.pool = pool;
+    this.saves = tickBatch(saveWriter(pool));
   }
 
   save(response: StoredResponse): Promise<void> {
-    return this.saves.run(response);
+    return this.saves(response);
   }
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {

@@ -1,9 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type Database from 'better-sqlite3';
-import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow } from '../rows.js';
-import type { ResponseStore, StoredResponse } from '../store.js';
-import { chunkedDelete, PRUNE_CHUNK_ROWS } from './chunked-delete.js';
-import type { GroupCommit } from './group-commit.js';
+import type { SqliteHandle } from '../../../src/plugin-api.js';
+import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow, type ResponseStore, type StoredResponse } from './responses.js';
 
 interface SizedRow {
   createdAt: number;
@@ -18,7 +15,7 @@ interface ChunkSize {
 
 /**
  * Responses per step of a trim's walk, newest first: their sizes are summed in SQL from the index
- * by key, which carries them (migration 21), about 0.1 µs a row, so a step holds the event loop
+ * by key, which carries them (migration 21, ./migrations.ts), about 0.1 µs a row, so a step holds the event loop
  * for about a quarter of a millisecond.
  */
 export const TRIM_CHUNK_ROWS = 2048;
@@ -45,21 +42,22 @@ export class SqliteResponseStore implements ResponseStore {
   private readonly chunkRows;
   private readonly chunkEnd;
   private readonly removeUpTo;
+  private readonly writes: SqliteHandle['writes'];
+  private readonly pruneChunkRows: number;
 
-  constructor(
-    db: Database.Database,
-    private readonly writes: GroupCommit,
-  ) {
+  constructor({ db, writes, chunkedDelete, pruneChunkRows }: SqliteHandle) {
+    this.writes = writes;
+    this.pruneChunkRows = pruneChunkRows;
     this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
     this.selectOne = db.prepare(responseSql('@id', '@key', '@since'));
     // Rows are in the order they were stored (there is no index by time: migration 18).
-    this.oldestFirst = db.prepare(`SELECT rowid, created_at AS createdAt FROM responses WHERE rowid > ? ORDER BY rowid LIMIT ${PRUNE_CHUNK_ROWS}`);
+    this.oldestFirst = db.prepare(`SELECT rowid, created_at AS createdAt FROM responses WHERE rowid > ? ORDER BY rowid LIMIT ${pruneChunkRows}`);
     this.removeThrough = db.prepare('DELETE FROM responses WHERE rowid > ? AND rowid <= ?');
     this.chunkSize = db.prepare(TRIM_CHUNK_SQL);
     this.chunkRows = db.prepare(`${NEWEST_FIRST} LIMIT ${TRIM_CHUNK_ROWS}`);
     this.chunkEnd = db.prepare(`${NEWEST_FIRST} LIMIT 1 OFFSET ${TRIM_CHUNK_ROWS - 1}`);
-    this.removeUpTo = chunkedDelete(db, 'responses', 'rowid', 'key_id = ? AND (created_at, id) <= (?, ?)');
+    this.removeUpTo = chunkedDelete('responses', 'rowid', 'key_id = ? AND (created_at, id) <= (?, ?)');
   }
 
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
@@ -90,7 +88,7 @@ export class SqliteResponseStore implements ResponseStore {
       const fresh = rows.findIndex((row) => row.createdAt >= before);
       const last = rows[fresh === -1 ? rows.length - 1 : fresh - 1];
       if (last) total += this.removeThrough.run(after, last.rowid).changes;
-      if (fresh !== -1 || rows.length < PRUNE_CHUNK_ROWS || !last) return total;
+      if (fresh !== -1 || rows.length < this.pruneChunkRows || !last) return total;
       after = last.rowid;
       await nextTurn();
     }
