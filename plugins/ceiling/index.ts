@@ -58,7 +58,6 @@ export default definePlugin({
     return {
       onRequest(call) {
         const { key, model } = call;
-        if (!call.endpoint.upstream || !key || !model) return;
         if (key.monthlyCeilingNanos === null && key.monthlyUpstreamLimitNanos === null) return;
         const cycle = cycleOf(call.admittedAt);
         // An admission step (src/chain/admission-steps.ts): with the rate cap's take, one round trip.

@@ -96,7 +96,7 @@ export default definePlugin({
         if (!ours(call)) return;
         const previous = call.body['previous_response_id'];
         if (typeof previous === 'string') {
-          const thread = call.key ? await responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS) : [];
+          const thread = await responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS);
           if (!thread.length) {
             throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
           }
@@ -106,7 +106,7 @@ export default definePlugin({
         // Only a request with a reference pays for a lookup.
         const input = call.body['input'];
         if (Array.isArray(input) && input.some(isReference)) {
-          const resolved = await resolveReferences(input as JsonObject[], (id) => (call.key ? responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS) : Promise.resolve(null)));
+          const resolved = await resolveReferences(input as JsonObject[], (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));
           turnOf(call).resolves(resolved.input, resolved.bytes);
         }
       },
