@@ -14,7 +14,7 @@ const TIMEOUT_MS = 1000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 t.test('PostgreSQL stopped under a running gateway, then back', async (t) => {
-  const server = await startPostgres(t);
+  const server = await startPostgres(t, { own: true });
   const h = await startHarness(t, { env: { GATEWAY_DATABASE_URL: await server.createDatabase(), GATEWAY_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) } });
   const { id, key } = await h.createKey({ monthly_ceiling_usd: '1.00', rpm_limit: 1000 });
   const call = (prompt = 'Hi', stream = false) =>
@@ -63,7 +63,7 @@ t.test('PostgreSQL stopped under a running gateway, then back', async (t) => {
 });
 
 t.test('PostgreSQL frozen (nothing answers): calls answer 503 within the timeout instead of hanging', async (t) => {
-  const server = await startPostgres(t);
+  const server = await startPostgres(t, { own: true });
   const h = await startHarness(t, { env: { GATEWAY_DATABASE_URL: await server.createDatabase(), GATEWAY_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) } });
   const { key } = await h.createKey({ monthly_ceiling_usd: '1.00' });
   const call = () =>
@@ -87,7 +87,7 @@ t.test('PostgreSQL frozen (nothing answers): calls answer 503 within the timeout
 t.test('PostgreSQL frozen with a call in flight on a ceiling: one database timeout, not one per completion step', async (t) => {
   const timeoutMs = 2000;
   const upstreamMs = 1500;
-  const server = await startPostgres(t);
+  const server = await startPostgres(t, { own: true });
   const h = await startHarness(t, { env: { GATEWAY_DATABASE_URL: await server.createDatabase(), GATEWAY_DATABASE_TIMEOUT_MS: String(timeoutMs) } });
   const { key } = await h.createKey({ monthly_ceiling_usd: '1.00' });
   const started = Date.now();

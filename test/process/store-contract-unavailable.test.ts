@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
-import { contract } from '../helpers/store-backends.js';
+import { contract, postgresOnOwnServer } from '../helpers/store-backends.js';
 import { ledgerRow, newKey } from '../helpers/store-fixtures.js';
 
 /**
@@ -8,6 +8,8 @@ import { ledgerRow, newKey } from '../helpers/store-fixtures.js';
  * hangs, and the same store works again once the database is back — on SQLite (the file
  * write-locked by another process) and PostgreSQL (the server stopped, its sessions cut off).
  */
+
+postgresOnOwnServer();
 
 const TIMEOUT_MS = 400;
 

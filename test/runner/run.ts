@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { startPostgresServer, type PostgresServer } from '../../bench/lib/postgres-server.js';
+import { RUN_POSTGRES_ENV, runWideAddress, TEST_SETTINGS } from '../helpers/postgres.js';
+import { fileTimes, RESULTS_DIR, timeTable } from './file-times.js';
+import { missingPrerequisites } from './prerequisites.js';
+import { isTierName, TIERS, type TierName } from './tiers.js';
+
+/**
+ * `npm test` and `npm run test:<tier>`: `run.ts [--coverage] <tier>...`. Checks the tiers'
+ * prerequisites (one line and exit 2 when one is missing), starts one PostgreSQL server for the
+ * whole run when a tier needs it (each test file makes fresh databases on it: helpers/postgres.ts),
+ * runs the tiers' files in one tap run (coverage only with --coverage: a tier alone is not the
+ * floor's whole), removes the server whatever happens, then prints each file's time.
+ */
+
+const RUN_SETTINGS = { ...TEST_SETTINGS, max_connections: '400' };
+
+function parse(argv: readonly string[]): { tiers: TierName[]; coverage: boolean } {
+  const names = argv.filter((arg) => arg !== '--coverage');
+  const unknown = names.filter((name) => !isTierName(name));
+  if (unknown.length || !names.length) {
+    process.stderr.write(`usage: run.ts [--coverage] ${Object.keys(TIERS).join('|')}...${unknown.length ? ` (not a tier: ${unknown.join(', ')})` : ''}\n`);
+    process.exit(2);
+  }
+  return { tiers: names.filter(isTierName), coverage: argv.includes('--coverage') };
+}
+
+function runTap(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const tap = spawn(process.execPath, ['node_modules/tap/dist/esm/run.mjs', ...args], { stdio: 'inherit', env });
+  const forward = (signal: NodeJS.Signals): void => void tap.kill(signal);
+  process.on('SIGINT', forward).on('SIGTERM', forward).on('SIGHUP', forward);
+  return new Promise((resolve) => tap.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+const { tiers, coverage } = parse(process.argv.slice(2));
+const needs = [...new Set(tiers.flatMap((tier) => TIERS[tier].needs))];
+const missing = missingPrerequisites(needs);
+if (missing) {
+  process.stderr.write(`${missing}\n`);
+  process.exit(2);
+}
+
+const env = { ...process.env };
+let server: PostgresServer | null = null;
+if (needs.includes('postgres') && !env[RUN_POSTGRES_ENV]) {
+  server = await startPostgresServer({ settings: RUN_SETTINGS });
+  env[RUN_POSTGRES_ENV] = runWideAddress(server);
+}
+const started = Date.now();
+let status = 1;
+try {
+  status = await runTap([...(coverage ? [] : ['--disable-coverage']), ...tiers.flatMap((tier) => TIERS[tier].dirs)], env);
+} finally {
+  // Also stopped by the server's own exit hook should this process end otherwise.
+  await server?.stop();
+}
+process.stdout.write(`\n${timeTable(fileTimes(RESULTS_DIR, started))}\n`);
+process.exit(status);
