@@ -56,7 +56,7 @@ t.test('errors and garbage end the stream with our envelope', async (t) => {
 t.test('a stream is whole only when every choice asked for finished; otherwise the upstream is at fault', async (t) => {
   const FINISH = '{"id":"chatcmpl-1","model":"gamma-5.4","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}';
   const SPACED_FINISH = '{"id": "chatcmpl-1", "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}], "usage": null}';
-  // The translator's 502 is the upstream's fault: the pipeline records it as upstream_error (test/unit/gamma-truncation.test.ts).
+  // The translator's 502 is the upstream's fault: the pipeline records it as upstream_error (test/e2e/gamma-truncation.test.ts).
   const run = (n: number, chunks: string[]): { error: unknown } => {
     const call = makeCall({ model: 'gamma-5.4', n, messages: [{ role: 'user', content: 'x' }], stream: true }, { model: 'gamma-5.4', stream: true });
     const s = new GammaTranslator(call, 'k', null).stream();
