@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { startPostgresServer, type PostgresServer } from '../../bench/lib/postgres-server.js';
 import { RUN_POSTGRES_ENV, runWideAddress, TEST_SETTINGS } from '../helpers/postgres.js';
 import { fileTimes, RESULTS_DIR, timeTable } from './file-times.js';
@@ -33,11 +33,17 @@ function parse(argv: readonly string[]): { tiers: TierName[]; coverage: boolean 
   return { tiers: names.filter(isTierName), coverage: argv.includes('--coverage') };
 }
 
+let tap: ChildProcess | null = null;
+// An interrupt reaches tap (which ends its files) and then the run's end below; before tap is
+// started, it ends the runner at once, whose exit hook stops the server.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => (tap ? tap.kill(signal) : process.exit(130)));
+}
+
 function runTap(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const tap = spawn(process.execPath, ['node_modules/tap/dist/esm/run.mjs', ...args], { stdio: 'inherit', env });
-  const forward = (signal: NodeJS.Signals): void => void tap.kill(signal);
-  process.on('SIGINT', forward).on('SIGTERM', forward).on('SIGHUP', forward);
-  return new Promise((resolve) => tap.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  const child = spawn(process.execPath, ['node_modules/tap/dist/esm/run.mjs', ...args], { stdio: 'inherit', env });
+  tap = child;
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
 const { tiers, coverage } = parse(process.argv.slice(2));
@@ -59,7 +65,6 @@ let status = 1;
 try {
   status = await runTap([...(coverage ? [] : ['--disable-coverage', FAST_TYPESCRIPT]), ...tiers.flatMap((tier) => TIERS[tier].dirs)], env);
 } finally {
-  // Also stopped by the server's own exit hook should this process end otherwise.
   await server?.stop();
 }
 process.stdout.write(`\n${timeTable(fileTimes(RESULTS_DIR, started))}\n`);
