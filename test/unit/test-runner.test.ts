@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { fileTimeMs, fileTimes, timeTable } from '../runner/file-times.js';
 import { missingPrerequisites, type Machine } from '../runner/prerequisites.js';
+import { TIERS } from '../runner/tiers.js';
 
 /** The test runner's own parts (test/runner): the prerequisite check and the per-file time table. */
 
@@ -92,4 +93,15 @@ t.test('the table lists the files written since the run began, slowest first, cu
       '   0.2 s  test/unit/fast.test.ts',
     ].join('\n'),
   );
+});
+
+t.test('every test file is in the folder of a tier, so that npm test runs it', async (t) => {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.name === 'node_modules' ? [] : entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith('.test.ts') ? [join(dir, entry.name)] : [],
+    );
+  const testFiles = walk('test');
+  const folders = Object.values(TIERS).flatMap((tier) => tier.dirs);
+  t.ok(testFiles.length > 100, `${testFiles.length} test files`);
+  t.same(testFiles.filter((file) => !folders.some((folder) => file.startsWith(`${folder}/`))), []);
 });
