@@ -32,11 +32,12 @@ export function fileTimeMs(tap: string): number | null {
   return last ? Number(last[1]) : null;
 }
 
-/** The files of the run that started at `sinceMs` (results written since), slowest first. */
-export function fileTimes(resultsDir: string, sinceMs: number): FileTime[] {
+/** The files in `dirs` of the run that started at `sinceMs` (results written since), slowest first. */
+export function fileTimes(resultsDir: string, sinceMs: number, dirs: readonly string[]): FileTime[] {
   return tapFiles(resultsDir)
     .filter((path) => statSync(path).mtimeMs >= sinceMs)
     .map((path) => ({ file: relative(resultsDir, path).replace(/\.tap$/, ''), ms: fileTimeMs(readFileSync(path, 'utf8')) }))
+    .filter(({ file }) => dirs.some((dir) => file.startsWith(`${dir}/`)))
     .sort((a, b) => (b.ms ?? Infinity) - (a.ms ?? Infinity));
 }
 

@@ -60,12 +60,13 @@ if (needs.includes('postgres') && !env[RUN_POSTGRES_ENV]) {
   server = await startPostgresServer({ settings: RUN_SETTINGS });
   env[RUN_POSTGRES_ENV] = runWideAddress(server);
 }
+const dirs = tiers.flatMap((tier) => TIERS[tier].dirs);
 const started = Date.now();
 let status = 1;
 try {
-  status = await runTap([...(coverage ? [] : ['--disable-coverage', FAST_TYPESCRIPT]), ...tiers.flatMap((tier) => TIERS[tier].dirs)], env);
+  status = await runTap([...(coverage ? [] : ['--disable-coverage', FAST_TYPESCRIPT]), ...dirs], env);
 } finally {
   await server?.stop();
 }
-process.stdout.write(`\n${timeTable(fileTimes(RESULTS_DIR, started))}\n`);
+process.stdout.write(`\n${timeTable(fileTimes(RESULTS_DIR, started, dirs))}\n`);
 process.exit(status);

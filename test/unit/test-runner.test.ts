@@ -64,7 +64,7 @@ t.test("a file's time is its last top-level time line; a file cut short has none
   t.equal(fileTimeMs('TAP version 14\n# Subtest: one\n    # time=3ms\n'), null);
 });
 
-t.test('the table lists the files written since the run began, slowest first, cut-short files on top', async (t) => {
+t.test("the table lists the run's files written since it began, slowest first, cut-short files on top", async (t) => {
   const dir = tempDir(t);
   const write = (name: string, text: string): string => {
     const path = join(dir, name);
@@ -75,10 +75,12 @@ t.test('the table lists the files written since the run began, slowest first, cu
   write('test/unit/fast.test.ts.tap', FILE_TAP.replace('1234.5ms\n', '200ms\n'));
   write('test/unit/slow.test.ts.tap', FILE_TAP);
   write('test/unit/killed.test.ts.tap', 'TAP version 14\n');
+  mkdirSync(join(dir, 'test', 'e2e'), { recursive: true });
+  write('test/e2e/another-run.test.ts.tap', FILE_TAP);
   const stale = write('test/unit/earlier.test.ts.tap', FILE_TAP);
   const since = Date.now() - 60_000;
   utimesSync(stale, new Date(since - 1000), new Date(since - 1000));
-  const times = fileTimes(dir, since);
+  const times = fileTimes(dir, since, ['test/unit']);
   t.same(times, [
     { file: 'test/unit/killed.test.ts', ms: null },
     { file: 'test/unit/slow.test.ts', ms: 1234.5 },
