@@ -4,7 +4,7 @@
  * toolkits (the neutral request and reply, the reference format, SSE, vendor and ingress helpers,
  * simulators, routes, secrets) are named modules under `src/toolkit/` that a plugin imports on
  * purpose. A plugin under plugins/ reaches the core through this module and those only
- * (test/plugin-surface.test.ts holds both lists; docs/plugins.md says which toolkit is for what).
+ * (test/unit/plugin-surface.test.ts holds both lists; docs/plugins.md says which toolkit is for what).
  */
 
 // A plugin: its definition, the context its setup receives, its hooks.

@@ -21,6 +21,8 @@ const SERVER_USER = 'postgres';
 export interface PostgresServer {
   /** The postmaster's pid (its backends are its children). */
   readonly pid: number;
+  /** `postgresql://user@127.0.0.1:port`, a database's name to be appended. */
+  readonly url: string;
   /** An empty database of its own; its URL. */
   createDatabase(): Promise<string>;
   /**
@@ -43,28 +45,40 @@ export interface PostgresServerOptions {
   cpus?: string | null;
 }
 
-/** The server binaries: `pg_config --bindir`, the newest /usr/lib/postgresql/N/bin, or initdb's folder on PATH. */
-function binDir(): string {
+/** Where the server binaries are looked for: `PATH` (pg_config, initdb) and Debian's versioned folders. */
+export interface PostgresSearch {
+  path: string;
+  debianRoot: string;
+}
+
+const THIS_MACHINE = (): PostgresSearch => ({ path: process.env['PATH'] ?? '', debianRoot: '/usr/lib/postgresql' });
+
+/** What to install when they are not found, in one line. */
+export const POSTGRES_MISSING =
+  'PostgreSQL server binaries (initdb, pg_ctl) not found (pg_config --bindir, /usr/lib/postgresql/*/bin): ' +
+  'the PostgreSQL store tests and `npm run bench -- --store postgres` need them. Install Debian\'s package "postgresql" (apt-get install postgresql); .ci/run does.';
+
+/** The server binaries' folder: `pg_config --bindir`, the newest <debianRoot>/N/bin, or initdb's folder on PATH; null: none. */
+export function postgresBinDir(search: PostgresSearch = THIS_MACHINE()): string | null {
   const candidates: string[] = [];
   try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
+    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', env: { ...process.env, PATH: search.path }, stdio: ['ignore', 'pipe', 'ignore'] }).trim());
   } catch {
     // pg_config is in libpq-dev, not always installed: look where Debian puts the server.
   }
-  if (existsSync('/usr/lib/postgresql')) {
-    const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => `/usr/lib/postgresql/${v}/bin`));
+  if (existsSync(search.debianRoot)) {
+    const versions = readdirSync(search.debianRoot).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((v) => join(search.debianRoot, v, 'bin')));
   }
-  for (const dir of (process.env['PATH'] ?? '').split(':')) {
+  for (const dir of search.path.split(':')) {
     if (dir && existsSync(join(dir, 'initdb'))) candidates.push(dirname(realpathSync(join(dir, 'initdb'))));
   }
-  const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
-  if (!found) {
-    throw new Error(
-      'PostgreSQL server binaries (initdb, pg_ctl) not found (pg_config --bindir, /usr/lib/postgresql/*/bin): ' +
-        'the PostgreSQL store tests and `npm run bench -- --store postgres` need them. Install Debian\'s package "postgresql" (apt-get install postgresql); .ci/run does.',
-    );
-  }
+  return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) ?? null;
+}
+
+function binDir(): string {
+  const found = postgresBinDir();
+  if (!found) throw new Error(POSTGRES_MISSING);
   return found;
 }
 
@@ -152,6 +166,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     let databases = 0;
     return {
       pid,
+      url: base,
       async createDatabase() {
         const name = `test_${++databases}`;
         const admin = new pg.Client({ connectionString: `${base}/postgres` });

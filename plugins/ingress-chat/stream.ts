@@ -128,7 +128,7 @@ export class ReferenceStreamWriter implements ReplyStream {
 
   /**
    * The most frequent chunk of a stream, written without building its objects: the same bytes
-   * as chunk(index, { content: text }, null) (test/reference-stream-writer.test.ts holds that).
+   * as chunk(index, { content: text }, null) (test/unit/reference-stream-writer.test.ts holds that).
    */
   private textChunk(index: number, text: string): string {
     const choice = `{"index":${index},"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}`;

@@ -2,10 +2,10 @@ import type { Catalogue } from './catalogue.js';
 
 /**
  * The "what each family supports" table of docs/vendors.md, rendered from the catalogue so that a
- * test can hold that page to config/models.yaml (test/support-table.test.ts).
+ * test can hold that page to config/models.yaml (test/unit/support-table.test.ts).
  */
 
-export const SUPPORT_TABLE_START = '<!-- support-table:start (generated from config/models.yaml; test/support-table.test.ts checks it) -->';
+export const SUPPORT_TABLE_START = '<!-- support-table:start (generated from config/models.yaml; test/unit/support-table.test.ts checks it) -->';
 export const SUPPORT_TABLE_END = '<!-- support-table:end -->';
 
 const mark = (yes: boolean): string => (yes ? 'yes' : '—');

@@ -10,7 +10,7 @@ import { postgresDatabase, sqliteDatabase, type TestDatabase } from './store-bac
  * default), or, in a test file that called `harnessOnPostgres()` first, a fresh database of
  * this test process's throwaway PostgreSQL server (started on first use, stopped at the end).
  * The end-to-end suites of keys, rotation, ceilings, usage, imports and status run once as
- * they are and once more from test/postgres/, which switches the backend and imports them.
+ * they are and once more from test/process/postgres/, which switches the backend and imports them.
  */
 
 let backend: 'sqlite' | 'postgres' = 'sqlite';

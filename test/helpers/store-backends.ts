@@ -40,10 +40,16 @@ export interface TestDatabase {
 }
 
 let server: Promise<PostgresServer> | null = null;
+let ownServer = false;
+
+/** This file's PostgreSQL databases on a server of its own: for a file whose tests stop it (`outage`). Call before any. */
+export function postgresOnOwnServer(): void {
+  ownServer = true;
+}
 
 const database = (where: { path: string; url?: string }, options: TestStoreOptions = {}): DatabaseConfig =>
   options.timeoutMs === undefined ? where : { ...where, timeout_ms: options.timeoutMs };
-const postgres = (): Promise<PostgresServer> => (server ??= startPostgres(t));
+const postgres = (): Promise<PostgresServer> => (server ??= startPostgres(t, { own: ownServer }));
 
 /** A fresh SQLite file in a folder of its own, removed when `t` ends. */
 export async function sqliteDatabase(t: Test): Promise<TestDatabase> {
@@ -76,7 +82,7 @@ export async function sqliteDatabase(t: Test): Promise<TestDatabase> {
   };
 }
 
-/** A fresh database on this test process's throwaway PostgreSQL server (started on first use). */
+/** A fresh database on the run's PostgreSQL server, or this test process's own (started on first use): helpers/postgres.ts. */
 export async function postgresDatabase(): Promise<TestDatabase> {
   const pgServer = await postgres();
   const url = await pgServer.createDatabase();

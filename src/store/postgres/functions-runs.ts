@@ -23,7 +23,7 @@
  * or gateway_admit, called per input by a lateral join over a stretch of them, as before this
  * function. The stretches are sent in order, each before the next run is tried: same locks in the
  * same order (a key's counter, then its spend row, key by key), and the same decisions and figures
- * as the calls made one by one (test/pg-admission-runs.test.ts compares outputs and tables over
+ * as the calls made one by one (test/process/pg-admission-runs.test.ts compares outputs and tables over
  * random batches). `ord` is the input's position, from 1.
  */
 export const ADMIT_RUNS_FUNCTION = `

@@ -1,5 +1,0 @@
-// The admin usage suite again (test/admin-usage.test.ts), each gateway on a database of a throwaway PostgreSQL server.
-import { harnessOnPostgres } from '../helpers/harness-database.js';
-
-harnessOnPostgres();
-await import('../admin-usage.test.js');

@@ -1,5 +1,0 @@
-// The imports suite again (test/imports.test.ts), each gateway on a database of a throwaway PostgreSQL server.
-import { harnessOnPostgres } from '../helpers/harness-database.js';
-
-harnessOnPostgres();
-await import('../imports.test.js');

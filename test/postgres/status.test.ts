@@ -1,5 +1,0 @@
-// The status suite (incidents, rollups, the page) again (test/status.test.ts), each gateway on a database of a throwaway PostgreSQL server.
-import { harnessOnPostgres } from '../helpers/harness-database.js';
-
-harnessOnPostgres();
-await import('../status.test.js');

@@ -1,0 +1,5 @@
+// The ceiling suite again (test/e2e/ceiling.test.ts), each gateway on a database of a throwaway PostgreSQL server.
+import { harnessOnPostgres } from '../../helpers/harness-database.js';
+
+harnessOnPostgres();
+await import('../../e2e/ceiling.test.js');

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+import t from 'tap';
+import { startPostgresServer } from '../../bench/lib/postgres-server.js';
+import { RUN_POSTGRES_ENV, runWideAddress, startPostgres, TEST_SETTINGS } from '../helpers/postgres.js';
+
+/**
+ * The test runner (test/runner/run.ts) as `npm run test:<tier>` starts it, and the run-wide
+ * PostgreSQL server the process tier shares (helpers/postgres.ts).
+ */
+
+t.test('a tier whose prerequisite is missing stops at once with one line saying what to install', async (t) => {
+  const started = Date.now();
+  const run = spawnSync(process.execPath, ['--import', '@tapjs/typescript/import', 'test/runner/run.ts', 'process'], {
+    encoding: 'utf8',
+    env: { PATH: '', HOME: process.env['HOME'] ?? '/tmp', TS_NODE_TRANSPILE_ONLY: '1', CHROMIUM_PATH: '/nonexistent/chromium' },
+    timeout: 60_000,
+  });
+  t.equal(run.status, 2, 'exit status 2');
+  t.equal(run.stdout, '', 'no test ran');
+  const lines = run.stderr.trim().split('\n');
+  t.equal(lines.length, 1, `one line: ${run.stderr}`);
+  t.match(lines[0], /apt-get install chromium/);
+  t.ok(Date.now() - started < 60_000, 'before any test started');
+});
+
+t.test('on the run-wide server a file gets fresh databases, dropped at its end; stopping the server is refused', async (t) => {
+  const server = await startPostgresServer({ settings: TEST_SETTINGS });
+  t.teardown(() => server.stop());
+  const before = process.env[RUN_POSTGRES_ENV];
+  process.env[RUN_POSTGRES_ENV] = runWideAddress(server);
+  t.teardown(() => (before === undefined ? delete process.env[RUN_POSTGRES_ENV] : (process.env[RUN_POSTGRES_ENV] = before)));
+
+  const teardowns: Array<() => unknown> = [];
+  const shared = await startPostgres({ teardown: (fn) => teardowns.push(fn) });
+  t.equal(shared.pid, server.pid, 'the same server');
+  const [first, second] = [await shared.createDatabase(), await shared.createDatabase()];
+  t.not(first, second, 'a fresh database each time');
+  const client = new pg.Client({ connectionString: first });
+  await client.connect();
+  await client.query('CREATE TABLE left_open (id int)');
+  t.throws(() => shared.freeze(), /start one of its own/);
+  await t.rejects(async () => shared.outage(), /start one of its own/);
+
+  const names = async (): Promise<string[]> => {
+    const admin = new pg.Client({ connectionString: `${server.url}/postgres` });
+    await admin.connect();
+    try {
+      return (await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'file_%' ORDER BY datname")).rows.map((r) => r.datname);
+    } finally {
+      await admin.end();
+    }
+  };
+  t.equal((await names()).length, 2);
+  client.on('error', () => {});
+  for (const fn of teardowns) await fn();
+  t.same(await names(), [], 'both dropped at the end, a session still open on one');
+  await client.end().catch(() => {});
+
+  const own = await startPostgres({ teardown: (fn) => t.teardown(fn as () => void) }, { own: true });
+  t.not(own.pid, server.pid, 'a file that stops its server gets one of its own');
+});

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startPostgresServer, type PostgresServer } from '../../bench/lib/postgres-server.js';
+import { RUN_POSTGRES_ENV, runWideAddress, TEST_SETTINGS } from '../helpers/postgres.js';
+import { fileTimes, RESULTS_DIR, timeTable } from './file-times.js';
+import { missingPrerequisites } from './prerequisites.js';
+import { isTierName, TIERS, type TierName } from './tiers.js';
+
+/**
+ * `npm test` and `npm run test:<tier>`: `run.ts [--coverage] <tier>...`. Checks the tiers'
+ * prerequisites (one line and exit 2 when one is missing), starts one PostgreSQL server for the
+ * whole run when a tier needs it (each test file makes fresh databases on it: helpers/postgres.ts),
+ * runs the tiers' files in one tap run (coverage only with --coverage: a tier alone is not the
+ * floor's whole), removes the server whatever happens, then prints each file's time.
+ */
+
+const RUN_SETTINGS = { ...TEST_SETTINGS, max_connections: '400' };
+
+/**
+ * esbuild strips the types of each test process's sources (ts-loader/), a fraction of ts-node's
+ * time. Only where no coverage is collected: its source maps place a few statements on other
+ * lines than ts-node's, and the coverage floor is held to ts-node's mapping until a whole run
+ * under esbuild has been measured against it.
+ */
+const FAST_TYPESCRIPT = '--node-arg=--import=./test/runner/ts-loader/register.mjs';
+
+function parse(argv: readonly string[]): { tiers: TierName[]; coverage: boolean } {
+  const names = argv.filter((arg) => arg !== '--coverage');
+  const unknown = names.filter((name) => !isTierName(name));
+  if (unknown.length || !names.length) {
+    process.stderr.write(`usage: run.ts [--coverage] ${Object.keys(TIERS).join('|')}...${unknown.length ? ` (not a tier: ${unknown.join(', ')})` : ''}\n`);
+    process.exit(2);
+  }
+  return { tiers: names.filter(isTierName), coverage: argv.includes('--coverage') };
+}
+
+let tap: ChildProcess | null = null;
+// An interrupt reaches tap (which ends its files) and then the run's end below; before tap is
+// started, it ends the runner at once, whose exit hook stops the server.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => (tap ? tap.kill(signal) : process.exit(130)));
+}
+
+function runTap(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(process.execPath, ['node_modules/tap/dist/esm/run.mjs', ...args], { stdio: 'inherit', env });
+  tap = child;
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+const { tiers, coverage } = parse(process.argv.slice(2));
+const needs = [...new Set(tiers.flatMap((tier) => TIERS[tier].needs))];
+const missing = missingPrerequisites(needs);
+if (missing) {
+  process.stderr.write(`${missing}\n`);
+  process.exit(2);
+}
+
+const env = { ...process.env };
+let server: PostgresServer | null = null;
+if (needs.includes('postgres') && !env[RUN_POSTGRES_ENV]) {
+  server = await startPostgresServer({ settings: RUN_SETTINGS });
+  env[RUN_POSTGRES_ENV] = runWideAddress(server);
+}
+const dirs = tiers.flatMap((tier) => TIERS[tier].dirs);
+const started = Date.now();
+let status = 1;
+try {
+  status = await runTap([...(coverage ? [] : ['--disable-coverage', FAST_TYPESCRIPT]), ...dirs], env);
+} finally {
+  await server?.stop();
+}
+process.stdout.write(`\n${timeTable(fileTimes(RESULTS_DIR, started, dirs))}\n`);
+process.exit(status);

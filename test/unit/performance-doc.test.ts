@@ -1,0 +1,45 @@
+import t from 'tap';
+import { ADDED_P50_MS, ADDED_P99_MS, ADDED_TTFB_P50_MS, THROUGHPUT_TARGETS } from '../../bench/report.js';
+import { WITHIN } from '../../bench/report-ingress.js';
+import { POSTGRES_ADDED_P50_MS, POSTGRES_THROUGHPUT } from '../../bench/report-variants.js';
+import { USAGE } from '../../bench/lib/options.js';
+import { startFlags } from '../../bench/lib/start-flags.js';
+import { CLOSED_LOOP_SCENARIOS } from '../../bench/lib/workload.js';
+import { MAX_GROWTH } from '../../bench/soak.js';
+import { PAGE_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.js';
+import { RECENT_KEYS_MS } from '../../src/store/recent-keys.js';
+import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
+
+/** docs/performance.md, the manual: what it says the bench and the hot path do is what they do. */
+const manual = readDoc('performance.md');
+
+t.test("the manual's commands are the bench's options, all of them", async (t) => {
+  const commands = section(manual, 'Running the bench');
+  const documented = new Set([...commands.matchAll(/npm run bench -- .*?(?=\s+#)/g)].flatMap((m) => [...m[0].matchAll(/--[a-z-]+/g)].map((f) => f[0])));
+  const accepted = new Set([...USAGE.matchAll(/--[a-z-]+/g)].map((f) => f[0]));
+  t.same([...documented].sort(), [...accepted].sort());
+});
+
+t.test("the targets are the bench's verdicts", async (t) => {
+  const targets = section(manual, 'Targets');
+  for (const scenario of CLOSED_LOOP_SCENARIOS) {
+    const row = new RegExp(`^\\| \`${scenario.id}\`: .* \\| ≥ ([\\d.]+) \\|$`, 'm').exec(targets);
+    t.equal(Number(row?.[1]), THROUGHPUT_TARGETS[scenario.id], `${scenario.id} has its row and target`);
+  }
+  t.match(targets, `p50 ≤ ${ADDED_P50_MS} ms, p99 ≤ ${ADDED_P99_MS} ms, time to first byte p50 ≤ ${ADDED_TTFB_P50_MS} ms`);
+  t.match(targets, `quotient ≥ ${(1 - WITHIN).toFixed(2)}`);
+  t.match(targets, `≥ ${POSTGRES_THROUGHPUT.toFixed(2)}× the requests/s, open-loop added p50 within +${POSTGRES_ADDED_P50_MS} ms`);
+  t.match(targets, `RSS growth ≤ ${MAX_GROWTH * 100} %`);
+});
+
+t.test('the levers state the settings the code has', async (t) => {
+  const levers = section(manual, 'Levers');
+  for (const flag of startFlags('.')) t.match(levers, `\`${flag}\``, `npm start's ${flag} is explained`);
+  t.match(levers, `page cache bounded at ${PAGE_CACHE_KIB / 1024} MiB`);
+  t.equal(RECENT_KEYS_MS, 1000);
+  t.match(levers, 'Key lookups remembered for a second');
+});
+
+t.test('every path the manual names exists', async (t) => {
+  t.same(missingPaths(manual), []);
+});

@@ -1,0 +1,51 @@
+import t from 'tap';
+import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../../plugins/status/latency-buckets.js';
+import { MinuteRecorder } from '../../plugins/status/minute-recorder.js';
+import { formatMs, formatUptime } from '../../plugins/status/page.js';
+import type { StatusSample, StatusStore } from '../../plugins/status/store/status.js';
+
+/** The status page's figures without a gateway: buckets, quantiles, their wording, the minute recorder (the page itself: test/e2e/status.test.ts). */
+
+t.test('latency buckets and quantiles', async (t) => {
+  t.equal(bucketOf(0.3), 0);
+  t.equal(bucketOf(5), 0);
+  t.equal(bucketOf(5.1), 1);
+  t.equal(bucketOf(119_999), LATENCY_BOUNDS_MS.length - 1);
+  t.equal(bucketOf(500_000), LATENCY_BOUNDS_MS.length, 'overflow bucket');
+  t.equal(quantile(new Map(), 0.5), null);
+  // 100 requests: 50 in (0, 5], 40 in (100, 150], 10 in (1000, 1500].
+  const counts = new Map([[0, 50], [bucketOf(120), 40], [bucketOf(1200), 10]]);
+  t.equal(quantile(counts, 0.5), 5, 'p50 at the top of the first bucket');
+  t.equal(quantile(counts, 0.7), 100 + (20 / 40) * 50, 'interpolated inside (100, 150]');
+  t.equal(quantile(counts, 0.95), 1000 + (5 / 10) * 500);
+  t.equal(quantile(new Map([[LATENCY_BOUNDS_MS.length, 3]]), 0.99), 120_000, 'overflow answers 120 s');
+  t.equal(formatMs(3.26), '3 ms');
+  t.equal(formatMs(1250), '1.25 s');
+  t.equal(formatMs(15_000), '15.0 s');
+  t.equal(formatMs(120_000), '≥ 120 s');
+  t.equal(formatUptime(null), 'no data');
+  t.equal(formatUptime(1), '100.00 %');
+  t.equal(formatUptime(0.99999), '99.99 %', 'rounded down: a failure never shows as 100 %');
+});
+
+t.test('figures that could not be written (the database unreachable) wait for the next flush', async (t) => {
+  const written: StatusSample[][] = [];
+  let down = true;
+  const store = {
+    record: async (samples: readonly StatusSample[]) => {
+      if (down) throw new Error('unreachable');
+      written.push([...samples]);
+    },
+  } as unknown as StatusStore;
+  const recorder = new MinuteRecorder(store);
+  recorder.record('gamma-5.4', 'chat.completions', 0, false, 12);
+  await t.rejects(recorder.flush(), /unreachable/);
+  recorder.record('gamma-5.4', 'responses', 1000, true, null);
+  down = false;
+  await recorder.flush();
+  t.same(written, [[{
+    model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]), endpoints: new Map([['chat.completions', 1], ['responses', 1]]),
+  }]], 'kept, and merged with the newer');
+  await recorder.flush();
+  t.equal(written.length, 1, 'nothing twice');
+});
