@@ -54,7 +54,7 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
   t.equal(reply.usage?.completion_tokens, 3);
   const asked = upstream.requests.at(-1);
   t.equal(JSON.parse(asked?.body ?? '{}').model, 'zeta-large-2026', 'the upstream is asked for its own model name');
-  t.equal(asked?.headers['authorization'], `Bearer ${ZETA_KEY}`, "with the family's own credential");
+  t.equal(asked?.headers.authorization, `Bearer ${ZETA_KEY}`, "with the family's own credential");
 
   const stream = await client.chat.completions.create({ model: 'zeta-1', stream: true, messages: [{ role: 'user', content: 'Stream [[sim:tokens=4]]' }] });
   let text = '';

@@ -37,7 +37,7 @@ class Bound<Child> {
   }
 }
 
-type HistogramChild = { observe(value: number): void };
+interface HistogramChild { observe(value: number): void }
 
 /**
  * A counter summed here per label set and handed to prom-client only when scraped (its

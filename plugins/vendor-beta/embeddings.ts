@@ -22,7 +22,7 @@ export function batchEmbedVectors(body: JsonObject, expected: number): number[][
   return embeddings.map((entry: JsonObject) => {
     const values = entry?.['values'];
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'number')) throw new GatewayError(502, 'The beta upstream sent an embedding that is not a list of numbers.');
-    return values as number[];
+    return values;
   });
 }
 

@@ -99,7 +99,7 @@ export class GammaStream implements StreamTranslator {
     if (!this.callerWantsUsage) {
       const at = out.indexOf(NULL_USAGE);
       if (at !== -1) {
-        if (out.indexOf(NULL_USAGE, at + 1) !== -1) return null;
+        if (out.includes(NULL_USAGE, at + 1)) return null;
         out = out.slice(0, at) + out.slice(at + NULL_USAGE.length);
       } else if (out.includes('"usage"')) {
         return null;

@@ -83,8 +83,8 @@ export class Chain {
       }
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
         if (!responder) continue;
-        if (this.responders.has(endpoint as EndpointName)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
-        this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks));
+        if (this.responders.has(endpoint)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
+        this.responders.set(endpoint, responder.bind(plugin.hooks));
       }
       const provider = plugin.hooks.translator;
       if (!provider) continue;

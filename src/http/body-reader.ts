@@ -75,7 +75,7 @@ export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       // body-parser works on plain Node requests; the Express types are only its signature's.
       const request = req as Request;
-      parse(request, res as Response, (error?: unknown) => {
+      parse(request, res, (error?: unknown) => {
         if (!error) {
           resolve(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
           return;

@@ -67,7 +67,7 @@ export class Pipeline {
     });
     try {
       await admit(call, chain, this.options.body, this.options.store, (read) => (body = read));
-      if (!endpoint.upstream) return await this.respondLocally(call);
+      if (!endpoint.upstream) { await this.respondLocally(call); return; }
       const answer = await exchange(call, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);

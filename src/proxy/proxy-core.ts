@@ -151,7 +151,7 @@ export class ProxyCore {
       stopListening = call.onCallerGone(() => attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection')));
       if (attempt.settled) return;
       (req as WithAttempt)[PENDING] = attempt;
-      this.proxy.web(req, res as ServerResponse, {
+      this.proxy.web(req, res, {
         target: url,
         agent: target.agent,
         buffer: Readable.from([request.body]),

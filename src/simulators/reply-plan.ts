@@ -97,7 +97,7 @@ export const UNICODE_WORDS = ['Grüße', 'aus', 'Zürich;', '東京は', '晴れ
 export function readDirectives(text: string): Directives {
   const found: Record<string, number> = {};
   for (const match of text.matchAll(DIRECTIVE)) found[match[1] as string] = Number(match[2]);
-  return found as Directives;
+  return found;
 }
 
 export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;

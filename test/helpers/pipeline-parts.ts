@@ -17,7 +17,7 @@ export const catalogue = loadCatalogue('config/models.yaml');
 export const silentLog = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 export const LIMITS = { upstreamMs: 2000, streamIdleMs: 1000 };
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 export function chainOf(...hooks: Array<PluginHooks & { name?: string }>): Chain {
   const plugins: LoadedPlugin[] = hooks.map((h, i) => ({ name: h.name ?? `p${i}`, where: `config /plugins/${i}`, hooks: h }));

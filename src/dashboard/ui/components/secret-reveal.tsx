@@ -14,7 +14,7 @@ export function SecretReveal({ label, value, note }: { label: string; value: str
       </p>
       <label>
         {label}
-        <input class="mono" readOnly value={value} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} data-testid="secret-value" />
+        <input class="mono" readOnly value={value} onFocus={(e) => (e.currentTarget).select()} data-testid="secret-value" />
       </label>
       <button type="button" onClick={copy}>
         {copied ? 'Copied' : 'Copy'}

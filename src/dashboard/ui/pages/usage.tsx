@@ -73,7 +73,7 @@ export function UsagePage() {
         <h1 id="usage-title">Usage, last 30 days</h1>
         <label for="usage-key">
           Key
-          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget as HTMLSelectElement).value)}>
+          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget).value)}>
             <option value="all">All keys</option>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
