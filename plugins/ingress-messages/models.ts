@@ -61,7 +61,7 @@ export function mountMessagesModels(router: Router, catalogue: Catalogue): void 
   });
   router.get('/v1/models/:id', (req, res, next) => {
     if (req.headers['anthropic-version'] === undefined) { next(); return; }
-    const id = String(req.params.id);
+    const id = req.params.id;
     const model = catalogue.resolve(id);
     if (!model) {
       refuse(res, modelNotFound(id)); return;

@@ -138,7 +138,7 @@ export class GammaStream implements StreamTranslator {
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
-      for (const choice of choices as JsonObject[]) {
+      for (const choice of choices as Array<JsonObject | null>) {
         if (typeof choice?.['finish_reason'] === 'string') this.finished.add(tokenCount(choice['index']));
       }
     }

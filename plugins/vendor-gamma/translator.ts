@@ -52,7 +52,7 @@ function estimatedUsage(call: Call, endpoint: keyof typeof SHAPES, body: JsonObj
   let completionTokens = 0;
   if (endpoint === 'chat.completions') completionTokens = estimateOutputTokens(gammaReply(body));
   else if (endpoint === 'completions') {
-    for (const choice of body['choices'] as JsonObject[]) completionTokens += textTokens(String(choice?.['text'] ?? '').length);
+    for (const choice of body['choices'] as Array<JsonObject | null>) completionTokens += textTokens(String(choice?.['text'] ?? '').length);
   }
   return { promptTokens: estimatedPrompt(call), completionTokens, estimated: true };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
 import { BootError } from '../config/boot-error.js';
 import { BudgetExhausted, ByteBudget, type Lease } from '../net/byte-budget.js';
 import { GatewayError } from './errors.js';

@@ -118,7 +118,7 @@ export function sampleFromSchema(schema: unknown, root: unknown = schema): unkno
   if (node['const'] !== undefined) return node['const'];
   const variants = node['anyOf'] ?? node['oneOf'];
   if (Array.isArray(variants) && variants.length) return sampleFromSchema(variants[0], root);
-  const type = Array.isArray(node['type']) ? node['type'][0] : node['type'];
+  const type: unknown = Array.isArray(node['type']) ? node['type'][0] : node['type'];
   switch (type) {
     case 'string':
       return 'sample';

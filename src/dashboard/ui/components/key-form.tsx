@@ -43,7 +43,7 @@ export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
     }
   };
   return (
-    <form onSubmit={submit} class="stack">
+    <form onSubmit={(event) => void submit(event)} class="stack">
       <label>
         Name
         <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: (e.currentTarget).value })} />

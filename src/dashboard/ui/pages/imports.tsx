@@ -41,7 +41,7 @@ function ImportForm({ connectors, onDone }: { connectors: string[]; onDone: () =
   };
 
   return (
-    <form class="stack card" onSubmit={submit}>
+    <form class="stack card" onSubmit={(event) => void submit(event)}>
       <h2>Import a key</h2>
       <label>
         Key (qua-, sk- or or-)

@@ -17,7 +17,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: () => void; reason:
   };
   return (
     <main class="sign-in">
-      <form class="stack card" onSubmit={submit}>
+      <form class="stack card" onSubmit={(event) => void submit(event)}>
         <h1>Gateway dashboard</h1>
         <label>
           Admin token

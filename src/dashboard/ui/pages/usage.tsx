@@ -59,11 +59,11 @@ export function UsagePage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    admin<{ data: KeyView[] }>('GET', '/keys').then((r) => setKeys(r.data), (e: Error) => setError(e.message));
+    admin<{ data: KeyView[] }>('GET', '/keys').then((r) => setKeys(r.data), (e: unknown) => setError((e as Error).message));
   }, []);
   useEffect(() => {
     setUsage(null);
-    admin<UsageView>('GET', selected === 'all' ? '/usage' : `/keys/${selected}/usage`).then(setUsage, (e: Error) => setError(e.message));
+    admin<UsageView>('GET', selected === 'all' ? '/usage' : `/keys/${selected}/usage`).then(setUsage, (e: unknown) => setError((e as Error).message));
   }, [selected]);
 
   const days = lastDays(30, new Date());
