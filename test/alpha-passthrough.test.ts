@@ -16,13 +16,13 @@ const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDP
 
 function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
-  return { lines, log: createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) })) };
+  return { lines, log: createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } })) };
 }
 
 function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
   const call = new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body));
-  call.model = catalogue.resolve(String((JSON.parse(body) as { model: string }).model)) ?? null;
+  call.model = catalogue.resolve((JSON.parse(body) as { model: string }).model) ?? null;
   call.stream = options.stream ?? false;
   return new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) });
 }

@@ -100,7 +100,7 @@ t.test('failures: refused connection, no headers in time, and a caller who leave
   t.teardown(() => refused.close());
   t.same(await attempt(t, refused, {}), { failure: 'connect' });
 
-  let upstreamClosed = false;
+  let upstreamClosed: boolean;
   const silent = await listen(t, (req) => req.socket.once('close', () => (upstreamClosed = true)));
   const slow = new ProxyCore({ gamma: silent }, { headersMs: 150, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => slow.close());

@@ -181,7 +181,7 @@ t.test('beta thinking through the official beta SDK: thoughts, thoughtsTokenCoun
 t.test('npm start serves every family without a credential from its simulator', async (t) => {
   const { config, vendors } = await loadSetup('config/gateway.yaml', { GAMMA_API_KEY: 'real-gamma-key' });
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
+  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
   const started = await startSimulatorsForMissingCredentials(config, vendors, log);
   t.teardown(() => Promise.all(started.servers.map((sim) => sim.close())));
   t.same(started.families, ['alpha', 'beta'], 'gamma has a key, so only alpha and beta are simulated');

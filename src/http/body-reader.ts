@@ -75,6 +75,7 @@ export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       // body-parser works on plain Node requests; the Express types are only its signature's.
       const request = req as Request;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- as for the request: the Express type is only the signature's.
       parse(request, res, (error?: unknown) => {
         if (!error) {
           resolve(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
@@ -83,7 +84,7 @@ export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
         const type = (error as ParserError).type;
         if (type === 'entity.too.large') reject(tooLarge(maxBytes));
         else if (type === 'encoding.unsupported' || type === 'charset.unsupported') reject(new GatewayError(400, `Unsupported body encoding: ${(error as Error).message}.`));
-        else if (type === 'request.aborted') reject(error);
+        else if (type === 'request.aborted') reject(error as Error);
         else reject(new GatewayError(400, `The request body could not be read: ${(error as Error).message}.`, { headers: { connection: 'close' } }));
       });
     });

@@ -86,7 +86,7 @@ export function agentsSdk(target: Target) {
       });
       const agent = new Agent({ name: 'Weather', instructions: 'Answer with the tool.', model: target.model, tools: [weather] });
       const result = await runner.run(agent, 'What is the weather in Paris?');
-      return { text: String(result.finalOutput ?? ''), calledWith };
+      return { text: result.finalOutput ?? '', calledWith };
     },
     outputAgent: async (): Promise<unknown> => {
       const agent = new Agent({ name: 'Reporter', instructions: 'Report on the city.', model: target.model, outputType: REPORT });

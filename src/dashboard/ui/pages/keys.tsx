@@ -16,7 +16,7 @@ const STATUS_TEXT: Record<KeyView['status'], string> = {
 
 /** The status a person reads: a rotated key whose old value still works is "in grace". */
 const statusOf = (key: KeyView): { css: string; text: string } =>
-  key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] ?? key.status };
+  key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] };
 
 type Modal =
   | { kind: 'create' }
