@@ -67,6 +67,7 @@ function proxyPid(bench: Bench, target: Target): number | null {
   return bench.gateways.find((g) => g.target.id === target.id)?.process.pid ?? null;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- R is the result the job's type yields: the load process answers in untyped JSON.
 async function measure<R extends LoadResult>(bench: Bench, target: Target, job: LoadJob): Promise<{ result: R; cpu: CpuUse }> {
   const proxy = proxyPid(bench, target);
   const store = target.variant?.store === 'postgres' ? (bench.postgres?.pid ?? null) : null;
@@ -150,7 +151,7 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
         const request = requestFor(scenario, target, bench.origins);
         const measured = await measure<OpenLoopResult>(bench, target, { type: 'open', requests: [request], rate: settings.rate, durationS: settings.openS });
         comparison.open.push({ round, scenario: scenario.id, target: target.id, ...measured });
-        progress(`round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} p50 ${Number(measured.result.total.p50).toFixed(2)} ms${failed(measured.result)}`);
+        progress(`round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} p50 ${measured.result.total.p50.toFixed(2)} ms${failed(measured.result)}`);
       }
     }
   }

@@ -56,7 +56,7 @@ export function variantsSection(c: Comparison): string[] {
     med(c.closed, 'gamma-json', target.id, (m) => (m.cpu.proxyUsPerAnswer ?? NaN) + (m.cpu.storeUsPerAnswer ?? 0));
   return [
     ...roundTripLines(c.storeRoundTrips, POSTGRES_ADDED_P50_MS),
-    `Gateways compared in the same run, paired per round: ${list.map((pair) => `${pair.what}`).join('; ')}${judgedNote}`,
+    `Gateways compared in the same run, paired per round: ${list.map((pair) => pair.what).join('; ')}${judgedNote}`,
     ...table([['closed loop requests/s', ...heading]], throughputRows(c, list)),
     ...table([['open loop added p50 ms (a vs b, difference)', ...heading]], latencyRows(c, list)),
     `CPU per gamma non-streamed answer, the gateway's processes (+ its PostgreSQL server's, if on PostgreSQL): ${gatewaysOf(c.targets)

@@ -10,7 +10,7 @@ export function closeOnSignals(log: Logger, close: () => Promise<void>): void {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'signal received');
-    close()
+    void close()
       .then(() => 0, (error: unknown) => {
         log.error({ err: error }, 'shutdown failed');
         return 1;

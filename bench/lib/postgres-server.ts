@@ -151,13 +151,14 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       await run(command(pgCtl, ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', serverOptions, 'start'], cpus));
       running = true;
     };
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- start() sets it.
     for (let attempt = 1; !running; attempt++) {
       port = await freePort();
       try {
         await start();
       } catch (error) {
         const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8') : '';
-        if (attempt >= 3 || !/could not bind|Address already in use/.test(log)) throw new Error(`${(error as Error).message}\n${log}`);
+        if (attempt >= 3 || !/could not bind|Address already in use/.test(log)) throw new Error(`${(error as Error).message}\n${log}`, { cause: error });
       }
     }
     const postmaster = (): number => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);

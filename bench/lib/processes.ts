@@ -67,7 +67,7 @@ export function rssKiB(pid: number): number | null {
   }
 }
 
-const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+const CLOCK_TICKS_PER_S = Number((spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout as string | null)?.trim()) || 100;
 
 /** The fields of /proc/<pid>/stat after the parenthesised command name (state first, then ppid, …), or null once gone. */
 function statFields(pid: number): string[] | null {

@@ -11,31 +11,44 @@ function occurrences(text: string, needle: string): number {
   return count;
 }
 
-function json(text: string): Record<string, any> | null {
+function json(text: string): unknown {
   try {
-    return JSON.parse(text) as Record<string, any>;
+    return JSON.parse(text) as unknown;
   } catch {
     return null;
   }
 }
 
+/** The value at `path` in parsed JSON, or undefined where the path leaves it. */
+function at(value: unknown, ...path: Array<string | number>): unknown {
+  let here = value;
+  for (const step of path) {
+    if (typeof here !== 'object' || here === null) return undefined;
+    here = (here as Record<string | number, unknown>)[step];
+  }
+  return here;
+}
+
+const isText = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+
 const CHECKS: Record<CheckKind, (body: string) => boolean> = {
   // A chat completion that finished, with text.
   'reference-json': (body) => {
-    const choice = json(body)?.['choices']?.[0];
-    return choice?.finish_reason === 'stop' && typeof choice.message?.content === 'string' && choice.message.content.length > 0;
+    const choice = at(json(body), 'choices', 0);
+    return at(choice, 'finish_reason') === 'stop' && isText(at(choice, 'message', 'content'));
   },
   // Every content chunk, then `data: [DONE]` last.
   'reference-sse': (body) => body.endsWith('data: [DONE]\n\n') && occurrences(body, '"delta":{"content":') === CONTENT_CHUNKS,
   'alpha-json': (body) => {
     const message = json(body);
-    return message?.['type'] === 'message' && message['stop_reason'] === 'end_turn' && typeof message['content']?.[0]?.text === 'string';
+    return at(message, 'type') === 'message' && at(message, 'stop_reason') === 'end_turn' && typeof at(message, 'content', 0, 'text') === 'string';
   },
   // A completed response whose message has text.
   'responses-json': (body) => {
     const response = json(body);
-    const message = response?.['output']?.find((item: Record<string, any>) => item['type'] === 'message');
-    return response?.['status'] === 'completed' && typeof message?.content?.[0]?.text === 'string' && message.content[0].text.length > 0;
+    const output = at(response, 'output');
+    const message: unknown = Array.isArray(output) ? output.find((item: unknown) => at(item, 'type') === 'message') : undefined;
+    return at(response, 'status') === 'completed' && isText(at(message, 'content', 0, 'text'));
   },
   // Every text delta, then response.completed last.
   'responses-sse': (body) =>

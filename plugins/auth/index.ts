@@ -62,7 +62,7 @@ export default definePlugin({
           );
         }
         if (!NATIVE_KEY_PATTERN.test(token)) throw refuse('Malformed API key: expected sl- followed by 32 letters and digits.');
-        if (!known || !match) throw refuse('Invalid API key.');
+        if (!known) throw refuse('Invalid API key.');
         const now = clock.now();
         const { key } = match;
         if (key.status === 'revoked') throw refuse('This API key has been revoked.');

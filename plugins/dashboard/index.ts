@@ -73,7 +73,7 @@ export default definePlugin<DashboardConfig>({
       router.get(['/dashboard', '/dashboard/'], (_req, res) => send(res, 'index.html'));
       // Any other asset is an unknown path: the edge's 404 (which follows these routes).
       router.get('/dashboard/assets/:file', (req, res, next) => {
-        const name = `assets/${String(req.params['file'])}`;
+        const name = `assets/${req.params.file}`;
         if (name in ASSETS) send(res, name);
         else next();
       });

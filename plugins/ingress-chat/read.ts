@@ -52,7 +52,7 @@ function contentParts(content: unknown, param: string, allowImages: boolean, adj
     if (!isObject(part)) throw invalidRequest(`${where} must be an object.`, where);
     const type = part['type'];
     if ((type === 'text' || type === 'refusal') && typeof part[type] === 'string') {
-      if (part[type] !== '') parts.push({ type: 'text', text: part[type] as string });
+      if (part[type] !== '') parts.push({ type: 'text', text: part[type] });
     } else if (type === 'image_url' && allowImages) {
       const image = part['image_url'];
       const detail = isObject(image) ? image['detail'] : undefined;

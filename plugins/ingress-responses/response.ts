@@ -122,7 +122,7 @@ function echoedFormat(format: unknown): unknown {
 /** A request value, or `fallback` when it is absent or null. */
 function given(body: JsonObject, field: string, fallback: unknown): unknown {
   const value = body[field];
-  return value === undefined || value === null ? fallback : value;
+  return value ?? fallback;
 }
 
 /**

@@ -183,7 +183,7 @@ export class ResponsesStream implements ReplyStream {
   /** Makes sure an item of `kind` is open (closing another one first): its opening events. */
   private begin(kind: 'message' | 'reasoning'): string {
     if (this.open?.kind === kind) return '';
-    let out = this.closeItem('completed');
+    const out = this.closeItem('completed');
     const index = this.output.length;
     // The added item written as text (its id needs no escaping): JSON.stringify of a small object costs about 0.4 µs in Node 20.
     if (kind === 'reasoning') {

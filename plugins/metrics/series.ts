@@ -43,7 +43,7 @@ class Bound<Child> {
   }
 }
 
-type HistogramChild = { observe(value: number): void };
+interface HistogramChild { observe(value: number): void }
 
 /**
  * A counter summed here per label set and handed to prom-client only when scraped (its
@@ -101,9 +101,9 @@ export class GatewaySeries {
     const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
       new Histogram({ name, help, labelNames, buckets, registers });
     const deferredCounter = (name: string, help: string, labelNames: readonly string[]) => new DeferredCounter(registry, name, help, labelNames);
-    const boundHistogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => {
+    const boundHistogram = (name: string, help: string, labelNames: readonly string[], buckets: number[]) => {
       const series = histogram(name, help, labelNames, buckets);
-      return new Bound<HistogramChild>((labels) => series.labels(labels as Record<L, string>));
+      return new Bound<HistogramChild>((labels) => series.labels(labels));
     };
     this.requests = deferredCounter(
       'gateway_requests_total',

@@ -94,7 +94,7 @@ export default definePlugin<StatusConfig>({
         await status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
       }
     };
-    const timer = setInterval(() => flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);
+    const timer = setInterval(() => void flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);
     timer.unref();
     const checker = setInterval(() => void watch.check(), incidents.check_ms);
     checker.unref();

@@ -27,7 +27,7 @@ const carriesEnvelope = (message: unknown): boolean =>
  * (the body then goes byte for byte). A message left with no block (it held only another family's
  * thinking: a turn cut short while it thought) is null in its place: see joinedMessages.
  */
-export function messagesForAlpha(messages: unknown): Array<unknown | null> | null {
+export function messagesForAlpha(messages: unknown): unknown[] | null {
   if (!Array.isArray(messages) || !messages.some(carriesEnvelope)) return null;
   return messages.map((message: unknown) => {
     if (!carriesEnvelope(message)) return message;
@@ -43,7 +43,7 @@ const blocksOf = (content: unknown): unknown[] => (typeof content === 'string' ?
  * joined when they are of one role: alpha refuses an empty message, and wants the roles to
  * alternate. Their content is joined as blocks (a string content becomes a text block).
  */
-export function joinedMessages(messages: ReadonlyArray<unknown | null>): unknown[] {
+export function joinedMessages(messages: readonly unknown[]): unknown[] {
   const out: unknown[] = [];
   let leftOut = false;
   for (const message of messages) {

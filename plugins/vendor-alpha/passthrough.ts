@@ -60,7 +60,7 @@ export class AlphaPassthrough implements Translator {
     const leftOut = messages?.includes(null) === true;
     const body = unchanged
       ? raw
-      : ((!leftOut && upstreamBody(raw, call.body, model.upstream, messages)) ||
+      : ((leftOut ? null : upstreamBody(raw, call.body, model.upstream, messages)) ??
         Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages: joinedMessages(messages) } : {}) })));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
     const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta'], betasNeededBy(call.body));

@@ -21,6 +21,6 @@ export const alphaCountRoute = (read: (body: Json) => SimRequest): SimRoute => (
       ctx.sim.sendError(ctx.res, 400, 'messages: at least one message is required', 'invalid_request_error');
       return;
     }
-    ctx.sim.sendJson(ctx.res, { input_tokens: planReply(read(body)).promptTokens });
+    await ctx.sim.sendJson(ctx.res, { input_tokens: planReply(read(body)).promptTokens });
   },
 });

@@ -45,7 +45,7 @@ function check(node: Json, counts: Counts): void {
   for (const sub of nested) if (sub && typeof sub === 'object') check(sub as Json, counts);
 }
 
-function checkRoot(schema: Json, counts: Counts, where: string): void {
+function checkRoot(schema: Json | undefined, counts: Counts, where: string): void {
   if (!schema || typeof schema !== 'object') throw new SchemaRefused(`${where}: a schema is required`);
   const refs = unresolvableRefs(schema);
   if (refs) throw new SchemaRefused(`${where}: schemas with recursive or unresolvable references are not supported`);
@@ -58,12 +58,12 @@ export function checkStructuredOutputs(body: Json): void {
   const format = (body['output_config'] as Json | undefined)?.['format'] as Json | undefined;
   if (format) {
     if (format['type'] !== 'json_schema') throw new SchemaRefused("output_config.format.type: Input should be 'json_schema'");
-    checkRoot(format['schema'] as Json, counts, 'output_config.format.schema');
+    checkRoot(format['schema'] as Json | undefined, counts, 'output_config.format.schema');
   }
   const strict = ((body['tools'] ?? []) as Json[]).filter((tool) => tool['strict'] === true);
   if (strict.length > LIMITS.tools) throw new SchemaRefused(`Schema is too complex for compilation: at most ${LIMITS.tools} strict tools`);
   strict.forEach((tool) => {
-    const schema = tool['input_schema'] as Json;
+    const schema = tool['input_schema'] as Json | undefined;
     if (schema && ['anyOf', 'oneOf', 'allOf'].some((key) => key in schema)) throw new SchemaRefused(`tools.${String(tool['name'])}.input_schema: a union at the root is not supported`);
     checkRoot(schema, counts, `tools.${String(tool['name'])}.input_schema`);
   });

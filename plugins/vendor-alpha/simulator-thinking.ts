@@ -66,7 +66,7 @@ export class SimThinking {
     if (messages[last]?.['role'] === 'assistant') throw new ThinkingRefused('Prefilling the assistant message is not supported when thinking is enabled.');
     // In a tool loop, the assistant turn the results answer must open with its thinking block.
     const answering = blocksOf(messages[last] as Json).some((block) => block['type'] === 'tool_result');
-    const opening = blocksOf((messages[last - 1] ?? {}) as Json)[0];
+    const opening = blocksOf((messages[last - 1] ?? {}))[0];
     if (answering && opening?.['type'] !== 'thinking' && opening?.['type'] !== 'redacted_thinking') {
       throw new ThinkingRefused(
         `messages.${last - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opening?.['type'] ?? 'nothing')}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ${DOCS}`,

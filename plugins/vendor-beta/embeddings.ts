@@ -21,10 +21,10 @@ export function batchEmbedVectors(body: JsonObject, expected: number): number[][
   if (!Array.isArray(embeddings) || embeddings.length !== expected) {
     throw new GatewayError(502, `The beta upstream answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs.`);
   }
-  return embeddings.map((entry: JsonObject) => {
+  return embeddings.map((entry: JsonObject | null) => {
     const values = entry?.['values'];
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'number')) throw new GatewayError(502, 'The beta upstream sent an embedding that is not a list of numbers.');
-    return values as number[];
+    return values;
   });
 }
 

@@ -52,7 +52,7 @@ function hint(detail: BetaErrorDetail, httpStatus: number | null): number | unde
 
 /** `credential` is the gateway's own beta key, never relayed (see upstreamError). */
 export function betaError(status: number, headers: IncomingHttpHeaders, body: Buffer, credential: string | undefined): GatewayError {
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {

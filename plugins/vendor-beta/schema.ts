@@ -43,7 +43,7 @@ function node(source: JsonObject): JsonObject {
     if (key === 'const' && !('enum' in source)) out['enum'] = [value];
     else if (!BETA_SCHEMA_KEYWORDS.has(key)) leftover[key] = value;
     else if (ONE.has(key) && isSchemaObject(value)) out[key] = node(value);
-    else if (LIST.has(key) && Array.isArray(value)) out[key] = value.map((inner) => (isSchemaObject(inner) ? node(inner) : inner));
+    else if (LIST.has(key) && Array.isArray(value)) out[key] = (value as unknown[]).map((inner) => (isSchemaObject(inner) ? node(inner) : inner));
     else if (MAP.has(key) && isSchemaObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, isSchemaObject(inner) ? node(inner) : inner]));
     else out[key] = value;
   }

@@ -19,6 +19,6 @@ export const betaCountRoute = (read: (body: Json) => SimRequest): SimRoute => ({
       ctx.sim.sendError(ctx.res, 400, '* CountTokensRequest.contents: contents is not specified', 'INVALID_ARGUMENT');
       return;
     }
-    ctx.sim.sendJson(ctx.res, { totalTokens: planReply(read(request)).promptTokens });
+    await ctx.sim.sendJson(ctx.res, { totalTokens: planReply(read(request)).promptTokens });
   },
 });

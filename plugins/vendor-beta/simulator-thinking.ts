@@ -55,7 +55,7 @@ export function thinkingOf(config: Json, model: string): Thinking {
   const budget = thinking['thinkingBudget'];
   const level = thinking['thinkingLevel'];
   if (budget !== undefined && level !== undefined) throw new InvalidArgument('Only one of thinking_budget and thinking_level may be set.');
-  if (level !== undefined && !(/pro/.test(model) ? PRO_LEVELS : LEVELS).has(String(level))) {
+  if (level !== undefined && !(model.includes('pro') ? PRO_LEVELS : LEVELS).has(String(level))) {
     throw new InvalidArgument(`Thinking level ${String(level)} is not supported for the model ${model}.`);
   }
   const on = level !== undefined || (typeof budget === 'number' && budget !== 0);

@@ -50,7 +50,7 @@ export function readChatRequest(body: Json): SimRequest {
   const format = body['response_format'] as Json | undefined;
   let jsonSchema: Json | null = null;
   if (format?.['type'] === 'json_object') jsonSchema = {};
-  if (format?.['type'] === 'json_schema') jsonSchema = (((format['json_schema'] as Json)?.['schema'] as Json) ?? {});
+  if (format?.['type'] === 'json_schema') jsonSchema = (((format['json_schema'] as Json | undefined)?.['schema'] as Json | undefined) ?? {});
   const tools = ((Array.isArray(body['tools']) ? body['tools'] : []) as Json[]).map((tool) => {
     const fn = (tool['function'] ?? {}) as Json;
     return { name: String(fn['name']), parameters: fn['parameters'] };

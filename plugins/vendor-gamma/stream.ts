@@ -104,7 +104,7 @@ export class GammaStream implements StreamTranslator {
     if (!this.callerWantsUsage) {
       const at = out.indexOf(NULL_USAGE);
       if (at !== -1) {
-        if (out.indexOf(NULL_USAGE, at + 1) !== -1) return null;
+        if (out.includes(NULL_USAGE, at + 1)) return null;
         out = out.slice(0, at) + out.slice(at + NULL_USAGE.length);
       } else if (out.includes('"usage"')) {
         return null;
@@ -143,7 +143,7 @@ export class GammaStream implements StreamTranslator {
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
-      for (const choice of choices as JsonObject[]) {
+      for (const choice of choices as Array<JsonObject | null>) {
         if (typeof choice?.['finish_reason'] === 'string') this.finished.add(tokenCount(choice['index']));
       }
     }

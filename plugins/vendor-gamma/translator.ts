@@ -56,7 +56,7 @@ function estimatedUsage(call: Call, endpoint: keyof typeof SHAPES, body: JsonObj
   let completionTokens = 0;
   if (endpoint === 'chat.completions') completionTokens = estimateOutputTokens(gammaReply(body));
   else if (endpoint === 'completions') {
-    for (const choice of body['choices'] as JsonObject[]) completionTokens += textTokens(String(choice?.['text'] ?? '').length);
+    for (const choice of body['choices'] as Array<JsonObject | null>) completionTokens += textTokens(String(choice?.['text'] ?? '').length);
   }
   return { promptTokens: estimatedPrompt(call), completionTokens, estimated: true };
 }
@@ -104,7 +104,7 @@ export class GammaPassthrough implements Translator {
     let bytes = call.rawJson as Buffer;
     if (body['model'] !== this.upstreamModel || this.forceUsage || messages) {
       const out: JsonObject = { ...body, model: this.upstreamModel };
-      if (this.forceUsage) out['stream_options'] = { ...((body['stream_options'] as JsonObject | null) ?? {}), include_usage: true };
+      if (this.forceUsage) out['stream_options'] = { ...((body['stream_options']) ?? {}), include_usage: true };
       if (messages) out['messages'] = messages;
       bytes = Buffer.from(JSON.stringify(out));
     }

@@ -20,6 +20,7 @@ function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
   return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is the shape `check`'s schema holds the body to; the schemas are compiled untyped.
 export function validBody<T>(req: Request, check: ValidateFunction): T {
   if (!check(req.body)) throw bodyError(check.errors);
   return req.body as T;

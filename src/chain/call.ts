@@ -49,7 +49,7 @@ export type Outcome = 'pending' | 'ok' | 'rejected' | 'upstream_error' | 'client
 
 export type JsonObject = Record<string, unknown>;
 
-const noop = (): void => {};
+const noop = (): void => undefined;
 
 /**
  * The call a response belongs to, for those who see only the response (the request log).
@@ -165,7 +165,7 @@ export class Call {
     /** Epoch ms of admission (the billing cycle is the admission's). */
     readonly admittedAt: number,
     /** The request bytes; the pipeline hands them over once read (after the header checks). */
-    private rawBody: Buffer | undefined = undefined,
+    private rawBody?: Buffer,
   ) {
     this.callerHeaders = req.headers;
     (res as WithCall)[CALL] = this;

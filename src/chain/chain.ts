@@ -205,6 +205,7 @@ export class Chain {
       }
     }
     if (writes.length) await Promise.all(writes);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first hook's failure, relayed as it was thrown.
     if (failure !== undefined) throw failure;
   }
 

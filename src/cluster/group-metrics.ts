@@ -91,7 +91,7 @@ export class GroupMetrics {
     } else if (message.type === 'gateway:scrape') {
       this.text().then(
         (text) => send(worker, { type: 'gateway:scraped', id: message.id, text }),
-        (error: Error) => send(worker, { type: 'gateway:scraped', id: message.id, error: error.message }),
+        (error: unknown) => send(worker, { type: 'gateway:scraped', id: message.id, error: (error as Error).message }),
       );
     }
   }
@@ -164,7 +164,7 @@ export class WorkerMetrics {
     if (!this.registry) return reply({ error: 'not serving yet' });
     this.registry.getMetricsAsJSON().then(
       (metrics) => reply({ metrics }),
-      (error: Error) => reply({ error: error.message }),
+      (error: unknown) => reply({ error: (error as Error).message }),
     );
   }
 }

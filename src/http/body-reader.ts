@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
 import { BootError } from '../config/boot-error.js';
 import { BudgetExhausted, ByteBudget, type Lease } from '../net/byte-budget.js';
 import { GatewayError } from './errors.js';
@@ -47,7 +47,7 @@ function unreadableCharset(contentType: string | undefined): GatewayError | null
   return new GatewayError(400, `Unsupported charset "${declared.slice(0, 40)}": send the body as UTF-8.`);
 }
 
-interface ParserError {
+interface ParserError extends Error {
   type?: string;
 }
 
@@ -75,16 +75,17 @@ export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
       if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
       // body-parser works on plain Node requests; the Express types are only its signature's.
       const request = req as Request;
-      parse(request, res as Response, (error?: unknown) => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- as for the request: the Express type is only the signature's.
+      parse(request, res, (error?: unknown) => {
         if (!error) {
           resolve(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
           return;
         }
-        const type = (error as ParserError).type;
-        if (type === 'entity.too.large') reject(tooLarge(maxBytes));
-        else if (type === 'encoding.unsupported' || type === 'charset.unsupported') reject(new GatewayError(400, `Unsupported body encoding: ${(error as Error).message}.`));
-        else if (type === 'request.aborted') reject(error);
-        else reject(new GatewayError(400, `The request body could not be read: ${(error as Error).message}.`, { headers: { connection: 'close' } }));
+        const failure = error as ParserError;
+        if (failure.type === 'entity.too.large') reject(tooLarge(maxBytes));
+        else if (failure.type === 'encoding.unsupported' || failure.type === 'charset.unsupported') reject(new GatewayError(400, `Unsupported body encoding: ${failure.message}.`));
+        else if (failure.type === 'request.aborted') reject(failure);
+        else reject(new GatewayError(400, `The request body could not be read: ${failure.message}.`, { headers: { connection: 'close' } }));
       });
     });
   // The declared length is reserved before a byte is read; what a body turns out to hold beyond

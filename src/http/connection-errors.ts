@@ -75,7 +75,7 @@ function refuseOnSocket(socket: Duplex, status: number, title: string, detail: s
  */
 function answerParserError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent)) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (inFlight?.headersSent)) {
     socket.destroy();
     return;
   }

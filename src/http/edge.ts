@@ -90,7 +90,7 @@ export function edgeErrors(maxBytes: number, log: Logger): ErrorRequestHandler {
       return;
     }
     if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported') {
-      sendError(res, new GatewayError(400, `Unsupported body encoding: ${String((error as Error).message)}.`));
+      sendError(res, new GatewayError(400, `Unsupported body encoding: ${(error as Error).message}.`));
       return;
     }
     if (error instanceof URIError || parser.status === 400) {

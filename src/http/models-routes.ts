@@ -28,7 +28,7 @@ export function mountModelRoutes(app: Express, catalogue: Catalogue): void {
   });
   app.get('/v1/models', (_req, res) => sendJson(res, 200, list));
   app.get('/v1/models/:id', (req, res) => {
-    const id = String(req.params['id']);
+    const id = req.params.id;
     const model = catalogue.resolve(id);
     if (!model) {
       sendError(res, modelNotFound(id));

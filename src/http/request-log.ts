@@ -36,7 +36,7 @@ export function logRequests(log: Logger): (req: IncomingMessage, res: ServerResp
           attempts: call?.attempts || undefined,
           adjusted: call?.adjustments ? adjustedHeader(call.adjustments) : undefined,
           latency_ms: tenths(performance.now() - started),
-          upstream_ms: t && t.upstreamHeaders ? tenths(t.upstreamHeaders - t.upstreamStart) : undefined,
+          upstream_ms: t?.upstreamHeaders ? tenths(t.upstreamHeaders - t.upstreamStart) : undefined,
         },
         'request',
       );

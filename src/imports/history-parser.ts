@@ -101,13 +101,13 @@ type Located = Array<{ where: string; record: Record<string, unknown> }>;
 function csvRecords(content: string): Located {
   let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
-    parsed = parseCsv(content, {
+    parsed = parseCsv<(typeof parsed)[number]>(content, {
       columns: (header: string[]) => header.map(normaliseName),
       skip_empty_lines: true,
       trim: true,
       bom: true,
       info: true,
-    }) as typeof parsed;
+    });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new HistoryError([`${line ? `line ${line}: ` : ''}${(error as Error).message}`], 1);

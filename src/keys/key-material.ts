@@ -20,7 +20,7 @@ export type ImportablePrefix = keyof typeof IMPORTABLE_PREFIXES;
 /** `length` characters from [A-Za-z0-9], drawn uniformly from a cryptographic source. */
 export function randomToken(length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < length; i++) out += ALPHABET.charAt(randomInt(ALPHABET.length));
   return out;
 }
 

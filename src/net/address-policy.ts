@@ -91,7 +91,7 @@ function policy(opened: readonly IpRange[]): AddressPolicy {
     allows(text) {
       const address = parseIp(text);
       const addresses = address ? judged(address) : null;
-      return addresses !== null && addresses.every((one) => opened.some((range) => inRange(one, range)) || isPublic(one));
+      return addresses?.every((one) => opened.some((range) => inRange(one, range)) || isPublic(one)) ?? false;
     },
   };
 }

@@ -99,7 +99,7 @@ export class GuardedFetcher {
           const first = addresses[0] as LookupAddress;
           callback(null, first.address, first.family);
         },
-        (error: NodeJS.ErrnoException) => callback(error, '', 0),
+        (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
       );
     };
   }

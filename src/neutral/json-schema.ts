@@ -49,7 +49,7 @@ export function withDefsNamedDefs(schema: JsonObject): JsonObject {
     );
   };
   const { definitions, ...rest } = schema;
-  const moved = rewrite({ ...rest, $defs: { ...(isSchemaObject(rest['$defs']) ? rest['$defs'] : {}), ...(definitions as JsonObject) } });
+  const moved = rewrite({ ...rest, $defs: { ...(isSchemaObject(rest['$defs']) ? rest['$defs'] : {}), ...(definitions) } });
   return moved as JsonObject;
 }
 

@@ -112,6 +112,7 @@ export function relayStream(
       if (call.callerGone) {
         reject(new UpstreamFailure('caller_gone', 'the caller closed the connection'));
       } else if (failure !== undefined) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the translator's failure, relayed as it was thrown.
         reject(failure);
       } else if (error) {
         reject(error instanceof UpstreamFailure ? error : new UpstreamFailure('reset', `the upstream stream broke off (${error.message})`));

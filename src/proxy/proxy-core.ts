@@ -1,4 +1,4 @@
-import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -110,7 +110,7 @@ export class ProxyCore {
   ) {
     this.forwarded = new ForwardedHeaders(timeouts.forwardedHeaders);
     this.targets = new Map(
-      (Object.entries(bases) as Array<[string, string]>).map(([family, base]) => {
+      Object.entries<string>(bases).map(([family, base]) => {
         const url = new URL(base.endsWith('/') ? base : `${base}/`);
         const options = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
         const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
@@ -145,13 +145,13 @@ export class ProxyCore {
     req.headers = upstreamHeaders(call.callerHeaders, this.forwarded, request.headers, request.body.length) as typeof req.headers;
     const url = new URL(request.path, target.base);
     return new Promise<IncomingMessage>((resolve, reject) => {
-      let stopListening = (): void => {};
+      let stopListening = (): void => undefined;
       const attempt = new PendingAttempt(url, resolve, reject, () => stopListening(), headersMs);
       // The caller leaving ends the attempt and its upstream request (at once if already gone).
       stopListening = call.onCallerGone(() => attempt.fail(new UpstreamFailure('caller_gone', 'the caller closed the connection')));
       if (attempt.settled) return;
       (req as WithAttempt)[PENDING] = attempt;
-      this.proxy.web(req, res as ServerResponse, {
+      this.proxy.web(req, res, {
         target: url,
         agent: target.agent,
         buffer: Readable.from([request.body]),

@@ -45,7 +45,7 @@ export async function inlineRemoteImages(turns: readonly Turn[], fetcher: Guarde
         part.source = { kind: 'data', mediaType: image.mediaType, data: image.data.toString('base64') };
       } catch (error) {
         // The first failure is the caller's answer; the others are the fetches it abandoned.
-        if (!failure) failure = refusal(error, part);
+        failure ??= refusal(error, part);
         abandon.abort();
       }
     }),

@@ -90,7 +90,7 @@ export class TurnSequence {
   add(role: Turn['role'], parts: readonly Part[]): void {
     if (!parts.length) return;
     const last = this.turns.at(-1);
-    if (last && last.role === role) last.parts.push(...parts);
+    if (last?.role === role) last.parts.push(...parts);
     else this.turns.push({ role, parts: [...parts] });
   }
 

@@ -97,7 +97,7 @@ export const UNICODE_WORDS = ['Grüße', 'aus', 'Zürich;', '東京は', '晴れ
 export function readDirectives(text: string): Directives {
   const found: Record<string, number> = {};
   for (const match of text.matchAll(DIRECTIVE)) found[match[1] as string] = Number(match[2]);
-  return found as Directives;
+  return found;
 }
 
 export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -118,7 +118,7 @@ export function sampleFromSchema(schema: unknown, root: unknown = schema): unkno
   if (node['const'] !== undefined) return node['const'];
   const variants = node['anyOf'] ?? node['oneOf'];
   if (Array.isArray(variants) && variants.length) return sampleFromSchema(variants[0], root);
-  const type = Array.isArray(node['type']) ? node['type'][0] : node['type'];
+  const type: unknown = Array.isArray(node['type']) ? node['type'][0] : node['type'];
   switch (type) {
     case 'string':
       return 'sample';

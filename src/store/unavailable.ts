@@ -29,7 +29,7 @@ export function guarded<T extends object>(target: T, backend: StoreUnavailableEr
   };
   const wrapper = Object.create(target) as T;
   const names = new Set<string>(Object.getOwnPropertyNames(target));
-  for (let proto: object | null = Object.getPrototypeOf(target); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto = Reflect.getPrototypeOf(target); proto && proto !== Object.prototype; proto = Reflect.getPrototypeOf(proto)) {
     for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') names.add(name);
   }
   for (const name of names) {

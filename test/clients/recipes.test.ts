@@ -53,7 +53,7 @@ t.test('Claude Code: the recipe sets the variables the tests set, and nothing el
 });
 
 t.test('the SDKs: each recipe constructs the client with the options the tests use', async (t) => {
-  const calls: [string, string, string[]][] = [
+  const calls: Array<[string, string, string[]]> = [
     ['Vercel AI SDK', 'createOpenAI', []],
     ['OpenAI Agents SDK', 'setDefaultOpenAIClient(new OpenAI', []],
     // The tests run LangChain both ways; the recipe says how to switch.

@@ -43,7 +43,7 @@ t.test('beta through the official client: replies, streams, usage, alias, length
   const upstream = lastUpstream(h);
   t.equal(upstream.path, '/v1beta/models/beta-3.1-pro:generateContent', 'the model is a path segment');
   t.equal(upstream.headers['x-goog-api-key'], BETA_UPSTREAM_KEY, "the gateway's own beta key");
-  t.notOk(upstream.headers['authorization']);
+  t.notOk(upstream.headers.authorization);
   t.same(upstream.body, {
     contents: [
       { role: 'user', parts: [{ text: 'Hi' }] },

@@ -20,7 +20,7 @@ import { responsesCall } from '../helpers/responses-call.js';
  */
 
 type Json = Record<string, any>;
-type Event = { event: string; data: Json };
+interface Event { event: string; data: Json }
 
 const THOUGHT = THINKING.join('');
 const ANSWER = 'Hello from the';
@@ -93,7 +93,7 @@ t.test('Responses sink: a late state goes to the run its output followed; with n
   const output = (s: ResponsesStream): Json[] => {
     s.finish(0, 'stop');
     s.close({ promptTokens: 1, completionTokens: 1 });
-    return JSON.parse(s.done().split('data: ')[1] ?? '{}')['response'].output as Json[];
+    return JSON.parse(s.done().split('data: ')[1] ?? '{}').response.output as Json[];
   };
 
   const late = sink();

@@ -9,7 +9,7 @@ import { pluginConfig } from '../helpers/ops.js';
  * answered with the edge's page, not an empty close.
  */
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 /** A raw TCP connection to the gateway; resolves with everything it received once it closed. */
 function rawConnection(t: Teardown, origin: string): { socket: Socket; closed: Promise<string> } {

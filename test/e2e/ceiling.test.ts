@@ -56,7 +56,7 @@ t.test('60 simultaneous calls against a ceiling that covers exactly 10: exactly 
       answered.length === 10 && complete.length === 10 && refused.length === 50 && codes.size === 1 && codes.has('monthly_cap_exceeded') &&
       usage.cycle.spent_usd === TEN_CALLS_USD && usage.cycle.reserved_usd === '0.00' && usage.totals.requests === 10;
     if (!exact) {
-      t.fail(`round ${round}: ${answered.length} answered (${complete.length} complete), ${refused.length} refused, codes ${[...codes]}, usage ${JSON.stringify(usage.cycle)}`);
+      t.fail(`round ${round}: ${answered.length} answered (${complete.length} complete), ${refused.length} refused, codes ${[...codes].join(',')}, usage ${JSON.stringify(usage.cycle)}`);
       return;
     }
   }

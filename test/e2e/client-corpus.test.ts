@@ -27,7 +27,7 @@ const fixtures: Fixture[] = readdirSync(DIR, { withFileTypes: true })
   .flatMap((dir) => readdirSync(join(DIR, dir.name)).filter((file) => file.endsWith('.json')).map((file) => JSON.parse(readFileSync(join(DIR, dir.name, file), 'utf8')) as Fixture));
 
 /** The event that ends a stream of each format. */
-const STREAM_END: [RegExp, string][] = [
+const STREAM_END: Array<[RegExp, string]> = [
   [/^\/v1\/responses/, 'event: response.completed'],
   [/^\/v1\/messages/, 'event: message_stop'],
   [/^\/v1\/chat\/completions/, 'data: [DONE]'],
@@ -41,7 +41,7 @@ const STREAM_END: [RegExp, string][] = [
  */
 const carriesSignedThinking = (body: Record<string, unknown>): boolean =>
   Array.isArray(body['messages']) &&
-  (body['messages'] as { content?: unknown }[]).some((message) => Array.isArray(message.content) && (message.content as { type?: string; signature?: string }[]).some((block) => block.type === 'thinking' && Boolean(block.signature)));
+  (body['messages'] as Array<{ content?: unknown }>).some((message) => Array.isArray(message.content) && (message.content as Array<{ type?: string; signature?: string }>).some((block) => block.type === 'thinking' && Boolean(block.signature)));
 
 /** The headers as sent, the credential (redacted in the fixture) now the test key, where the client put it. */
 function headersFor(request: CapturedRequest, key: string): Record<string, string> {

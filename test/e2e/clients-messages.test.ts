@@ -68,7 +68,7 @@ t.test("Claude Code's default request: answered on every family, each approximat
     } else if (family === 'beta') {
       t.same(upstream['tools'][0].functionDeclarations.map((f: Json) => f['name']), ['Bash', 'mcp__placeholder'], 'beta: the deferred tool offered at once');
     } else {
-      t.same(upstream['tools'].map((tool: Json) => tool['function']['name']), ['Bash', 'mcp__placeholder'], 'gamma: the deferred tool offered at once');
+      t.same(upstream['tools'].map((tool: Json) => tool['function'].name), ['Bash', 'mcp__placeholder'], 'gamma: the deferred tool offered at once');
       t.match(upstream['user'], /^uh_[A-Za-z0-9_-]{43}$/, 'gamma: the long user id sent as a hash gamma takes');
     }
   }

@@ -9,7 +9,7 @@ import { startHarness, type Harness } from '../helpers/harness.js';
  * keeps sending: a caller without a key cannot hold it open by trickling bytes.
  */
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 /** A raw connection that does not close its side when the gateway closes its own (as an attacker would not). */
 function open(t: Teardown, origin: string): { socket: Socket; closed: Promise<string> } {

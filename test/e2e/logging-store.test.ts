@@ -29,7 +29,7 @@ t.test('one log line per request, with the key id and never the key', async (t) 
 
 t.test('auth headers are redacted wherever they appear in a log object', async (t) => {
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
+  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
   log.info({ req: { headers: { authorization: 'Bearer sl-secretsecret', 'x-api-key': 'vendor-secret', 'x-goog-api-key': 'g-secret' } } }, 'debugging');
   log.info({ headers: { authorization: 'Bearer other-secret' }, apiKey: 'cfg-secret' }, 'more');
   const text = lines.join('');

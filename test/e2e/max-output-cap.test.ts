@@ -45,7 +45,7 @@ const upstreamCount = (h: Harness, family: Family): number => h[family].requests
 /** The output limit an upstream request carries, in whichever field its wire format has. */
 function upstreamLimit(h: Harness, family: Family): unknown {
   const body = JSON.parse(h[family].requests.at(-1)?.body ?? '{}') as Record<string, any>;
-  return body['max_completion_tokens'] ?? body['max_tokens'] ?? body['generationConfig']?.['maxOutputTokens'];
+  return body['max_completion_tokens'] ?? body['max_tokens'] ?? body['generationConfig']?.maxOutputTokens;
 }
 
 t.test('every format × every family: a limit over the maximum is clamped to it and announced; under parameters: strict it is a 400 naming the parameter', async (t) => {

@@ -121,7 +121,7 @@ t.test('Claude-Code-like requests (beta namespace, ?beta=true, both key headers,
     if (model === 'alpha-sonnet-4.6') {
       t.same(upstream, JSON.parse(JSON.stringify(sent)), 'alpha: the body as sent');
       const headers = h.alpha.requests.at(-1)?.headers ?? {};
-      t.same([headers['anthropic-beta'], headers['x-api-key'], headers['authorization']], ['claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14', ALPHA_UPSTREAM_KEY, undefined], 'alpha: price-neutral betas, the gateway\'s key');
+      t.same([headers['anthropic-beta'], headers['x-api-key'], headers.authorization], ['claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14', ALPHA_UPSTREAM_KEY, undefined], 'alpha: price-neutral betas, the gateway\'s key');
       t.equal(h.alpha.requests.at(-1)?.path, '/v1/messages', 'alpha: the vendor path');
     } else if (model === 'gamma-5.4') {
       t.match(upstream, {

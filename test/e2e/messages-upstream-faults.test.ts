@@ -13,7 +13,7 @@ import { gatewayOnQueuedGamma, jsonAnswer, queuedUpstream, sseAnswer } from '../
  * server of the test's own that answers each request with the next queued answer.
  */
 
-type Frame = { event: string; data: { type: string; index?: number } };
+interface Frame { event: string; data: { type: string; index?: number } }
 
 const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
 const ask: Anthropic.MessageCreateParamsNonStreaming = { model: 'gamma-5.4', max_tokens: 64, tools: [WEATHER], messages: [{ role: 'user', content: 'Weather in Oslo and Bergen?' }] };

@@ -127,7 +127,7 @@ t.test('the example plugin: write the module, list it in YAML', async (t) => {
 });
 
 t.test('chain configuration errors name the YAML path', async (t) => {
-  const attempt = (plugins: PluginEntry[]) => startHarness(t, { plugins }).then(() => undefined, (e: Error) => e);
+  const attempt = (plugins: PluginEntry[]) => startHarness(t, { plugins }).then(() => undefined, (e: unknown) => e as Error);
   t.match(await attempt([...DEFAULT_CHAIN, entry('no-such-plugin')]), { message: /\/plugins\/5: no plugin named "no-such-plugin"/ });
   t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" needs the caller's key, which no enabled plugin provides/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('auth')]), { message: /listed twice/ });

@@ -85,11 +85,11 @@ t.test('end to end: a response cut short while thinking on alpha, continued on b
   const ask = (body: Json) => post(h, key, '/v1/responses', body);
   const first = await ask({ model: 'alpha-sonnet-4.6', input: 'think hard', reasoning: { effort: 'high' }, max_output_tokens: 3 });
   t.equal(first.status, 200);
-  t.equal(first.json['status'], 'incomplete');
-  t.same(first.json['output'].map((item: Json) => item['type']), ['reasoning'], 'the response holds reasoning only');
+  t.equal(first.json.status, 'incomplete');
+  t.same(first.json.output.map((item: Json) => item['type']), ['reasoning'], 'the response holds reasoning only');
   for (const next of ['beta-3-flash', 'gamma-5.4']) {
     const sim = next.startsWith('beta') ? h.beta : h.gamma;
-    const second = await ask({ model: next, previous_response_id: first.json['id'], input: 'continue please' });
+    const second = await ask({ model: next, previous_response_id: first.json.id, input: 'continue please' });
     t.equal(second.status, 200, `${next}: ${JSON.stringify(second.json).slice(0, 200)}`);
     const upstream = JSON.parse(sim.requests.at(-1)?.body ?? '{}') as Json;
     const turns = (upstream['contents'] ?? upstream['messages']) as Json[];

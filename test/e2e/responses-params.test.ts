@@ -156,7 +156,7 @@ const PROBES: Record<string, Probe> = {
     mapped: {
       alpha: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['name']), s.upstream.body['tool_choice']], [['get_time'], { type: 'any' }]],
       beta: (s) => [[s.upstream.body['tools'][0].functionDeclarations.map((f: Json) => f['name']), s.upstream.body['toolConfig']], [['get_time'], { functionCallingConfig: { mode: 'ANY' } }]],
-      gamma: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['function']['name']), s.upstream.body['tool_choice']], [['get_time'], 'required']],
+      gamma: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['function'].name), s.upstream.body['tool_choice']], [['get_time'], 'required']],
     },
   },
   parallel_tool_calls: {
@@ -294,7 +294,7 @@ t.test('each cell of the table is what the gateway does', async (t) => {
   const { key } = await h.createKey();
   const stored = await send(h, key, 'gamma', { input: 'Remember apple' });
   storedId = (JSON.parse(stored.text) as Json)['id'];
-  storedItemId = (JSON.parse(stored.text) as Json)['output'][0]['id'];
+  storedItemId = (JSON.parse(stored.text) as Json)['output'][0].id;
   // The same gateway under `parameters: strict`, where each adjusted row is refused instead.
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();

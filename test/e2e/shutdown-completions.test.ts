@@ -14,7 +14,7 @@ const entry = (name: string): PluginEntry => ({ name, enabled: true, config: {} 
 /** A completion hook that never ends: a store write that does not come back. */
 const stuck = definePlugin({
   name: 'stuck',
-  setup: () => ({ onComplete: () => new Promise<void>(() => {}) }),
+  setup: () => ({ onComplete: () => new Promise<void>(() => undefined) }),
 });
 
 t.test('a call still completing after the grace period delays the close by the completions bound at most', async (t) => {

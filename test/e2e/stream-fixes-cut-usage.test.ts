@@ -17,7 +17,9 @@ const estimate = (text: string): number => Math.ceil(text.length / 4);
 const ask = (text: string) => [{ role: 'user' as const, content: text }];
 
 async function drain(stream: AsyncIterable<unknown>): Promise<void> {
-  for await (const chunk of stream) void chunk;
+  for await (const _chunk of stream) {
+    // read to the end: only how it ends matters
+  }
 }
 
 t.test('cut by the upstream: gamma bills the estimated prompt; alpha and beta their counts', async (t) => {

@@ -108,7 +108,7 @@ t.test('Responses: a tool without strict is strict for gamma only when its schem
   const h = await startHarness(t);
   const client = h.client((await h.createKey()).key);
   const { strict: _strict, ...absent } = RESPONSES_TOOL;
-  await client.responses.create({ model: MODELS.gamma, input: 'Weather?', tools: [absent, { ...absent, name: 'open', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] as unknown as (typeof RESPONSES_TOOL)[] });
+  await client.responses.create({ model: MODELS.gamma, input: 'Weather?', tools: [absent, { ...absent, name: 'open', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] as unknown as Array<typeof RESPONSES_TOOL> });
   t.same(upstream(h, 'gamma')['tools'].map((tool: Json) => [tool['function'].name, tool['function'].strict]), [['get_weather', true], ['open', false]]);
 });
 

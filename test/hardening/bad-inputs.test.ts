@@ -31,7 +31,7 @@ function toRequest(c: CorpusCase, token: Readonly<Record<Credential, string>>): 
 t.test('the bad-input corpus: every named case answers as the contract says', async (t) => {
   const gateway = await startProbeGateway(t);
   for (const c of CORPUS) {
-    const res = await rawRequest(gateway.origin, toRequest(c, gateway.token), { timeoutMs: 15_000 }).catch((error: Error) => error);
+    const res = await rawRequest(gateway.origin, toRequest(c, gateway.token), { timeoutMs: 15_000 }).catch((error: unknown) => error as Error);
     if (res instanceof Error) {
       t.fail(`${c.name}: ${res.message}`);
       continue;

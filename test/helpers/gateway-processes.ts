@@ -5,7 +5,7 @@ import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import { ADMIN_TOKEN, chatBody, GAMMA_UPSTREAM_KEY } from './harness.js';
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js';
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 export interface GatewayProcesses {
   /** The SQLite file every process started here shares. */

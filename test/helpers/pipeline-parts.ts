@@ -19,7 +19,7 @@ export const catalogue = loadCatalogue('config/models.yaml');
 export const silentLog = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 export const LIMITS = { upstreamMs: 2000, streamIdleMs: 1000 };
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 /** A hook set as a test writes it: optionally named, with the facts its plugin would declare. */
 type TestHooks = PluginHooks<Fact> & { name?: string; needs?: Fact[]; provides?: Fact[] };

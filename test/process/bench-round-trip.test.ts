@@ -24,7 +24,7 @@ t.test('the probe runs as a process of its own and answers over its stdout', asy
   const trips = await roundTripsFrom(null, await server.createDatabase(), 5, 1);
   t.ok(positive(trips.backToBackUs) && positive(trips.pacedUs), `measured in the child: ${JSON.stringify(trips)}`);
   const unreachable = 'postgres://nobody:sekrit-password@127.0.0.1:1/none';
-  const error = await roundTripsFrom(null, unreachable, 5, 1).then(() => null, (e: Error) => e);
+  const error = await roundTripsFrom(null, unreachable, 5, 1).then(() => null, (e: unknown) => e as Error);
   t.match(error?.message, /round-trip probe failed/, 'a server it cannot reach fails the bench loudly');
   t.notMatch(error?.message, /sekrit-password/, 'without quoting the URL it was given');
 });

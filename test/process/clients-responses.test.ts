@@ -61,7 +61,7 @@ const lastUpstream = (h: Harness, family: Family): Json => JSON.parse(h[family].
 const offeredNames = (family: Family, body: Json): string[] =>
   family === 'beta'
     ? (body['tools']?.[0]?.functionDeclarations ?? []).map((f: Json) => f['name'])
-    : (body['tools'] ?? []).map((tool: Json) => tool['name'] ?? tool['function']?.['name']);
+    : (body['tools'] ?? []).map((tool: Json) => tool['name'] ?? tool['function']?.name);
 
 t.test("Codex CLI's first request: answered on every family, web_search left out and announced, namespace flattened, bookkeeping not forwarded", async (t) => {
   const h = await startHarness(t);
@@ -75,7 +75,7 @@ t.test("Codex CLI's first request: answered on every family, web_search left out
     t.notMatch(h[family].requests.at(-1)?.body ?? '', /inst-1|conv-0199|web_search/, `${family}: client_metadata, the cache key and the hosted tool are not sent`);
     const terminal = events(got.text).at(-1) as Json;
     t.equal(terminal['type'], 'response.completed', `${family}: the stream completes`);
-    t.equal(terminal['response']['store'], false);
+    t.equal(terminal['response'].store, false);
   }
 });
 
@@ -116,9 +116,9 @@ t.test("a namespace function's call comes back with its name and namespace, stre
     t.match(call, { name: 'spawn_agent', namespace: 'multi_agent' }, `${family}: whole reply`);
 
     const streamed = events((await post(h, key, body)).text);
-    const added = streamed.find((event) => event['type'] === 'response.output_item.added' && event['item']['type'] === 'function_call') as Json;
+    const added = streamed.find((event) => event['type'] === 'response.output_item.added' && event['item'].type === 'function_call') as Json;
     const argumentsDone = streamed.find((event) => event['type'] === 'response.function_call_arguments.done') as Json;
-    const done = streamed.find((event) => event['type'] === 'response.output_item.done' && event['item']['type'] === 'function_call') as Json;
+    const done = streamed.find((event) => event['type'] === 'response.output_item.done' && event['item'].type === 'function_call') as Json;
     t.match(added['item'], { name: 'spawn_agent', namespace: 'multi_agent' }, `${family}: stream, item added`);
     t.equal(argumentsDone['name'], 'spawn_agent', `${family}: stream, arguments done`);
     t.match(done['item'], { name: 'spawn_agent', namespace: 'multi_agent' }, `${family}: stream, item done`);
@@ -144,7 +144,7 @@ async function itemReferenceLoop(t: Test, env: Record<string, string>): Promise<
   const { key: otherKey } = await h.createKey();
   const first = JSON.parse((await post(h, key, { model: MODELS.gamma, input: 'Remember the apple.' })).text) as Json;
   const message = first['output'].find((item: Json) => item['type'] === 'message') as Json;
-  const text = message['content'][0]['text'] as string;
+  const text = message['content'][0].text as string;
   for (const family of FAMILIES) {
     const next = await post(h, key, { model: MODELS[family], input: [{ role: 'user', content: 'Remember the apple.' }, { type: 'item_reference', id: message['id'] }, { role: 'user', content: 'What was it?' }] });
     t.equal(next.status, 200, `${family}: answered (${next.text.slice(0, 200)})`);
@@ -159,7 +159,7 @@ async function itemReferenceLoop(t: Test, env: Record<string, string>): Promise<
     ['an unknown id', key, 'msg_nope'],
     ['an id of the right shape, never minted', key, `${message['id'].slice(0, -1)}z`],
     ["another key's item", otherKey, message['id']],
-    ['an item of a store: false response', key, unstored['output'][0]['id']],
+    ['an item of a store: false response', key, unstored['output'][0].id],
   ];
   for (const [what, caller, id] of refusals) {
     const before = h.gamma.requests.length;

@@ -60,7 +60,7 @@ async function secondWorkerBooting(t: Test, gateway: SpawnedGateway): Promise<{ 
 }
 
 /** Who logged `stopped`, in order: worker slots, and 'primary'. */
-const stoppedBy = (lines: LogLine[]): (number | string)[] => lines.filter((l) => l.msg === 'stopped').map((l) => l.worker ?? 'primary');
+const stoppedBy = (lines: LogLine[]): Array<number | string> => lines.filter((l) => l.msg === 'stopped').map((l) => l.worker ?? 'primary');
 
 t.test('a worker killed before it listens while another serves: replaced, and the group keeps serving', async (t) => {
   const { start } = await gatewayProcesses(t, 0, await compiledGateway());

@@ -54,7 +54,7 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
   t.equal(reply.usage?.completion_tokens, 3);
   const asked = upstream.requests.at(-1);
   t.equal(JSON.parse(asked?.body ?? '{}').model, 'zeta-large-2026', 'the upstream is asked for its own model name');
-  t.equal(asked?.headers['authorization'], `Bearer ${ZETA_KEY}`, "with the family's own credential");
+  t.equal(asked?.headers.authorization, `Bearer ${ZETA_KEY}`, "with the family's own credential");
 
   const stream = await client.chat.completions.create({ model: 'zeta-1', stream: true, messages: [{ role: 'user', content: 'Stream [[sim:tokens=4]]' }] });
   let text = '';
@@ -66,7 +66,7 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
     ['zeta-1', 'zeta', 3, 3000],
     ['zeta-1', 'zeta', 4, 4000],
   ], 'billed by the ledger at its catalogue price, family named');
-  const forbidden = await client.chat.completions.create({ model: 'alpha-sonnet-4.6', messages: [{ role: 'user', content: 'x' }] }).catch((e: { status: number }) => e.status);
+  const forbidden = await client.chat.completions.create({ model: 'alpha-sonnet-4.6', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => (e as { status: number }).status);
   t.equal(forbidden, 403, 'the allowlist applies as to any family');
   const status = (await (await fetch(`${h.origin}/status.json`)).json()) as { models: Array<{ id: string; family: string }> };
   t.match(status.models.find((m) => m.id === 'zeta-1'), { family: 'zeta' }, 'and the status page shows it');

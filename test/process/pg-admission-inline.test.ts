@@ -29,7 +29,7 @@ interface Admission {
 
 async function nestedCalls(client: PoolClient): Promise<number> {
   const row = (await client.query<{ calls: number }>("SELECT calls FROM pg_stat_xact_user_functions WHERE funcname = 'gateway_admit'")).rows[0];
-  return Number(row?.calls ?? 0);
+  return row?.calls ?? 0;
 }
 
 async function takeThenAdmit(keyId: string, nanos: number, ceiling: number): Promise<Admission> {

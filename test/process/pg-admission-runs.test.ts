@@ -42,7 +42,7 @@ interface Input {
   upstreamLimit: number | null;
 }
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 interface Twin {
   client: pg.Client;

@@ -60,7 +60,7 @@ t.test('a grant holds real reservations and takes; its release gives the money b
   t.equal(await counterOf(key.id), 6, 'six takes counted');
   const rows = (await pool.query('SELECT instance, created_at, expires_at, amount_nano FROM reservations WHERE id = ANY($1::bigint[])', [ids])).rows;
   t.same(rows[0], { instance: 'grant-test', created_at: 10, expires_at: 120_010, amount_nano: 100 }, 'named after the instance, leased as a call');
-  const slots = (await pool.query('SELECT at FROM rate_slots WHERE key_id = $1 ORDER BY slot', [key.id])).rows.map((r) => r['at']);
+  const slots = (await pool.query('SELECT at FROM rate_slots WHERE key_id = $1 ORDER BY slot', [key.id])).rows.map((r) => r.at);
   t.same(slots, [0, LEAD + 10, LEAD + 10, LEAD + 10, LEAD + 10, LEAD + 10], "the granted takes stamped at the grant's end");
   await grants.release(ids.filter((id): id is number => id !== null).slice(0, 3));
   t.same(await spendOf(key.id), { spent: 0, reserved: 300, upstream: 21 }, 'three released');

@@ -21,8 +21,12 @@ t.test('a listening connection that stops answering is made again', async (t) =>
   const relay = createServer((caller) => {
     const upstream = createConnection(target);
     sockets.push(caller, upstream);
-    caller.on('data', (chunk) => void (silent || upstream.write(chunk)));
-    upstream.on('data', (chunk) => void (silent || caller.write(chunk)));
+    caller.on('data', (chunk) => {
+      if (!silent) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!silent) caller.write(chunk);
+    });
     caller.on('error', () => upstream.destroy());
     upstream.on('error', () => caller.destroy());
     caller.on('close', () => upstream.destroy());

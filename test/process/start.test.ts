@@ -24,7 +24,7 @@ t.test('a fresh start with no env: models answer, the printed key works, once', 
   t.equal(((await missing.json()) as { error: { code: string } }).error.code, 'model_not_found');
 
   // Give the banner a moment to follow the listening line.
-  for (let i = 0; i < 50 && !/First API key/.test(first.output()); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 50 && !first.output().includes('First API key'); i++) await new Promise((r) => setTimeout(r, 20));
   const output = first.output();
   t.match(output, /SIMULATOR: no GAMMA_API_KEY is set/, 'the simulator is announced loudly');
   const key = /First API key:\s+(sl-[A-Za-z0-9]{32})/.exec(output)?.[1];

@@ -138,8 +138,10 @@ contract('key lookups: remembered for a second, forgotten at once on a change th
 
 /** Whether `store` sees the key under `name` within `ms` (polled every 10 ms). */
 async function seenWithin(store: Store, hash: Buffer, name: string, ms: number): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
     if ((await store.keys.findByValueHash(hash))?.key.name === name) return true;
+    await sleep(10);
   }
   return false;
 }

@@ -76,7 +76,12 @@ t.test('admit(): the steps run after the last request hook', async (t) => {
   const call = detachedCall();
   const chain = chainOf(
     { onRequest: (c) => c.admission.queueTake(TAKE, () => void order.push('take verdict')) },
-    { onRequest: (c) => (order.push('last hook'), c.admission.queueReservation(() => RESERVE, () => void order.push('reserve verdict'))) },
+    {
+      onRequest: (c) => {
+        order.push('last hook');
+        c.admission.queueReservation(() => RESERVE, () => void order.push('reserve verdict'));
+      },
+    },
   );
   const reader = { checkDeclaredLength: () => undefined, read: async () => ({ bytes: Buffer.from('{}'), release: () => undefined }) };
   await admit(call, chain, reader, recordingStore(0, []), () => undefined);

@@ -16,7 +16,7 @@ const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDP
 
 function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
-  return { lines, log: createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) })) };
+  return { lines, log: createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } })) };
 }
 
 function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {

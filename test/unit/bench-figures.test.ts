@@ -50,7 +50,7 @@ t.test('the Responses quotient is judged with store: false; the stored rows show
     'gamma-json': 0.5, 'gamma-stream': 0.5, 'responses-unstored-json': 0.46, 'responses-unstored-stream': 0.425, 'responses-json': 0.4, 'responses-stream': 0.4,
   };
   const closed = Object.entries(shares).flatMap(([scenario, share]) => [
-    run(1, scenario as ScenarioId, 'floor', 4000), run(1, scenario as ScenarioId, 'gateway', 4000 * (share as number)),
+    run(1, scenario as ScenarioId, 'floor', 4000), run(1, scenario as ScenarioId, 'gateway', 4000 * (share)),
   ]);
   const settings = { rounds: 1, closedS: 8, openS: 10, warmS: 2, connections: 32, rate: 200 };
   const lines = ingressSection({ settings, targets, closed, open: [], warmUpFailures: 0, storeRoundTrips: null });

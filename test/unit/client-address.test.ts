@@ -9,7 +9,7 @@ function request(peer: string, forwarded?: string | string[]): IncomingMessage {
   const socket = new Socket();
   Object.defineProperty(socket, 'remoteAddress', { value: peer });
   const req = new IncomingMessage(socket);
-  if (forwarded !== undefined) req.headers['x-forwarded-for'] = forwarded as string;
+  if (forwarded !== undefined) req.headers['x-forwarded-for'] = forwarded;
   return req;
 }
 

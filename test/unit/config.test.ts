@@ -70,7 +70,7 @@ t.test('config errors name the file and the path at fault', async (t) => {
   await t.rejects(loadSetup('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), { message: /gateway\.yaml: \/upstreams\/gamma\/base_url .*GAMMA_BASE_URL/ });
   t.throws(() => loadConfig('config/gateway.yaml', { LOG_LEVEL: 'loud' }), { message: /\/log\/level must be one of/ });
   t.throws(() => loadConfig(file('typo.yaml', `${upstreams}server: {prot: 1}\n`), {}), { message: /typo\.yaml: \/server\/prot is not a known setting/ });
-  await t.rejects(loadSetup(file('stray.yaml', `${upstreams}`), {}), { message: /stray\.yaml: \/upstreams\/alpha names a family that no enabled vendor plugin declares/ });
+  await t.rejects(loadSetup(file('stray.yaml', upstreams), {}), { message: /stray\.yaml: \/upstreams\/alpha names a family that no enabled vendor plugin declares/ });
   const vendorsOnly = 'plugins: [{name: model-normalise}, {name: vendor-gamma}]\n';
   const defaults = await loadSetup(file('defaults.yaml', vendorsOnly), {});
   t.same(defaults.config.upstreams, { gamma: { base_url: 'https://api.openai.com' } }, 'a vendor with no upstream entry gets its default origin');

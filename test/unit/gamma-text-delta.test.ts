@@ -96,7 +96,7 @@ function parsedPlainText(data: string): string | undefined {
   const choice = Array.isArray(choices) && choices.length === 1 ? choices[0] : undefined;
   const delta = choice?.['delta'] as Record<string, unknown> | undefined;
   const plain = chunk['error'] === undefined && (chunk['usage'] ?? null) === null && choice?.['index'] === 0 && choice['finish_reason'] === null;
-  return plain && typeof delta?.['content'] === 'string' && Object.keys(delta).length === 1 ? (delta['content'] as string) : undefined;
+  return plain && typeof delta?.['content'] === 'string' && Object.keys(delta).length === 1 ? (delta['content']) : undefined;
 }
 
 t.test('whatever the read path reads from a valid chunk, the parser reads the same', async (t) => {
@@ -110,7 +110,7 @@ t.test('whatever the read path reads from a valid chunk, the parser reads the sa
     let data = textChunk('some text');
     for (let edits = 1 + next(3); edits > 0; edits--) {
       // Half the edits at a member's start (after `{` or `,`), where an inserted member keeps the JSON valid.
-      const starts = [...data.matchAll(/[{,]/g)].map((match) => (match.index as number) + 1);
+      const starts = [...data.matchAll(/[{,]/g)].map((match) => (match.index) + 1);
       const at = next(2) === 0 ? (starts[next(starts.length)] as number) : next(data.length + 1);
       const fragment = fragments[next(fragments.length)] as string;
       const kind = next(3);

@@ -52,7 +52,7 @@ t.test('gamma answers a count itself, with the estimate; alpha counts only for i
   t.match(thrown(() => new AlphaTranslator(chatCount, 'k').request()), { status: 400, param: 'model' }, 'no count for callers of another wire');
   const embed = call({ ...COUNT, operation: 'embed' }, 'alpha-sonnet-4.6');
   t.match(thrown(() => new AlphaPassthrough(embed, { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request()), { status: 400, param: 'model' }, 'nor embeddings through the passthrough');
-  const counted = new AlphaPassthrough(call(COUNT, 'alpha-sonnet-4.6'), { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request() as UpstreamRequest;
+  const counted = new AlphaPassthrough(call(COUNT, 'alpha-sonnet-4.6'), { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request();
   t.equal(counted.path, 'v1/messages/count_tokens');
 });
 

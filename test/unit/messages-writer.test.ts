@@ -13,7 +13,7 @@ import { thrown } from '../helpers/translate.js';
  */
 
 type Step = (w: MessagesStreamWriter) => string;
-type Frame = { event: string; data: unknown };
+interface Frame { event: string; data: unknown }
 
 const ENVELOPE = { id: 'msg_1', model: 'gamma-5.4' };
 const ESTIMATE = 7;

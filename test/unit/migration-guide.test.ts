@@ -95,10 +95,10 @@ function disagreements(rows: readonly Row[], catalogue: Catalogue): string[] {
   }
   for (const model of catalogue.models) {
     const row = seen.get(model.id.toLowerCase());
-    if (!row || row.answer !== 'canonical') problems.push(`the catalogue's model ${model.id} has no canonical row`);
+    if (row?.answer !== 'canonical') problems.push(`the catalogue's model ${model.id} has no canonical row`);
     for (const alias of model.aliases) {
       const aliasRow = seen.get(alias.trim().toLowerCase());
-      if (!aliasRow || aliasRow.answer !== 'alias') problems.push(`the catalogue's alias ${alias} (of ${model.id}) has no alias row`);
+      if (aliasRow?.answer !== 'alias') problems.push(`the catalogue's alias ${alias} (of ${model.id}) has no alias row`);
     }
   }
   return problems;

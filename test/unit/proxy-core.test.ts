@@ -5,7 +5,7 @@ import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
 import { ProxyCore, UpstreamFailure } from '../../src/proxy/proxy-core.js';
 
-type Teardown = { teardown(fn: () => unknown): void };
+interface Teardown { teardown(fn: () => unknown): void }
 
 /** A loopback server; `handle` decides each answer. */
 async function listen(t: Teardown, handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
@@ -85,7 +85,7 @@ t.test('one attempt: the body re-sent, only allowlisted caller headers forwarded
   });
   t.same(out, { status: 200, body: '{"ok":true}' });
   t.equal(seen?.body, '{"hi":1}', 'the translated body, not the caller\'s');
-  t.equal(seen?.headers['authorization'], 'Bearer vendor-key', 'the vendor credential replaces the caller\'s');
+  t.equal(seen?.headers.authorization, 'Bearer vendor-key', 'the vendor credential replaces the caller\'s');
   t.equal(seen?.headers['x-api-key'], undefined);
   t.equal(seen?.headers['keep-alive'], undefined);
   t.equal(seen?.headers['x-custom'], 'kept', 'an allowlisted name');
@@ -100,7 +100,7 @@ t.test('failures: refused connection, no headers in time, and a caller who leave
   t.teardown(() => refused.close());
   t.same(await attempt(t, refused, {}), { failure: 'connect' });
 
-  let upstreamClosed = false;
+  let upstreamClosed: boolean;
   const silent = await listen(t, (req) => req.socket.once('close', () => (upstreamClosed = true)));
   const slow = new ProxyCore({ gamma: silent }, { headersMs: 150, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => slow.close());

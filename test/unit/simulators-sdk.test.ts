@@ -125,7 +125,7 @@ t.test('alpha thinking through the official alpha SDK: signed blocks, the tool l
     model: 'alpha-haiku-4.5', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, tools,
     messages: [question, { role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny' }] }],
   });
-  const second = await client.messages.create(answer(first.content as Anthropic.ContentBlockParam[]));
+  const second = await client.messages.create(answer(first.content));
   t.match(second.content.at(-1), { type: 'text', text: /^Tool results: sunny/ }, 'the thinking block handed back unchanged: the loop goes on');
   const altered = await client.messages.create(answer([{ ...(first.content[0] as Anthropic.ThinkingBlock), thinking: 'Something else.' }, call])).catch((e: unknown) => e);
   t.type(altered, Anthropic.BadRequestError);
@@ -137,7 +137,7 @@ t.test('alpha thinking through the official alpha SDK: signed blocks, the tool l
   t.match(streamed.content, [{ type: 'thinking', thinking: 'Considering the request step by step.', signature: /^[A-Za-z0-9+/=]{40,}$/ }, { type: 'text', text: 'Hello from' }], 'thinking_delta and signature_delta assemble');
   const hidden = await client.messages.create({ model: 'alpha-sonnet-4.6', max_tokens: 100, thinking: { type: 'adaptive' }, tools, messages: [{ role: 'user', content: 'Weather? [[sim:redacted=1]]' }] });
   t.match(hidden.content[0], { type: 'redacted_thinking', data: /\./ });
-  const again = await client.messages.create({ ...answer(hidden.content as Anthropic.ContentBlockParam[]), messages: [{ role: 'user', content: 'Weather? [[sim:redacted=1]]' }, { role: 'assistant', content: hidden.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: (hidden.content[1] as Anthropic.ToolUseBlock).id, content: 'rain' }] }] });
+  const again = await client.messages.create({ ...answer(hidden.content), messages: [{ role: 'user', content: 'Weather? [[sim:redacted=1]]' }, { role: 'assistant', content: hidden.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: (hidden.content[1] as Anthropic.ToolUseBlock).id, content: 'rain' }] }] });
   t.equal(again.stop_reason, 'end_turn', 'a redacted block goes back as it came');
   for (const [label, extra] of [['temperature', { temperature: 0.5 }], ['top_k', { top_k: 5 }], ['a forced tool', { tool_choice: { type: 'any' } }], ['a small budget', { thinking: { type: 'enabled', budget_tokens: 500 } }]] as const) {
     const refused = await client.messages.create({ model: 'alpha-haiku-4.5', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, tools, messages: [question], ...extra } as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
@@ -181,7 +181,7 @@ t.test('beta thinking through the official beta SDK: thoughts, thoughtsTokenCoun
 t.test('npm start serves every family without a credential from its simulator', async (t) => {
   const { config, vendors } = await loadSetup('config/gateway.yaml', { GAMMA_API_KEY: 'real-gamma-key' });
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
+  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
   const started = await startSimulatorsForMissingCredentials(config, vendors, log);
   t.teardown(() => Promise.all(started.servers.map((sim) => sim.close())));
   t.same(started.families, ['alpha', 'beta'], 'gamma has a key, so only alpha and beta are simulated');

@@ -118,38 +118,46 @@ t.test('alpha: a refusal is the reply refusal, whole and streamed', async (t) =>
   ].join('\n\n') + '\n\n';
   const chunks = frames(runStream(streamed, sse)) as Json[];
   const deltas = chunks.flatMap((chunk) => chunk['choices'].map((choice: Json) => choice['delta']));
-  t.same(deltas.flatMap((delta) => (delta['content'] ? [delta['content']] : [])), ['I cannot.'], "the model's text as it came");
-  t.same(deltas.flatMap((delta) => (delta['refusal'] ? [delta['refusal']] : [])), ['The model declined to answer this request.'], 'then the refusal');
+  t.same(deltas.flatMap((delta) => (delta.content ? [delta.content] : [])), ['I cannot.'], "the model's text as it came");
+  t.same(deltas.flatMap((delta) => (delta.refusal ? [delta.refusal] : [])), ['The model declined to answer this request.'], 'then the refusal');
   t.equal(chunks.flatMap((chunk) => chunk['choices'].map((choice: Json) => choice['finish_reason'])).find(Boolean), 'content_filter');
 });
 
 t.test('beta: the schema in its keywords, strict tools VALIDATED, strict never sent', async (t) => {
   const tools = [strictTool('a'), { name: 'b', parameters: OPEN }];
-  const body = betaRequestBody(request({ tools, responseFormat: schemaFormat({ strict: { param: 'x' }, description: { text: 'Where.', param: 'y' } }) }), BETA, new Map()) as Json;
+  const body: Json = betaRequestBody(request({ tools, responseFormat: schemaFormat({ strict: { param: 'x' }, description: { text: 'Where.', param: 'y' } }) }), BETA, new Map());
   t.same(body['generationConfig'].responseJsonSchema, { type: 'object', description: 'Where.', properties: { city: { type: 'string', description: '{minLength: 1}' } }, required: ['city'], additionalProperties: false });
   t.same(body['generationConfig'].responseMimeType, 'application/json');
   t.same(body['tools'][0].functionDeclarations, [
     { name: 'a', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string', description: '{minLength: 1}' } }, required: ['city'], additionalProperties: false } },
     { name: 'b', parametersJsonSchema: OPEN },
   ]);
-  const mode = (choice: NeutralRequest['toolChoice']): Json => (betaRequestBody(request({ tools, toolChoice: choice }), BETA, new Map()) as Json)['toolConfig'];
+  const mode = (choice: NeutralRequest['toolChoice']): Json => {
+    const body: Json = betaRequestBody(request({ tools, toolChoice: choice }), BETA, new Map());
+    return body['toolConfig'];
+  };
   t.same(mode(null), { functionCallingConfig: { mode: 'VALIDATED' } });
   t.same(mode('auto'), { functionCallingConfig: { mode: 'VALIDATED' } });
   t.same(mode('required'), { functionCallingConfig: { mode: 'ANY' } });
   t.same(mode({ name: 'a' }), { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['a'] } });
   t.same(mode('none'), { functionCallingConfig: { mode: 'NONE' } });
-  const implied = betaRequestBody(request({ tools: [{ name: 'a', parameters: OPEN, strict: { param: 'tools[0].strict', implied: true } }] }), BETA, new Map()) as Json;
+  const implied: Json = betaRequestBody(request({ tools: [{ name: 'a', parameters: OPEN, strict: { param: 'tools[0].strict', implied: true } }] }), BETA, new Map());
   t.same([implied['toolConfig'], implied['tools'][0].functionDeclarations[0].parametersJsonSchema], [undefined, OPEN], "an implied strict (Responses' default) asks beta nothing");
 });
 
 t.test('gamma: an implied strict is written out as the schema allows; an explicit one as asked', async (t) => {
   const implied = (parameters: Json): ToolSpec => ({ name: 'f', parameters, strict: { param: 'tools[0].strict', implied: true } });
-  const strictOf = (tool: ToolSpec): unknown => (gammaChatBody(request({ tools: [tool] }), GAMMA, false) as Json)['tools'][0].function.strict;
+  const strictOf = (tool: ToolSpec): unknown => {
+    const body: Json = gammaChatBody(request({ tools: [tool] }), GAMMA, false);
+    return body['tools'][0].function.strict;
+  };
   t.equal(strictOf(implied(CLOSED)), true, 'compatible: strict true');
   t.equal(strictOf(implied(OPEN)), false, 'incompatible: strict false, never left to default');
   t.equal(strictOf(strictTool('f', OPEN)), true, "the caller's true as sent (gamma's 400 is the truthful answer)");
   t.equal(strictOf({ name: 'f', parameters: CLOSED }), undefined, 'not asked: not sent');
-  const format = (schema: Json): unknown =>
-    (gammaChatBody(request({ responseFormat: { type: 'json_schema', name: 'output', schema, param: 'output_config.format', strict: { param: 'output_config.format', implied: true } } }), GAMMA, false) as Json)['response_format'].json_schema.strict;
+  const format = (schema: Json): unknown => {
+    const body: Json = gammaChatBody(request({ responseFormat: { type: 'json_schema', name: 'output', schema, param: 'output_config.format', strict: { param: 'output_config.format', implied: true } } }), GAMMA, false);
+    return body['response_format'].json_schema.strict;
+  };
   t.same([format(CLOSED), format(OPEN)], [true, false], 'a Messages output_config.format likewise');
 });

@@ -56,7 +56,7 @@ const INSERT_INCIDENT = `WITH incident AS (
 const UPDATES_OF = `SELECT incident_id, at, status, message FROM incident_updates
   WHERE incident_id = ANY($1::text[]) ORDER BY incident_id, seq DESC`;
 
-type Keyed = { key: Array<string | number>; values: number[] };
+interface Keyed { key: Array<string | number>; values: number[] }
 
 /** Rows summed per primary key, in a fixed order, laid out column by column for unnest(). */
 function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {

@@ -177,7 +177,7 @@ export class SqliteStatusStore implements StatusStore {
       const next = patchIncident(current, patch);
       if (!next) return false;
       this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, next.watchModel, patch.now, id);
-      if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id) as number, patch.now, next.update.status, next.update.message);
+      if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id), patch.now, next.update.status, next.update.message);
       return true;
     }).immediate();
     return found ? this.getIncident(id) : undefined;

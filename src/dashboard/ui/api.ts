@@ -39,7 +39,7 @@ export function onUnauthorised(listener: Listener): () => void {
 async function send<T>(url: string, init: RequestInit): Promise<T> {
   const res = await fetch(url, init);
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {

@@ -42,7 +42,13 @@ function App() {
     document.title = `${PAGES[page].title} · Gateway dashboard`;
   }, [page]);
 
-  if (!signedIn) return <SignIn reason={reason} onSignedIn={() => (setReason(null), setSignedIn(true))} />;
+  if (!signedIn) {
+    const signedInNow = (): void => {
+      setReason(null);
+      setSignedIn(true);
+    };
+    return <SignIn reason={reason} onSignedIn={signedInNow} />;
+  }
   const Page = PAGES[page].component;
   return (
     <>

@@ -36,7 +36,7 @@ export class KeyChangeListener {
     this.started = this.connect();
     this.ping = setInterval(() => {
       // A query timeout rejects the query only and keeps the connection: it is ended here.
-      this.client?.query('SELECT 1').catch((error: Error) => this.lose?.(error));
+      this.client?.query('SELECT 1').catch((error: unknown) => this.lose?.(error as Error));
     }, pingEveryMs);
     this.ping.unref();
   }
@@ -84,6 +84,7 @@ export class KeyChangeListener {
       lose(error as Error);
       return;
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may have run during the awaits above.
     if (this.closed) {
       await client.end().catch(() => undefined);
       return;

@@ -98,7 +98,7 @@ export class PgLedgerStore implements LedgerStore {
   /** Group-committed with the other calls' takes and admissions of the same event-loop turn. */
   async reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
     const decided = await this.takesThenAdmissions.run({ take, reserve: input });
-    const waitMs = Number(decided.wait);
+    const waitMs = decided.wait;
     return { waitMs, result: waitMs > 0 ? null : decision(input, decided) };
   }
 

@@ -13,9 +13,10 @@ const NUMERIC = 1700;
  * query fails loudly. pg's defaults are a string for both; never a float. Per pool, so the
  * `pg` module's global parsers stay untouched for anyone else in the process.
  */
+type TypeParser = (oid: number, format?: 'text' | 'binary') => (value: string) => unknown;
 const exactTypes: CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 || oid === NUMERIC ? parseExactInteger : pg.types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+    oid === INT8 || oid === NUMERIC ? parseExactInteger : (pg.types.getTypeParser as TypeParser)(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
 export interface PoolOptions {
@@ -85,8 +86,8 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError as Error;
     });
     throw error;
   } finally {

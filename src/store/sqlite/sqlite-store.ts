@@ -73,7 +73,7 @@ function enterWal(db: Db, busyTimeoutMs: number): void {
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
 
 export function sqliteUnavailable(error: unknown): boolean {
-  if (error instanceof TypeError) return /database connection is not open/.test(error.message);
+  if (error instanceof TypeError) return error.message.includes('database connection is not open');
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && UNAVAILABLE_CODES.test(code);
 }

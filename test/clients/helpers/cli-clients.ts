@@ -114,7 +114,7 @@ const platform = `${process.platform}-${process.arch}`;
 
 /** Claude Code's platform package suffix: `linux-x64`, or `linux-x64-musl` on a musl libc. */
 function claudeTarget(): string {
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return process.platform === 'linux' && !report?.header?.glibcVersionRuntime ? `${platform}-musl` : platform;
 }
 

@@ -86,7 +86,7 @@ export function agentsSdk(target: Target) {
       });
       const agent = new Agent({ name: 'Weather', instructions: 'Answer with the tool.', model: target.model, tools: [weather] });
       const result = await runner.run(agent, 'What is the weather in Paris?');
-      return { text: String(result.finalOutput ?? ''), calledWith };
+      return { text: result.finalOutput ?? '', calledWith };
     },
     outputAgent: async (): Promise<unknown> => {
       const agent = new Agent({ name: 'Reporter', instructions: 'Report on the city.', model: target.model, outputType: REPORT });
@@ -100,7 +100,7 @@ export function langChain(target: Target, useResponsesApi: boolean) {
   const llm = new ChatOpenAI({ model: target.model, apiKey: target.key, configuration: { baseURL: target.baseURL }, useResponsesApi });
   return {
     invoke: async (): Promise<TextRun> => ({ text: (await llm.invoke('Say hello.')).text }),
-    toolCall: async (): Promise<{ name: string; args: unknown }[]> => {
+    toolCall: async (): Promise<Array<{ name: string; args: unknown }>> => {
       const weather = langchainTool(async ({ city: name }: { city: string }) => WEATHER.answer(name), { name: WEATHER.name, description: WEATHER.description, schema: city });
       const message = await llm.bindTools([weather]).invoke('What is the weather in Paris?');
       return (message.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args }));

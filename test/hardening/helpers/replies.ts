@@ -31,7 +31,7 @@ export function isEnvelope(value: unknown, status?: number): value is Envelope {
   if (Object.keys(fields).sort().join() !== 'code,message,param,type') return false;
   if (typeof fields['message'] !== 'string' || typeof fields['type'] !== 'string' || typeof fields['code'] !== 'string') return false;
   if (fields['param'] !== null && typeof fields['param'] !== 'string') return false;
-  const expected = STATUS_OF_TYPE[fields['type'] as string];
+  const expected = STATUS_OF_TYPE[fields['type']];
   return expected !== undefined && (status === undefined || expected === status);
 }
 

@@ -9,7 +9,7 @@ export const LONG: boolean = process.env['HARDENING_LONG'] === '1';
 export const scaled = (short: number, long: number): number => (LONG ? long : short);
 
 /** The seed of a suite's random choices: HARDENING_SEED, or a fixed one. */
-export const SEED: number = Number(process.env['HARDENING_SEED'] ?? 20261115);
+export const SEED = Number(process.env['HARDENING_SEED'] ?? 20261115);
 
 /** A seeded uniform [0, 1) generator (mulberry32), so a run's random choices can be replayed. */
 export function seededRandom(seed: number): () => number {

@@ -43,27 +43,27 @@ export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
     }
   };
   return (
-    <form onSubmit={submit} class="stack">
+    <form onSubmit={(event) => void submit(event)} class="stack">
       <label>
         Name
-        <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: (e.currentTarget as HTMLInputElement).value })} />
+        <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: (e.currentTarget).value })} />
       </label>
       <ModelPicker models={models} value={value.models} onChange={(v) => setValue({ ...value, models: v })} />
       <label>
         Monthly spend ceiling in US dollars (empty for none)
-        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="50.00" value={value.ceiling} onInput={(e) => setValue({ ...value, ceiling: (e.currentTarget as HTMLInputElement).value })} />
+        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="50.00" value={value.ceiling} onInput={(e) => setValue({ ...value, ceiling: (e.currentTarget).value })} />
       </label>
       <label>
         Monthly upstream cost limit in US dollars, at the vendors' list prices (empty for none)
-        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="100.00" value={value.upstreamLimit} onInput={(e) => setValue({ ...value, upstreamLimit: (e.currentTarget as HTMLInputElement).value })} />
+        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="100.00" value={value.upstreamLimit} onInput={(e) => setValue({ ...value, upstreamLimit: (e.currentTarget).value })} />
       </label>
       <label>
         Rate cap in requests per minute (empty for the default, 0 for none)
-        <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: (e.currentTarget as HTMLInputElement).value })} />
+        <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: (e.currentTarget).value })} />
       </label>
       <label>
         Expires (UTC, optional)
-        <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget as HTMLInputElement).value })} />
+        <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget).value })} />
       </label>
       <ErrorNote message={error?.message ?? null} />
       <div class="actions">

@@ -4,7 +4,8 @@ import { useState } from 'preact/hooks';
 export function SecretReveal({ label, value, note }: { label: string; value: string; note?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
-    await navigator.clipboard?.writeText(value).catch(() => undefined);
+    // The clipboard is undefined outside a secure context (the dashboard over plain HTTP on another host).
+    await (navigator.clipboard as Clipboard | undefined)?.writeText(value).catch(() => undefined);
     setCopied(true);
   };
   return (
@@ -14,9 +15,9 @@ export function SecretReveal({ label, value, note }: { label: string; value: str
       </p>
       <label>
         {label}
-        <input class="mono" readOnly value={value} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} data-testid="secret-value" />
+        <input class="mono" readOnly value={value} onFocus={(e) => (e.currentTarget).select()} data-testid="secret-value" />
       </label>
-      <button type="button" onClick={copy}>
+      <button type="button" onClick={() => void copy()}>
         {copied ? 'Copied' : 'Copy'}
       </button>
       {note && <p>{note}</p>}

@@ -41,26 +41,26 @@ function ImportForm({ connectors, onDone }: { connectors: string[]; onDone: () =
   };
 
   return (
-    <form class="stack card" onSubmit={submit}>
+    <form class="stack card" onSubmit={(event) => void submit(event)}>
       <h2>Import a key</h2>
       <label>
         Key (qua-, sk- or or-)
-        <input type="password" autoComplete="off" spellcheck={false} required value={key} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} aria-describedby="key-kind" />
+        <input type="password" autoComplete="off" spellcheck={false} required value={key} onInput={(e) => setKey((e.currentTarget).value)} aria-describedby="key-kind" />
       </label>
       <p id="key-kind" class="muted" aria-live="polite">
         {key.trim() === '' ? 'Only a fingerprint and the last 4 characters are stored.' : kind ? `This is ${kind}.` : 'Not an importable key: it must start with qua-, sk- or or-.'}
       </p>
       <label>
         Label (optional)
-        <input maxLength={200} value={label} onInput={(e) => setLabel((e.currentTarget as HTMLInputElement).value)} />
+        <input maxLength={200} value={label} onInput={(e) => setLabel((e.currentTarget).value)} />
       </label>
       <label>
         Usage history export (CSV or JSON: date, model, input tokens, output tokens, cost)
-        <input type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+        <input type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile((e.currentTarget).files?.[0] ?? null)} />
       </label>
       {connectors.length > 0 && (
         <label class="inline">
-          <input type="checkbox" checked={fetchLive} onChange={(e) => setFetchLive((e.currentTarget as HTMLInputElement).checked)} />
+          <input type="checkbox" checked={fetchLive} onChange={(e) => setFetchLive((e.currentTarget).checked)} />
           Fetch the history live instead (available for: {connectors.join(', ')} keys)
         </label>
       )}

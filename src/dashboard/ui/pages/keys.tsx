@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { admin, ApiError, listModels, type ModelInfo } from '../api.js';
+import { admin, listModels, type ModelInfo } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
 import { ErrorNote } from '../components/error-note.js';
@@ -16,7 +16,7 @@ const STATUS_TEXT: Record<KeyView['status'], string> = {
 
 /** The status a person reads: a rotated key whose old value still works is "in grace". */
 const statusOf = (key: KeyView): { css: string; text: string } =>
-  key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] ?? key.status };
+  key.status === 'active' && key.previous_valid_until ? { css: 'in_grace', text: 'In grace' } : { css: key.status, text: STATUS_TEXT[key.status] };
 
 type Modal =
   | { kind: 'create' }
@@ -58,7 +58,7 @@ export function KeysPage() {
   };
   useEffect(() => {
     void load();
-    listModels().then(setModels, (e: Error) => setError(e.message));
+    listModels().then(setModels, (e: unknown) => setError((e as Error).message));
   }, []);
 
   const act = async (action: () => Promise<Modal | null>) => {
@@ -203,7 +203,7 @@ export function KeysPage() {
           action="Revoke key"
           danger
           onClose={() => setModal(null)}
-          onConfirm={() => act(async () => (await admin('POST', `/keys/${modal.key.id}/revoke`), null))}
+          onConfirm={() => void act(async () => (await admin('POST', `/keys/${modal.key.id}/revoke`), null))}
         />
       )}
       {modal?.kind === 'rotate' && (
@@ -213,7 +213,7 @@ export function KeysPage() {
           action="Rotate key"
           onClose={() => setModal(null)}
           onConfirm={() =>
-            act(async () => {
+            void act(async () => {
               const rotated = await admin<{ key: string; previous_valid_until: string }>('POST', `/keys/${modal.key.id}/rotate`);
               return { kind: 'rotated', key: rotated.key, previousValidUntil: rotated.previous_valid_until };
             })

@@ -17,11 +17,11 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: () => void; reason:
   };
   return (
     <main class="sign-in">
-      <form class="stack card" onSubmit={submit}>
+      <form class="stack card" onSubmit={(event) => void submit(event)}>
         <h1>Gateway dashboard</h1>
         <label>
           Admin token
-          <input type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+          <input type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken((e.currentTarget).value)} />
         </label>
         <p class="muted small">Kept in this tab's session storage only, and sent as a Bearer token to the admin API.</p>
         <ErrorNote message={error} />

@@ -59,11 +59,11 @@ export function UsagePage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    admin<{ data: KeyView[] }>('GET', '/keys').then((r) => setKeys(r.data), (e: Error) => setError(e.message));
+    admin<{ data: KeyView[] }>('GET', '/keys').then((r) => setKeys(r.data), (e: unknown) => setError((e as Error).message));
   }, []);
   useEffect(() => {
     setUsage(null);
-    admin<UsageView>('GET', selected === 'all' ? '/usage' : `/keys/${selected}/usage`).then(setUsage, (e: Error) => setError(e.message));
+    admin<UsageView>('GET', selected === 'all' ? '/usage' : `/keys/${selected}/usage`).then(setUsage, (e: unknown) => setError((e as Error).message));
   }, [selected]);
 
   const days = lastDays(30, new Date());
@@ -73,7 +73,7 @@ export function UsagePage() {
         <h1 id="usage-title">Usage, last 30 days</h1>
         <label for="usage-key">
           Key
-          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget as HTMLSelectElement).value)}>
+          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget).value)}>
             <option value="all">All keys</option>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
