@@ -36,7 +36,17 @@ try {
     (await store.keys.create({ name, models: null, monthlyCeilingNanos: 10 ** 15, expiresAt: null, valueHash: hashSecret(name), display: 'sl-…', now: 0 })).id;
   const now = Date.now();
   const reserve = (key: string, i: number) =>
-    store.ledger.reserve({ keyId: key, cycle: '2026-11', nanos: 1, upstreamNanos: 1, ceilingNanos: 10 ** 15, upstreamLimitNanos: null, instance: 'bench', now: now + i, expiresAt: now + i + 120_000 });
+    store.ledger.reserve({
+      keyId: key,
+      cycle: '2026-11',
+      nanos: 1,
+      upstreamNanos: 1,
+      ceilingNanos: 10 ** 15,
+      upstreamLimitNanos: null,
+      instance: 'bench',
+      now: now + i,
+      expiresAt: now + i + 120_000,
+    });
   const take = (key: string, i: number) => store.rates.take({ keyId: key, limit: 1_000_000, windowMs: 60_000, now: now + i });
   await time('one plain round trip (settings.get)', () => store.settings.get('none'));
   const crowded = await keyId('crowded');

@@ -77,7 +77,12 @@ async function measure<R extends LoadResult>(bench: Bench, target: Target, job: 
   const result = await bench.load.run<R>(job);
   bench.group.assertAlive();
   const wallMs = performance.now() - started;
-  const [proxyMs, simMs, loadMs, storeMs] = pids.map((pid, i) => (pid === null ? NaN : treeCpuMs(pid) - (before[i] as number))) as [number, number, number, number];
+  const [proxyMs, simMs, loadMs, storeMs] = pids.map((pid, i) => (pid === null ? NaN : treeCpuMs(pid) - (before[i] as number))) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const perAnswer = (ms: number): number => (ms * 1000) / Math.max(1, result.ok);
   return {
     result,
@@ -125,8 +130,13 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
   const serves = (target: Target, scenario: Scenario): boolean => !unserved.has(`${target.id} ${scenario.id}`);
   let storeRoundTrips: RoundTrips | null = null;
   if (bench.postgres) {
-    progress('PostgreSQL round trips from the servers\' cores, one after another and at the open loop\'s pace');
-    storeRoundTrips = await roundTripsFrom(bench.plan.pinned ? bench.plan.servers : null, await bench.postgres.createDatabase(), ROUND_TRIP_CALLS, 1000 / settings.rate);
+    progress("PostgreSQL round trips from the servers' cores, one after another and at the open loop's pace");
+    storeRoundTrips = await roundTripsFrom(
+      bench.plan.pinned ? bench.plan.servers : null,
+      await bench.postgres.createDatabase(),
+      ROUND_TRIP_CALLS,
+      1000 / settings.rate,
+    );
   }
   progress(`warm-up: ${settings.warmS} s of each scenario on each target`);
   const comparison: Comparison = { settings, targets: bench.targets, closed: [], open: [], warmUpFailures: 0, storeRoundTrips };
@@ -143,7 +153,9 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
       for (const target of order.filter((t) => serves(t, scenario))) {
         const measured = await measure<ClosedLoopResult>(bench, target, closedJob(bench, scenario, target, settings, settings.closedS));
         comparison.closed.push({ round, scenario: scenario.id, target: target.id, ...measured });
-        progress(`round ${round}/${settings.rounds} closed ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} ${Math.round(measured.result.rps)} req/s${failed(measured.result)}`);
+        progress(
+          `round ${round}/${settings.rounds} closed ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} ${Math.round(measured.result.rps)} req/s${failed(measured.result)}`,
+        );
       }
     }
     for (const scenario of OPEN_LOOP_SCENARIOS) {
@@ -151,7 +163,9 @@ export async function compare(bench: Bench, settings: CompareSettings, progress:
         const request = requestFor(scenario, target, bench.origins);
         const measured = await measure<OpenLoopResult>(bench, target, { type: 'open', requests: [request], rate: settings.rate, durationS: settings.openS });
         comparison.open.push({ round, scenario: scenario.id, target: target.id, ...measured });
-        progress(`round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} p50 ${measured.result.total.p50.toFixed(2)} ms${failed(measured.result)}`);
+        progress(
+          `round ${round}/${settings.rounds} open   ${scenario.id.padEnd(12)} ${target.id.padEnd(18)} p50 ${measured.result.total.p50.toFixed(2)} ms${failed(measured.result)}`,
+        );
       }
     }
   }

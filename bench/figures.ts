@@ -13,7 +13,12 @@ function pick<R extends LoadResult>(list: ReadonlyArray<Measurement<R>>, scenari
 }
 
 /** The median of `value` over the rounds of one scenario and target. */
-export function med<R extends LoadResult>(list: ReadonlyArray<Measurement<R>>, scenario: ScenarioId, target: string, value: (m: Measurement<R>) => number): number {
+export function med<R extends LoadResult>(
+  list: ReadonlyArray<Measurement<R>>,
+  scenario: ScenarioId,
+  target: string,
+  value: (m: Measurement<R>) => number,
+): number {
   return median(pick(list, scenario, target).map(value));
 }
 

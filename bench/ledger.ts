@@ -24,19 +24,52 @@ async function storeOnly(calls: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const store = SqliteStore.open(join(dir, 'gateway.db'));
   const key = await store.keys.create({
-    name: 'bench', models: null, monthlyCeilingNanos: 10 ** 15, expiresAt: null, valueHash: hashSecret('bench'), display: 'sl-…', now: 0,
+    name: 'bench',
+    models: null,
+    monthlyCeilingNanos: 10 ** 15,
+    expiresAt: null,
+    valueHash: hashSecret('bench'),
+    display: 'sl-…',
+    now: 0,
   });
   const times: number[] = [];
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const t0 = performance.now();
-    const result = await store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos: 10_000, upstreamNanos: 20_000, ceilingNanos: 10 ** 15, upstreamLimitNanos: null, instance: 'bench', now: i, expiresAt: i + 120_000 });
+    const result = await store.ledger.reserve({
+      keyId: key.id,
+      cycle: '2026-11',
+      nanos: 10_000,
+      upstreamNanos: 20_000,
+      ceilingNanos: 10 ** 15,
+      upstreamLimitNanos: null,
+      instance: 'bench',
+      now: i,
+      expiresAt: i + 120_000,
+    });
     if (!result.admitted) throw new Error('refused');
-    await store.ledger.record({
-      admittedAt: i, cycle: '2026-11', keyId: key.id, model: 'gamma-5.4', family: 'gamma', endpoint: 'chat.completions', stream: false,
-      status: 200, outcome: 'ok', attempts: 1, promptTokens: 3, completionTokens: 4, usageEstimated: false, chargedNanos: 10_000,
-      listNanos: 20_000, upstreamMs: 1, ttftMs: null,
-    }, result.reservation.id);
+    await store.ledger.record(
+      {
+        admittedAt: i,
+        cycle: '2026-11',
+        keyId: key.id,
+        model: 'gamma-5.4',
+        family: 'gamma',
+        endpoint: 'chat.completions',
+        stream: false,
+        status: 200,
+        outcome: 'ok',
+        attempts: 1,
+        promptTokens: 3,
+        completionTokens: 4,
+        usageEstimated: false,
+        chargedNanos: 10_000,
+        listNanos: 20_000,
+        upstreamMs: 1,
+        ttftMs: null,
+      },
+      result.reservation.id,
+    );
     times.push((performance.now() - t0) * 1000);
   }
   const seconds = (performance.now() - started) / 1000;

@@ -52,8 +52,7 @@ export function variantsSection(c: Comparison): string[] {
   const judgedNote = list.some((pair) => pair.judged)
     ? ` (PostgreSQL targets: ≥ ${POSTGRES_THROUGHPUT.toFixed(2)}× the requests/s, added p50 within +${POSTGRES_ADDED_P50_MS} ms)`
     : '';
-  const gatewayCpu = (target: Target): number =>
-    med(c.closed, 'gamma-json', target.id, (m) => (m.cpu.proxyUsPerAnswer ?? NaN) + (m.cpu.storeUsPerAnswer ?? 0));
+  const gatewayCpu = (target: Target): number => med(c.closed, 'gamma-json', target.id, (m) => (m.cpu.proxyUsPerAnswer ?? NaN) + (m.cpu.storeUsPerAnswer ?? 0));
   return [
     ...roundTripLines(c.storeRoundTrips, POSTGRES_ADDED_P50_MS),
     `Gateways compared in the same run, paired per round: ${list.map((pair) => pair.what).join('; ')}${judgedNote}`,

@@ -57,7 +57,12 @@ function closedSection(c: Comparison): string[] {
     `Closed loop: ${settings.connections} connections, ${settings.closedS} s per run; requests/s of correct answers; latency = request → last byte`,
     ...table(
       [
-        [...spanning('', 1), ...spanning('requests/s', targets.length), ...spanning(hasFloor ? 'gateway/floor' : '', floorColumns.length), ...spanning('p50 / p99 ms', targets.length)],
+        [
+          ...spanning('', 1),
+          ...spanning('requests/s', targets.length),
+          ...spanning(hasFloor ? 'gateway/floor' : '', floorColumns.length),
+          ...spanning('p50 / p99 ms', targets.length),
+        ],
         ['scenario', ...labels, ...floorColumns, ...labels],
       ],
       rows,

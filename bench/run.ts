@@ -43,7 +43,11 @@ function checkoutName(dir: string): string {
   const git = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   return git.status === 0 ? git.stdout.trim() : basename(dir);
 }
-const variants = gatewayVariants(options.store, options.workers, options.against.map((dir) => ({ dir, name: checkoutName(dir) })));
+const variants = gatewayVariants(
+  options.store,
+  options.workers,
+  options.against.map((dir) => ({ dir, name: checkoutName(dir) })),
+);
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = resolve('bench/results');
@@ -62,7 +66,9 @@ const head = [
   `machine: ${box.cores} cores, ${box.cpu}, node ${box.node}; load average (1/5/15 min) at start ${box.load()}`,
 ];
 if (variants.some((v) => v.store === 'postgres')) {
-  head.push(`PostgreSQL: the bench's own throwaway server, on 127.0.0.1, settings ${JSON.stringify(BENCH_POSTGRES_SETTINGS)} (fsync on: see bench/lib/setup.ts)`);
+  head.push(
+    `PostgreSQL: the bench's own throwaway server, on 127.0.0.1, settings ${JSON.stringify(BENCH_POSTGRES_SETTINGS)} (fsync on: see bench/lib/setup.ts)`,
+  );
 }
 process.stderr.write(
   `${head.join('\n')}\nstarting the simulators,${soaking ? '' : ' the floor,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
@@ -72,7 +78,13 @@ let bench: Bench | null = null;
 let failed = 0;
 const out: string[] = [...head];
 try {
-  bench = await startBench({ logPrefix, withFloor: !soaking, profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null, variants, postgresOnServers: options.postgresOnServers });
+  bench = await startBench({
+    logPrefix,
+    withFloor: !soaking,
+    profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null,
+    variants,
+    postgresOnServers: options.postgresOnServers,
+  });
   out.push('processes (each in its own; "cores" = the cores it may run on):', ...coreLines(bench), '');
   if (soaking) {
     const result = await soak(bench, quick ? SOAK_QUICK : SOAK, progress);

@@ -87,7 +87,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const chain = new Chain(await setupPlugins(options.plugins, context), log);
   const bases = Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url ?? '']));
-  const proxy = new ProxyCore(bases, { headersMs: config.timeouts.upstream_ms, connectMs: config.timeouts.connect_ms, forwardedHeaders: config.forwarded_caller_headers });
+  const proxy = new ProxyCore(bases, {
+    headersMs: config.timeouts.upstream_ms,
+    connectMs: config.timeouts.connect_ms,
+    forwardedHeaders: config.forwarded_caller_headers,
+  });
   const pipeline = new Pipeline({
     chain,
     proxy,
@@ -125,7 +129,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await chain.close();
     proxy.close();
     await store.close();
-    if (unfinished > 0) throw new Error(`${unfinished} calls had not completed ${COMPLETIONS_BOUND_MS} ms after their connections closed: their ledger rows may be missing`);
+    if (unfinished > 0)
+      throw new Error(`${unfinished} calls had not completed ${COMPLETIONS_BOUND_MS} ms after their connections closed: their ledger rows may be missing`);
     log.info('stopped');
   }
 

@@ -11,10 +11,13 @@ export function closeOnSignals(log: Logger, close: () => Promise<void>): void {
     stopping = true;
     log.info({ signal }, 'signal received');
     void close()
-      .then(() => 0, (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        return 1;
-      })
+      .then(
+        () => 0,
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          return 1;
+        },
+      )
       .then((code) => log.flush(() => process.exit(code)));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

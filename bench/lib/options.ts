@@ -42,10 +42,12 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const workers = Number(values.workers);
   if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) throw new Error(`--workers ${values.workers}: a whole number from 1 to 64`);
   const given = values.against ?? [];
-  if (values.soak && (store !== 'sqlite' || workers !== 1 || given.length)) throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
+  if (values.soak && (store !== 'sqlite' || workers !== 1 || given.length))
+    throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
   const against = given.map((dir) => resolve(dir));
   given.forEach((dir, i) => {
-    if (!existsSync(resolve(against[i] as string, 'dist/src/main.js'))) throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
+    if (!existsSync(resolve(against[i] as string, 'dist/src/main.js')))
+      throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
   });
   if (new Set(against).size !== against.length) throw new Error('--against: the same checkout twice');
   return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against, postgresOnServers };

@@ -62,12 +62,16 @@ export const POSTGRES_MISSING =
 export function postgresBinDir(search: PostgresSearch = THIS_MACHINE()): string | null {
   const candidates: string[] = [];
   try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', env: { ...process.env, PATH: search.path }, stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    candidates.push(
+      execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', env: { ...process.env, PATH: search.path }, stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    );
   } catch {
     // pg_config is in libpq-dev, not always installed: look where Debian puts the server.
   }
   if (existsSync(search.debianRoot)) {
-    const versions = readdirSync(search.debianRoot).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(search.debianRoot)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => join(search.debianRoot, v, 'bin')));
   }
   for (const dir of search.path.split(':')) {
@@ -187,7 +191,10 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       },
       freeze() {
         const main = postmaster();
-        const children = execFileSync('pgrep', ['-P', String(main)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        const children = execFileSync('pgrep', ['-P', String(main)], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean)
+          .map(Number);
         const signal = (name: NodeJS.Signals): void => {
           for (const one of [main, ...children]) {
             try {

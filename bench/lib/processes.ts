@@ -38,14 +38,31 @@ export function planCores(cores: number, workers: number, onServers = false, tas
   const needed = workers + 1;
   if (!taskset) return { pinned: false, servers: null, load: null, store: null, note: 'not pinned: taskset is missing; servers and load share the cores' };
   if (cores < needed) {
-    const why = workers > 1 ? `${workers} gateway workers need ${workers} cores beside the load generator's` : 'the servers need a core beside the load generator\'s';
-    return { pinned: false, servers: null, load: null, store: null, note: `not pinned: ${why}, and this machine has ${cores}; every process floats on all of them (servers and load generator compete)` };
+    const why =
+      workers > 1 ? `${workers} gateway workers need ${workers} cores beside the load generator's` : "the servers need a core beside the load generator's";
+    return {
+      pinned: false,
+      servers: null,
+      load: null,
+      store: null,
+      note: `not pinned: ${why}, and this machine has ${cores}; every process floats on all of them (servers and load generator compete)`,
+    };
   }
   const servers = workers === 1 ? '1' : `1-${workers}`;
   const left = cores === needed + 1 ? `${needed}` : `${needed}-${cores - 1}`;
   const store = onServers ? servers : cores > needed ? left : '0';
-  const where = onServers ? 'with the servers' : cores > needed ? `on core${store.includes('-') ? 's' : ''} ${store}, its own` : 'on core 0, beside the load generator (no core is left: the gateways\' own stay theirs)';
-  return { pinned: true, servers, load: '0', store, note: `servers on core${workers === 1 ? '' : 's'} ${servers}, the load generator and this orchestrator on core 0; PostgreSQL, if used, ${where}` };
+  const where = onServers
+    ? 'with the servers'
+    : cores > needed
+      ? `on core${store.includes('-') ? 's' : ''} ${store}, its own`
+      : "on core 0, beside the load generator (no core is left: the gateways' own stay theirs)";
+  return {
+    pinned: true,
+    servers,
+    load: '0',
+    store,
+    note: `servers on core${workers === 1 ? '' : 's'} ${servers}, the load generator and this orchestrator on core 0; PostgreSQL, if used, ${where}`,
+  };
 }
 
 /** The cores a process may run on, as the kernel has it (`Cpus_allowed_list`). */
@@ -89,7 +106,7 @@ function descendants(pid: number): number[] {
     children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length; ) {
+  for (let queue = [pid]; queue.length;) {
     const next = children.get(queue.shift() as number) ?? [];
     found.push(...next);
     queue.push(...next);
@@ -138,7 +155,12 @@ export class ProcessGroup {
    * `output`: a file descriptor for its stdout and stderr (default: this terminal). `ipc`:
    * open a channel for `readyMessage` (bench processes; the gateway runs as in production, without).
    */
-  spawnNode(name: string, cpus: string | null, args: string[], options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean; cwd?: string } = {}): Started {
+  spawnNode(
+    name: string,
+    cpus: string | null,
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; output?: number; ipc?: boolean; cwd?: string } = {},
+  ): Started {
     // A title of its own (it replaces the command line in ps and /proc/<pid>/cmdline): on a
     // shared machine someone's `pkill -f dist/src/main.js` must not end the bench's gateway.
     const node = [process.execPath, `--title=model-gateway-bench:${name.replace(/\s+/g, '-')}`, ...args];
@@ -177,7 +199,9 @@ export class ProcessGroup {
   /** SIGTERM every child, then SIGKILL whoever is left after a grace period. */
   async stopAll(graceMs = 3000): Promise<void> {
     this.stopping = true;
-    const exits = this.children.map(({ child }) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()))));
+    const exits = this.children.map(
+      ({ child }) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()))),
+    );
     for (const { child } of this.children) child.kill('SIGTERM');
     const timer = setTimeout(() => this.killAll(), graceMs);
     await Promise.all(exits);

@@ -26,7 +26,10 @@ export function machine(): Machine {
     cores: availableParallelism(),
     node: process.version,
     cpu,
-    load: () => loadavg().map((value) => value.toFixed(2)).join(' '),
+    load: () =>
+      loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' '),
   };
 }
 
@@ -115,7 +118,16 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
     for (const target of gatewaysOf(targets)) {
       const databaseUrl = target.variant?.store === 'postgres' && postgres ? await postgres.createDatabase() : null;
       const profile = profileDir ? `${profileDir}/${target.id}` : null;
-      gateways.push(await startGateway(group, { target, cpus: plan.servers, sims: simOrigins, logFile: gatewayLogFile(logPrefix, target), profileDir: profile, databaseUrl }));
+      gateways.push(
+        await startGateway(group, {
+          target,
+          cpus: plan.servers,
+          sims: simOrigins,
+          logFile: gatewayLogFile(logPrefix, target),
+          profileDir: profile,
+          databaseUrl,
+        }),
+      );
     }
     const loadProcess = group.spawnNode('load generator', plan.load, [script('../load/worker.js')]);
     await readyMessage(loadProcess);

@@ -7,7 +7,12 @@ export function table(header: Row[], rows: Row[]): string[] {
   const all = [...header, ...rows];
   const columns = Math.max(...all.map((row) => row.length));
   const widths = Array.from({ length: columns }, (_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
-  return all.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd());
+  return all.map((row) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 export const num = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : '—');

@@ -45,8 +45,7 @@ export function gatewayVariants(store: StoreKind, workers: number, against: read
   return [...mine, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
 }
 
-const isBaseline = (variant: GatewayVariant): boolean =>
-  variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout;
+const isBaseline = (variant: GatewayVariant): boolean => variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout;
 
 function gatewayTarget(variant: GatewayVariant, alone: boolean, checkoutNumber: number): Target {
   if (variant.checkout) {

@@ -52,7 +52,14 @@ export const CLOSED_LOOP_SCENARIOS: readonly Scenario[] = [
   { id: 'responses-json', family: 'gamma', stream: false, ingress: 'responses', label: 'Responses API on gamma, non-streamed' },
   { id: 'responses-stream', family: 'gamma', stream: true, ingress: 'responses', label: 'Responses API on gamma, streamed (20 chunks)' },
   { id: 'responses-unstored-json', family: 'gamma', stream: false, ingress: 'responses', unstored: true, label: 'Responses, store: false, non-streamed' },
-  { id: 'responses-unstored-stream', family: 'gamma', stream: true, ingress: 'responses', unstored: true, label: 'Responses, store: false, streamed (20 chunks)' },
+  {
+    id: 'responses-unstored-stream',
+    family: 'gamma',
+    stream: true,
+    ingress: 'responses',
+    unstored: true,
+    label: 'Responses, store: false, streamed (20 chunks)',
+  },
 ];
 
 /** Content chunks per reply (the simulators' `[[sim:tokens=N]]` directive). */
@@ -118,9 +125,19 @@ function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint): RequestSp
   const { family, stream } = scenario;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
   if (scenario.ingress === 'responses') {
-    return { url: `${gateway.origin}/v1/responses`, headers, body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true)), check: stream ? 'responses-sse' : 'responses-json' };
+    return {
+      url: `${gateway.origin}/v1/responses`,
+      headers,
+      body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true)),
+      check: stream ? 'responses-sse' : 'responses-json',
+    };
   }
-  return { url: `${gateway.origin}/v1/chat/completions`, headers, body: JSON.stringify(referenceBody(family, stream)), check: stream ? 'reference-sse' : 'reference-json' };
+  return {
+    url: `${gateway.origin}/v1/chat/completions`,
+    headers,
+    body: JSON.stringify(referenceBody(family, stream)),
+    check: stream ? 'reference-sse' : 'reference-json',
+  };
 }
 
 export function requestFor(scenario: Scenario, target: Target, origins: Origins): RequestSpec {

@@ -26,26 +26,22 @@ function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample
       if (!settled) resolve(sample);
       settled = true;
     };
-    const req = http.request(
-      url,
-      { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } },
-      (res) => {
-        let ttfb = NaN;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => {
-          if (!chunks.length) ttfb = performance.now() - started;
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const total = performance.now() - started;
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
-          if (!checkBody(request.check, body)) return settle({ ok: false, failure: 'wrong', detail: body.slice(-300) });
-          settle({ ok: true, total, ttfb });
-        });
-        res.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `response: ${error.message}` }));
-      },
-    );
+    const req = http.request(url, { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } }, (res) => {
+      let ttfb = NaN;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        if (!chunks.length) ttfb = performance.now() - started;
+        chunks.push(chunk);
+      });
+      res.on('end', () => {
+        const total = performance.now() - started;
+        const body = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
+        if (!checkBody(request.check, body)) return settle({ ok: false, failure: 'wrong', detail: body.slice(-300) });
+        settle({ ok: true, total, ttfb });
+      });
+      res.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `response: ${error.message}` }));
+    });
     req.setTimeout(REQUEST_TIMEOUT_MS, () => {
       settle({ ok: false, failure: 'timeouts', detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
       req.destroy();

@@ -94,7 +94,12 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
     GATEWAY_ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'info',
     // beta is not measured; its base points at a live server so nothing in the gateway waits on a dead one.
-    ...Object.fromEntries(Object.entries(families).flatMap(([family, { base, key }]) => [[`${family}_BASE_URL`, base], [`${family}_API_KEY`, key]])),
+    ...Object.fromEntries(
+      Object.entries(families).flatMap(([family, { base, key }]) => [
+        [`${family}_BASE_URL`, base],
+        [`${family}_API_KEY`, key],
+      ]),
+    ),
   };
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   // Also on Ctrl-C, which ends the orchestrator with process.exit.
@@ -105,7 +110,12 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
   // Another checkout's gateway (--against) runs from its own root, with its own config/.
   const cwd = variant.checkout?.dir;
   const flags = startFlags(cwd ?? process.cwd());
-  const started = group.spawnNode(target.id, options.cpus, [...flags, ...profile, 'dist/src/main.js'], { env, output: log, ipc: false, ...(cwd ? { cwd } : {}) });
+  const started = group.spawnNode(target.id, options.cpus, [...flags, ...profile, 'dist/src/main.js'], {
+    env,
+    output: log,
+    ipc: false,
+    ...(cwd ? { cwd } : {}),
+  });
   closeSync(log);
   const origin = `http://127.0.0.1:${port}`;
   try {

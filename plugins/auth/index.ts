@@ -1,6 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { definePlugin, GatewayError, type Call } from '../../src/plugin-api.js';
-import { bearerToken, digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importablePrefixOf, isCredentialHeader, NATIVE_KEY_PATTERN, repeatedCredential } from '../../src/toolkit/secrets.js';
+import {
+  bearerToken,
+  digestsEqual,
+  hashSecret,
+  IMPORTABLE_PREFIXES,
+  importablePrefixOf,
+  isCredentialHeader,
+  NATIVE_KEY_PATTERN,
+  repeatedCredential,
+} from '../../src/toolkit/secrets.js';
 
 /**
  * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).
@@ -12,7 +21,9 @@ import { bearerToken, digestsEqual, hashSecret, IMPORTABLE_PREFIXES, importableP
 const refuse = (message: string): GatewayError => new GatewayError(401, message);
 
 function foreignAuthHeader(headers: IncomingHttpHeaders, apiKeyHeader: boolean): string | undefined {
-  return Object.keys(headers).find((name) => name !== 'authorization' && name !== 'cookie' && !(apiKeyHeader && name === 'x-api-key') && isCredentialHeader(name));
+  return Object.keys(headers).find(
+    (name) => name !== 'authorization' && name !== 'cookie' && !(apiKeyHeader && name === 'x-api-key') && isCredentialHeader(name),
+  );
 }
 
 /**
@@ -22,7 +33,8 @@ function foreignAuthHeader(headers: IncomingHttpHeaders, apiKeyHeader: boolean):
  */
 function presentedKey(call: Call): string {
   const apiKeyHeader = call.endpoint.apiKeyHeader === true;
-  const repeated = repeatedCredential(call.req.rawHeaders, 'Authorization') ?? (apiKeyHeader ? repeatedCredential(call.req.rawHeaders, 'x-api-key') : undefined);
+  const repeated =
+    repeatedCredential(call.req.rawHeaders, 'Authorization') ?? (apiKeyHeader ? repeatedCredential(call.req.rawHeaders, 'x-api-key') : undefined);
   if (repeated) throw repeated;
   const how = apiKeyHeader ? 'x-api-key: sl-… or Authorization: Bearer sl-…' : 'Authorization: Bearer sl-…';
   const apiKey = apiKeyHeader ? call.callerHeaders['x-api-key'] : undefined;

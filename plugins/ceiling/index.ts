@@ -1,4 +1,14 @@
-import { cycleOf, definePlugin, formatUsd, GatewayError, type BillingCycle, type Cost, type CycleSpend, type KeyRecord, type SpendLimit } from '../../src/plugin-api.js';
+import {
+  cycleOf,
+  definePlugin,
+  formatUsd,
+  GatewayError,
+  type BillingCycle,
+  type Cost,
+  type CycleSpend,
+  type KeyRecord,
+  type SpendLimit,
+} from '../../src/plugin-api.js';
 import { Leases } from './leases.js';
 import { reservationFor } from './reservation.js';
 

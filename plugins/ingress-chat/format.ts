@@ -28,7 +28,15 @@ function outputLimit(body: JsonObject): Pick<CallOutline, 'maxOutputTokens' | 'm
 function outline(call: Call): CallOutline {
   const body = call.body;
   if (call.endpoint.name === 'embeddings') {
-    return { model: body['model'] as string, stream: false, includeUsage: false, maxOutputTokens: 0, maxOutputParam: null, choices: 1, asks: { tools: null, json: null, image: null } };
+    return {
+      model: body['model'] as string,
+      stream: false,
+      includeUsage: false,
+      maxOutputTokens: 0,
+      maxOutputParam: null,
+      choices: 1,
+      asks: { tools: null, json: null, image: null },
+    };
   }
   const stream = body['stream'] === true;
   const format = (body['response_format'] as JsonObject | undefined)?.['type'];
@@ -53,6 +61,9 @@ export const chatFormat: IngressFormat = {
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: sseErrorFrame },
   check: (call) => modelMemberProblem(call.body) ?? checkRequestBody(call.endpoint.name, call.body),
   outline,
-  read: (call) => parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body, (param, action, refusal) => call.adjust(param, action, refusal)),
+  read: (call) =>
+    parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body, (param, action, refusal) =>
+      call.adjust(param, action, refusal),
+    ),
   output: (call) => new ChatOutput(call),
 };

@@ -8,7 +8,20 @@ import { refuseUnknownFields } from '../../src/toolkit/reference-format.js';
  */
 
 /** Chat fields a legacy request carries over unchanged (the chat translation then maps or refuses each). */
-const CARRIED = ['max_tokens', 'temperature', 'top_p', 'n', 'stop', 'stream', 'stream_options', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'logit_bias'];
+const CARRIED = [
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'n',
+  'stop',
+  'stream',
+  'stream_options',
+  'seed',
+  'user',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+];
 
 /** Legacy fields with no chat equivalent: refused (400 naming them) unless left at their neutral value. */
 const NEUTRAL: Record<string, (value: unknown) => boolean> = {

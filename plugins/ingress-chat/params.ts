@@ -12,9 +12,28 @@ import { unknownParameter } from '../../src/toolkit/reference-format.js';
 
 /** Read into the neutral request; each family maps them (or refuses what it cannot map). */
 const READ = [
-  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n', 'stop', 'seed',
-  'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs', 'user', 'safety_identifier', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'response_format', 'reasoning_effort',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'n',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'logprobs',
+  'top_logprobs',
+  'user',
+  'safety_identifier',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
 ];
 
 /** Hints that change no output (storage, caching, tiers, latency): accepted, with no effect on a translated request. */
@@ -31,7 +50,11 @@ const NEUTRAL_ONLY: Readonly<Record<string, { neutral: (value: unknown) => boole
   modalities: { neutral: (value) => Array.isArray(value) && value.every((modality) => modality === 'text'), why: 'this model answers in text only' },
   audio: { neutral: () => false, why: 'this model answers in text only' },
   web_search_options: { neutral: () => false, why: 'the gateway runs no web search for this model', adjusted: 'omitted:web_search' },
-  verbosity: { neutral: (value) => value === 'medium', why: 'no verbosity other than the default (medium) is mapped for this model', adjusted: 'default:medium' },
+  verbosity: {
+    neutral: (value) => value === 'medium',
+    why: 'no verbosity other than the default (medium) is mapped for this model',
+    adjusted: 'default:medium',
+  },
   functions: { neutral: () => false, why: 'the deprecated functions are not translated for this model; use tools' },
   function_call: { neutral: () => false, why: 'the deprecated function_call is not translated for this model; use tool_choice' },
 };

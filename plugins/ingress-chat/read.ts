@@ -159,7 +159,12 @@ function readResponseFormat(raw: unknown): ResponseFormat | null {
   if (raw['type'] === 'json_object') return { type: 'json_object', param: 'response_format' };
   const spec = raw['json_schema'];
   if (!isObject(spec) || typeof spec['name'] !== 'string') throw invalidRequest('response_format.json_schema needs a name.', 'response_format.json_schema');
-  const out: ResponseFormat = { type: 'json_schema', name: spec['name'], schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'), param: 'response_format' };
+  const out: ResponseFormat = {
+    type: 'json_schema',
+    name: spec['name'],
+    schema: objectSchema(spec['schema'], 'response_format.json_schema.schema'),
+    param: 'response_format',
+  };
   if (spec['strict'] === true) out.strict = { param: 'response_format.json_schema.strict' };
   if (typeof spec['description'] === 'string') out.description = { text: spec['description'], param: 'response_format.json_schema.description' };
   return out;

@@ -48,7 +48,12 @@ export function textCompletionBody(reply: Reply, envelope: ReplyEnvelope): JsonO
     object: 'text_completion',
     created: envelope.created,
     model: envelope.model,
-    choices: reply.choices.map((choice, index) => ({ text: (choice.content ?? '') + (choice.refusal ?? ''), index, logprobs: null, finish_reason: choice.finish })),
+    choices: reply.choices.map((choice, index) => ({
+      text: (choice.content ?? '') + (choice.refusal ?? ''),
+      index,
+      logprobs: null,
+      finish_reason: choice.finish,
+    })),
     usage: referenceUsage(reply.usage),
   };
 }

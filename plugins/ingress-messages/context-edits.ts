@@ -32,7 +32,10 @@ export function thinkingTurnsKept(raw: unknown): number | null {
       return;
     }
     if (type === 'clear_tool_uses_20250919') {
-      throw invalidRequest(`${where}: clearing tool uses is not supported for this model: which results to clear is decided by the vendor's own count of the input, which only alpha models have.`, where);
+      throw invalidRequest(
+        `${where}: clearing tool uses is not supported for this model: which results to clear is decided by the vendor's own count of the input, which only alpha models have.`,
+        where,
+      );
     }
     throw invalidRequest(`${where}.type must be clear_thinking_20251015 for this model.`, `${where}.type`);
   });
@@ -42,7 +45,8 @@ export function thinkingTurnsKept(raw: unknown): number | null {
 function keepOf(keep: unknown, where: string): number {
   if (keep === undefined || keep === null) return DEFAULT_KEEP;
   if (keep === 'all') return Infinity;
-  if (isObject(keep) && keep['type'] === 'thinking_turns' && Number.isSafeInteger(keep['value']) && (keep['value'] as number) >= 0) return keep['value'] as number;
+  if (isObject(keep) && keep['type'] === 'thinking_turns' && Number.isSafeInteger(keep['value']) && (keep['value'] as number) >= 0)
+    return keep['value'] as number;
   throw invalidRequest(`${where}.keep must be "all" or {"type": "thinking_turns", "value": n}.`, `${where}.keep`);
 }
 
@@ -65,7 +69,12 @@ export function clearThinking(turns: readonly Turn[], kept: number): Turn[] {
       left -= 1;
       continue;
     }
-    out[t] = { role: 'assistant', parts: turn.parts.flatMap((part): Part[] => (part.type === 'reasoning' ? [] : part.type === 'tool_call' ? [{ type: 'tool_call', id: part.id, name: part.name, args: part.args }] : [part])) };
+    out[t] = {
+      role: 'assistant',
+      parts: turn.parts.flatMap((part): Part[] =>
+        part.type === 'reasoning' ? [] : part.type === 'tool_call' ? [{ type: 'tool_call', id: part.id, name: part.name, args: part.args }] : [part],
+      ),
+    };
   }
   return out;
 }

@@ -11,8 +11,7 @@ import { MESSAGES_WIRE, messagesErrors } from './wire.js';
 
 /** The Messages format as an ingress: `POST /v1/messages` and `POST /v1/messages/count_tokens` (docs/formats/messages.md). */
 
-const positiveInt = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+const positiveInt = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined);
 
 /** The first image block of checked messages, as `messages[i].content[j]` (or inside a tool result, `….content[k]`). */
 function firstImage(messages: JsonObject[]): string | null {

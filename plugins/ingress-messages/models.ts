@@ -54,18 +54,28 @@ function page(models: readonly ModelEntry[], req: Request): Page | GatewayError 
 export function mountMessagesModels(router: Router, catalogue: Catalogue): void {
   const models = [...catalogue.models].sort((a, b) => b.created - a.created || a.id.localeCompare(b.id));
   router.get('/v1/models', (req, res, next) => {
-    if (req.headers['anthropic-version'] === undefined) { next(); return; }
+    if (req.headers['anthropic-version'] === undefined) {
+      next();
+      return;
+    }
     const asked = page(models, req);
-    if (asked instanceof GatewayError) { refuse(res, asked); return; }
+    if (asked instanceof GatewayError) {
+      refuse(res, asked);
+      return;
+    }
     const { data, hasMore } = asked;
     sendJson(res, 200, JSON.stringify({ data: data.map(modelObject), has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }));
   });
   router.get('/v1/models/:id', (req, res, next) => {
-    if (req.headers['anthropic-version'] === undefined) { next(); return; }
+    if (req.headers['anthropic-version'] === undefined) {
+      next();
+      return;
+    }
     const id = req.params.id;
     const model = catalogue.resolve(id);
     if (!model) {
-      refuse(res, modelNotFound(id)); return;
+      refuse(res, modelNotFound(id));
+      return;
     }
     sendJson(res, 200, JSON.stringify(modelObject(model)));
   });

@@ -27,8 +27,23 @@ import { unknownMemberOf } from './members.js';
 
 /** Top-level parameters read here; any other is refused (its effect could not reach the model). */
 const KNOWN = new Set([
-  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p', 'top_k',
-  'metadata', 'thinking', 'output_config', 'service_tier', 'stream', 'cache_control', 'context_management',
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'thinking',
+  'output_config',
+  'service_tier',
+  'stream',
+  'cache_control',
+  'context_management',
 ]);
 /** Block types read here (each in its role); any other type is refused. */
 const READ_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'tool_result', 'tool_use', 'thinking', 'redacted_thinking']);
@@ -81,7 +96,12 @@ function judgedImage(url: string, kind: ImageSource['kind'], param: string, rule
 function imageSource(source: JsonObject, where: string, reading: Reading): ImageSource {
   const param = `${where}.source`;
   if (source['type'] === 'base64') {
-    return judgedImage(`data:${String(source['media_type'])};base64,${String(source['data'])}`, 'data', param, 'must hold an image: a media_type of image/… and base64 data.');
+    return judgedImage(
+      `data:${String(source['media_type'])};base64,${String(source['data'])}`,
+      'data',
+      param,
+      'must hold an image: a media_type of image/… and base64 data.',
+    );
   }
   if (source['type'] === 'url') return judgedImage(String(source['url']), 'url', param, 'must have a url of http or https.');
   throw unsupported(reading, param, `image sources of type '${String(source['type'])}'`);
@@ -117,7 +137,8 @@ function part(block: JsonObject, where: string, role: 'user' | 'assistant', read
     case 'assistant:redacted_thinking':
       return { type: 'reasoning', text: '', state: { family: 'alpha', kind: 'redacted', data: block['data'] as string } };
     default:
-      if (READ_BLOCKS.has(String(block['type']))) throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in ${role === 'assistant' ? 'an' : 'a'} ${role} message.`, where);
+      if (READ_BLOCKS.has(String(block['type'])))
+        throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in ${role === 'assistant' ? 'an' : 'a'} ${role} message.`, where);
       throw unsupported(reading, where, `'${String(block['type'])}' blocks`);
   }
 }
@@ -148,12 +169,20 @@ function readTools(raw: unknown, reading: Reading, call: Call, omitted: Set<stri
     const where = `tools[${i}]`;
     if (tool['type'] !== undefined && tool['type'] !== 'custom') {
       const type = String(tool['type']);
-      call.adjust(where, `omitted:${type}`, `${where}: server tools such as '${type}' cannot be run for the model '${reading.model}' (only alpha models run them); it could only be left out.`);
+      call.adjust(
+        where,
+        `omitted:${type}`,
+        `${where}: server tools such as '${type}' cannot be run for the model '${reading.model}' (only alpha models run them); it could only be left out.`,
+      );
       omitted.add(tool['name'] as string);
       return [];
     }
     if (tool['defer_loading'] === true) {
-      call.adjust(where, 'offered:deferred', `${where} is deferred (defer_loading), and the model '${reading.model}' has no tool search: it could only be offered at once.`);
+      call.adjust(
+        where,
+        'offered:deferred',
+        `${where} is deferred (defer_loading), and the model '${reading.model}' has no tool search: it could only be offered at once.`,
+      );
     }
     // A vendor's function arguments are an object: a schema of anything else could never be met.
     const spec: ToolSpec = { name: tool['name'] as string, parameters: objectSchema(tool['input_schema'], `tools[${i}].input_schema`) };
@@ -172,7 +201,8 @@ function readToolChoice(raw: unknown, tools: readonly ToolSpec[], omitted: Reado
       return 'required';
     case 'tool': {
       const name = raw['name'] as string;
-      if (omitted.has(name)) throw invalidRequest(`tool_choice forces the server tool '${name}', which is not offered to this model (it cannot run it).`, 'tool_choice.name');
+      if (omitted.has(name))
+        throw invalidRequest(`tool_choice forces the server tool '${name}', which is not offered to this model (it cannot run it).`, 'tool_choice.name');
       if (!tools.some((tool) => tool.name === name)) throw invalidRequest(`tool_choice.name names '${name}', which is not in tools.`, 'tool_choice.name');
       return { name };
     }
@@ -196,13 +226,15 @@ function readReasoning(body: JsonObject, reading: Reading): ReasoningRequest | n
 
 /** A budget beside thinking that is adaptive or off would be ignored: it is refused instead. */
 function refuseBudget(thinking: JsonObject): void {
-  if (thinking['budget_tokens'] !== undefined) throw invalidRequest(`thinking.budget_tokens goes with thinking.type enabled, not ${String(thinking['type'])}.`, 'thinking.budget_tokens');
+  if (thinking['budget_tokens'] !== undefined)
+    throw invalidRequest(`thinking.budget_tokens goes with thinking.type enabled, not ${String(thinking['type'])}.`, 'thinking.budget_tokens');
 }
 
 /** The format's rules for a budget: at least 1,024 tokens, and less than `max_tokens` (a count has none). */
 function checkedBudget(tokens: number, maxTokens: unknown): number {
   if (tokens < LEAST_THINKING_BUDGET) throw invalidRequest(`thinking.budget_tokens must be at least ${LEAST_THINKING_BUDGET}.`, 'thinking.budget_tokens');
-  if (typeof maxTokens === 'number' && tokens >= maxTokens) throw invalidRequest('thinking.budget_tokens must be less than max_tokens.', 'thinking.budget_tokens');
+  if (typeof maxTokens === 'number' && tokens >= maxTokens)
+    throw invalidRequest('thinking.budget_tokens must be less than max_tokens.', 'thinking.budget_tokens');
   return tokens;
 }
 
@@ -212,8 +244,10 @@ export const ADAPTIVE_DEFAULT_EFFORT: ReasoningEffort = 'high';
 function readAsked(body: JsonObject, thinking: JsonObject | null, reading: Reading): ReasoningRequest | null {
   const effort = isObject(body['output_config']) ? body['output_config']['effort'] : undefined;
   if (effort !== undefined && effort !== null) {
-    if (!(REASONING_EFFORTS as readonly unknown[]).includes(effort)) throw invalidRequest(`output_config.effort must be one of ${REASONING_EFFORTS.join(', ')}.`, 'output_config.effort');
-    if (thinking && thinking['type'] !== 'adaptive') throw invalidRequest('output_config.effort goes with thinking.type adaptive (or no thinking) for this model.', 'output_config.effort');
+    if (!(REASONING_EFFORTS as readonly unknown[]).includes(effort))
+      throw invalidRequest(`output_config.effort must be one of ${REASONING_EFFORTS.join(', ')}.`, 'output_config.effort');
+    if (thinking && thinking['type'] !== 'adaptive')
+      throw invalidRequest('output_config.effort goes with thinking.type adaptive (or no thinking) for this model.', 'output_config.effort');
     return { kind: 'effort', effort: effort as ReasoningEffort, param: 'output_config.effort' };
   }
   switch (thinking?.['type']) {
@@ -236,7 +270,8 @@ function readFormat(config: unknown): ResponseFormat | null {
   const format = isObject(config) ? config['format'] : null;
   if (!isObject(format)) return null;
   if (format['type'] !== 'json_schema') throw invalidRequest("output_config.format.type must be 'json_schema'.", 'output_config.format.type');
-  if (format['schema'] === undefined || format['schema'] === null) throw invalidRequest('output_config.format.schema is required.', 'output_config.format.schema');
+  if (format['schema'] === undefined || format['schema'] === null)
+    throw invalidRequest('output_config.format.schema is required.', 'output_config.format.schema');
   // The format always constrains the output: strict wherever the schema allows it.
   const strict = { param: 'output_config.format', implied: true } as const;
   return { type: 'json_schema', name: 'output', schema: objectSchema(format['schema'], 'output_config.format.schema'), param: 'output_config.format', strict };

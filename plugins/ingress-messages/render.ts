@@ -43,7 +43,8 @@ export function messageBody(reply: Reply, envelope: MessageEnvelope, family: str
   // The Messages format has no refusal block: the refusal is a text block of its own, and the stop reason says so.
   if (choice?.refusal) content.push({ type: 'text', text: choice.refusal });
   const finish = choice?.finish ?? 'stop';
-  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments, finish, family) });
+  for (const call of choice?.toolCalls ?? [])
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments, finish, family) });
   return {
     id: envelope.id,
     type: 'message',

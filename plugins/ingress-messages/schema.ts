@@ -62,7 +62,14 @@ const message = {
 const tool = {
   type: 'object',
   required: ['name'],
-  properties: { name: string, type: string, description: string, input_schema: { type: 'object' }, strict: { type: 'boolean' }, defer_loading: { type: 'boolean' } },
+  properties: {
+    name: string,
+    type: string,
+    description: string,
+    input_schema: { type: 'object' },
+    strict: { type: 'boolean' },
+    defer_loading: { type: 'boolean' },
+  },
   if: { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { const: 'custom' } } }] },
   then: { required: ['input_schema'] },
 } as const;
@@ -85,7 +92,10 @@ const properties = {
   top_p: { type: 'number', minimum: 0, maximum: 1 },
   top_k: count(0),
   metadata: { type: 'object', properties: { user_id: { type: ['string', 'null'] } } },
-  thinking: { ...typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: count(1) } })), properties: { type: string, display: string } },
+  thinking: {
+    ...typed(when('enabled', { required: ['budget_tokens'], properties: { budget_tokens: count(1) } })),
+    properties: { type: string, display: string },
+  },
   output_config: { type: 'object', properties: { effort: { type: ['string', 'null'] }, format: { type: ['object', 'null'] } } },
   stream: { type: 'boolean' },
   service_tier: string,

@@ -41,7 +41,16 @@ export class MessagesStreamWriter implements ReplyStream {
     if (this.started) return '';
     this.started = true;
     const counts = messagesUsage(usage ?? { promptTokens: this.estimatedInput, completionTokens: 0 });
-    const message = { id: this.envelope.id, type: 'message', role: 'assistant', model: this.envelope.model, content: [], stop_reason: null, stop_sequence: null, usage: counts };
+    const message = {
+      id: this.envelope.id,
+      type: 'message',
+      role: 'assistant',
+      model: this.envelope.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: counts,
+    };
     return messagesEvent({ type: 'message_start', message });
   }
 
@@ -97,7 +106,11 @@ export class MessagesStreamWriter implements ReplyStream {
   /** `message_delta`: the stop reason and the cumulative usage (exact input tokens included), or the deltas relayed when the vendor gave none. */
   close(usage: ReplyUsage | null): string {
     const delta = { stop_reason: stopReason(this.finished ?? 'stop', this.toolBlocks.size > 0, this.refused), stop_sequence: null };
-    return this.start(0) + this.closeBlock() + messagesEvent({ type: 'message_delta', delta, usage: usage ? messagesUsage(usage) : { output_tokens: this.relayedDeltas } });
+    return (
+      this.start(0) +
+      this.closeBlock() +
+      messagesEvent({ type: 'message_delta', delta, usage: usage ? messagesUsage(usage) : { output_tokens: this.relayedDeltas } })
+    );
   }
 
   done(): string {

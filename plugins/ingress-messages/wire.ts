@@ -41,7 +41,8 @@ export const signatureOf = (state: ReasoningState): string =>
   state.family === 'alpha' && state.kind === 'signature' ? state.data : encodeReasoningState(state);
 
 /** Whether a state is alpha's redacted thinking, written as a `redacted_thinking` block. */
-export const isRedacted = (state: ReasoningState | null): state is ReasoningState & { kind: 'redacted' } => state?.family === 'alpha' && state.kind === 'redacted';
+export const isRedacted = (state: ReasoningState | null): state is ReasoningState & { kind: 'redacted' } =>
+  state?.family === 'alpha' && state.kind === 'redacted';
 
 /** Our statuses as the Messages error types (the statuses stay those of docs/api-contract.md#status-table). */
 const ERROR_TYPES: Readonly<Record<ErrorStatus, string>> = {

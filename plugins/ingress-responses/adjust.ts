@@ -19,16 +19,28 @@ const styledSummary = (value: unknown): value is string => value === 'concise' |
 export function adjustResponsesBody(call: Call): void {
   const body = call.body;
   if (body['truncation'] === 'auto') {
-    call.adjust('truncation', 'disabled', 'truncation is not supported here: the gateway never drops input items to fit a context window (truncation: disabled).');
+    call.adjust(
+      'truncation',
+      'disabled',
+      'truncation is not supported here: the gateway never drops input items to fit a context window (truncation: disabled).',
+    );
   }
   const verbosity = sub(body, 'text')['verbosity'];
   if (verbosity === 'low' || verbosity === 'high') {
-    call.adjust('text.verbosity', 'default:medium', 'text.verbosity is not supported here: no vendor translator maps a verbosity other than the default (medium).');
+    call.adjust(
+      'text.verbosity',
+      'default:medium',
+      'text.verbosity is not supported here: no vendor translator maps a verbosity other than the default (medium).',
+    );
   }
   const reasoning = sub(body, 'reasoning');
   for (const field of ['summary', 'generate_summary']) {
     if (styledSummary(reasoning[field])) {
-      call.adjust(`reasoning.${field}`, 'returned:auto', `reasoning.${field} is not supported here: reasoning the vendor shows is returned as it is (summary: auto).`);
+      call.adjust(
+        `reasoning.${field}`,
+        'returned:auto',
+        `reasoning.${field} is not supported here: reasoning the vendor shows is returned as it is (summary: auto).`,
+      );
     }
   }
   inputItems(body['input']).forEach((item, i) => {

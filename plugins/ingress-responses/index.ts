@@ -17,7 +17,14 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** The default byte budget of a key's stored responses (their items' JSON): 256 MiB. */
 const DEFAULT_STORED_BYTES_PER_KEY = 256 * 1024 * 1024;
 
-export const RESPONSES_ENDPOINT: Endpoint = { name: 'responses', path: '/v1/responses', method: 'POST', upstream: true, operation: 'generate', format: responsesFormat };
+export const RESPONSES_ENDPOINT: Endpoint = {
+  name: 'responses',
+  path: '/v1/responses',
+  method: 'POST',
+  upstream: true,
+  operation: 'generate',
+  format: responsesFormat,
+};
 
 const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
 
@@ -29,7 +36,10 @@ function refuseStoredImages(call: Call): void {
   const model = call.model;
   if (!model || model.capabilities.has('vision')) return;
   if (firstPart(turnOf(call).history(), 'previous_response_id', 'input_image')) {
-    throw invalidRequest(`The model '${model.id}' does not accept images, and the conversation previous_response_id continues has some.`, 'previous_response_id');
+    throw invalidRequest(
+      `The model '${model.id}' does not accept images, and the conversation previous_response_id continues has some.`,
+      'previous_response_id',
+    );
   }
 }
 
@@ -63,7 +73,7 @@ export default definePlugin({
     const trim = async (keyIds: readonly string[]): Promise<void> => {
       for (const keyId of keyIds) {
         const removed = await responses.trim(keyId, budget);
-        if (removed > 0) log.info({ key_id: keyId, removed }, 'responses beyond the key\'s stored-bytes budget pruned');
+        if (removed > 0) log.info({ key_id: keyId, removed }, "responses beyond the key's stored-bytes budget pruned");
       }
     };
     const trimSoon = (keyId: string): void => {

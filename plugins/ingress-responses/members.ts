@@ -47,7 +47,10 @@ function itemMemberOutside(item: JsonObject, at: string): string | undefined {
 }
 
 function toolMemberOutside(tool: JsonObject, at: string): string | undefined {
-  return typedMemberOutside(tool, TOOLS, at) ?? firstInArray(tool['type'] === 'namespace' ? tool['tools'] : undefined, `${at}.tools`, (inner, where) => typedMemberOutside(inner, FUNCTION_TOOLS, where));
+  return (
+    typedMemberOutside(tool, TOOLS, at) ??
+    firstInArray(tool['type'] === 'namespace' ? tool['tools'] : undefined, `${at}.tools`, (inner, where) => typedMemberOutside(inner, FUNCTION_TOOLS, where))
+  );
 }
 
 /** The first member the gateway does not know inside a checked body, as a 400. */

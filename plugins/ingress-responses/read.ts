@@ -113,7 +113,12 @@ function readFormat(text: unknown): ResponseFormat | null {
   const format = isObject(text) ? text['format'] : undefined;
   if (!isObject(format) || format['type'] === 'text') return null;
   if (format['type'] === 'json_object') return { type: 'json_object', param: 'text.format' };
-  const out: ResponseFormat = { type: 'json_schema', name: format['name'] as string, schema: objectSchema(format['schema'], 'text.format.schema'), param: 'text.format' };
+  const out: ResponseFormat = {
+    type: 'json_schema',
+    name: format['name'] as string,
+    schema: objectSchema(format['schema'], 'text.format.schema'),
+    param: 'text.format',
+  };
   if (format['strict'] === true) out.strict = { param: 'text.format.strict' };
   if (typeof format['description'] === 'string') out.description = { text: format['description'], param: 'text.format.description' };
   return out;

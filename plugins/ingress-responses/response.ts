@@ -60,7 +60,12 @@ function messageContent(choice: ReplyChoice): JsonObject[] {
 }
 
 /** A call of a function tool; one of a namespace's functions under its own name, with its `namespace` (tools.ts). */
-export function functionCallItem(id: string, call: ReplyToolCall, status: ItemStatus | 'in_progress', namespaced: ReadonlyMap<string, NamespacedName>): JsonObject {
+export function functionCallItem(
+  id: string,
+  call: ReplyToolCall,
+  status: ItemStatus | 'in_progress',
+  namespaced: ReadonlyMap<string, NamespacedName>,
+): JsonObject {
   const inner = namespaced.get(call.name);
   if (inner) return { id, type: 'function_call', status, call_id: call.id, name: inner.name, namespace: inner.namespace, arguments: call.arguments };
   return { id, type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
@@ -78,7 +83,12 @@ export function reasoningItem(id: string, text: string, state: ReasoningState | 
 }
 
 /** The output items of a whole reply's choice, in the order they were produced: reasoning, the message, the calls; ids named after the response `responseId`. */
-export function outputItems(choice: ReplyChoice, parallelToolCalls: boolean, responseId: string, namespaced: ReadonlyMap<string, NamespacedName>): JsonObject[] {
+export function outputItems(
+  choice: ReplyChoice,
+  parallelToolCalls: boolean,
+  responseId: string,
+  namespaced: ReadonlyMap<string, NamespacedName>,
+): JsonObject[] {
   const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) => reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state));
   const content = messageContent(choice);
   if (content.length) items.push(messageItem(outputItemId('msg_', responseId, items.length), content, 'completed'));

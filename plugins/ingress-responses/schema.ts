@@ -28,11 +28,18 @@ const contentPart = {
     ifType('input_text', { required: ['text'], properties: { text: string } }),
     ifType('output_text', { required: ['text'], properties: { text: string } }),
     ifType('refusal', { required: ['refusal'], properties: { refusal: string } }),
-    ifType('input_image', { properties: { image_url: nullable('string'), file_id: nullable('string'), detail: { enum: ['auto', 'low', 'high', 'original', null] } } }),
+    ifType('input_image', {
+      properties: { image_url: nullable('string'), file_id: nullable('string'), detail: { enum: ['auto', 'low', 'high', 'original', null] } },
+    }),
   ],
 };
 
-const outputPart = { type: 'object', required: ['type'], properties: { type: { const: 'input_text' } }, allOf: [ifType('input_text', { required: ['text'], properties: { text: string } })] };
+const outputPart = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { const: 'input_text' } },
+  allOf: [ifType('input_text', { required: ['text'], properties: { text: string } })],
+};
 
 const item = {
   type: 'object',
@@ -102,7 +109,10 @@ const toolChoice = {
         functionChoice,
         ifType('allowed_tools', {
           required: ['mode', 'tools'],
-          properties: { mode: { enum: ['auto', 'required'] }, tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string }, allOf: [functionChoice] } } },
+          properties: {
+            mode: { enum: ['auto', 'required'] },
+            tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: string }, allOf: [functionChoice] } },
+          },
         }),
       ],
     },
@@ -197,11 +207,19 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 /** What a well-formed request asks and the gateway cannot honour, for any family: the parameter and why. */
 const REFUSED: ReadonlyArray<{ param: string; asks: (body: JsonObject) => boolean; why: string }> = [
   { param: 'background', asks: (b) => b['background'] === true, why: 'every response is answered in the foreground here' },
-  { param: 'conversation', asks: (b) => present(b['conversation']), why: 'the gateway keeps no conversation objects; continue with previous_response_id, or send the items in input' },
+  {
+    param: 'conversation',
+    asks: (b) => present(b['conversation']),
+    why: 'the gateway keeps no conversation objects; continue with previous_response_id, or send the items in input',
+  },
   { param: 'prompt', asks: (b) => present(b['prompt']), why: 'the gateway has no stored prompt templates' },
   { param: 'context_management', asks: (b) => present(b['context_management']), why: 'the gateway does not compact conversations' },
   { param: 'moderation', asks: (b) => present(b['moderation']), why: 'the gateway runs no moderation model' },
-  { param: 'top_logprobs', asks: (b) => present(b['top_logprobs']) && b['top_logprobs'] !== 0, why: 'log probabilities are not available through /v1/responses' },
+  {
+    param: 'top_logprobs',
+    asks: (b) => present(b['top_logprobs']) && b['top_logprobs'] !== 0,
+    why: 'log probabilities are not available through /v1/responses',
+  },
 ];
 
 /** Refusals inside arrays: images by file id, logprobs asked through include. */

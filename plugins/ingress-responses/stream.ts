@@ -2,7 +2,17 @@ import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
 import { EventWriter, placeOf, type ItemPlace } from './events.js';
-import { contentPart, contentPartJson, endingOf, functionCallItem, messageItem, reasoningItem, responsesUsage, type ItemStatus, type PartType } from './response.js';
+import {
+  contentPart,
+  contentPartJson,
+  endingOf,
+  functionCallItem,
+  messageItem,
+  reasoningItem,
+  responsesUsage,
+  type ItemStatus,
+  type PartType,
+} from './response.js';
 import type { ResponsesTurn } from './turn.js';
 
 /**
@@ -120,7 +130,10 @@ export class ResponsesStream implements ReplyStream {
     out += this.closeItem('completed');
     const item: OpenItem = { kind: 'function_call', ...placeOf('fc_', this.turn.id, this.output.length), toolIndex: index, call: { ...call, arguments: '' } };
     this.open = item;
-    out += this.events.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, item.call, 'in_progress', this.turn.tools().namespaced) });
+    out += this.events.event('response.output_item.added', {
+      output_index: item.index,
+      item: functionCallItem(item.id, item.call, 'in_progress', this.turn.tools().namespaced),
+    });
     return out + this.toolArguments(0, index, call.arguments);
   }
 
@@ -147,7 +160,13 @@ export class ResponsesStream implements ReplyStream {
     const ending = endingOf(this.finished ?? 'stop');
     const shown = usageOrEstimate(usage, this.estimatePrompt, this.relayedDeltas);
     // Written out, not spread (docs/performance.md#node-and-v8).
-    this.final = this.turn.conclude({ status: ending.status, incomplete_details: ending.incomplete_details, error: null, output: this.output, usage: responsesUsage(shown) });
+    this.final = this.turn.conclude({
+      status: ending.status,
+      incomplete_details: ending.incomplete_details,
+      error: null,
+      output: this.output,
+      usage: responsesUsage(shown),
+    });
     return '';
   }
 
@@ -160,7 +179,13 @@ export class ResponsesStream implements ReplyStream {
   /** The open item ends `incomplete` (its closing events first, so every item added is done), then the error and `response.failed` with every item. */
   fail(error: GatewayError): string {
     const head = this.start() + this.closeItem('incomplete');
-    const response = this.turn.response({ status: 'failed', error: { code: error.code, message: error.message }, incomplete_details: null, output: this.output, usage: null });
+    const response = this.turn.response({
+      status: 'failed',
+      error: { code: error.code, message: error.message },
+      incomplete_details: null,
+      output: this.output,
+      usage: null,
+    });
     return head + this.events.error(error) + this.events.raw('response.failed', `"response":${response}`);
   }
 
@@ -189,11 +214,23 @@ export class ResponsesStream implements ReplyStream {
     if (kind === 'reasoning') {
       const item: OpenItem = { kind, ...placeOf('rs_', this.turn.id, index), text: '', summary: false, state: null };
       this.open = item;
-      return out + this.events.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`);
+      return (
+        out +
+        this.events.raw(
+          'response.output_item.added',
+          `"output_index":${index},"item":{"id":"${item.id}","type":"reasoning","status":"in_progress","summary":[]}`,
+        )
+      );
     }
     const item: OpenItem = { kind, ...placeOf('msg_', this.turn.id, index), parts: [], part: null };
     this.open = item;
-    return out + this.events.raw('response.output_item.added', `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`);
+    return (
+      out +
+      this.events.raw(
+        'response.output_item.added',
+        `"output_index":${index},"item":{"id":"${item.id}","type":"message","role":"assistant","status":"in_progress","content":[]}`,
+      )
+    );
   }
 
   /** Makes sure a part of `type` is open in an open message (closing another part, or another item, first): its opening events. */

@@ -101,7 +101,10 @@ const functionName = (choice: JsonObject): string => {
 export function choiceName(choice: JsonObject): string {
   const type = String(choice['type']);
   if (type === 'function') return functionName(choice);
-  throw invalidRequest(`tool_choice forces a '${type}' tool, which is not offered to the model (only function tools are: no family here runs it).`, 'tool_choice');
+  throw invalidRequest(
+    `tool_choice forces a '${type}' tool, which is not offered to the model (only function tools are: no family here runs it).`,
+    'tool_choice',
+  );
 }
 
 /**
@@ -116,10 +119,12 @@ export function allowedTools(choice: JsonObject, offered: readonly ToolSpec[]): 
   listed.forEach((tool, k) => {
     if (tool['type'] !== 'function') return;
     const name = functionName(tool);
-    if (!offered.some((spec) => spec.name === name)) throw invalidRequest(`tool_choice.tools[${k}] names '${name}', which is not in tools.`, `tool_choice.tools[${k}]`);
+    if (!offered.some((spec) => spec.name === name))
+      throw invalidRequest(`tool_choice.tools[${k}] names '${name}', which is not in tools.`, `tool_choice.tools[${k}]`);
     names.add(name);
   });
   const mode = choice['mode'] === 'required' ? 'required' : 'auto';
-  if (!names.size && mode === 'required') throw invalidRequest('tool_choice requires a call of one of its tools, and none of them is a function tool offered to the model.', 'tool_choice');
+  if (!names.size && mode === 'required')
+    throw invalidRequest('tool_choice requires a call of one of its tools, and none of them is a function tool offered to the model.', 'tool_choice');
   return { tools: offered.filter((spec) => names.has(spec.name)), mode };
 }

@@ -29,29 +29,38 @@ export default definePlugin({
         },
       },
       adminRoutes(router) {
-        router.get('/usage', handled(async (_req: Request, res: Response) => {
-          sendJson(res, 200, JSON.stringify(await usageReport(store, null, clock.now())));
-        }));
+        router.get(
+          '/usage',
+          handled(async (_req: Request, res: Response) => {
+            sendJson(res, 200, JSON.stringify(await usageReport(store, null, clock.now())));
+          }),
+        );
         // Per key, this cycle's spend and holds (charged and upstream) and the last call: the dashboard's key table.
-        router.get('/usage/keys', handled(async (_req: Request, res: Response) => {
-          const now = clock.now();
-          const activity = await store.ledger.keyActivity(cycleOf(now).id, now);
-          const data = activity.map((a) => ({
-            key_id: a.keyId,
-            cycle_spent_usd: formatUsd(a.spent),
-            cycle_reserved_usd: formatUsd(a.reserved),
-            cycle_upstream_spent_usd: formatUsd(a.upstreamSpent),
-            cycle_upstream_reserved_usd: formatUsd(a.upstreamReserved),
-            last_used_at: a.lastUsedAt === null ? null : new Date(a.lastUsedAt).toISOString(),
-          }));
-          sendJson(res, 200, JSON.stringify({ object: 'list', data }));
-        }));
-        router.get('/keys/:id/usage', handled(async (req: Request, res: Response) => {
-          const id = String(req.params['id']);
-          const key = await store.keys.get(id);
-          if (!key) throw new GatewayError(404, `No key with id '${id}'.`, { param: 'id' });
-          sendJson(res, 200, JSON.stringify(await usageReport(store, key, clock.now())));
-        }));
+        router.get(
+          '/usage/keys',
+          handled(async (_req: Request, res: Response) => {
+            const now = clock.now();
+            const activity = await store.ledger.keyActivity(cycleOf(now).id, now);
+            const data = activity.map((a) => ({
+              key_id: a.keyId,
+              cycle_spent_usd: formatUsd(a.spent),
+              cycle_reserved_usd: formatUsd(a.reserved),
+              cycle_upstream_spent_usd: formatUsd(a.upstreamSpent),
+              cycle_upstream_reserved_usd: formatUsd(a.upstreamReserved),
+              last_used_at: a.lastUsedAt === null ? null : new Date(a.lastUsedAt).toISOString(),
+            }));
+            sendJson(res, 200, JSON.stringify({ object: 'list', data }));
+          }),
+        );
+        router.get(
+          '/keys/:id/usage',
+          handled(async (req: Request, res: Response) => {
+            const id = String(req.params['id']);
+            const key = await store.keys.get(id);
+            if (!key) throw new GatewayError(404, `No key with id '${id}'.`, { param: 'id' });
+            sendJson(res, 200, JSON.stringify(await usageReport(store, key, clock.now())));
+          }),
+        );
       },
     };
   },

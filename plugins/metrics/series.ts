@@ -43,7 +43,9 @@ class Bound<Child> {
   }
 }
 
-interface HistogramChild { observe(value: number): void }
+interface HistogramChild {
+  observe(value: number): void;
+}
 
 /**
  * A counter summed here per label set and handed to prom-client only when scraped (its
@@ -96,8 +98,7 @@ export class GatewaySeries {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-      new Counter({ name, help, labelNames, registers });
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name, help, labelNames, registers });
     const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
       new Histogram({ name, help, labelNames, buckets, registers });
     const deferredCounter = (name: string, help: string, labelNames: readonly string[]) => new DeferredCounter(registry, name, help, labelNames);
@@ -105,11 +106,12 @@ export class GatewaySeries {
       const series = histogram(name, help, labelNames, buckets);
       return new Bound<HistogramChild>((labels) => series.labels(labels));
     };
-    this.requests = deferredCounter(
-      'gateway_requests_total',
-      'Calls answered, by canonical model, family, endpoint and status class.',
-      ['model', 'family', 'endpoint', 'status_class'],
-    );
+    this.requests = deferredCounter('gateway_requests_total', 'Calls answered, by canonical model, family, endpoint and status class.', [
+      'model',
+      'family',
+      'endpoint',
+      'status_class',
+    ]);
     this.duration = boundHistogram(
       'gateway_request_duration_seconds',
       'From request received to reply complete, for calls that reached an upstream.',
@@ -128,28 +130,27 @@ export class GatewaySeries {
       ['family'],
       OVERHEAD_BUCKETS,
     );
-    this.attempts = deferredCounter(
-      'gateway_upstream_attempts_total',
-      'Upstream attempts (first tries, retries and fallbacks), by the model asked.',
-      ['model', 'family'],
-    );
+    this.attempts = deferredCounter('gateway_upstream_attempts_total', 'Upstream attempts (first tries, retries and fallbacks), by the model asked.', [
+      'model',
+      'family',
+    ]);
     this.upstreamErrors = counter(
       'gateway_upstream_errors_total',
       'Failed upstream attempts, by family and code: the upstream status, or connect, connect_timeout, ' +
         'headers_timeout, reset, stream_idle, stream_error, invalid_body, not_a_stream.',
       ['family', 'code'],
     );
-    this.retries = counter(
-      'gateway_upstream_retries_total',
-      'Retries of the same model, by the code of the failure that caused them.',
-      ['model', 'family', 'reason'],
-    );
+    this.retries = counter('gateway_upstream_retries_total', 'Retries of the same model, by the code of the failure that caused them.', [
+      'model',
+      'family',
+      'reason',
+    ]);
     this.fallbacks = counter('gateway_fallbacks_total', 'Calls handed to a sibling model after a 503.', ['family', 'from', 'to']);
-    this.tokens = deferredCounter(
-      'gateway_tokens_total',
-      'Tokens billed, by the model that answered and kind (prompt, completion).',
-      ['model', 'family', 'kind'],
-    );
+    this.tokens = deferredCounter('gateway_tokens_total', 'Tokens billed, by the model that answered and kind (prompt, completion).', [
+      'model',
+      'family',
+      'kind',
+    ]);
     this.cost = deferredCounter(
       'gateway_charged_cost_nanodollars_total',
       'Charged cost in nano-dollars (1e-9 USD; integers, exact), by the model that answered.',

@@ -38,8 +38,7 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
  */
 function retryDelay(failure: AttemptFailure, step: CadenceStep, random: () => number): number | null {
   if (failure.status === 429) return failure.retryAfterMs;
-  const retryable =
-    failure.status === 0 ? RETRYABLE_FAILURES.has(failure.code) : RETRYABLE_STATUSES.has(failure.status) || failure.error.status === 503;
+  const retryable = failure.status === 0 ? RETRYABLE_FAILURES.has(failure.code) : RETRYABLE_STATUSES.has(failure.status) || failure.error.status === 503;
   if (!retryable) return null;
   return Math.max(0, step.delayMs + (random() * 2 - 1) * step.jitterMs);
 }

@@ -45,45 +45,57 @@ export function mountIncidentRoutes(router: Router, deps: IncidentRouteDeps): vo
     });
   const notFound = (id: string): GatewayError => new GatewayError(404, `No incident with id '${id}'.`, { param: 'id' });
 
-  router.post('/incidents', handled(async (req, res) => {
-    const input = validBody<IncidentInput & { title: string }>(req, createSchema);
-    const status = input.status ?? 'investigating';
-    const incident = await store.createIncident({
-      title: input.title,
-      status,
-      impact: input.impact ?? 'minor',
-      models: [...new Set(canonical(input.models) ?? [])],
-      automatic: false,
-      message: input.message ?? `Incident opened: ${status}.`,
-      now: clock.now(),
-    });
-    send(res, 201, incidentJson(incident));
-  }));
+  router.post(
+    '/incidents',
+    handled(async (req, res) => {
+      const input = validBody<IncidentInput & { title: string }>(req, createSchema);
+      const status = input.status ?? 'investigating';
+      const incident = await store.createIncident({
+        title: input.title,
+        status,
+        impact: input.impact ?? 'minor',
+        models: [...new Set(canonical(input.models) ?? [])],
+        automatic: false,
+        message: input.message ?? `Incident opened: ${status}.`,
+        now: clock.now(),
+      });
+      send(res, 201, incidentJson(incident));
+    }),
+  );
 
-  router.get('/incidents', handled(async (_req, res) => {
-    send(res, 200, { object: 'list', data: (await store.listIncidents(0)).map(incidentJson) });
-  }));
+  router.get(
+    '/incidents',
+    handled(async (_req, res) => {
+      send(res, 200, { object: 'list', data: (await store.listIncidents(0)).map(incidentJson) });
+    }),
+  );
 
-  router.get('/incidents/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const incident = await store.getIncident(id);
-    if (!incident) throw notFound(id);
-    send(res, 200, incidentJson(incident));
-  }));
+  router.get(
+    '/incidents/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const incident = await store.getIncident(id);
+      if (!incident) throw notFound(id);
+      send(res, 200, incidentJson(incident));
+    }),
+  );
 
-  router.patch('/incidents/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const input = validBody<IncidentInput>(req, patchSchema);
-    const models = canonical(input.models);
-    const incident = await store.updateIncident(id, {
-      ...(input.title !== undefined ? { title: input.title } : {}),
-      ...(input.status !== undefined ? { status: input.status } : {}),
-      ...(input.impact !== undefined ? { impact: input.impact } : {}),
-      ...(models !== undefined ? { models: [...new Set(models)] } : {}),
-      ...(input.message !== undefined ? { message: input.message } : {}),
-      now: clock.now(),
-    });
-    if (!incident) throw notFound(id);
-    send(res, 200, incidentJson(incident));
-  }));
+  router.patch(
+    '/incidents/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const input = validBody<IncidentInput>(req, patchSchema);
+      const models = canonical(input.models);
+      const incident = await store.updateIncident(id, {
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.status !== undefined ? { status: input.status } : {}),
+        ...(input.impact !== undefined ? { impact: input.impact } : {}),
+        ...(models !== undefined ? { models: [...new Set(models)] } : {}),
+        ...(input.message !== undefined ? { message: input.message } : {}),
+        now: clock.now(),
+      });
+      if (!incident) throw notFound(id);
+      send(res, 200, incidentJson(incident));
+    }),
+  );
 }

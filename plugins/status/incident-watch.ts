@@ -19,8 +19,7 @@ export const SLOT_MS = 10_000;
 type Tally = Omit<AttemptCount, 'slot'>;
 
 const percent = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
-const describe = ({ attempts, errors }: Tally, span: string): string =>
-  `${percent(errors / attempts)} of ${attempts} upstream attempts failed ${span}`;
+const describe = ({ attempts, errors }: Tally, span: string): string => `${percent(errors / attempts)} of ${attempts} upstream attempts failed ${span}`;
 
 /**
  * Watches each model's upstream error rate over the window, across every gateway instance:
@@ -56,9 +55,7 @@ export class IncidentWatch {
 
   /** Adds this instance's counts to the store and decides; checks run one after another, failures are logged. */
   check(): Promise<void> {
-    this.checking = this.checking.then(() =>
-      this.flushAndDecide().catch((error: unknown) => this.log.error({ err: error }, 'incident check failed')),
-    );
+    this.checking = this.checking.then(() => this.flushAndDecide().catch((error: unknown) => this.log.error({ err: error }, 'incident check failed')));
     return this.checking;
   }
 

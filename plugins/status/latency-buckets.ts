@@ -4,8 +4,8 @@
  * bucket where the rank falls, so they are as precise as the bucket is narrow.
  */
 export const LATENCY_BOUNDS_MS: readonly number[] = [
-  5, 10, 15, 20, 30, 40, 50, 75, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 7500, 10_000,
-  15_000, 20_000, 30_000, 45_000, 60_000, 90_000, 120_000,
+  5, 10, 15, 20, 30, 40, 50, 75, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 7500, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000,
+  90_000, 120_000,
 ];
 
 /** Index of the bucket holding `ms` (LATENCY_BOUNDS_MS.length for the overflow bucket). */

@@ -18,8 +18,7 @@ export function formatMs(ms: number): string {
 const when = (isoTime: string | null): SafeHtml | string =>
   isoTime ? html`<time datetime="${isoTime}">${isoTime.slice(0, 16).replace('T', ' ')} UTC</time>` : '';
 
-const uptimeCells = (uptime: Uptime): SafeHtml[] =>
-  WINDOWS.map((w) => html`<td class="uptime uptime-${w.name}">${formatUptime(uptime[w.name])}</td>`);
+const uptimeCells = (uptime: Uptime): SafeHtml[] => WINDOWS.map((w) => html`<td class="uptime uptime-${w.name}">${formatUptime(uptime[w.name])}</td>`);
 
 /** A model's 24 h requests by endpoint, compact: "chat.completions 3 · responses 1" ("—" without calls). */
 export function endpointsText(counts: Readonly<Record<string, number>>): string {
@@ -34,8 +33,7 @@ function modelRow(model: ModelStatus): SafeHtml {
     <th scope="row">${model.id}${model.simulated ? html` <span class="tag">simulator</span>` : ''}</th>
     <td>${model.family}</td>
     <td class="state state-${model.state}">${STATE_TEXT[model.state]}</td>
-    ${uptimeCells(model.uptime)}
-    ${cell('p50')}${cell('p95')}${cell('p99')}
+    ${uptimeCells(model.uptime)} ${cell('p50')}${cell('p95')}${cell('p99')}
     <td class="requests">${model.requests_24h}</td>
     <td class="endpoints">${endpointsText(model.requests_24h_by_endpoint)}</td>
   </tr>`;
@@ -44,12 +42,16 @@ function modelRow(model: ModelStatus): SafeHtml {
 function incidentArticle(incident: IncidentJson): SafeHtml {
   return html`<article class="incident ${incident.resolved_at ? 'resolved' : 'open'}" data-incident="${incident.id}">
     <h3>${incident.title}</h3>
-    <p class="meta"><span class="badge status-${incident.status}">${incident.status}</span>
+    <p class="meta">
+      <span class="badge status-${incident.status}">${incident.status}</span>
       <span class="impact">impact: ${incident.impact}</span>
-      · ${incident.models.length ? incident.models.join(', ') : 'all models'}
-      · started ${when(incident.started_at)}${incident.resolved_at ? html` · resolved ${when(incident.resolved_at)}` : ''}
-      ${incident.automatic ? html` · <span class="auto">opened automatically</span>` : ''}</p>
-    <ul class="updates">${incident.updates.map((u) => html`<li>${when(u.at)} <strong>${u.status}</strong> — ${u.message}</li>`)}</ul>
+      · ${incident.models.length ? incident.models.join(', ') : 'all models'} · started
+      ${when(incident.started_at)}${incident.resolved_at ? html` · resolved ${when(incident.resolved_at)}` : ''}
+      ${incident.automatic ? html` · <span class="auto">opened automatically</span>` : ''}
+    </p>
+    <ul class="updates">
+      ${incident.updates.map((u) => html`<li>${when(u.at)} <strong>${u.status}</strong> — ${u.message}</li>`)}
+    </ul>
   </article>`;
 }
 
@@ -71,29 +73,61 @@ footer{margin-top:2.5rem;color:#57606a;font-size:.85rem}`);
 
 export function renderStatusPage(report: StatusReport): string {
   const page = html`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="60"><title>Status — model gateway</title><style>${STYLE}</style></head>
-<body>
-<h1>Model gateway status</h1>
-<div class="overall state-${report.status.state}" id="overall">${report.status.description}</div>
-${report.simulated_families.map(
-  (family) => html`<div class="banner" role="alert" data-simulated="${family}"><strong>Simulator:</strong> the ${family} family is answered by the gateway's built-in simulator, not by the real vendor. Its figures describe the simulator.</div>`,
-)}
-<h2>Uptime, all models</h2>
-<div class="figures" id="uptime">${WINDOWS.map((w) => html`<div class="uptime-${w.name}">${formatUptime(report.uptime[w.name])}<span>last ${w.name}</span></div>`)}</div>
-<h2>Models</h2>
-<div class="scroll"><table id="models">
-  <thead><tr><th scope="col">Model</th><th scope="col">Family</th><th scope="col">Status</th>
-  <th scope="col">Uptime 24 h</th><th scope="col">7 d</th><th scope="col">30 d</th>
-  <th scope="col">p50</th><th scope="col">p95</th><th scope="col">p99</th><th scope="col">Requests 24 h</th><th scope="col">By endpoint</th></tr></thead>
-  <tbody>${report.models.map(modelRow)}</tbody>
-</table></div>
-<h2>Incidents</h2>
-<section id="incidents">${report.incidents.length ? report.incidents.map(incidentArticle) : html`<p>No incidents in the last 30 days.</p>`}</section>
-<footer>Uptime is the share of requests that reached a model's upstream and did not fail on the upstream's or the gateway's side (5xx).
-Latency: time until the first byte of a successful reply, last 24 h, estimated from 30 buckets between 5 ms and 120 s.
-Generated ${when(report.generated_at)} from this gateway's own records. Machine-readable: <a href="status.json">status.json</a>.</footer>
-</body></html>
-`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta http-equiv="refresh" content="60" />
+        <title>Status — model gateway</title>
+        <style>
+          ${STYLE}
+        </style>
+      </head>
+      <body>
+        <h1>Model gateway status</h1>
+        <div class="overall state-${report.status.state}" id="overall">${report.status.description}</div>
+        ${report.simulated_families.map(
+          (family) =>
+            html`<div class="banner" role="alert" data-simulated="${family}">
+              <strong>Simulator:</strong> the ${family} family is answered by the gateway's built-in simulator, not by the real vendor. Its figures describe the
+              simulator.
+            </div>`,
+        )}
+        <h2>Uptime, all models</h2>
+        <div class="figures" id="uptime">
+          ${WINDOWS.map((w) => html`<div class="uptime-${w.name}">${formatUptime(report.uptime[w.name])}<span>last ${w.name}</span></div>`)}
+        </div>
+        <h2>Models</h2>
+        <div class="scroll">
+          <table id="models">
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col">Family</th>
+                <th scope="col">Status</th>
+                <th scope="col">Uptime 24 h</th>
+                <th scope="col">7 d</th>
+                <th scope="col">30 d</th>
+                <th scope="col">p50</th>
+                <th scope="col">p95</th>
+                <th scope="col">p99</th>
+                <th scope="col">Requests 24 h</th>
+                <th scope="col">By endpoint</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${report.models.map(modelRow)}
+            </tbody>
+          </table>
+        </div>
+        <h2>Incidents</h2>
+        <section id="incidents">${report.incidents.length ? report.incidents.map(incidentArticle) : html`<p>No incidents in the last 30 days.</p>`}</section>
+        <footer>
+          Uptime is the share of requests that reached a model's upstream and did not fail on the upstream's or the gateway's side (5xx). Latency: time until
+          the first byte of a successful reply, last 24 h, estimated from 30 buckets between 5 ms and 120 s. Generated ${when(report.generated_at)} from this
+          gateway's own records. Machine-readable: <a href="status.json">status.json</a>.
+        </footer>
+      </body>
+    </html> `;
   return page.text;
 }

@@ -80,8 +80,7 @@ export function incidentJson(incident: IncidentRecord): IncidentJson {
   };
 }
 
-const worst = (states: readonly State[]): State =>
-  states.reduce<State>((a, b) => (STATE_ORDER.indexOf(b) > STATE_ORDER.indexOf(a) ? b : a), 'operational');
+const worst = (states: readonly State[]): State => states.reduce<State>((a, b) => (STATE_ORDER.indexOf(b) > STATE_ORDER.indexOf(a) ? b : a), 'operational');
 
 const uptimeOf = (totals: { requests: number; failures: number } | undefined): number | null =>
   totals && totals.requests > 0 ? (totals.requests - totals.failures) / totals.requests : null;
@@ -113,8 +112,7 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
   }
   const incidents = await store.listIncidents(now - WINDOWS[2].ms);
   const open = incidents.filter((i) => i.resolvedAt === null);
-  const stateOf = (model: string): State =>
-    worst(open.filter((i) => i.models.length === 0 || i.models.includes(model)).map((i) => STATE_OF_IMPACT[i.impact]));
+  const stateOf = (model: string): State => worst(open.filter((i) => i.models.length === 0 || i.models.includes(model)).map((i) => STATE_OF_IMPACT[i.impact]));
 
   const models = catalogue.models.map((model): ModelStatus => {
     const of = (name: WindowName): ModelTotals | undefined => totals.get(name)?.find((row) => row.model === model.id);

@@ -28,7 +28,10 @@ export const PRICE_NEUTRAL_BETAS: readonly string[] = [
 
 /** Beta prefixes a body's features need: `defer_loading` on a tool is an advanced-tool-use feature. */
 const NEEDED_BY_BODY: ReadonlyArray<{ prefix: string; needs: (body: JsonObject) => boolean }> = [
-  { prefix: 'advanced-tool-use-', needs: (body) => Array.isArray(body['tools']) && body['tools'].some((tool) => isObject(tool) && tool['defer_loading'] === true) },
+  {
+    prefix: 'advanced-tool-use-',
+    needs: (body) => Array.isArray(body['tools']) && body['tools'].some((tool) => isObject(tool) && tool['defer_loading'] === true),
+  },
 ];
 
 /** The beta prefixes the forwarded body needs, whatever the operator's list. */
@@ -50,7 +53,13 @@ export class BetaFilter {
 
   /** The values to forward, comma-joined, or undefined for none; `needed`: prefixes the body needs (betasNeededBy), forwarded too. */
   forwarded(header: string | string[] | undefined, needed: readonly string[] = []): string | undefined {
-    const values = new Set([header ?? []].flat().flatMap((line) => line.split(',')).map((value) => value.trim()).filter(Boolean));
+    const values = new Set(
+      [header ?? []]
+        .flat()
+        .flatMap((line) => line.split(','))
+        .map((value) => value.trim())
+        .filter(Boolean),
+    );
     const kept = [...values].filter((value) => {
       if (this.prefixes.some((prefix) => value.startsWith(prefix)) || needed.some((prefix) => value.startsWith(prefix))) return true;
       this.warnOnce(value);
@@ -62,6 +71,9 @@ export class BetaFilter {
   private warnOnce(value: string): void {
     if (this.warned.has(value) || this.warned.size >= WARNED_LIMIT) return;
     this.warned.add(value);
-    this.log.warn({ beta: cutForLog(value, BETA_LOGGED_CHARS) }, 'anthropic-beta value dropped: not listed in vendor-alpha betas.forward (it may change what the operator pays)');
+    this.log.warn(
+      { beta: cutForLog(value, BETA_LOGGED_CHARS) },
+      'anthropic-beta value dropped: not listed in vendor-alpha betas.forward (it may change what the operator pays)',
+    );
   }
 }

@@ -79,7 +79,6 @@ function contentEdits(raw: Buffer, span: Span, message: JsonObject): Edit[] | nu
   return edits.concat(removals(spans, dropped));
 }
 
-
 /** A block that keeps its members (a signature out of its envelope) gets the changed values where they stood; another block is written whole. */
 function blockEdits(raw: Buffer, span: Span, block: JsonObject, taken: JsonObject): Edit[] {
   const keys = Object.keys(taken);

@@ -37,7 +37,8 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
 const isSpace = (byte: number | undefined): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-const endsScalar = (byte: number | undefined): boolean => byte === undefined || byte === COMMA || byte === CLOSE_OBJECT || byte === CLOSE_ARRAY || isSpace(byte);
+const endsScalar = (byte: number | undefined): boolean =>
+  byte === undefined || byte === COMMA || byte === CLOSE_OBJECT || byte === CLOSE_ARRAY || isSpace(byte);
 
 export function skipSpace(bytes: Buffer, at: number): number {
   while (isSpace(bytes[at])) at++;

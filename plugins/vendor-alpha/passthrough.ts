@@ -1,13 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  GatewayError,
-  invalidRequest,
-  type JsonObject,
-  type ModelEntry,
-  type Operation,
-  type Usage,
-  type ResolvedCall,
-} from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type JsonObject, type ModelEntry, type Operation, type Usage, type ResolvedCall } from '../../src/plugin-api.js';
 import type { ErrorFormat } from '../../src/toolkit/ingress.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
 import { ledgerUsage, type ReplyUsage, type TranslatedBody } from '../../src/toolkit/neutral.js';

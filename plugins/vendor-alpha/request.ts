@@ -70,7 +70,9 @@ function toolChoice(request: NeutralRequest, jsonMode: boolean): JsonObject | un
  * open input schema, and `tool_choice: none`, so the conversation goes through and no tool is offered.
  */
 function historyTools(request: NeutralRequest): JsonObject[] {
-  const names = new Set(request.turns.flatMap((turn) => turn.parts.flatMap((part) => (part.type === 'tool_call' || part.type === 'tool_result' ? [part.name] : []))));
+  const names = new Set(
+    request.turns.flatMap((turn) => turn.parts.flatMap((part) => (part.type === 'tool_call' || part.type === 'tool_result' ? [part.name] : []))),
+  );
   return [...names].map((name) => ({ name, input_schema: { type: 'object' } }));
 }
 
@@ -125,4 +127,5 @@ export function alphaRequest(asked: NeutralRequest, model: ModelEntry, stream: b
 }
 
 /** The body alone (for callers that read no reply). */
-export const alphaRequestBody = (asked: NeutralRequest, model: ModelEntry, stream: boolean, adjust?: Adjust): JsonObject => alphaRequest(asked, model, stream, adjust).body;
+export const alphaRequestBody = (asked: NeutralRequest, model: ModelEntry, stream: boolean, adjust?: Adjust): JsonObject =>
+  alphaRequest(asked, model, stream, adjust).body;

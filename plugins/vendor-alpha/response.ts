@@ -1,5 +1,14 @@
 import type { JsonObject, Usage } from '../../src/plugin-api.js';
-import { ledgerUsage, type FinishReason, type ReasoningState, type Reply, type ReplyChoice, type ReplyReasoning, type ReplyToolCall, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import {
+  ledgerUsage,
+  type FinishReason,
+  type ReasoningState,
+  type Reply,
+  type ReplyChoice,
+  type ReplyReasoning,
+  type ReplyToolCall,
+  type ReplyUsage,
+} from '../../src/toolkit/neutral.js';
 import { tokenCount } from '../../src/toolkit/vendor.js';
 import { JSON_TOOL } from './structured.js';
 
@@ -92,7 +101,12 @@ export function alphaReply(message: JsonObject, jsonMode: boolean): Reply {
   // A forced tool call has no text beside it; should the model add some, the JSON alone is the answer.
   const content = json ?? (texts.length ? texts.join('') : toolCalls.length ? null : '');
   const refusal = alphaRefusal(message['stop_reason'], message['stop_details']);
-  const choice: ReplyChoice = { content: refusal && content === '' ? null : content, refusal, toolCalls, finish: alphaFinish(message['stop_reason'], toolCalls.length > 0) };
+  const choice: ReplyChoice = {
+    content: refusal && content === '' ? null : content,
+    refusal,
+    toolCalls,
+    finish: alphaFinish(message['stop_reason'], toolCalls.length > 0),
+  };
   if (reasoning.length) choice.reasoning = reasoning;
   return { choices: [choice], usage: alphaUsage(message['usage']) };
 }

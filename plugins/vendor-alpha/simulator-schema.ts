@@ -30,9 +30,11 @@ function check(node: Json, counts: Counts): void {
   const allowed = (key: string): boolean => COMMON.has(key) || types.some((type) => BY_TYPE[type]?.has(key));
   const extra = Object.keys(node).filter((key) => !allowed(key));
   if (extra.length) throw new SchemaRefused(`For '${types.join('|') || 'untyped'}' type, properties ${extra.join(', ')} are not supported`);
-  if (types.includes('object') && node['additionalProperties'] !== false) throw new SchemaRefused("For 'object' type, 'additionalProperties' must be explicitly set to false");
+  if (types.includes('object') && node['additionalProperties'] !== false)
+    throw new SchemaRefused("For 'object' type, 'additionalProperties' must be explicitly set to false");
   if (typeof node['format'] === 'string' && !FORMATS.has(node['format'])) throw new SchemaRefused(`String format '${node['format']}' is not supported`);
-  if (node['minItems'] !== undefined && node['minItems'] !== 0 && node['minItems'] !== 1) throw new SchemaRefused('minItems values other than 0 or 1 are not supported');
+  if (node['minItems'] !== undefined && node['minItems'] !== 0 && node['minItems'] !== 1)
+    throw new SchemaRefused('minItems values other than 0 or 1 are not supported');
   const properties = (node['properties'] ?? {}) as Json;
   const required = Array.isArray(node['required']) ? node['required'] : [];
   for (const [name, property] of Object.entries(properties)) {
@@ -41,7 +43,12 @@ function check(node: Json, counts: Counts): void {
     if (Array.isArray(sub['anyOf']) || (Array.isArray(sub['type']) && sub['type'].length > 1)) counts.unions += 1;
     check(sub, counts);
   }
-  const nested = [node['items'], ...((node['anyOf'] ?? []) as unknown[]), ...((node['allOf'] ?? []) as unknown[]), ...Object.values((node['$defs'] ?? {}) as Json)];
+  const nested = [
+    node['items'],
+    ...((node['anyOf'] ?? []) as unknown[]),
+    ...((node['allOf'] ?? []) as unknown[]),
+    ...Object.values((node['$defs'] ?? {}) as Json),
+  ];
   for (const sub of nested) if (sub && typeof sub === 'object') check(sub as Json, counts);
 }
 
@@ -64,8 +71,10 @@ export function checkStructuredOutputs(body: Json): void {
   if (strict.length > LIMITS.tools) throw new SchemaRefused(`Schema is too complex for compilation: at most ${LIMITS.tools} strict tools`);
   strict.forEach((tool) => {
     const schema = tool['input_schema'] as Json | undefined;
-    if (schema && ['anyOf', 'oneOf', 'allOf'].some((key) => key in schema)) throw new SchemaRefused(`tools.${String(tool['name'])}.input_schema: a union at the root is not supported`);
+    if (schema && ['anyOf', 'oneOf', 'allOf'].some((key) => key in schema))
+      throw new SchemaRefused(`tools.${String(tool['name'])}.input_schema: a union at the root is not supported`);
     checkRoot(schema, counts, `tools.${String(tool['name'])}.input_schema`);
   });
-  if (counts.optional > LIMITS.optional || counts.unions > LIMITS.unions) throw new SchemaRefused('Schema is too complex for compilation: too many optional or union-typed parameters');
+  if (counts.optional > LIMITS.optional || counts.unions > LIMITS.unions)
+    throw new SchemaRefused('Schema is too complex for compilation: too many optional or union-typed parameters');
 }

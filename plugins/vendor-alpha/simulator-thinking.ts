@@ -44,11 +44,13 @@ export class SimThinking {
     if (thinking['type'] === 'disabled') return;
     if (thinking['type'] === 'enabled') {
       const budget = thinking['budget_tokens'];
-      if (typeof budget !== 'number' || budget < 1024) throw new ThinkingRefused('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+      if (typeof budget !== 'number' || budget < 1024)
+        throw new ThinkingRefused('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
       if (budget >= (body['max_tokens'] as number)) throw new ThinkingRefused(`\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${DOCS}`);
     } else if (thinking['type'] === 'adaptive') {
       const effort = (body['output_config'] as Json | undefined)?.['effort'];
-      if (effort !== undefined && !EFFORTS.has(String(effort))) throw new ThinkingRefused("output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'");
+      if (effort !== undefined && !EFFORTS.has(String(effort)))
+        throw new ThinkingRefused("output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'");
     } else {
       throw new ThinkingRefused("thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'");
     }
@@ -56,9 +58,11 @@ export class SimThinking {
   }
 
   private checkConstraints(body: Json): void {
-    if (body['temperature'] !== undefined && body['temperature'] !== 1) throw new ThinkingRefused(`\`temperature\` may only be set to 1 when thinking is enabled. ${DOCS}`);
+    if (body['temperature'] !== undefined && body['temperature'] !== 1)
+      throw new ThinkingRefused(`\`temperature\` may only be set to 1 when thinking is enabled. ${DOCS}`);
     if (body['top_k'] !== undefined) throw new ThinkingRefused(`\`top_k\` must be unset when thinking is enabled. ${DOCS}`);
-    if (typeof body['top_p'] === 'number' && body['top_p'] < 0.95) throw new ThinkingRefused(`\`top_p\` must be greater than or equal to 0.95 or unset when thinking is enabled. ${DOCS}`);
+    if (typeof body['top_p'] === 'number' && body['top_p'] < 0.95)
+      throw new ThinkingRefused(`\`top_p\` must be greater than or equal to 0.95 or unset when thinking is enabled. ${DOCS}`);
     const choice = (body['tool_choice'] ?? {}) as Json;
     if (choice['type'] === 'any' || choice['type'] === 'tool') throw new ThinkingRefused('Thinking may not be enabled when tool_choice forces tool use.');
     const messages = body['messages'] as Json[];
@@ -66,7 +70,7 @@ export class SimThinking {
     if (messages[last]?.['role'] === 'assistant') throw new ThinkingRefused('Prefilling the assistant message is not supported when thinking is enabled.');
     // In a tool loop, the assistant turn the results answer must open with its thinking block.
     const answering = blocksOf(messages[last] as Json).some((block) => block['type'] === 'tool_result');
-    const opening = blocksOf((messages[last - 1] ?? {}))[0];
+    const opening = blocksOf(messages[last - 1] ?? {})[0];
     if (answering && opening?.['type'] !== 'thinking' && opening?.['type'] !== 'redacted_thinking') {
       throw new ThinkingRefused(
         `messages.${last - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opening?.['type'] ?? 'nothing')}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ${DOCS}`,
@@ -99,7 +103,11 @@ export class SimThinking {
   events(choice: SimChoice, index: number, redacted: boolean): Json[] {
     if (!choice.thinking.length) return [];
     const text = choice.thinking.join('');
-    if (redacted) return [{ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: this.redact(text) } }, { type: 'content_block_stop', index }];
+    if (redacted)
+      return [
+        { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: this.redact(text) } },
+        { type: 'content_block_stop', index },
+      ];
     return [
       { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } },
       ...choice.thinking.map((piece) => ({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } })),

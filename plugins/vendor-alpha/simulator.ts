@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
+import {
+  faultFromDirectives,
+  planReply,
+  readDirectives,
+  SimServer,
+  type ReplyPlan,
+  type SimChoice,
+  type SimContext,
+  type SimOptions,
+  type SimRequest,
+  type SimToolChoice,
+  type SimVendor,
+  type VendorErrorBody,
+} from '../../src/toolkit/simulator.js';
 import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
 import { alphaCountRoute } from './simulator-count.js';
 import { checkStructuredOutputs, SchemaRefused } from './simulator-schema.js';
@@ -56,10 +69,17 @@ function validate(body: Json): void {
   const declared = Array.isArray(body['tools']) && body['tools'].length > 0;
   (messages as Json[]).forEach((message, i) => {
     if (i === 0 && message['role'] !== 'user') throw new InvalidRequest('messages: first message must use the "user" role');
-    if (i > 0 && message['role'] === (messages[i - 1] as Json)['role']) throw new InvalidRequest('messages: roles must alternate between "user" and "assistant"');
+    if (i > 0 && message['role'] === (messages[i - 1] as Json)['role'])
+      throw new InvalidRequest('messages: roles must alternate between "user" and "assistant"');
     const blocks = blocksOf(message);
     const next = messages[i + 1] as Json | undefined;
-    const answered = new Set(next ? blocksOf(next).filter((b) => b['type'] === 'tool_result').map((b) => b['tool_use_id']) : []);
+    const answered = new Set(
+      next
+        ? blocksOf(next)
+            .filter((b) => b['type'] === 'tool_result')
+            .map((b) => b['tool_use_id'])
+        : [],
+    );
     for (const block of blocks) {
       if (block['type'] === 'text' && String(block['text']) === '') throw new InvalidRequest(`messages.${i}: text content blocks must be non-empty`);
       if ((block['type'] === 'tool_use' || block['type'] === 'tool_result') && !declared) {
@@ -93,7 +113,18 @@ export function readMessagesRequest(body: Json): SimRequest {
   const tools = ((body['tools'] ?? []) as Json[]).map((tool) => ({ name: String(tool['name']), parameters: tool['input_schema'] }));
   const format = (body['output_config'] as Json | undefined)?.['format'] as Json | undefined;
   return {
-    texts: [systemText, ...messages.map((m) => textOf(blocksOf(m)) + ' ' + blocksOf(m).filter((b) => b['type'] === 'tool_result').map(resultText).join(' '))],
+    texts: [
+      systemText,
+      ...messages.map(
+        (m) =>
+          textOf(blocksOf(m)) +
+          ' ' +
+          blocksOf(m)
+            .filter((b) => b['type'] === 'tool_result')
+            .map(resultText)
+            .join(' '),
+      ),
+    ],
     lastUserText: textOf(lastBlocks),
     toolResults: lastBlocks.filter((b) => b['type'] === 'tool_result').map(resultText),
     tools,
@@ -149,7 +180,16 @@ function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json
   const frames = [
     sse({
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: plan.promptTokens, output_tokens: 1 } },
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: plan.promptTokens, output_tokens: 1 },
+      },
     }),
     ...thinking.map(sse),
   ];
@@ -169,14 +209,14 @@ function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json
     frames.push(sse({ type: 'content_block_stop', index }));
     index += 1;
   }
-  frames.push(
-    sse({ type: 'message_delta', delta: stopFields(choice, refusal), usage: outputUsage(plan) }),
-    sse({ type: 'message_stop' }),
-  );
+  frames.push(sse({ type: 'message_delta', delta: stopFields(choice, refusal), usage: outputUsage(plan) }), sse({ type: 'message_stop' }));
   return frames;
 }
 
-const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('base64url').replace(/[^a-zA-Z0-9]/g, 'x')}`;
+const newId = (prefix: string): string =>
+  `${prefix}${randomBytes(12)
+    .toString('base64url')
+    .replace(/[^a-zA-Z0-9]/g, 'x')}`;
 
 export function createAlphaVendor(): SimVendor {
   const thinking = new SimThinking();

@@ -21,7 +21,8 @@ function conflict(request: NeutralRequest, jsonTool: string | null): { param: st
   const choice = request.toolChoice;
   if (choice === 'required' || (choice !== null && typeof choice === 'object')) return { param: 'tool_choice', why: 'tool_choice may only be auto or none' };
   // A JSON answer alpha cannot give natively is a forced tool, which the vendor does not take with thinking.
-  if (request.responseFormat && jsonTool) return { param: request.responseFormat.param, why: `this JSON output is not available (${jsonTool}, so it would be a forced tool)` };
+  if (request.responseFormat && jsonTool)
+    return { param: request.responseFormat.param, why: `this JSON output is not available (${jsonTool}, so it would be a forced tool)` };
   return null;
 }
 

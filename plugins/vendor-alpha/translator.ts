@@ -43,7 +43,9 @@ export class AlphaTranslator implements Translator {
     }
     // Alpha counts tokens for callers of its own wire format only (the passthrough).
     if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
-    const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) => this.call.adjust(param, action, refusal));
+    const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) =>
+      this.call.adjust(param, action, refusal),
+    );
     this.jsonMode = jsonTool;
     return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }

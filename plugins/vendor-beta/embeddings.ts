@@ -23,11 +23,11 @@ export function batchEmbedVectors(body: JsonObject, expected: number): number[][
   }
   return embeddings.map((entry: JsonObject | null) => {
     const values = entry?.['values'];
-    if (!Array.isArray(values) || !values.every((v) => typeof v === 'number')) throw new GatewayError(502, 'The beta upstream sent an embedding that is not a list of numbers.');
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'number'))
+      throw new GatewayError(502, 'The beta upstream sent an embedding that is not a list of numbers.');
     return values;
   });
 }
 
 /** The input tokens of an embeddings call, which beta does not count: the gateway's estimate, a token per 4 characters of each input (at least 1). */
-export const embeddingTokens = (texts: readonly string[]): number =>
-  texts.reduce((sum, text) => sum + textTokens(text.length), 0);
+export const embeddingTokens = (texts: readonly string[]): number => texts.reduce((sum, text) => sum + textTokens(text.length), 0);

@@ -1,13 +1,6 @@
 import { GatewayError, invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
 import { describedSchema } from '../../src/toolkit/json-schema.js';
-import {
-  refuseToolNameClash,
-  type NeutralRequest,
-  type Part,
-  type ToolChoice,
-  type ToolSpec,
-  type Turn,
-} from '../../src/toolkit/neutral.js';
+import { refuseToolNameClash, type NeutralRequest, type Part, type ToolChoice, type ToolSpec, type Turn } from '../../src/toolkit/neutral.js';
 import { replaysNone, withReplayableTurns } from '../../src/toolkit/vendor.js';
 import { betaSchema } from './schema.js';
 import { callSignature, carriedSignature, thinkingConfig } from './thinking.js';
@@ -147,7 +140,9 @@ export function betaRequestBody(asked: NeutralRequest, model: ModelEntry, signat
   if (request.n > MAX_CANDIDATES) throw invalidRequest(`n must be at most ${MAX_CANDIDATES} for this model.`, 'n');
   refuseToolNameClash(request);
   const body: JsonObject = {
-    contents: request.turns.map((turn) => (turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) })),
+    contents: request.turns.map((turn) =>
+      turn.role === 'assistant' ? modelTurn(turn, signatures) : { role: 'user', parts: withoutReasoning(turn.parts).map(part) },
+    ),
   };
   if (request.system.length) body['systemInstruction'] = { parts: request.system.map((text) => ({ text })) };
   if (request.tools.length) {

@@ -11,8 +11,27 @@ import { foldedDescription, isSchemaObject, withDefsNamedDefs } from '../../src/
 
 /** The keywords beta's JSON Schema fields take. */
 export const BETA_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
-  'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'propertyOrdering',
+  '$id',
+  '$defs',
+  '$ref',
+  '$anchor',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'additionalProperties',
+  'required',
+  'propertyOrdering',
 ]);
 
 /** Where subschemas stand among the kept keywords: one schema, a list of them, a map of names to them. */
@@ -22,12 +41,14 @@ const MAP = new Set(['$defs', 'properties']);
 
 /** The subschemas of a node written in beta's keywords. */
 export function subschemas(node: JsonObject): JsonObject[] {
-  return Object.entries(node).flatMap(([key, value]): unknown[] => {
-    if (ONE.has(key)) return [value];
-    if (LIST.has(key) && Array.isArray(value)) return value;
-    if (MAP.has(key) && isSchemaObject(value)) return Object.values(value);
-    return [];
-  }).filter(isSchemaObject);
+  return Object.entries(node)
+    .flatMap(([key, value]): unknown[] => {
+      if (ONE.has(key)) return [value];
+      if (LIST.has(key) && Array.isArray(value)) return value;
+      if (MAP.has(key) && isSchemaObject(value)) return Object.values(value);
+      return [];
+    })
+    .filter(isSchemaObject);
 }
 
 export function betaSchema(schema: JsonObject): JsonObject {
@@ -44,7 +65,8 @@ function node(source: JsonObject): JsonObject {
     else if (!BETA_SCHEMA_KEYWORDS.has(key)) leftover[key] = value;
     else if (ONE.has(key) && isSchemaObject(value)) out[key] = node(value);
     else if (LIST.has(key) && Array.isArray(value)) out[key] = (value as unknown[]).map((inner) => (isSchemaObject(inner) ? node(inner) : inner));
-    else if (MAP.has(key) && isSchemaObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, isSchemaObject(inner) ? node(inner) : inner]));
+    else if (MAP.has(key) && isSchemaObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, isSchemaObject(inner) ? node(inner) : inner]));
     else out[key] = value;
   }
   const description = foldedDescription(out['description'], leftover);

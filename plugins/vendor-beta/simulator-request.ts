@@ -12,7 +12,7 @@ import { InvalidArgument } from './simulator-thinking.js';
 
 type Json = Record<string, unknown>;
 
-export const partsOf = (content: Json | undefined): Json[] => ((content?.['parts'] ?? []) as Json[]);
+export const partsOf = (content: Json | undefined): Json[] => (content?.['parts'] ?? []) as Json[];
 /** The text parts of a content, joined. */
 export const textOf = (parts: Json[]): string =>
   parts
@@ -26,7 +26,8 @@ const CALLING_MODES = new Set(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALID
 
 function checkResponseSchema(node: Json): void {
   const unknown = Object.keys(node).find((key) => !BETA_SCHEMA_KEYWORDS.has(key));
-  if (unknown !== undefined) throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'generation_config.response_json_schema': Cannot find field.`);
+  if (unknown !== undefined)
+    throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'generation_config.response_json_schema': Cannot find field.`);
   subschemas(node).forEach(checkResponseSchema);
 }
 
@@ -35,11 +36,13 @@ function validateStructured(body: Json): void {
   ((body['tools'] ?? []) as Json[]).forEach((tool, i) => {
     ((tool['functionDeclarations'] ?? []) as Json[]).forEach((declaration, j) => {
       const unknown = Object.keys(declaration).find((key) => !DECLARATION_FIELDS.has(key));
-      if (unknown !== undefined) throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'tools[${i}].function_declarations[${j}]': Cannot find field.`);
+      if (unknown !== undefined)
+        throw new InvalidArgument(`Invalid JSON payload received. Unknown name "${unknown}" at 'tools[${i}].function_declarations[${j}]': Cannot find field.`);
     });
   });
   const mode = (((body['toolConfig'] as Json | undefined)?.['functionCallingConfig'] ?? {}) as Json)['mode'];
-  if (mode !== undefined && !CALLING_MODES.has(String(mode))) throw new InvalidArgument(`Invalid value at 'tool_config.function_calling_config.mode' (${String(mode)})`);
+  if (mode !== undefined && !CALLING_MODES.has(String(mode)))
+    throw new InvalidArgument(`Invalid value at 'tool_config.function_calling_config.mode' (${String(mode)})`);
   const schema = ((body['generationConfig'] ?? {}) as Json)['responseJsonSchema'];
   if (schema && typeof schema === 'object') checkResponseSchema(schema as Json);
 }
@@ -52,7 +55,8 @@ export function validateGenerateRequest(body: Json): void {
   (contents as Json[]).forEach((content, i) => {
     const role = content['role'];
     if (role !== 'user' && role !== 'model') throw new InvalidArgument(`Please use a valid role: user, model.`);
-    if (i > 0 && role === (contents[i - 1] as Json)['role']) throw new InvalidArgument('Please ensure that multiturn requests alternate between user and model.');
+    if (i > 0 && role === (contents[i - 1] as Json)['role'])
+      throw new InvalidArgument('Please ensure that multiturn requests alternate between user and model.');
     const parts = partsOf(content);
     if (!parts.length) throw new InvalidArgument(`contents[${i}].parts must not be empty`);
     const responses = parts.filter((p) => p['functionResponse']);
@@ -61,7 +65,9 @@ export function validateGenerateRequest(body: Json): void {
     }
     const previousCalls = i > 0 ? partsOf(contents[i - 1] as Json).filter((p) => p['functionCall']).length : 0;
     if (role === 'user' && previousCalls && responses.length !== previousCalls) {
-      throw new InvalidArgument('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
+      throw new InvalidArgument(
+        'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.',
+      );
     }
   });
 }

@@ -30,7 +30,9 @@ export class SimSignatures {
 
   /** The signature of what a part says (a function call's name and arguments, or its text). */
   sign(part: Json): string {
-    const said = part['functionCall'] ? JSON.stringify({ name: (part['functionCall'] as Json)['name'], args: (part['functionCall'] as Json)['args'] ?? {} }) : String(part['text'] ?? '');
+    const said = part['functionCall']
+      ? JSON.stringify({ name: (part['functionCall'] as Json)['name'], args: (part['functionCall'] as Json)['args'] ?? {} })
+      : String(part['text'] ?? '');
     return createHmac('sha256', this.secret).update(said).digest('base64');
   }
 
@@ -41,7 +43,9 @@ export class SimSignatures {
       if (!call) return;
       const signature = call['thoughtSignature'];
       if (signature === undefined) {
-        throw new InvalidArgument(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[${i}]).`);
+        throw new InvalidArgument(
+          `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[${i}]).`,
+        );
       }
       if (signature !== PLACEHOLDER && signature !== this.sign(call)) throw new InvalidArgument(`Thought signature is not valid (contents[${i}]).`);
     });

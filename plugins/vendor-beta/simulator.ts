@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimChoice, type SimContext, type SimOptions, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
+import {
+  embedText,
+  faultFromDirectives,
+  planReply,
+  readDirectives,
+  SimServer,
+  type ReplyPlan,
+  type SimChoice,
+  type SimContext,
+  type SimOptions,
+  type SimVendor,
+  type VendorErrorBody,
+} from '../../src/toolkit/simulator.js';
 import { InvalidArgument, SimSignatures, thinkingOf, type Thinking } from './simulator-thinking.js';
 import { betaCountRoute } from './simulator-count.js';
 import { partsOf, readGenerateRequest, textOf, validateGenerateRequest } from './simulator-request.js';
@@ -97,7 +109,11 @@ function streamChunks(plan: ReplyPlan, model: string, id: string, render: Render
     const last = choice.pieces.length - 1;
     const items: Array<{ part: Json; cost: number; piece?: string }> = [
       ...(render.thinking.shown ? choice.thinking.map((piece) => ({ part: { text: piece, thought: true }, cost: 0 })) : []),
-      ...choice.pieces.map((piece, i) => ({ part: signed({ text: piece }, render.thinking.on && !choice.toolCalls.length && i === last, render), cost: 1, piece })),
+      ...choice.pieces.map((piece, i) => ({
+        part: signed({ text: piece }, render.thinking.on && !choice.toolCalls.length && i === last, render),
+        cost: 1,
+        piece,
+      })),
       ...choice.toolCalls.map((call, i) => ({ part: callPart(call, i === 0, render), cost: 10 })),
     ];
     if (!items.length) items.push({ part: { text: '' }, cost: 0, piece: '' });
@@ -135,7 +151,12 @@ export function createBetaVendor(): SimVendor {
     const plan = planReply(request);
     if (directives.refusal === 1) {
       // A blocked prompt: no candidate, only the reason (whole, or as the stream's one chunk).
-      const blocked = { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: usageMetadata(plan, 0, 0), modelVersion: model, responseId: randomBytes(9).toString('base64url') };
+      const blocked = {
+        promptFeedback: { blockReason: 'SAFETY' },
+        usageMetadata: usageMetadata(plan, 0, 0),
+        modelVersion: model,
+        responseId: randomBytes(9).toString('base64url'),
+      };
       if (stream && ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, [`data: ${JSON.stringify(blocked)}\r\n\r\n`], fault);
       else await ctx.sim.sendJson(ctx.res, stream ? [blocked] : blocked, fault);
       return;
@@ -148,7 +169,12 @@ export function createBetaVendor(): SimVendor {
       return;
     }
     const chunks = streamChunks(plan, model, id, render);
-    if (ctx.url.searchParams.get('alt') === 'sse') await ctx.sim.sendFrames(ctx.res, chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`), fault);
+    if (ctx.url.searchParams.get('alt') === 'sse')
+      await ctx.sim.sendFrames(
+        ctx.res,
+        chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`),
+        fault,
+      );
     else await ctx.sim.sendJson(ctx.res, chunks, fault);
   }
 
@@ -157,7 +183,12 @@ export function createBetaVendor(): SimVendor {
     const requests = (batch ? (body['requests'] ?? []) : [body]) as Json[];
     const wrong = requests.find((r) => batch && r['model'] !== `models/${model}`);
     if (wrong) {
-      ctx.sim.sendError(ctx.res, 400, `Model in the request (${String(wrong['model'])}) does not match the model in the URL (models/${model}).`, 'INVALID_ARGUMENT');
+      ctx.sim.sendError(
+        ctx.res,
+        400,
+        `Model in the request (${String(wrong['model'])}) does not match the model in the URL (models/${model}).`,
+        'INVALID_ARGUMENT',
+      );
       return;
     }
     const texts = requests.map((r) => textOf(partsOf(r['content'] as Json)));

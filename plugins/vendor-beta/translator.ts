@@ -72,7 +72,10 @@ export class BetaTranslator implements Translator {
       const vectors = batchEmbedVectors(body, this.embeddings.texts.length);
       // The vendor reports no token usage for embeddings: the input is billed (and shown) by the estimate.
       const prompt = embeddingTokens(this.embeddings.texts);
-      return { body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, prompt)), usage: { promptTokens: prompt, completionTokens: 0, estimated: true } };
+      return {
+        body: JSON.stringify(embeddingsBody(vectors, this.embeddings, this.model.id, prompt)),
+        usage: { promptTokens: prompt, completionTokens: 0, estimated: true },
+      };
     }
     if (this.counting) return countAnswer(this.output, countedTokens(body));
     const reply = betaReply(body, this.remember, !this.call.request.parallelToolCalls);

@@ -71,7 +71,8 @@ export class GammaEvents implements StreamTranslator {
 
   end(): string {
     if (this.events === 0) throw new GatewayError(502, 'The gamma upstream answered the stream with an empty body or one that is not an event stream.');
-    if (!this.sink.complete) throw new GatewayError(502, 'The gamma upstream ended the stream before every choice finished (no finish_reason): the reply is incomplete.');
+    if (!this.sink.complete)
+      throw new GatewayError(502, 'The gamma upstream ended the stream before every choice finished (no finish_reason): the reply is incomplete.');
     return this.sink.close(this.vendorUsage);
   }
 

@@ -1,6 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { float32Base64 } from '../../src/toolkit/reference-format.js';
-import { embedText, faultFromDirectives, planReply, readDirectives, SimServer, type ReplyPlan, type SimContext, type SimOptions, type SimRequest, type SimToolChoice, type SimVendor, type VendorErrorBody } from '../../src/toolkit/simulator.js';
+import {
+  embedText,
+  faultFromDirectives,
+  planReply,
+  readDirectives,
+  SimServer,
+  type ReplyPlan,
+  type SimContext,
+  type SimOptions,
+  type SimRequest,
+  type SimToolChoice,
+  type SimVendor,
+  type VendorErrorBody,
+} from '../../src/toolkit/simulator.js';
 
 /**
  * Simulator of the gamma family's upstream, which speaks the reference format itself
@@ -50,7 +63,7 @@ export function readChatRequest(body: Json): SimRequest {
   const format = body['response_format'] as Json | undefined;
   let jsonSchema: Json | null = null;
   if (format?.['type'] === 'json_object') jsonSchema = {};
-  if (format?.['type'] === 'json_schema') jsonSchema = (((format['json_schema'] as Json | undefined)?.['schema'] as Json | undefined) ?? {});
+  if (format?.['type'] === 'json_schema') jsonSchema = ((format['json_schema'] as Json | undefined)?.['schema'] as Json | undefined) ?? {};
   const tools = ((Array.isArray(body['tools']) ? body['tools'] : []) as Json[]).map((tool) => {
     const fn = (tool['function'] ?? {}) as Json;
     return { name: String(fn['name']), parameters: fn['parameters'] };
@@ -196,14 +209,18 @@ export function createGammaVendor(): SimVendor {
       await ctx.sim.sendFrames(ctx.res, close(plan), fault);
       return;
     }
-    await ctx.sim.sendJson(ctx.res, {
-      id,
-      object: 'text_completion',
-      created,
-      model,
-      choices: plan.choices.map((choice, index) => ({ text: choice.pieces.join(''), index, logprobs: null, finish_reason: choice.finish })),
-      usage: usageOf(plan),
-    }, fault);
+    await ctx.sim.sendJson(
+      ctx.res,
+      {
+        id,
+        object: 'text_completion',
+        created,
+        model,
+        choices: plan.choices.map((choice, index) => ({ text: choice.pieces.join(''), index, logprobs: null, finish_reason: choice.finish })),
+        usage: usageOf(plan),
+      },
+      fault,
+    );
   }
 
   async function embeddings(ctx: SimContext): Promise<void> {
@@ -214,15 +231,19 @@ export function createGammaVendor(): SimVendor {
     const dimensions = typeof body['dimensions'] === 'number' ? body['dimensions'] : 8;
     const base64 = body['encoding_format'] === 'base64';
     const tokens = inputs.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
-    await ctx.sim.sendJson(ctx.res, {
-      object: 'list',
-      model: String(body['model']),
-      data: inputs.map((text, index) => {
-        const vector = embedText(text, dimensions);
-        return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
-      }),
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    }, fault);
+    await ctx.sim.sendJson(
+      ctx.res,
+      {
+        object: 'list',
+        model: String(body['model']),
+        data: inputs.map((text, index) => {
+          const vector = embedText(text, dimensions);
+          return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
+        }),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+      fault,
+    );
   }
 
   return {

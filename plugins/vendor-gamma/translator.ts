@@ -104,7 +104,7 @@ export class GammaPassthrough implements Translator {
     let bytes = call.rawJson as Buffer;
     if (body['model'] !== this.upstreamModel || this.forceUsage || messages) {
       const out: JsonObject = { ...body, model: this.upstreamModel };
-      if (this.forceUsage) out['stream_options'] = { ...((body['stream_options']) ?? {}), include_usage: true };
+      if (this.forceUsage) out['stream_options'] = { ...(body['stream_options'] ?? {}), include_usage: true };
       if (messages) out['messages'] = messages;
       bytes = Buffer.from(JSON.stringify(out));
     }

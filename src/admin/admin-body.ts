@@ -10,13 +10,12 @@ function bodyError(errors: ErrorObject[] | null | undefined): GatewayError {
   const error = errors?.[0];
   if (!error) return invalidRequest('The request body is invalid.');
   const field =
-    error.keyword === 'required' ? String(error.params['missingProperty'])
-    : error.keyword === 'additionalProperties' ? String(error.params['additionalProperty'])
-    : error.instancePath.split('/')[1] ?? null;
-  const reason =
-    error.keyword === 'additionalProperties' ? 'is not a known field'
-    : error.keyword === 'anyOf' ? 'has the wrong type'
-    : schemaReason(error);
+    error.keyword === 'required'
+      ? String(error.params['missingProperty'])
+      : error.keyword === 'additionalProperties'
+        ? String(error.params['additionalProperty'])
+        : (error.instancePath.split('/')[1] ?? null);
+  const reason = error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'anyOf' ? 'has the wrong type' : schemaReason(error);
   return invalidRequest(`${field ?? 'body'} ${reason}.`, field);
 }
 

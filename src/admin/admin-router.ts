@@ -59,53 +59,74 @@ export function adminRouter(deps: AdminDeps): Router {
   router.use('/imports', importsRouter(deps.imports));
   router.use(express.json({ limit: '1mb', type: () => true }));
 
-  router.get('/audit', handled(async (req, res) => {
-    const limit = Math.min(Math.max(Number(req.query['limit']) || 200, 1), 1000);
-    const entries = await store.audit.list(limit);
-    send(res, 200, { object: 'list', data: entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })) });
-  }));
+  router.get(
+    '/audit',
+    handled(async (req, res) => {
+      const limit = Math.min(Math.max(Number(req.query['limit']) || 200, 1), 1000);
+      const entries = await store.audit.list(limit);
+      send(res, 200, { object: 'list', data: entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })) });
+    }),
+  );
 
-  router.post('/keys', handled(async (req, res) => {
-    const input = validBody<KeySettingsInput & { name: string }>(req, createKeySchema);
-    const { key, value } = await keys.create(input);
-    send(res, 201, keyJson(key, clock.now(), value));
-  }));
+  router.post(
+    '/keys',
+    handled(async (req, res) => {
+      const input = validBody<KeySettingsInput & { name: string }>(req, createKeySchema);
+      const { key, value } = await keys.create(input);
+      send(res, 201, keyJson(key, clock.now(), value));
+    }),
+  );
 
-  router.get('/keys', handled(async (_req, res) => {
-    const now = clock.now();
-    send(res, 200, { object: 'list', data: (await store.keys.list()).map((key) => keyJson(key, now)) });
-  }));
+  router.get(
+    '/keys',
+    handled(async (_req, res) => {
+      const now = clock.now();
+      send(res, 200, { object: 'list', data: (await store.keys.list()).map((key) => keyJson(key, now)) });
+    }),
+  );
 
-  router.get('/keys/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const key = await store.keys.get(id);
-    if (!key) throw notFound(id);
-    send(res, 200, keyJson(key, clock.now()));
-  }));
+  router.get(
+    '/keys/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const key = await store.keys.get(id);
+      if (!key) throw notFound(id);
+      send(res, 200, keyJson(key, clock.now()));
+    }),
+  );
 
-  router.patch('/keys/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const key = await keys.update(id, validBody<KeySettingsInput>(req, patchKeySchema));
-    if (!key) throw notFound(id);
-    send(res, 200, keyJson(key, clock.now()));
-  }));
+  router.patch(
+    '/keys/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const key = await keys.update(id, validBody<KeySettingsInput>(req, patchKeySchema));
+      if (!key) throw notFound(id);
+      send(res, 200, keyJson(key, clock.now()));
+    }),
+  );
 
-  router.post('/keys/:id/revoke', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const key = await keys.revoke(id);
-    if (!key) throw notFound(id);
-    send(res, 200, keyJson(key, clock.now()));
-  }));
+  router.post(
+    '/keys/:id/revoke',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const key = await keys.revoke(id);
+      if (!key) throw notFound(id);
+      send(res, 200, keyJson(key, clock.now()));
+    }),
+  );
 
-  router.post('/keys/:id/rotate', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const rotated = await keys.rotate(id);
-    if (!rotated) throw notFound(id);
-    send(res, 200, {
-      ...keyJson(rotated.key, clock.now(), rotated.value),
-      previous_valid_until: new Date(rotated.previousValidUntil).toISOString(),
-    });
-  }));
+  router.post(
+    '/keys/:id/rotate',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const rotated = await keys.rotate(id);
+      if (!rotated) throw notFound(id);
+      send(res, 200, {
+        ...keyJson(rotated.key, clock.now(), rotated.value),
+        previous_valid_until: new Date(rotated.previousValidUntil).toISOString(),
+      });
+    }),
+  );
 
   deps.mountPluginRoutes(router);
   return router;

@@ -30,27 +30,39 @@ export function importsRouter(imports: ImportService): Router {
   const notFound = (id: string): GatewayError => new GatewayError(404, `No import with id '${id}'.`, { param: 'id' });
   router.use(express.json({ limit: IMPORT_BODY_LIMIT, type: () => true }));
 
-  router.post('/', handled(async (req, res) => {
-    const { json, created } = await imports.importKey(validBody<ImportRequest>(req, importSchema));
-    sendBody(res, created ? 201 : 200, json);
-  }));
+  router.post(
+    '/',
+    handled(async (req, res) => {
+      const { json, created } = await imports.importKey(validBody<ImportRequest>(req, importSchema));
+      sendBody(res, created ? 201 : 200, json);
+    }),
+  );
 
-  router.get('/', handled(async (_req, res) => {
-    sendBody(res, 200, { object: 'list', data: await imports.list(), connectors: imports.connectorKinds() });
-  }));
+  router.get(
+    '/',
+    handled(async (_req, res) => {
+      sendBody(res, 200, { object: 'list', data: await imports.list(), connectors: imports.connectorKinds() });
+    }),
+  );
 
-  router.get('/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    const found = await imports.get(id);
-    if (!found) throw notFound(id);
-    sendBody(res, 200, found);
-  }));
+  router.get(
+    '/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      const found = await imports.get(id);
+      if (!found) throw notFound(id);
+      sendBody(res, 200, found);
+    }),
+  );
 
-  router.delete('/:id', handled(async (req, res) => {
-    const id = String(req.params['id']);
-    if (!(await imports.remove(id))) throw notFound(id);
-    sendBody(res, 200, { id, deleted: true });
-  }));
+  router.delete(
+    '/:id',
+    handled(async (req, res) => {
+      const id = String(req.params['id']);
+      if (!(await imports.remove(id))) throw notFound(id);
+      sendBody(res, 200, { id, deleted: true });
+    }),
+  );
 
   return router;
 }

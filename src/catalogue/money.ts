@@ -28,7 +28,10 @@ export function formatUsd(nanos: Nanos): string {
   const sign = nanos < 0 ? '-' : '';
   const abs = Math.abs(nanos);
   const whole = Math.floor(abs / NANOS_PER_USD);
-  const fraction = String(abs % NANOS_PER_USD).padStart(9, '0').replace(/0+$/, '').padEnd(2, '0');
+  const fraction = String(abs % NANOS_PER_USD)
+    .padStart(9, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
   return `${sign}${whole}.${fraction}`;
 }
 

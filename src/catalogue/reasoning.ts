@@ -18,9 +18,7 @@ export type ReasoningStyle = (typeof REASONING_STYLES)[number];
 type EffortTable<T> = Readonly<Record<ReasoningEffort, T>>;
 
 export type ReasoningSpec =
-  | { style: 'none' }
-  | { style: 'budget'; efforts: EffortTable<number> }
-  | { style: 'adaptive' | 'level' | 'effort'; efforts: EffortTable<string> };
+  { style: 'none' } | { style: 'budget'; efforts: EffortTable<number> } | { style: 'adaptive' | 'level' | 'effort'; efforts: EffortTable<string> };
 
 /** The words each worded style may map an effort to. */
 const WORDS = {
@@ -42,7 +40,11 @@ export interface RawReasoning {
   efforts?: Partial<Record<ReasoningEffort, string | number>>;
 }
 
-const efforts = (values: object) => ({ type: 'object', additionalProperties: false, properties: Object.fromEntries(REASONING_EFFORTS.map((effort) => [effort, values])) });
+const efforts = (values: object) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(REASONING_EFFORTS.map((effort) => [effort, values])),
+});
 const whenStyle = (style: ReasoningStyle, then: object) => ({ if: { properties: { style: { const: style } } }, then });
 
 /** The JSON Schema of a model's `reasoning:` entry. */

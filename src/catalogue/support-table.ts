@@ -16,9 +16,7 @@ export function supportTable(catalogue: Catalogue): string {
     const embeddings = model.capabilities.has('embeddings') && embeddingModel ? `yes (${embeddingModel})` : '—';
     return `| ${model.family} | \`${model.id}\` | ${mark(model.capabilities.has('tools'))} | ${mark(model.capabilities.has('vision'))} | ${mark(model.capabilities.has('json'))} | ${embeddings} | ${model.maxOutputTokens} |`;
   });
-  return [
-    '| Family | Model | Tools | Images | JSON mode | Embeddings (native model) | Max output tokens |',
-    '|---|---|---|---|---|---|---|',
-    ...rows,
-  ].join('\n');
+  return ['| Family | Model | Tools | Images | JSON mode | Embeddings (native model) | Max output tokens |', '|---|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }

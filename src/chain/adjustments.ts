@@ -22,5 +22,4 @@ export interface Adjustment {
 }
 
 /** The header value for a call's adjustments. */
-export const adjustedHeader = (adjustments: readonly Adjustment[]): string =>
-  adjustments.map(({ param, action }) => `${param}=${action}`).join(', ');
+export const adjustedHeader = (adjustments: readonly Adjustment[]): string => adjustments.map(({ param, action }) => `${param}=${action}`).join(', ');

@@ -46,7 +46,10 @@ export class AdmissionSteps {
       return;
     }
     const input = reserve.input();
-    if (!take) { reserve.verdict(await store.ledger.reserve(input), input); return; }
+    if (!take) {
+      reserve.verdict(await store.ledger.reserve(input), input);
+      return;
+    }
     const answer = await store.ledger.reserveAfterTake(take.input, input);
     take.verdict(answer.waitMs);
     // A take that refused was answered by throwing; without a reservation the call must not go on.

@@ -85,7 +85,10 @@ export class Chain {
     this.names = plugins.map((p) => p.name);
     this.headerHooks = collect(plugins, 'onHeaders');
     this.requestHooks = collect(plugins, 'onRequest');
-    this.modelFreeRequestHooks = collect(plugins.filter((p) => !p.needs?.includes('model')), 'onRequest');
+    this.modelFreeRequestHooks = collect(
+      plugins.filter((p) => !p.needs?.includes('model')),
+      'onRequest',
+    );
     this.keyProvider = plugins.find((p) => p.provides?.includes('key'))?.name;
     this.upstreamRequestHooks = collect(plugins, 'onUpstreamRequest');
     this.upstreamResponseHooks = collect(reversed, 'onUpstreamResponse');
@@ -101,19 +104,24 @@ export class Chain {
     for (const plugin of plugins) {
       for (const endpoint of plugin.hooks.endpoints ?? []) {
         if (endpoints.some((e) => e.path.toLowerCase() === endpoint.path.toLowerCase() || e.name === endpoint.name)) {
-          throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" serves ${endpoint.path} (${endpoint.name}), which another plugin already serves`);
+          throw new PluginConfigError(
+            `${plugin.where}: plugin "${plugin.name}" serves ${endpoint.path} (${endpoint.name}), which another plugin already serves`,
+          );
         }
         endpoints.push(endpoint);
       }
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
         if (!responder) continue;
-        if (this.responders.has(endpoint as EndpointName)) throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
+        if (this.responders.has(endpoint as EndpointName))
+          throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
         this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks) as (call: Call) => JsonObject | Promise<JsonObject>);
       }
       const provider = plugin.hooks.translator;
       if (!provider) continue;
       if (this.translators.has(provider.family)) {
-        throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" translates the family ${provider.family}, which another plugin already translates`);
+        throw new PluginConfigError(
+          `${plugin.where}: plugin "${plugin.name}" translates the family ${provider.family}, which another plugin already translates`,
+        );
       }
       this.translators.set(provider.family, provider);
     }

@@ -26,7 +26,7 @@ import type { Call, Outcome } from './call.js';
 export type Fact = 'key' | 'model';
 
 /** The phrase a boot error uses for each fact. */
-export const FACT_NAMES: Readonly<Record<Fact, string>> = { key: 'the caller\'s key', model: 'the canonical model' };
+export const FACT_NAMES: Readonly<Record<Fact, string>> = { key: "the caller's key", model: 'the canonical model' };
 
 /** The hook during which each fact is provided: the key from the headers alone, the model once the body is read. */
 export const FACT_HOOK: Readonly<Record<Fact, 'onHeaders' | 'onRequest'>> = { key: 'onHeaders', model: 'onRequest' };

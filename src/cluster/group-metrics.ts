@@ -28,7 +28,10 @@ class Pending<T> {
   private next = 0;
   private readonly waiting = new Map<number, Waiter<T>>();
 
-  constructor(private readonly timeoutMs: number, private readonly what: string) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly what: string,
+  ) {}
 
   /** Sends a request with a fresh id (through `send`) and waits for `settle` with that id. */
   request(send: (id: number) => void): Promise<T> {
@@ -108,7 +111,11 @@ export class GroupMetrics {
     this.lastSeen.delete(worker);
     if (!last) return;
     // Never a rejected fold: every later scrape waits on it.
-    this.departed = this.departed.then((before) => AggregatorRegistry.aggregate([before, monotonic(last)]).getMetricsAsJSON().catch(() => before));
+    this.departed = this.departed.then((before) =>
+      AggregatorRegistry.aggregate([before, monotonic(last)])
+        .getMetricsAsJSON()
+        .catch(() => before),
+    );
   }
 
   private async collect(worker: Worker): Promise<RegistryJson> {

@@ -151,7 +151,13 @@ export class WorkerSupervisor {
     slot.listening = false;
     if (this.state === 'stopping') return;
     const pid = worker.process.pid;
-    if (this.state === 'starting' && abortsStart(signal, this.slots.some((s) => s.listening))) {
+    if (
+      this.state === 'starting' &&
+      abortsStart(
+        signal,
+        this.slots.some((s) => s.listening),
+      )
+    ) {
       // A worker that exits with a code has written why (its one line); a signal says nothing.
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       this.state = 'stopping';

@@ -62,7 +62,11 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
 /** Integers that do not parse stay strings, so the schema reports them with their path; lists are comma-separated. */
 function coerce(raw: string, kind: Coerce): unknown {
   if (kind === 'string') return raw;
-  if (kind === 'list') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (kind === 'list')
+    return raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
 }
 

@@ -83,7 +83,8 @@ export function bodyReader({ maxBytes, maxBytesHeld }: BodyLimits): BodyReader {
         }
         const failure = error as ParserError;
         if (failure.type === 'entity.too.large') reject(tooLarge(maxBytes));
-        else if (failure.type === 'encoding.unsupported' || failure.type === 'charset.unsupported') reject(new GatewayError(400, `Unsupported body encoding: ${failure.message}.`));
+        else if (failure.type === 'encoding.unsupported' || failure.type === 'charset.unsupported')
+          reject(new GatewayError(400, `Unsupported body encoding: ${failure.message}.`));
         else if (failure.type === 'request.aborted') reject(failure);
         else reject(new GatewayError(400, `The request body could not be read: ${failure.message}.`, { headers: { connection: 'close' } }));
       });

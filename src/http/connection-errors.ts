@@ -62,7 +62,9 @@ function closingPage(status: number, title: string, detail: string): { page: str
  */
 function refuseOnSocket(socket: Duplex, status: number, title: string, detail: string): void {
   const { page, headers } = closingPage(status, title, detail);
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.write(`HTTP/1.1 ${status} ${title}\r\n${head}\r\n${page}`);
   lingeringClose(socket);
 }
@@ -75,7 +77,7 @@ function refuseOnSocket(socket: Duplex, status: number, title: string, detail: s
  */
 function answerParserError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || (inFlight?.headersSent)) {
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

@@ -19,8 +19,10 @@ import { discardUnreadUpload } from './unread-upload.js';
  */
 
 export function htmlPage(status: number, title: string, detail: string): string {
-  return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${status} ${escapeHtml(title)}</title></head>` +
-    `<body><h1>${status} ${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></body></html>\n`;
+  return (
+    `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${status} ${escapeHtml(title)}</title></head>` +
+    `<body><h1>${status} ${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></body></html>\n`
+  );
 }
 
 export function sendHtml(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {

@@ -83,4 +83,7 @@ export const invalidRequest = (message: string, param: string | null = null, cod
 
 /** The 404 of a model name no catalogue entry answers to; the name as the caller wrote it, cut and with key-shaped text redacted. */
 export const modelNotFound = (name: string): GatewayError =>
-  new GatewayError(404, `The model '${cutForLog(name)}' does not exist. GET /v1/models lists the available models.`, { code: 'model_not_found', param: 'model' });
+  new GatewayError(404, `The model '${cutForLog(name)}' does not exist. GET /v1/models lists the available models.`, {
+    code: 'model_not_found',
+    param: 'model',
+  });

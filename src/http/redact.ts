@@ -11,17 +11,14 @@ export const REDACTED = '[redacted]';
 const MIN_PIECE = 8;
 
 /** Key formats of known vendors and ours; `Bearer <token>`. */
-const SECRET_SHAPES: readonly RegExp[] = [
-  /\b(?:sk|sl|rk|pk|qua)-[A-Za-z0-9_-]{8,}/g,
-  /\bAIza[0-9A-Za-z_-]{20,}/g,
-  /(?<=\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-];
+const SECRET_SHAPES: readonly RegExp[] = [/\b(?:sk|sl|rk|pk|qua)-[A-Za-z0-9_-]{8,}/g, /\bAIza[0-9A-Za-z_-]{20,}/g, /(?<=\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi];
 
 /**
  * A token of 16+ base64 or hex characters, letters and digits mixed, within two words after
  * "key", "token", "secret", …: `key provided: 3f9a…`, `token=…`, `api_key '…'`.
  */
-const AFTER_KEYWORD = /(\b(?:key|token|secret|password|credential|signature)s?\b[^A-Za-z0-9\n]{0,4}(?:[A-Za-z]{1,12}[^A-Za-z0-9\n]{1,4}){0,2})([A-Za-z0-9+/_.=-]{16,})/gi;
+const AFTER_KEYWORD =
+  /(\b(?:key|token|secret|password|credential|signature)s?\b[^A-Za-z0-9\n]{0,4}(?:[A-Za-z]{1,12}[^A-Za-z0-9\n]{1,4}){0,2})([A-Za-z0-9+/_.=-]{16,})/gi;
 
 /** Every maximal run of `text` that is a piece of `credential` at least MIN_PIECE long. */
 function withoutCredential(text: string, credential: string): string {
@@ -30,7 +27,7 @@ function withoutCredential(text: string, credential: string): string {
   for (let at = 0; at + MIN_PIECE <= credential.length; at++) pieces.add(credential.slice(at, at + MIN_PIECE));
   let out = '';
   let kept = 0;
-  for (let at = 0; at + MIN_PIECE <= text.length; ) {
+  for (let at = 0; at + MIN_PIECE <= text.length;) {
     if (!pieces.has(text.slice(at, at + MIN_PIECE))) {
       at += 1;
       continue;
@@ -53,9 +50,7 @@ function withoutKeyShapes(text: string): string {
 /** `text` with the credential (and pieces of it) and secret-shaped tokens replaced by `[redacted]`. */
 export function scrubSecrets(text: string, credential: string | undefined): string {
   const out = withoutKeyShapes(credential ? withoutCredential(text, credential) : text);
-  return out.replace(AFTER_KEYWORD, (match: string, lead: string, token: string) =>
-    /\d/.test(token) && /[A-Za-z]/.test(token) ? lead + REDACTED : match,
-  );
+  return out.replace(AFTER_KEYWORD, (match: string, lead: string, token: string) => (/\d/.test(token) && /[A-Za-z]/.test(token) ? lead + REDACTED : match));
 }
 
 /**

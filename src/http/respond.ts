@@ -6,12 +6,7 @@ import type { GatewayError } from './errors.js';
  * A string is encoded once, here: its length and its write then read the same bytes (a string
  * written as it is would be measured, joined to the headers' text and encoded again).
  */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: string | Buffer,
-  headers: Readonly<Record<string, string>> = {},
-): void {
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   res.writeHead(status, {
     ...headers,

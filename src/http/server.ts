@@ -63,7 +63,8 @@ export class GatewayServer {
     const { server } = this;
     return new Promise((resolve, reject) => {
       // A port in use or not ours to take is the operator's to fix (HOST, PORT): one line.
-      const refused = (error: NodeJS.ErrnoException): void => reject(new BootError(`cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`));
+      const refused = (error: NodeJS.ErrnoException): void =>
+        reject(new BootError(`cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`));
       server.once('error', refused);
       server.listen(port, host, () => {
         server.off('error', refused);

@@ -33,8 +33,7 @@ export function discardBodyOfRead(req: IncomingMessage, res: ServerResponse): vo
   if (req.method === 'GET' || req.method === 'HEAD') discardUnreadUpload(req, res);
 }
 
-const declaresBody = (req: IncomingMessage): boolean =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+const declaresBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** Ends our side of the connection; cuts it after LINGER_MS unless the caller closed its side first. */
 export function lingeringClose(socket: Duplex): void {

@@ -15,7 +15,10 @@ export const MAX_HISTORY_ROWS = 100_000;
 const MAX_REPORTED = 20;
 
 export class HistoryError extends Error {
-  constructor(readonly problems: string[], total: number) {
+  constructor(
+    readonly problems: string[],
+    total: number,
+  ) {
     const shown = problems.slice(0, MAX_REPORTED).join('; ');
     const more = total > MAX_REPORTED ? `; and ${total - MAX_REPORTED} more` : '';
     super(`The history has ${total} bad ${total === 1 ? 'row' : 'rows'}; nothing was imported. ${shown}${more}.`);

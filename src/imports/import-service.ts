@@ -82,7 +82,9 @@ export class ImportService {
       return records.map((record, index) => ({ where: `fetched row ${index + 1}`, record }));
     } catch (error) {
       if (error instanceof ConnectorError) {
-        throw error.refused ? invalidRequest(`Fetching the history failed: ${error.message}.`, 'key') : new GatewayError(502, `Fetching the history failed: ${error.message}.`);
+        throw error.refused
+          ? invalidRequest(`Fetching the history failed: ${error.message}.`, 'key')
+          : new GatewayError(502, `Fetching the history failed: ${error.message}.`);
       }
       throw error;
     }

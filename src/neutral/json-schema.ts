@@ -45,11 +45,14 @@ export function withDefsNamedDefs(schema: JsonObject): JsonObject {
     if (Array.isArray(value)) return value.map(rewrite);
     if (!isSchemaObject(value)) return value;
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/definitions\//, '#/$defs/') : rewrite(inner)]),
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/definitions\//, '#/$defs/') : rewrite(inner),
+      ]),
     );
   };
   const { definitions, ...rest } = schema;
-  const moved = rewrite({ ...rest, $defs: { ...(isSchemaObject(rest['$defs']) ? rest['$defs'] : {}), ...(definitions) } });
+  const moved = rewrite({ ...rest, $defs: { ...(isSchemaObject(rest['$defs']) ? rest['$defs'] : {}), ...definitions } });
   return moved as JsonObject;
 }
 

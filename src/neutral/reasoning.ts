@@ -68,5 +68,8 @@ export function reasoningPlan(reasoning: ReasoningRequest | null, model: ModelEn
 
 /** A setting this vendor does not speak: the catalogue gives the model a style its family has no mapping for (a 500: the operator's to fix). */
 export function unsupportedSetting(model: ModelEntry, family: string): GatewayError {
-  return new GatewayError(500, `The catalogue gives the model '${model.id}' the reasoning style '${model.reasoning.style}', which the ${family} translator does not speak.`);
+  return new GatewayError(
+    500,
+    `The catalogue gives the model '${model.id}' the reasoning style '${model.reasoning.style}', which the ${family} translator does not speak.`,
+  );
 }

@@ -128,7 +128,8 @@ export interface NeutralRequest {
 export function refuseToolNameClash(request: NeutralRequest, reserved: string | null = null): void {
   const seen = new Set<string>();
   request.tools.forEach((tool, i) => {
-    if (tool.name === reserved) throw invalidRequest(`tools[${i}] is named '${reserved}', which this model's JSON output uses for a tool of its own: rename the tool.`, `tools[${i}]`);
+    if (tool.name === reserved)
+      throw invalidRequest(`tools[${i}] is named '${reserved}', which this model's JSON output uses for a tool of its own: rename the tool.`, `tools[${i}]`);
     if (seen.has(tool.name)) throw invalidRequest(`tools[${i}] is named '${tool.name}' like an earlier tool: tool names must be unique.`, `tools[${i}]`);
     seen.add(tool.name);
   });

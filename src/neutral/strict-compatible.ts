@@ -44,5 +44,4 @@ export interface ResponsesFunctionTool {
  * The `strict` a Responses function tool has in effect: the caller's `true` or `false`, or when
  * absent (or null) whether its schema is strict-compatible, as the reference API decides it.
  */
-export const effectiveStrict = (tool: ResponsesFunctionTool): boolean =>
-  typeof tool.strict === 'boolean' ? tool.strict : strictCompatible(tool.parameters);
+export const effectiveStrict = (tool: ResponsesFunctionTool): boolean => (typeof tool.strict === 'boolean' ? tool.strict : strictCompatible(tool.parameters));

@@ -96,7 +96,14 @@ function prepare(call: ResolvedCall, chain: Chain): Translator {
  * One upstream attempt, recorded on the call. A non-streamed answer is read whole here, so
  * that a body cut short can still be retried: nothing has reached the caller yet.
  */
-async function attempt(call: AdmittedCall, translator: Translator, request: UpstreamRequest, deadline: number, waitMs: number, deps: ExchangeDeps): Promise<AttemptResult> {
+async function attempt(
+  call: AdmittedCall,
+  translator: Translator,
+  request: UpstreamRequest,
+  deadline: number,
+  waitMs: number,
+  deps: ExchangeDeps,
+): Promise<AttemptResult> {
   const { chain, proxy, limits } = deps;
   const model = call.model;
   chain.onUpstreamRequest(call, request);

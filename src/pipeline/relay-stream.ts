@@ -22,12 +22,7 @@ export interface StreamRelayOptions {
  * frames are written (everything but `data: [DONE]`); rejects with an UpstreamFailure if the
  * upstream breaks off, goes silent, or the caller leaves, or with the translator's error.
  */
-export function relayStream(
-  call: Call,
-  upstream: IncomingMessage,
-  translator: StreamTranslator,
-  options: StreamRelayOptions,
-): Promise<void> {
+export function relayStream(call: Call, upstream: IncomingMessage, translator: StreamTranslator, options: StreamRelayOptions): Promise<void> {
   const { res } = call;
   let waitingForDrain = false;
   const headersAlone = setTimeout(() => {
@@ -77,10 +72,7 @@ export function relayStream(
   return new Promise<void>((resolve, reject) => {
     // A caller who leaves ends the upstream request: nothing more is produced, or billed.
     const stopListening = call.onCallerGone(() => void upstream.destroy());
-    const idle = setTimeout(
-      () => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)),
-      options.idleMs,
-    );
+    const idle = setTimeout(() => upstream.destroy(new UpstreamFailure('stream_idle', `no stream event for ${options.idleMs} ms`)), options.idleMs);
     upstream.setEncoding('utf8');
     // The HTTP parser emits one 'data' per chunk of the upstream's chunked body, all in the same
     // tick when they arrived in one read: the write waits for the end of that tick, so frames that

@@ -7,7 +7,20 @@ import { isCredentialHeader } from '../http/credential-headers.js';
  * translators parse identity bodies), and — by `isCredentialHeader` — the caller's credentials,
  * any vendor credential or other gateway's token header, and cookies meant for us.
  */
-const NEVER_FORWARDED = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'content-encoding', 'accept-encoding', 'expect', 'http2-settings']);
+const NEVER_FORWARDED = new Set([
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'content-encoding',
+  'accept-encoding',
+  'expect',
+  'http2-settings',
+]);
 
 /** Which caller headers may reach an upstream: exact names, or prefixes written with a trailing `*`. */
 export class ForwardedHeaders {
@@ -38,7 +51,12 @@ export function upstreamHeaders(
   bodyLength: number,
 ): OutgoingHttpHeaders {
   // Headers the caller's own `Connection` names are hop-by-hop for that request.
-  const hopByHop = caller.connection ? caller.connection.toLowerCase().split(',').map((token) => token.trim()) : [];
+  const hopByHop = caller.connection
+    ? caller.connection
+        .toLowerCase()
+        .split(',')
+        .map((token) => token.trim())
+    : [];
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(caller)) {
     if (value !== undefined && forwarded.allows(name) && !hopByHop.includes(name)) out[name] = value;

@@ -65,10 +65,7 @@ class PendingAttempt {
     private readonly cleanup: () => void,
     headersMs: number,
   ) {
-    this.timer = setTimeout(
-      () => this.fail(new UpstreamFailure('headers_timeout', `no response headers within ${headersMs} ms`)),
-      headersMs,
-    );
+    this.timer = setTimeout(() => this.fail(new UpstreamFailure('headers_timeout', `no response headers within ${headersMs} ms`)), headersMs);
   }
 
   succeed(res: IncomingMessage): void {

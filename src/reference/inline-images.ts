@@ -10,9 +10,13 @@ export type ReleaseImages = () => void;
 
 function refusal(error: unknown, part: ImagePart): GatewayError {
   if (error instanceof BudgetExhausted) {
-    return new GatewayError(503, `The gateway holds as many remote image bytes as it may, so the image at ${part.param} was not fetched (${error.message}). Try again shortly.`, {
-      headers: { 'retry-after': '1' },
-    });
+    return new GatewayError(
+      503,
+      `The gateway holds as many remote image bytes as it may, so the image at ${part.param} was not fetched (${error.message}). Try again shortly.`,
+      {
+        headers: { 'retry-after': '1' },
+      },
+    );
   }
   const reason = error instanceof ImageFetchError ? error.message : 'the image could not be fetched';
   return invalidRequest(`The image at ${part.param} was refused: ${reason}.`, part.param);

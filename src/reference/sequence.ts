@@ -130,9 +130,11 @@ export class TurnSequence {
       const results = new Set(this.turns[t + 1]?.parts.flatMap((p) => (p.type === 'tool_result' ? [p.id] : [])) ?? []);
       for (const part of turn.parts) {
         if (part.type !== 'tool_call') continue;
-        if (callIds.has(part.id)) throw invalidRequest(`The tool call id '${part.id}' is used by more than one call; each call needs an id of its own.`, words.param);
+        if (callIds.has(part.id))
+          throw invalidRequest(`The tool call id '${part.id}' is used by more than one call; each call needs an id of its own.`, words.param);
         callIds.add(part.id);
-        if (!results.has(part.id)) throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
+        if (!results.has(part.id))
+          throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
       }
     });
     return { system: this.system, turns: this.turns };

@@ -23,5 +23,4 @@ export const MAX_TOKEN_COUNT = 1e9;
  * MAX_TOKEN_COUNT; a fraction is rounded up (the ledger and spend are integer nano-dollars, and a
  * count a vendor got wrong is not billed below what it said); anything else is 0.
  */
-export const tokenCount = (value: unknown): number =>
-  typeof value === 'number' && value >= 0 ? Math.min(Math.ceil(value), MAX_TOKEN_COUNT) : 0;
+export const tokenCount = (value: unknown): number => (typeof value === 'number' && value >= 0 ? Math.min(Math.ceil(value), MAX_TOKEN_COUNT) : 0);

@@ -165,8 +165,7 @@ function wantsToolCall(request: SimRequest): SimTool | undefined {
 }
 
 /** A stable id per (request text, call index), so replays of a request get the same ids. */
-const callId = (seed: string, index: number): string =>
-  `call_${createHash('sha256').update(`${seed}#${index}`).digest('hex').slice(0, 24)}`;
+const callId = (seed: string, index: number): string => `call_${createHash('sha256').update(`${seed}#${index}`).digest('hex').slice(0, 24)}`;
 
 export function planReply(request: SimRequest): ReplyPlan {
   const directives = readDirectives(request.lastUserText);

@@ -13,7 +13,11 @@ export interface StartedSimulators {
  * declares on loopback and points the family's base URL at it, so a fresh checkout answers with
  * no vendor accounts. Mutates `config.upstreams`; logs each substitution at warn, loudly.
  */
-export async function startSimulatorsForMissingCredentials(config: GatewayConfig, vendors: readonly VendorDeclaration[], log: Logger): Promise<StartedSimulators> {
+export async function startSimulatorsForMissingCredentials(
+  config: GatewayConfig,
+  vendors: readonly VendorDeclaration[],
+  log: Logger,
+): Promise<StartedSimulators> {
   const started: StartedSimulators = { families: [], servers: [] };
   for (const vendor of vendors) {
     const upstream = config.upstreams[vendor.family];

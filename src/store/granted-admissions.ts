@@ -66,7 +66,17 @@ class Kind {
 
 /** A kind's name: the key, its limits, the cycle and the amounts (absent parts empty). */
 const kindOf = (take: RateTake | null, reserve: ReserveInput | null): string =>
-  [take?.keyId ?? reserve?.keyId, take?.limit, take?.windowMs, reserve?.cycle, reserve?.nanos, reserve?.upstreamNanos, reserve?.ceilingNanos, reserve?.upstreamLimitNanos, reserve?.instance].join('\u0000');
+  [
+    take?.keyId ?? reserve?.keyId,
+    take?.limit,
+    take?.windowMs,
+    reserve?.cycle,
+    reserve?.nanos,
+    reserve?.upstreamNanos,
+    reserve?.ceilingNanos,
+    reserve?.upstreamLimitNanos,
+    reserve?.instance,
+  ].join('\u0000');
 
 const admitted = (input: ReserveInput, id: number): ReserveResult => ({
   admitted: true,

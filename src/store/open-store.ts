@@ -36,10 +36,14 @@ export async function openStore(database: DatabaseConfig, options: OpenStoreOpti
   if (url !== undefined && !isPostgresUrl(url)) throw new Error('database.url must start with postgres:// or postgresql://');
   const onMigrated = options.onMigrated ? { onMigrated: options.onMigrated } : {};
   if (!isPostgresUrl(url)) {
-    return withRecentKeys(SqliteStore.open(database.path, { ...onMigrated, ...(database.timeout_ms === undefined ? {} : { busyTimeoutMs: database.timeout_ms }) }));
+    return withRecentKeys(
+      SqliteStore.open(database.path, { ...onMigrated, ...(database.timeout_ms === undefined ? {} : { busyTimeoutMs: database.timeout_ms }) }),
+    );
   }
   // Loaded only when asked for: a SQLite deployment never loads pg.
-  const store = await (await import('./postgres/pg-store.js')).PostgresStore.open(url, {
+  const store = await (
+    await import('./postgres/pg-store.js')
+  ).PostgresStore.open(url, {
     ...(database.timeout_ms === undefined ? {} : { timeouts: { ms: database.timeout_ms, query: true } }),
     ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),

@@ -147,7 +147,6 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   listNanos: row.list_nano,
 });
 
-
 /**
  * A failed admin-token attempt (LockoutStore.fail), in portable SQL given each backend's
  * placeholder for parameter n (1: address, 2: now, 3: window length, 4: the "not noted" flag):

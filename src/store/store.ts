@@ -11,7 +11,18 @@ import type { LedgerStore } from './ledger.js';
 import type { LockoutStore, RateStore } from './limits.js';
 import type { ExtensibleStore } from './extension.js';
 
-export type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, Reservation, ReserveInput, ReserveResult, SpendLimit, TakenReservation } from './ledger.js';
+export type {
+  CycleSpend,
+  DailyUsage,
+  KeyActivity,
+  LedgerRow,
+  LedgerStore,
+  Reservation,
+  ReserveInput,
+  ReserveResult,
+  SpendLimit,
+  TakenReservation,
+} from './ledger.js';
 
 export type KeyStatus = 'active' | 'revoked';
 
@@ -133,7 +144,10 @@ export interface ImportedUsageRow {
 
 export interface ImportStore {
   /** The import with this fingerprint, created if new; its history replaced by `rows` when given (one transaction). */
-  upsert(input: { kind: ImportKind; fingerprint: string; last4: string; label: string; now: number }, rows: ImportedUsageRow[] | null): Promise<{ key: ImportedKey; created: boolean }>;
+  upsert(
+    input: { kind: ImportKind; fingerprint: string; last4: string; label: string; now: number },
+    rows: ImportedUsageRow[] | null,
+  ): Promise<{ key: ImportedKey; created: boolean }>;
   list(): Promise<ImportedKey[]>;
   get(id: string): Promise<ImportedKey | undefined>;
   history(id: string): Promise<ImportedUsageRow[]>;

@@ -8,7 +8,19 @@
  */
 
 export { REASONING_EFFORTS, refuseToolNameClash } from '../neutral/request.js';
-export type { ImageSource, NeutralRequest, Part, ReasoningEffort, ReasoningRequest, ReasoningState, ResponseFormat, StrictAsk, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
+export type {
+  ImageSource,
+  NeutralRequest,
+  Part,
+  ReasoningEffort,
+  ReasoningRequest,
+  ReasoningState,
+  ResponseFormat,
+  StrictAsk,
+  ToolChoice,
+  ToolSpec,
+  Turn,
+} from '../neutral/request.js';
 export { ledgerUsage } from '../neutral/reply.js';
 export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, ReplyToolCall, ReplyUsage } from '../neutral/reply.js';
 export { countAnswer } from '../chain/ingress.js';

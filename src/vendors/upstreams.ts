@@ -15,15 +15,23 @@ export function settleUpstreams(config: GatewayConfig, file: string, vendors: re
   const families = new Set(vendors.map((vendor) => vendor.family));
   for (const family of Object.keys(config.upstreams)) {
     if (!families.has(family)) {
-      throw new ValidationError(file, `/upstreams/${family}`, `names a family that no enabled vendor plugin declares (enabled: ${[...families].join(', ') || 'none'})`);
+      throw new ValidationError(
+        file,
+        `/upstreams/${family}`,
+        `names a family that no enabled vendor plugin declares (enabled: ${[...families].join(', ') || 'none'})`,
+      );
     }
   }
   const applied: string[] = [];
   for (const vendor of vendors) {
-    if (!FAMILY_NAME.test(vendor.family)) throw new ValidationError(file, '/plugins', `a vendor plugin declares the family "${vendor.family}", which is not a valid family name`);
+    if (!FAMILY_NAME.test(vendor.family))
+      throw new ValidationError(file, '/plugins', `a vendor plugin declares the family "${vendor.family}", which is not a valid family name`);
     const names = upstreamEnvNames(vendor.family);
     const upstream: Record<string, unknown> = { base_url: vendor.defaultBaseUrl, ...config.upstreams[vendor.family] };
-    for (const [field, name] of [['base_url', names.baseUrl], ['api_key', names.apiKey]] as const) {
+    for (const [field, name] of [
+      ['base_url', names.baseUrl],
+      ['api_key', names.apiKey],
+    ] as const) {
       const value = env[name];
       if (value === undefined || value === '') continue;
       upstream[field] = value;

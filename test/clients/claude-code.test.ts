@@ -14,7 +14,8 @@ import { answered, CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, summary, t
  */
 
 const binary = claudeBinary();
-const why = (gw: ClientGateway, run: CliRun): string => `claude exited ${run.code}; gateway answered: ${gw.failures().at(-1) ?? 'no error'}; claude said: ${run.output.slice(-600)}`;
+const why = (gw: ClientGateway, run: CliRun): string =>
+  `claude exited ${run.code}; gateway answered: ${gw.failures().at(-1) ?? 'no error'}; claude said: ${run.output.slice(-600)}`;
 
 if ('missing' in binary) {
   t.fail(binary.missing);
@@ -33,7 +34,9 @@ if ('missing' in binary) {
 
       t.test(`${model}: a Bash tool loop`, async (t) => {
         gw.script({ name: 'Bash', arguments: { command: 'echo made-by-claude > made.txt && echo command-output-42' } });
-        const { result: run, rows } = await gw.during(() => runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }));
+        const { result: run, rows } = await gw.during(() =>
+          runClaude(t, binary.file, { origin: gw.h.origin, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }),
+        );
         t.comment(refusedNote(run));
         t.equal(run.code, 0, why(gw, run));
         const made = join(run.workDir, 'made.txt');

@@ -14,7 +14,8 @@ import { answered, CLIENT_MODELS, SIMULATED_TEXT, startClientGateway, summary, t
  */
 
 const binary = codexBinary();
-const why = (gw: ClientGateway, run: CodexRun): string => `codex exited ${run.code}; gateway answered: ${gw.failures().at(-1) ?? 'no error'}; codex said: ${run.output.slice(-600)}`;
+const why = (gw: ClientGateway, run: CodexRun): string =>
+  `codex exited ${run.code}; gateway answered: ${gw.failures().at(-1) ?? 'no error'}; codex said: ${run.output.slice(-600)}`;
 
 if ('missing' in binary) {
   t.fail(binary.missing);
@@ -34,7 +35,9 @@ if ('missing' in binary) {
 
       t.test(`${model}: a shell tool loop`, async (t) => {
         gw.script({ name: 'exec_command', arguments: { cmd: 'echo made-by-codex > made.txt && echo command-output-42' } });
-        const { result: run, rows } = await gw.during(() => runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }));
+        const { result: run, rows } = await gw.during(() =>
+          runCodex(t, binary.file, { baseURL: gw.h.baseURL, key: gw.key, model, prompt: 'Create the file, then tell me what the command printed.' }),
+        );
         t.comment(refusedNote(run));
         t.equal(run.code, 0, why(gw, run));
         const made = join(run.workDir, 'made.txt');

@@ -14,7 +14,8 @@ const DOCS = ['README.md', 'docs/clients.md'].map((file) => ({ file, text: readF
 const SDK_SOURCE = readFileSync(join(CLIENTS_DIR, 'helpers/sdk-clients.ts'), 'utf8');
 const BASE = 'http://localhost:8080';
 
-const blocks = (text: string, language: string): string[] => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
+const blocks = (text: string, language: string): string[] =>
+  [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
 
 /** The top-level option names of the first `<call>({ … })` in `text` (nested objects skipped). */
 function optionsOf(text: string, call: string): string[] | null {

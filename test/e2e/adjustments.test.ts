@@ -69,7 +69,11 @@ t.test('through the gateway: the header on the answer, the log line, and strict 
     const h = await startHarness(t, { registered: { adjuster }, plugins, env: { GATEWAY_PARAMETERS: policy } });
     const { key } = await h.createKey();
     const post = (body: string, stream = false): Promise<Response> =>
-      fetch(`${h.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: stream ? body.replace(/}$/, ',"stream":true}') : body });
+      fetch(`${h.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: stream ? body.replace(/}$/, ',"stream":true}') : body,
+      });
     const plain = await post(chatBody('gamma-5.4'));
     t.equal(plain.status, 200);
     t.equal(plain.headers.get(ADJUSTED_HEADER), null, `${policy}: no header when nothing was adjusted`);

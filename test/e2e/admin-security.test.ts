@@ -16,9 +16,16 @@ t.test('every admin action is in the audit trail, by token fingerprint, never th
   t.equal(res.status, 200);
   const entries = ((await res.json()) as { data: Array<{ actor: string; action: string; target: string | null; status: number; at: string }> }).data;
   const actions = entries.map((e) => `${e.action} ${e.status}`);
-  t.same(actions, ['POST /keys 401', 'POST /imports 201', `POST /keys/${id}/revoke 200`, `PATCH /keys/${id} 200`, 'POST /keys 201'], 'mutations and refusals, newest first; reads are not actions');
+  t.same(
+    actions,
+    ['POST /keys 401', 'POST /imports 201', `POST /keys/${id}/revoke 200`, `PATCH /keys/${id} 200`, 'POST /keys 201'],
+    'mutations and refusals, newest first; reads are not actions',
+  );
   const admin = entries.filter((e) => e.status !== 401);
-  t.ok(admin.every((e) => /^token:[0-9a-f]{12}$/.test(e.actor)), 'the admin is named by a token fingerprint');
+  t.ok(
+    admin.every((e) => /^token:[0-9a-f]{12}$/.test(e.actor)),
+    'the admin is named by a token fingerprint',
+  );
   t.equal(new Set(admin.map((e) => e.actor)).size, 1);
   t.equal(entries[0]?.actor, 'unauthenticated');
   t.equal(entries[2]?.target, id);

@@ -17,20 +17,56 @@ t.test('admin usage for the dashboard: every key summed, per-key spend and last 
   const all = (await (await h.admin('GET', '/usage')).json()) as Record<string, any>;
   t.equal(all['key_id'], null);
   t.same(all['totals'], {
-    requests: 3, prompt_tokens: 6, completion_tokens: 120, total_tokens: 126,
-    cost_usd: '0.00026', upstream_cost_usd: '0.00052325', list_cost_usd: '0.00052325', savings_usd: '0.00026325',
+    requests: 3,
+    prompt_tokens: 6,
+    completion_tokens: 120,
+    total_tokens: 126,
+    cost_usd: '0.00026',
+    upstream_cost_usd: '0.00052325',
+    list_cost_usd: '0.00052325',
+    savings_usd: '0.00026325',
   });
   t.equal(all['cycle'].spent_usd, '0.00026');
   t.equal(all['cycle'].ceiling_usd, null);
-  t.same(all['data'].map((row: Record<string, unknown>) => [row['model'], row['requests']]), [['gamma-5.2', 2], ['gamma-5.4', 1]]);
+  t.same(
+    all['data'].map((row: Record<string, unknown>) => [row['model'], row['requests']]),
+    [
+      ['gamma-5.2', 2],
+      ['gamma-5.4', 1],
+    ],
+  );
 
   const keys = (await (await h.admin('GET', '/usage/keys')).json()) as { data: Array<Record<string, unknown>> };
   const byId = (x: Record<string, unknown>, y: Record<string, unknown>) => String(x['key_id']).localeCompare(String(y['key_id']));
-  t.same([...keys.data].sort(byId), [
-    { key_id: a.id, cycle_spent_usd: '0.0001', cycle_reserved_usd: '0.00', cycle_upstream_spent_usd: '0.00020125', cycle_upstream_reserved_usd: '0.00', last_used_at: '2026-11-15T12:00:00.000Z' },
-    { key_id: b.id, cycle_spent_usd: '0.00016', cycle_reserved_usd: '0.00', cycle_upstream_spent_usd: '0.000322', cycle_upstream_reserved_usd: '0.00', last_used_at: '2026-11-15T12:01:00.000Z' },
-    { key_id: idle.id, cycle_spent_usd: '0.00', cycle_reserved_usd: '0.00', cycle_upstream_spent_usd: '0.00', cycle_upstream_reserved_usd: '0.00', last_used_at: null },
-  ].sort(byId));
+  t.same(
+    [...keys.data].sort(byId),
+    [
+      {
+        key_id: a.id,
+        cycle_spent_usd: '0.0001',
+        cycle_reserved_usd: '0.00',
+        cycle_upstream_spent_usd: '0.00020125',
+        cycle_upstream_reserved_usd: '0.00',
+        last_used_at: '2026-11-15T12:00:00.000Z',
+      },
+      {
+        key_id: b.id,
+        cycle_spent_usd: '0.00016',
+        cycle_reserved_usd: '0.00',
+        cycle_upstream_spent_usd: '0.000322',
+        cycle_upstream_reserved_usd: '0.00',
+        last_used_at: '2026-11-15T12:01:00.000Z',
+      },
+      {
+        key_id: idle.id,
+        cycle_spent_usd: '0.00',
+        cycle_reserved_usd: '0.00',
+        cycle_upstream_spent_usd: '0.00',
+        cycle_upstream_reserved_usd: '0.00',
+        last_used_at: null,
+      },
+    ].sort(byId),
+  );
 
   const before = (await (await h.admin('GET', `/keys/${a.id}`)).json()) as Record<string, unknown>;
   t.equal(before['previous_valid_until'], null, 'never rotated: no grace');

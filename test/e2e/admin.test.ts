@@ -57,7 +57,10 @@ t.test('admin API: monthly_upstream_limit_usd on create, get, list, patch (null 
   const one = (await (await h.admin('GET', `/keys/${id}`)).json()) as Record<string, unknown>;
   t.equal(one['monthly_upstream_limit_usd'], '2.500000001');
   const list = (await (await h.admin('GET', '/keys')).json()) as { data: Array<Record<string, unknown>> };
-  t.same(list.data.map((k) => k['monthly_upstream_limit_usd']), [null, '2.500000001']);
+  t.same(
+    list.data.map((k) => k['monthly_upstream_limit_usd']),
+    [null, '2.500000001'],
+  );
 
   const patched = (await (await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: '0.50' })).json()) as Record<string, unknown>;
   t.same([patched['monthly_ceiling_usd'], patched['monthly_upstream_limit_usd']], ['0.001', '0.50'], 'a patch of one limit leaves the other');
@@ -73,7 +76,9 @@ t.test('admin API: monthly_upstream_limit_usd on create, get, list, patch (null 
     t.same([res.status, error.param], [400, 'monthly_upstream_limit_usd'], `${JSON.stringify(bad)} refused, naming the field`);
   }
   const refused = await h.admin('POST', '/keys', { name: 'x', monthly_upstream_limit_usd: 'lots' });
-  t.match((await refused.json()) as object, { error: { param: 'monthly_upstream_limit_usd', message: /monthly_upstream_limit_usd must be a decimal dollar amount/ } });
+  t.match((await refused.json()) as object, {
+    error: { param: 'monthly_upstream_limit_usd', message: /monthly_upstream_limit_usd must be a decimal dollar amount/ },
+  });
 });
 
 t.test('admin API refuses bad input and bad tokens in our envelope', async (t) => {

@@ -1,6 +1,15 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS, mappedErrors } from '../helpers/chat-scenarios.js';
+import {
+  jsonMode,
+  legacyCompletions,
+  midStreamFailures,
+  plainAndStreamed,
+  post,
+  toolRoundTrip,
+  WEATHER_TOOLS,
+  mappedErrors,
+} from '../helpers/chat-scenarios.js';
 import { ALPHA_UPSTREAM_KEY, startHarness } from '../helpers/harness.js';
 import { PNG_BASE64 } from '../helpers/image-server.js';
 
@@ -35,16 +44,31 @@ t.test('alpha through the official client: replies, streams, usage, alias, lengt
   t.equal(upstream.headers['x-api-key'], ALPHA_UPSTREAM_KEY, "the gateway's own alpha key");
   t.equal(upstream.headers['anthropic-version'], '2023-06-01');
   t.notOk(upstream.headers['authorization'], 'no bearer credential upstream');
-  t.same(upstream.body, {
-    model: MODEL,
-    max_tokens: 128000,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] }],
-    system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Answer in English.' }],
-    stop_sequences: ['END'],
-    temperature: 0.2,
-    top_p: 0.9,
-    metadata: { user_id: 'u-1' },
-  }, 'system hoisted, turns merged, max_tokens from the catalogue');
+  t.same(
+    upstream.body,
+    {
+      model: MODEL,
+      max_tokens: 128000,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Hi' },
+            { type: 'text', text: 'there' },
+          ],
+        },
+      ],
+      system: [
+        { type: 'text', text: 'Be brief.' },
+        { type: 'text', text: 'Answer in English.' },
+      ],
+      stop_sequences: ['END'],
+      temperature: 0.2,
+      top_p: 0.9,
+      metadata: { user_id: 'u-1' },
+    },
+    'system hoisted, turns merged, max_tokens from the catalogue',
+  );
 });
 
 t.test('alpha tool round trips, plain and streamed, two parallel calls', async (t) => {
@@ -52,16 +76,29 @@ t.test('alpha tool round trips, plain and streamed, two parallel calls', async (
   const client = h.client((await h.createKey()).key);
   for (const streamed of [false, true]) {
     const calls = await toolRoundTrip(t, client, MODEL, streamed);
-    t.ok(calls.every((call) => call.id.startsWith('toolu_')), 'alpha tool ids pass through unchanged');
+    t.ok(
+      calls.every((call) => call.id.startsWith('toolu_')),
+      'alpha tool ids pass through unchanged',
+    );
     const body = lastUpstream(h).body;
     t.same(body.messages[1], {
       role: 'assistant',
       content: calls.map((call) => ({ type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'sample' } })),
     });
-    t.same(body.messages[2].content.map((b: { type: string; tool_use_id: string }) => [b.type, b.tool_use_id]), calls.map((c) => ['tool_result', c.id]), 'results grouped in one user turn');
+    t.same(
+      body.messages[2].content.map((b: { type: string; tool_use_id: string }) => [b.type, b.tool_use_id]),
+      calls.map((c) => ['tool_result', c.id]),
+      'results grouped in one user turn',
+    );
     t.same(body.tools, [{ name: 'get_weather', description: 'Current weather for a city', input_schema: WEATHER_TOOLS[0]?.function.parameters }]);
   }
-  await client.chat.completions.create({ model: MODEL, tools: WEATHER_TOOLS, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false, messages: [{ role: 'user', content: 'x' }] });
+  await client.chat.completions.create({
+    model: MODEL,
+    tools: WEATHER_TOOLS,
+    tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    parallel_tool_calls: false,
+    messages: [{ role: 'user', content: 'x' }],
+  });
   t.same(lastUpstream(h).body.tool_choice, { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true });
 });
 
@@ -72,17 +109,26 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
   const url = 'https://images.example.com/cat.jpg';
   const reply = await client.chat.completions.create({
     model: MODEL,
-    messages: [{ role: 'user', content: [
-      { type: 'text', text: 'What is this?' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' } },
-      { type: 'image_url', image_url: { url } },
-    ] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' } },
+          { type: 'image_url', image_url: { url } },
+        ],
+      },
+    ],
   });
   t.equal(reply.choices[0]?.finish_reason, 'stop');
-  t.same(lastUpstream(h).body.messages[0].content.slice(1), [
-    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
-    { type: 'image', source: { type: 'url', url } },
-  ], 'a data URL goes as base64, a remote URL passes through (alpha fetches it), detail auto asks nothing');
+  t.same(
+    lastUpstream(h).body.messages[0].content.slice(1),
+    [
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+      { type: 'image', source: { type: 'url', url } },
+    ],
+    'a data URL goes as base64, a remote URL passes through (alpha fetches it), detail auto asks nothing',
+  );
   // Refusals happen in the gateway, before any upstream request.
   const refused = async (attempt: () => Promise<unknown>): Promise<APIError> => {
     const before = h.alpha.requests.length;
@@ -90,13 +136,22 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
     t.equal(h.alpha.requests.length, before, 'refused before the upstream');
     return error as APIError;
   };
-  const bmp = await refused(() => client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }] }));
+  const bmp = await refused(() =>
+    client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }],
+    }),
+  );
   t.equal(bmp.status, 400);
   t.equal(bmp.param, 'messages[0].content[0]');
 
   await jsonMode(t, client, MODEL);
   const forced = lastUpstream(h).body;
-  t.same([forced.output_config?.format?.type, forced.tool_choice], ['json_schema', undefined], 'a JSON schema goes natively upstream (output_config.format), no forced tool');
+  t.same(
+    [forced.output_config?.format?.type, forced.tool_choice],
+    ['json_schema', undefined],
+    'a JSON schema goes natively upstream (output_config.format), no forced tool',
+  );
 
   const embeddings = await refused(() => client.embeddings.create({ model: MODEL, input: 'x' }));
   t.equal(embeddings.status, 400, 'alpha has no embedding model');
@@ -110,11 +165,17 @@ t.test('alpha images, JSON mode, embeddings, legacy completions, refusals', asyn
   t.equal(two.param, 'n');
   const hot = await refused(() => client.chat.completions.create({ model: MODEL, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] }));
   t.equal(hot.param, 'temperature');
-  const unanswered = await refused(() => client.chat.completions.create({
-    model: MODEL,
-    tools: WEATHER_TOOLS,
-    messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'user', content: 'y' }],
-  }));
+  const unanswered = await refused(() =>
+    client.chat.completions.create({
+      model: MODEL,
+      tools: WEATHER_TOOLS,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        { role: 'user', content: 'y' },
+      ],
+    }),
+  );
   t.equal(unanswered.status, 400, 'an unanswered tool call is refused');
   t.equal(unanswered.param, 'messages');
 });

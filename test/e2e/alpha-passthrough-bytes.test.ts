@@ -34,7 +34,7 @@ const REST =
   'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1.0}}\n\n' +
   'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
-t.test('an alias: the caller\'s bytes reach alpha with only the top-level model changed; the reply and the stream come back with only theirs', async (t) => {
+t.test("an alias: the caller's bytes reach alpha with only the top-level model changed; the reply and the stream come back with only theirs", async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const headers = { 'content-type': 'application/json', 'x-api-key': key };

@@ -63,8 +63,15 @@ t.test('2,000 tokenless POSTs with a 16 KB path: a bounded number of short rows,
   t.ok(added <= 2 * (ADMIN_FAILURES_PER_WINDOW + 1), `${added} rows`);
   t.ok(grown < 1 * MIB, `the file grew ${(grown / 1024).toFixed(0)} KiB, less than 1 MiB`);
 
-  const rows = db.prepare('SELECT action, target, status FROM audit_log ORDER BY id DESC LIMIT ?').all(added) as Array<{ action: string; target: string; status: number }>;
-  t.ok(rows.every((row) => row.action.length < MAX_ACTION_CHARS + 150 && row.target.length <= 64), 'every action and target is short');
+  const rows = db.prepare('SELECT action, target, status FROM audit_log ORDER BY id DESC LIMIT ?').all(added) as Array<{
+    action: string;
+    target: string;
+    status: number;
+  }>;
+  t.ok(
+    rows.every((row) => row.action.length < MAX_ACTION_CHARS + 150 && row.target.length <= 64),
+    'every action and target is short',
+  );
   t.match(rows.at(-1)?.action, /^POST \/keys\/k+… \(truncated from 1599\d characters\)$/, 'a long path is cut and marked');
   const lockouts = rows.filter((row) => row.status === 429);
   t.ok(lockouts.length >= 1 && lockouts.length <= 2, 'the lockout is one row per window');
@@ -82,7 +89,10 @@ t.test('prune: by age and to the newest N rows', async (t) => {
   t.equal(await store.audit.prune(0, 100), 0, 'nothing old, nothing over the count: nothing goes');
   t.equal(await store.audit.prune(3500, 100), 3, 'the three recorded before 3.5 s go');
   t.equal(await store.audit.prune(0, 5), 4, 'then all but the 5 newest');
-  t.same((await store.audit.list(100)).map((entry) => entry.target), ['12', '11', '10', '9', '8']);
+  t.same(
+    (await store.audit.list(100)).map((entry) => entry.target),
+    ['12', '11', '10', '9', '8'],
+  );
   t.equal(await store.audit.prune(0, 0), 5, 'keeping none empties it');
 });
 

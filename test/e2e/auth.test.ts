@@ -26,7 +26,11 @@ t.test('every 401 case of the contract, one by one, and the keys that pass', asy
   await expect401({ authorization: 'Bearer hello' }, /Malformed/, 'no prefix');
   await expect401({ authorization: `Bearer sl-${'A'.repeat(32)}` }, /Invalid API key/, 'unknown key');
   await expect401({ authorization: `Bearer ${key}x` }, /Malformed/, 'key with an extra character');
-  for (const [prefix, kind] of [['qua-', 'another gateway'], ['sk-', 'an upstream model vendor'], ['or-', 'a routing aggregator']]) {
+  for (const [prefix, kind] of [
+    ['qua-', 'another gateway'],
+    ['sk-', 'an upstream model vendor'],
+    ['or-', 'a routing aggregator'],
+  ]) {
     await expect401({ authorization: `Bearer ${prefix}abcdef0123456789` }, new RegExp(`${kind}.*Import it in the dashboard`), `${prefix} key`);
   }
 
@@ -34,7 +38,9 @@ t.test('every 401 case of the contract, one by one, and the keys that pass', asy
   t.equal(lower.status, 200, 'the Bearer scheme is case-insensitive');
   const upper = await call({ authorization: `BEARER ${key}` });
   t.equal(upper.status, 200);
-  const caseChanged = await call({ authorization: `Bearer ${key.slice(0, 3)}${key.slice(3).toLowerCase() === key.slice(3) ? key.slice(3).toUpperCase() : key.slice(3).toLowerCase()}` });
+  const caseChanged = await call({
+    authorization: `Bearer ${key.slice(0, 3)}${key.slice(3).toLowerCase() === key.slice(3) ? key.slice(3).toUpperCase() : key.slice(3).toLowerCase()}`,
+  });
   t.equal(caseChanged.status, 401, 'the key itself is matched exactly');
 
   // Expiry (injected clock).
@@ -48,7 +54,10 @@ t.test('every 401 case of the contract, one by one, and the keys that pass', asy
   t.equal(revoke.status, 200);
   await expect401({ authorization: `Bearer ${key}` }, /revoked/, 'revoked key');
 
-  t.notOk(h.logs.some((line) => line.includes(key)), 'no key value in any log line');
+  t.notOk(
+    h.logs.some((line) => line.includes(key)),
+    'no key value in any log line',
+  );
 });
 
 t.test('the check order: 401 → 400 → 404 → 403', async (t) => {

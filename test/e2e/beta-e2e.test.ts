@@ -1,6 +1,16 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { collect, jsonMode, legacyCompletions, midStreamFailures, plainAndStreamed, post, toolRoundTrip, WEATHER_TOOLS, mappedErrors } from '../helpers/chat-scenarios.js';
+import {
+  collect,
+  jsonMode,
+  legacyCompletions,
+  midStreamFailures,
+  plainAndStreamed,
+  post,
+  toolRoundTrip,
+  WEATHER_TOOLS,
+  mappedErrors,
+} from '../helpers/chat-scenarios.js';
 import { BETA_UPSTREAM_KEY, startHarness, type Harness } from '../helpers/harness.js';
 import { CA_FILE, PNG_BASE64, startImageServer } from '../helpers/image-server.js';
 
@@ -55,22 +65,43 @@ t.test('beta through the official client: replies, streams, usage, alias, length
   });
 
   const two = await client.chat.completions.create({ model: MODEL, n: 2, messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] });
-  t.same(two.choices.map((c) => [c.index, c.message.content]), [[0, 'Hello from'], [1, 'Hello from']], 'n → candidateCount, one choice per candidate');
+  t.same(
+    two.choices.map((c) => [c.index, c.message.content]),
+    [
+      [0, 'Hello from'],
+      [1, 'Hello from'],
+    ],
+    'n → candidateCount, one choice per candidate',
+  );
   t.equal(lastUpstream(h).body.generationConfig.candidateCount, 2);
-  const twoStreamed = await collect(await client.chat.completions.create({ model: MODEL, n: 2, stream: true, messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] }));
+  const twoStreamed = await collect(
+    await client.chat.completions.create({ model: MODEL, n: 2, stream: true, messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] }),
+  );
   for (const index of [0, 1]) {
     const mine = twoStreamed.filter((c) => c.choices[0]?.index === index);
     t.equal(mine[0]?.choices[0]?.delta.role, 'assistant', `choice ${index} starts with its role`);
     t.equal(mine.filter((c) => c.choices[0]?.finish_reason === 'stop').length, 1, `choice ${index} finishes once`);
   }
 
-  const logprobs = await client.chat.completions.create({ model: MODEL, logprobs: true, top_logprobs: 2, messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] });
-  t.same(logprobs.choices[0]?.logprobs?.content?.[0], {
-    token: 'Hello',
-    logprob: -0.5,
-    bytes: [...Buffer.from('Hello')],
-    top_logprobs: [{ token: 'Hello', logprob: -0.5, bytes: [...Buffer.from('Hello')] }, { token: 'Hello1', logprob: -1.5, bytes: [...Buffer.from('Hello1')] }],
-  }, 'logprobs → responseLogprobs, logprobsResult → logprobs');
+  const logprobs = await client.chat.completions.create({
+    model: MODEL,
+    logprobs: true,
+    top_logprobs: 2,
+    messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }],
+  });
+  t.same(
+    logprobs.choices[0]?.logprobs?.content?.[0],
+    {
+      token: 'Hello',
+      logprob: -0.5,
+      bytes: [...Buffer.from('Hello')],
+      top_logprobs: [
+        { token: 'Hello', logprob: -0.5, bytes: [...Buffer.from('Hello')] },
+        { token: 'Hello1', logprob: -1.5, bytes: [...Buffer.from('Hello1')] },
+      ],
+    },
+    'logprobs → responseLogprobs, logprobsResult → logprobs',
+  );
 });
 
 t.test('beta tool round trips, plain and streamed, two parallel calls', async (t) => {
@@ -78,18 +109,32 @@ t.test('beta tool round trips, plain and streamed, two parallel calls', async (t
   const client = h.client((await h.createKey()).key);
   for (const streamed of [false, true]) {
     const calls = await toolRoundTrip(t, client, MODEL, streamed);
-    t.ok(calls.every((call) => /^call_[A-Za-z0-9]{24}$/.test(call.id)), 'ids minted where the vendor gave none');
+    t.ok(
+      calls.every((call) => /^call_[A-Za-z0-9]{24}$/.test(call.id)),
+      'ids minted where the vendor gave none',
+    );
     const replay = lastUpstream(h).body;
     const [modelTurn, results] = [replay.contents[1], replay.contents[2]];
     t.equal(modelTurn.role, 'model');
-    t.same(modelTurn.parts.map((p: { functionCall: unknown }) => p.functionCall), calls.map((c) => ({ name: 'get_weather', args: { city: 'sample' }, id: c.id })));
+    t.same(
+      modelTurn.parts.map((p: { functionCall: unknown }) => p.functionCall),
+      calls.map((c) => ({ name: 'get_weather', args: { city: 'sample' }, id: c.id })),
+    );
     t.match(modelTurn.parts[0].thoughtSignature, /^[A-Za-z0-9+/=]{20,}$/, "the vendor's own thought signature is replayed");
     t.not(modelTurn.parts[0].thoughtSignature, 'skip_thought_signature_validator');
-    t.same(results, {
-      role: 'user',
-      parts: calls.map((c, i) => ({ functionResponse: { name: 'get_weather', id: c.id, response: { output: { temp_c: i ? 19 : 4 } } } })),
-    }, 'results grouped in one user turn, named after their calls');
-    t.same(replay.tools, [{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: WEATHER_TOOLS[0]?.function.parameters }] }]);
+    t.same(
+      results,
+      {
+        role: 'user',
+        parts: calls.map((c, i) => ({ functionResponse: { name: 'get_weather', id: c.id, response: { output: { temp_c: i ? 19 : 4 } } } })),
+      },
+      'results grouped in one user turn, named after their calls',
+    );
+    t.same(replay.tools, [
+      {
+        functionDeclarations: [{ name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: WEATHER_TOOLS[0]?.function.parameters }],
+      },
+    ]);
   }
   // History the gateway never saw gets the vendor's placeholder signature, and the vendor accepts it.
   const foreign = await client.chat.completions.create({
@@ -107,7 +152,12 @@ t.test('beta tool round trips, plain and streamed, two parallel calls', async (t
   t.equal(sent.contents[1].parts[0].thoughtSignature, 'skip_thought_signature_validator');
   t.same(sent.contents[2].parts[0].functionResponse.response, { output: 'sunny' }, 'a non-JSON result goes as text');
   t.same(sent.toolConfig, { functionCallingConfig: { mode: 'ANY' } });
-  await client.chat.completions.create({ model: MODEL, tools: WEATHER_TOOLS, tool_choice: { type: 'function', function: { name: 'get_weather' } }, messages: [{ role: 'user', content: 'x' }] });
+  await client.chat.completions.create({
+    model: MODEL,
+    tools: WEATHER_TOOLS,
+    tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    messages: [{ role: 'user', content: 'x' }],
+  });
   t.same(lastUpstream(h).body.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
 });
 
@@ -117,25 +167,40 @@ t.test('beta images: data URLs inline, remote URLs fetched through the guarded f
   const client = h.client((await h.createKey()).key);
   const reply = await client.chat.completions.create({
     model: MODEL,
-    messages: [{ role: 'user', content: [
-      { type: 'text', text: 'Compare these' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
-      { type: 'image_url', image_url: { url: `${image.origin}/cat.png`, detail: 'auto' } },
-    ] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compare these' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+          { type: 'image_url', image_url: { url: `${image.origin}/cat.png`, detail: 'auto' } },
+        ],
+      },
+    ],
   });
   t.equal(reply.choices[0]?.finish_reason, 'stop');
-  t.same(lastUpstream(h).body.contents[0].parts, [
-    { text: 'Compare these' },
-    { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } },
-    { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } },
-  ], 'both images reach the vendor as inline bytes');
+  t.same(
+    lastUpstream(h).body.contents[0].parts,
+    [{ text: 'Compare these' }, { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }, { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }],
+    'both images reach the vendor as inline bytes',
+  );
   t.same(image.hits, ['/cat.png'], 'the remote image was fetched once');
 
   const before = h.beta.requests.length;
-  const redirected = await client.chat.completions.create({
-    model: MODEL,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: `${image.origin}/to-other-loopback` } }] }],
-  }).catch((e: unknown) => e);
+  const redirected = await client.chat.completions
+    .create({
+      model: MODEL,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'image_url', image_url: { url: `${image.origin}/to-other-loopback` } },
+          ],
+        },
+      ],
+    })
+    .catch((e: unknown) => e);
   t.equal((redirected as APIError).status, 400, 'a redirect to a refused address is refused');
   t.equal((redirected as APIError).param, 'messages[0].content[1]', 'naming the part');
   t.match((redirected as Error).message, /127\.0\.0\.2/);
@@ -147,10 +212,20 @@ t.test('beta images: data URLs inline, remote URLs fetched through the guarded f
   // The shipped configuration: loopback is refused, whatever the certificate.
   const strict = await startHarness(t);
   const strictClient = strict.client((await strict.createKey()).key);
-  const refused = await strictClient.chat.completions.create({
-    model: MODEL,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: `${image.origin}/cat.png` } }] }],
-  }).catch((e: unknown) => e);
+  const refused = await strictClient.chat.completions
+    .create({
+      model: MODEL,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'image_url', image_url: { url: `${image.origin}/cat.png` } },
+          ],
+        },
+      ],
+    })
+    .catch((e: unknown) => e);
   t.equal((refused as APIError).status, 400);
   t.equal((refused as APIError).param, 'messages[0].content[1]');
   t.match((refused as Error).message, /non-public address/);
@@ -161,29 +236,54 @@ t.test('beta JSON mode, embeddings, legacy completions', async (t) => {
   const h = await startHarness(t);
   const client = h.client((await h.createKey()).key);
   await jsonMode(t, client, MODEL);
-  t.same(lastUpstream(h).body.generationConfig, {
-    responseMimeType: 'application/json',
-    responseJsonSchema: { type: 'object', additionalProperties: false, properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'] },
-  }, 'JSON mode is native: mime type and JSON Schema (the name is not sent)');
+  t.same(
+    lastUpstream(h).body.generationConfig,
+    {
+      responseMimeType: 'application/json',
+      responseJsonSchema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { city: { type: 'string' }, population: { type: 'integer' } },
+        required: ['city', 'population'],
+      },
+    },
+    'JSON mode is native: mime type and JSON Schema (the name is not sent)',
+  );
 
   const embedded = await client.embeddings.create({ model: MODEL, input: ['alpha', 'beta'] });
   t.equal(embedded.model, MODEL);
-  t.same(embedded.data.map((d) => d.index), [0, 1]);
+  t.same(
+    embedded.data.map((d) => d.index),
+    [0, 1],
+  );
   t.equal(embedded.data[0]?.embedding.length, 8);
-  t.same(embedded.usage, { prompt_tokens: 3, total_tokens: 3 }, 'the vendor reports no embedding tokens: the estimate, a token per 4 characters of each input ("alpha" 2, "beta" 1)');
+  t.same(
+    embedded.usage,
+    { prompt_tokens: 3, total_tokens: 3 },
+    'the vendor reports no embedding tokens: the estimate, a token per 4 characters of each input ("alpha" 2, "beta" 1)',
+  );
   const upstream = lastUpstream(h);
   t.equal(upstream.path, '/v1beta/models/beta-embedding-001:batchEmbedContents', "routed to the family's embedding model");
-  t.same(upstream.body.requests.map((r: { model: string }) => r.model), ['models/beta-embedding-001', 'models/beta-embedding-001']);
+  t.same(
+    upstream.body.requests.map((r: { model: string }) => r.model),
+    ['models/beta-embedding-001', 'models/beta-embedding-001'],
+  );
   const floats = await client.embeddings.create({ model: 'beta-3-flash', input: 'alpha', encoding_format: 'float', dimensions: 4 });
   t.same(floats.data[0]?.embedding, embedded.data[0]?.embedding.slice(0, 4), 'float and base64 agree; dimensions honoured');
   t.equal(lastUpstream(h).body.requests[0].outputDimensionality, 4);
-  const raw = (await (await fetch(`${h.baseURL}/embeddings`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${(await h.createKey()).key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, input: 'alpha', encoding_format: 'base64' }),
-  })).json()) as { data: Array<{ embedding: string }> };
+  const raw = (await (
+    await fetch(`${h.baseURL}/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(await h.createKey()).key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, input: 'alpha', encoding_format: 'base64' }),
+    })
+  ).json()) as { data: Array<{ embedding: string }> };
   const decoded = Buffer.from(raw.data[0]?.embedding ?? '', 'base64');
-  t.same(Array.from({ length: decoded.length / 4 }, (_, i) => decoded.readFloatLE(i * 4)), embedded.data[0]?.embedding, 'base64 is little-endian float32');
+  t.same(
+    Array.from({ length: decoded.length / 4 }, (_, i) => decoded.readFloatLE(i * 4)),
+    embedded.data[0]?.embedding,
+    'base64 is little-endian float32',
+  );
 
   await legacyCompletions(t, client, MODEL);
 });

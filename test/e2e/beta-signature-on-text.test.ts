@@ -20,7 +20,10 @@ import { responsesCall } from '../helpers/responses-call.js';
  */
 
 type Json = Record<string, any>;
-interface Event { event: string; data: Json }
+interface Event {
+  event: string;
+  data: Json;
+}
 
 const THOUGHT = THINKING.join('');
 const ANSWER = 'Hello from the';
@@ -30,7 +33,10 @@ const eventsOf = (text: string): Event[] =>
   text
     .trim()
     .split('\n\n')
-    .map((frame) => ({ event: frame.split('\n')[0]?.slice('event: '.length) ?? '', data: JSON.parse(frame.split('\n')[1]?.slice('data: '.length) ?? 'null') as Json }));
+    .map((frame) => ({
+      event: frame.split('\n')[0]?.slice('event: '.length) ?? '',
+      data: JSON.parse(frame.split('\n')[1]?.slice('data: '.length) ?? 'null') as Json,
+    }));
 
 /** The beta state an envelope holds (the test fails on anything else). */
 function betaSignature(envelope: unknown): string {
@@ -49,7 +55,11 @@ const replayed = (h: Harness): unknown => (lastUpstreamBody(h.beta) as Json)['co
  */
 async function streamedSignature(h: Harness): Promise<string> {
   const last = h.beta.requests.at(-1);
-  const res = await fetch(`${h.beta.url}${last?.path ?? ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': BETA_UPSTREAM_KEY }, body: last?.body ?? '' });
+  const res = await fetch(`${h.beta.url}${last?.path ?? ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': BETA_UPSTREAM_KEY },
+    body: last?.body ?? '',
+  });
   const signatures = [...(await res.text()).matchAll(/"thoughtSignature":"([^"]+)"/g)].map((match) => match[1]);
   t.equal(signatures.length, 1, 'the vendor signed one part of the stream');
   return signatures[0] ?? '';
@@ -63,16 +73,34 @@ t.test('Responses: the message is the last item, whole and streamed; the signatu
   const ask = { model: 'beta-3-flash', input: QUESTION, reasoning: { effort: 'low' } };
 
   const whole = (await post(ask)).json() as Json;
-  t.match(whole['output'], [{ type: 'reasoning', summary: [{ text: THOUGHT }], encrypted_content: /^gw1\./ }, { type: 'message', content: [{ text: ANSWER }] }], 'whole: reasoning (with the signature), message');
+  t.match(
+    whole['output'],
+    [
+      { type: 'reasoning', summary: [{ text: THOUGHT }], encrypted_content: /^gw1\./ },
+      { type: 'message', content: [{ text: ANSWER }] },
+    ],
+    'whole: reasoning (with the signature), message',
+  );
   t.equal(whole['output'].length, 2);
 
   const events = eventsOf((await post({ ...ask, stream: true })).text);
   const signature = await streamedSignature(h);
-  t.same(events.filter((e) => e.event === 'response.output_item.added').map((e) => e.data['item'].type), ['reasoning', 'message'], 'no item after the message');
+  t.same(
+    events.filter((e) => e.event === 'response.output_item.added').map((e) => e.data['item'].type),
+    ['reasoning', 'message'],
+    'no item after the message',
+  );
   const completed = events.at(-1) as Event;
   t.equal(completed.event, 'response.completed');
   const output = completed.data['response'].output as Json[];
-  t.match(output, [{ type: 'reasoning', summary: [{ text: THOUGHT }] }, { type: 'message', content: [{ text: ANSWER }] }], 'the response: reasoning, then the message last');
+  t.match(
+    output,
+    [
+      { type: 'reasoning', summary: [{ text: THOUGHT }] },
+      { type: 'message', content: [{ text: ANSWER }] },
+    ],
+    'the response: reasoning, then the message last',
+  );
   t.equal(output.length, 2);
 
   const next = await post({ model: 'beta-3-flash', previous_response_id: completed.data['response'].id, input: 'And then?', reasoning: { effort: 'low' } });
@@ -80,15 +108,23 @@ t.test('Responses: the message is the last item, whole and streamed; the signatu
   t.equal(replayed(h), signature, 'continued by previous_response_id: the signature on the last part');
 
   // Codex sends store: false and the items back itself.
-  const items = eventsOf((await post({ ...ask, store: false, stream: true })).text).flatMap((e) => (e.event === 'response.output_item.done' ? [e.data['item'] as Json] : []));
+  const items = eventsOf((await post({ ...ask, store: false, stream: true })).text).flatMap((e) =>
+    e.event === 'response.output_item.done' ? [e.data['item'] as Json] : [],
+  );
   t.equal(await streamedSignature(h), signature, 'the same answer, signed the same');
-  const sent = await post({ model: 'beta-3-flash', input: [{ role: 'user', content: QUESTION }, ...items, { role: 'user', content: 'And then?' }], reasoning: { effort: 'low' }, store: false });
+  const sent = await post({
+    model: 'beta-3-flash',
+    input: [{ role: 'user', content: QUESTION }, ...items, { role: 'user', content: 'And then?' }],
+    reasoning: { effort: 'low' },
+    store: false,
+  });
   t.equal(sent.status, 200);
   t.equal(replayed(h), signature, 'the items sent back: the signature on the last part');
 });
 
 t.test('Responses sink: a late state goes to the run its output followed; with no run before, a run of its own', async (t) => {
-  const sink = (): ResponsesStream => responsesFormat.output(responsesCall({ model: 'beta-3-flash', input: 'Hi', stream: true }, 'beta-3-flash')).sink() as ResponsesStream;
+  const sink = (): ResponsesStream =>
+    responsesFormat.output(responsesCall({ model: 'beta-3-flash', input: 'Hi', stream: true }, 'beta-3-flash')).sink() as ResponsesStream;
   const state = { family: 'beta', kind: 'thought_signature', data: 'sig' };
   const output = (s: ResponsesStream): Json[] => {
     s.finish(0, 'stop');
@@ -116,18 +152,38 @@ t.test('Messages: the text is the last block, streamed too; the signature replay
   const params = { model: 'beta-3-flash', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } as const, messages: [question] };
 
   const whole = await client.messages.create(params);
-  t.match(whole.content, [{ type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ }, { type: 'text', text: ANSWER }], 'whole: one thinking block with its signature, then the text');
+  t.match(
+    whole.content,
+    [
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ },
+      { type: 'text', text: ANSWER },
+    ],
+    'whole: one thinking block with its signature, then the text',
+  );
   t.not(betaSignature((whole.content[0] as Anthropic.ThinkingBlock).signature), '');
 
-  const res = await raw(h.origin, 'POST', '/v1/messages', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ ...params, stream: true }) });
+  const res = await raw(h.origin, 'POST', '/v1/messages', {
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...params, stream: true }),
+  });
   const blocks = eventsOf(res.text).filter((e) => e.event.startsWith('content_block_'));
   t.same(
     blocks.filter((e) => e.event !== 'content_block_delta').map((e) => [e.event, e.data['index']]),
-    [0, 1].flatMap((index) => [['content_block_start', index], ['content_block_stop', index]]),
+    [0, 1].flatMap((index) => [
+      ['content_block_start', index],
+      ['content_block_stop', index],
+    ]),
     'two blocks, each started and stopped in turn',
   );
   const streamed = await client.messages.stream(params).finalMessage();
-  t.match(streamed.content, [{ type: 'thinking', thinking: THOUGHT }, { type: 'text', text: ANSWER }], 'the thoughts, then the text');
+  t.match(
+    streamed.content,
+    [
+      { type: 'thinking', thinking: THOUGHT },
+      { type: 'text', text: ANSWER },
+    ],
+    'the thoughts, then the text',
+  );
   t.equal(streamed.content.length, 2, 'nothing after the text: the last block is the answer');
   const signature = await streamedSignature(h);
 
@@ -139,7 +195,10 @@ t.test('Messages: the text is the last block, streamed too; the signature replay
   const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
   const call = await client.messages.stream({ ...params, tools, messages: [{ role: 'user', content: 'Weather in Oslo?' }] }).finalMessage();
   t.equal(call.content.at(-1)?.type, 'tool_use', 'a call turn: the tool_use last, its signature before it');
-  t.match(call.content.find((block) => block.type === 'thinking'), { signature: /^gw1\./ });
+  t.match(
+    call.content.find((block) => block.type === 'thinking'),
+    { signature: /^gw1\./ },
+  );
 });
 
 t.test('chat: no thinking_blocks delta after the text; the signature replayed from the text handed back', async (t) => {
@@ -155,7 +214,11 @@ t.test('chat: no thinking_blocks delta after the text; the signature replayed fr
   const deltas: Json[] = [];
   for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) if (chunk.choices[0]) deltas.push(chunk.choices[0].delta);
   const firstText = deltas.findIndex((delta) => delta['content']);
-  t.same(deltas.slice(firstText).flatMap((delta) => delta['thinking_blocks'] ?? []), [], 'nothing of the reasoning after the text');
+  t.same(
+    deltas.slice(firstText).flatMap((delta) => delta['thinking_blocks'] ?? []),
+    [],
+    'nothing of the reasoning after the text',
+  );
   const content = deltas.map((delta) => delta['content'] ?? '').join('');
   t.equal(content, ANSWER);
   const signature = await streamedSignature(h);

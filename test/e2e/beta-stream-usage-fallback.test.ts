@@ -58,7 +58,11 @@ t.test('chat: the usage chunk shows the estimate the ledger bills, read through 
   const last = chunks.at(-1);
   t.same(last?.choices, [], 'the last chunk is the usage chunk');
   t.same(last?.usage, { prompt_tokens: PROMPT, completion_tokens: COMPLETION, total_tokens: PROMPT + COMPLETION }, 'counts, not null');
-  t.match(lastRow(), { endpoint: 'chat.completions', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 }, 'the same counts in the ledger');
+  t.match(
+    lastRow(),
+    { endpoint: 'chat.completions', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 },
+    'the same counts in the ledger',
+  );
 });
 
 t.test('Messages: message_start and message_delta show the estimate the ledger bills', async (t) => {
@@ -68,7 +72,11 @@ t.test('Messages: message_start and message_delta show the estimate the ledger b
     .messages.stream({ model: 'beta-3-flash', max_tokens: 64, messages: [{ role: 'user', content: QUESTION }] })
     .finalMessage();
   t.match(message.usage, { input_tokens: PROMPT, output_tokens: COMPLETION }, 'the caller sees the estimate and the deltas');
-  t.match(lastRow(), { endpoint: 'messages', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 }, 'the same counts in the ledger');
+  t.match(
+    lastRow(),
+    { endpoint: 'messages', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 },
+    'the same counts in the ledger',
+  );
 });
 
 t.test('Responses: without a vendor count the terminal event shows the estimate and the relayed deltas', async (t) => {
@@ -99,7 +107,11 @@ t.test('Responses: without a vendor count the terminal event shows the estimate 
   counted.text(0, 'Hi');
   counted.finish(0, 'stop');
   counted.close({ promptTokens: 9, completionTokens: 1 });
-  t.match(JSON.parse(counted.done().split('data: ')[1] ?? '{}'), { response: { usage: { input_tokens: 9, output_tokens: 1 } } }, "the vendor's count when it gave one");
+  t.match(
+    JSON.parse(counted.done().split('data: ')[1] ?? '{}'),
+    { response: { usage: { input_tokens: 9, output_tokens: 1 } } },
+    "the vendor's count when it gave one",
+  );
 });
 
 t.test('Responses end to end: the completed response shows the estimate the ledger bills, read through the official client', async (t) => {
@@ -108,5 +120,9 @@ t.test('Responses end to end: the completed response shows the estimate the ledg
   const stream = h.client(key).responses.stream({ model: 'beta-3-flash', input: QUESTION });
   const response = await stream.finalResponse();
   t.match(response.usage, { input_tokens: PROMPT, output_tokens: COMPLETION, total_tokens: PROMPT + COMPLETION }, 'counts, not null');
-  t.match(lastRow(), { endpoint: 'responses', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 }, 'the same counts in the ledger');
+  t.match(
+    lastRow(),
+    { endpoint: 'responses', stream: 1, status: 200, prompt_tokens: PROMPT, completion_tokens: COMPLETION, usage_estimated: 1 },
+    'the same counts in the ledger',
+  );
 });

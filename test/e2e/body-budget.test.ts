@@ -27,7 +27,12 @@ const messagesOf = (bytes: number): string => {
   return head + 'x'.repeat(bytes - head.length - tail.length) + tail;
 };
 
-async function post(h: Harness, key: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown>; headers: Headers; ms: number }> {
+async function post(
+  h: Harness,
+  key: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers; ms: number }> {
   const started = Date.now();
   const res = await fetch(`${h.origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
   return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers, ms: Date.now() - started };
@@ -36,12 +41,16 @@ async function post(h: Harness, key: string, path: string, body: string): Promis
 /** The same body sent chunked (no Content-Length): counted once read. */
 function postChunked(h: Harness, key: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${h.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${h.origin}/v1/chat/completions`,
+      { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.slice(at, at + 64 * 1024));
     req.end();

@@ -27,7 +27,13 @@ async function boot(name: string, text: string): Promise<unknown> {
   const store = SqliteStore.open(':memory:');
   try {
     const setup = await loadSetup(file, {});
-    const gateway = await createGateway({ config: setup.config, plugins: setup.plugins, catalogue: loadCatalogue(setup.cataloguePath), store, log: createLogger('silent') });
+    const gateway = await createGateway({
+      config: setup.config,
+      plugins: setup.plugins,
+      catalogue: loadCatalogue(setup.cataloguePath),
+      store,
+      log: createLogger('silent'),
+    });
     await gateway.close();
     return null;
   } catch (error) {
@@ -39,14 +45,46 @@ async function boot(name: string, text: string): Promise<unknown> {
 t.test('each mistake is a one-line BootError naming the file and path', async (t) => {
   const mistakes: Array<[string, string, RegExp]> = [
     ['before.yaml', shipped.replace('  - name: ledger\n', ''), /before\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/],
-    ['after.yaml', shipped.replace('  - name: auth\n', '').replace('  - name: dashboard', '  - name: dashboard\n  - name: auth'), /after\.yaml: \/plugins\/\d+: plugin "scope" needs the caller's key, which "auth" provides, but "auth" is listed after it \(.*after\.yaml: \/plugins\/\d+\); list "scope" below "auth"$/],
-    ['setup.yaml', shipped.replace('  - name: retry ', '  - name: retry\n    config: { fallback: { gamma: { gamma-5.4: alpha-sonnet-4.6 } } }\n   '), /setup\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: .*must both belong to the gamma family/],
-    ['schema.yaml', shipped.replace('  - name: rate-limit ', '  - name: rate-limit\n    config: { default_rpm: -1 }\n   '), /schema\.yaml: \/plugins\/\d+\/config\/default_rpm/],
-    ['noconfig.yaml', shipped.replace('  - name: scope', '  - name: scope\n    config: { surprise: true }'), /noconfig\.yaml: \/plugins\/\d+\/config: plugin "scope" takes no config/],
-    ['family.yaml', `${shipped}\nupstreams: { delta: { base_url: "http://127.0.0.1:9" } }\n`, /family\.yaml: \/upstreams\/delta names a family that no enabled vendor plugin declares/],
-    ['unknown.yaml', shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: no-such-plugin'), /unknown\.yaml: \/plugins\/\d+: no plugin named "no-such-plugin"/],
-    ['twice.yaml', shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: scope'), /twice\.yaml: \/plugins\/\d+: plugin "scope" is listed twice/],
-    ['headers.yaml', shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: upstream-headers\n    config: { headers: {}, families: [delta] }'), /headers\.yaml: \/plugins\/\d+\/config\/families names "delta"/],
+    [
+      'after.yaml',
+      shipped.replace('  - name: auth\n', '').replace('  - name: dashboard', '  - name: dashboard\n  - name: auth'),
+      /after\.yaml: \/plugins\/\d+: plugin "scope" needs the caller's key, which "auth" provides, but "auth" is listed after it \(.*after\.yaml: \/plugins\/\d+\); list "scope" below "auth"$/,
+    ],
+    [
+      'setup.yaml',
+      shipped.replace('  - name: retry ', '  - name: retry\n    config: { fallback: { gamma: { gamma-5.4: alpha-sonnet-4.6 } } }\n   '),
+      /setup\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: .*must both belong to the gamma family/,
+    ],
+    [
+      'schema.yaml',
+      shipped.replace('  - name: rate-limit ', '  - name: rate-limit\n    config: { default_rpm: -1 }\n   '),
+      /schema\.yaml: \/plugins\/\d+\/config\/default_rpm/,
+    ],
+    [
+      'noconfig.yaml',
+      shipped.replace('  - name: scope', '  - name: scope\n    config: { surprise: true }'),
+      /noconfig\.yaml: \/plugins\/\d+\/config: plugin "scope" takes no config/,
+    ],
+    [
+      'family.yaml',
+      `${shipped}\nupstreams: { delta: { base_url: "http://127.0.0.1:9" } }\n`,
+      /family\.yaml: \/upstreams\/delta names a family that no enabled vendor plugin declares/,
+    ],
+    [
+      'unknown.yaml',
+      shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: no-such-plugin'),
+      /unknown\.yaml: \/plugins\/\d+: no plugin named "no-such-plugin"/,
+    ],
+    [
+      'twice.yaml',
+      shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: scope'),
+      /twice\.yaml: \/plugins\/\d+: plugin "scope" is listed twice/,
+    ],
+    [
+      'headers.yaml',
+      shipped.replace('  - name: dashboard', '  - name: dashboard\n  - name: upstream-headers\n    config: { headers: {}, families: [delta] }'),
+      /headers\.yaml: \/plugins\/\d+\/config\/families names "delta"/,
+    ],
   ];
   for (const [name, text, expected] of mistakes) {
     const error = await boot(name, text);

@@ -9,7 +9,9 @@ import { pluginConfig } from '../helpers/ops.js';
  * answered with the edge's page, not an empty close.
  */
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 /** A raw TCP connection to the gateway; resolves with everything it received once it closed. */
 function rawConnection(t: Teardown, origin: string): { socket: Socket; closed: Promise<string> } {
@@ -50,7 +52,9 @@ t.test('slow clients are cut off: headers, then the whole request, then idle kee
 
   // Headers in time, then a body that never completes: the request timeout ends it.
   const body = rawConnection(t, h.origin);
-  body.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`);
+  body.socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`,
+  );
   t.not(await within(4000, body.closed), 'still open', 'a body that never completes is cut off at the request timeout');
 
   // A finished exchange on a kept-alive connection that then says nothing.
@@ -70,7 +74,10 @@ t.test('the connection cap: connections beyond it are closed on arrival, and cal
   held.forEach(({ socket }) => socket.destroy());
   await new Promise((resolve) => setTimeout(resolve, 200));
   const { key } = await h.createKey();
-  const after = await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody() });
+  const after = await raw(h.origin, 'POST', '/v1/chat/completions', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: chatBody(),
+  });
   t.equal(after.status, 200, 'calls are served again');
 });
 
@@ -86,7 +93,9 @@ t.test("what Node's parser refuses gets the edge's page, not an empty close", as
 
   const { key } = await h.createKey();
   const framing = rawConnection(t, h.origin);
-  framing.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n`);
+  framing.socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n`,
+  );
   t.match(await framing.closed, /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*<h1>400 Bad Request<\/h1>/, 'bad chunk framing in the middle of a body being read');
   const alive = await raw(h.origin, 'GET', '/healthz');
   t.equal(alive.status, 200, 'the gateway carries on');
@@ -102,7 +111,8 @@ const edgePage = (status: number, title: string): RegExp =>
 
 t.test("every refusal Node makes before the gateway sees a request is the edge's page, on the gateway's port and a side port", async (t) => {
   const h = await startHarness(t, { configure: pluginConfig('metrics', { port: 0 }) });
-  const side = h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === 'metrics listening on their own port')?.origin as string;
+  const side = h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === 'metrics listening on their own port')
+    ?.origin as string;
   const { key } = await h.createKey();
   const cases = [
     ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400, 'Bad Request'],
@@ -117,13 +127,20 @@ t.test("every refusal Node makes before the gateway sees a request is the edge's
     ['an Expect other than 100-continue', 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n', 417, 'Expectation Failed'],
     ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'Request Header Fields Too Large'],
   ] as const;
-  for (const [origin, where] of [[h.origin, "the gateway's port"], [side, 'the metrics port']] as const) {
+  for (const [origin, where] of [
+    [h.origin, "the gateway's port"],
+    [side, 'the metrics port'],
+  ] as const) {
     for (const [name, request, status, title] of cases) t.match(await exchange(t, origin, request), edgePage(status, title), `${where}: ${name}`);
   }
   // Chunk extensions over Node's 16 KiB, in a body being read (a keyed call).
   const extensions = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5;${'a'.repeat(20_000)}\r\n{"mod\r\n`;
   t.match(await exchange(t, h.origin, extensions), edgePage(413, 'Payload Too Large'), 'chunk extensions over 16 KiB');
-  t.match(await exchange(t, h.origin, 'GET /healthz HTTP/1.1\r\n\r\n'), /^HTTP\/1\.1 400 [^]*connection: close\r\n/i, 'without Host the connection closes, as Node would');
+  t.match(
+    await exchange(t, h.origin, 'GET /healthz HTTP/1.1\r\n\r\n'),
+    /^HTTP\/1\.1 400 [^]*connection: close\r\n/i,
+    'without Host the connection closes, as Node would',
+  );
   t.match(await exchange(t, h.origin, 'GET /healthz HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
   t.equal((await raw(h.origin, 'GET', '/healthz')).status, 200, 'the gateway carries on');
 });
@@ -168,11 +185,22 @@ t.test('two Authorization headers are refused on every authenticated surface, wh
   ] as const;
   for (const [name, origin, path, token] of surfaces) {
     const get = (...authorizations: string[]): Promise<string> =>
-      exchange(t, origin, `GET ${path} HTTP/1.1\r\nHost: x\r\n${authorizations.map((a) => `Authorization: Bearer ${a}\r\n`).join('')}Connection: close\r\n\r\n`);
+      exchange(
+        t,
+        origin,
+        `GET ${path} HTTP/1.1\r\nHost: x\r\n${authorizations.map((a) => `Authorization: Bearer ${a}\r\n`).join('')}Connection: close\r\n\r\n`,
+      );
     t.match(await get(token), /^HTTP\/1\.1 200 /, `${name}: the token alone is served`);
-    for (const order of [[token, 'wrong-token-0123456789'], ['wrong-token-0123456789', token]]) {
+    for (const order of [
+      [token, 'wrong-token-0123456789'],
+      ['wrong-token-0123456789', token],
+    ]) {
       const answer = await get(...order);
-      t.match(answer, /^HTTP\/1\.1 401 [\s\S]*"message":"Send exactly one Authorization header\."/, `${name}, the right token ${order[0] === token ? 'first' : 'second'}: 401`);
+      t.match(
+        answer,
+        /^HTTP\/1\.1 401 [\s\S]*"message":"Send exactly one Authorization header\."/,
+        `${name}, the right token ${order[0] === token ? 'first' : 'second'}: 401`,
+      );
       t.notMatch(answer, /"object":"list"|gateway_requests/, 'nothing of what it guards');
     }
   }
@@ -200,7 +228,9 @@ t.test('Expect: 100-continue is answered only after the declared length and the 
 
   const body = chatBody();
   const { socket, closed } = rawConnection(t, h.origin);
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+  );
   await new Promise<void>((resolve) => socket.once('data', () => resolve()));
   socket.write(body);
   const answered = await closed;

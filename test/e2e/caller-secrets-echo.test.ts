@@ -24,10 +24,13 @@ t.test('a key typed into a path or a model name is neither logged nor echoed', a
     t.notOk(text.includes(key.slice(3)), 'the key is not in the error body');
     t.match(text, '[redacted]', 'its place is marked');
   }
-  const long = await (await fetch(`${h.origin}/v1/models/${'m'.repeat(5000)}`)).json() as { error: { message: string } };
+  const long = (await (await fetch(`${h.origin}/v1/models/${'m'.repeat(5000)}`)).json()) as { error: { message: string } };
   t.ok(long.error.message.length < 400, `a long name is cut in the body (${long.error.message.length} characters)`);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const leaked = h.logs.filter((line) => line.includes(key.slice(3)));
   t.same(leaked, [], 'no log line holds the key');
-  t.ok(h.logs.some((line) => line.includes('/v1/[redacted]')), 'the logged path says where it was');
+  t.ok(
+    h.logs.some((line) => line.includes('/v1/[redacted]')),
+    'the logged path says where it was',
+  );
 });

@@ -40,11 +40,15 @@ t.test('60 simultaneous calls against a ceiling that covers exactly 10: exactly 
     // the rest are decided: only the reservations can refuse them.
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        call(h, key, chatBody('gamma-5.4', {
-          max_tokens: 4,
-          stream: i % 2 === 0,
-          messages: [{ role: 'user', content: 'go [[sim:delay_ms=40]]' }],
-        })),
+        call(
+          h,
+          key,
+          chatBody('gamma-5.4', {
+            max_tokens: 4,
+            stream: i % 2 === 0,
+            messages: [{ role: 'user', content: 'go [[sim:delay_ms=40]]' }],
+          }),
+        ),
       ),
     );
     const answered = results.filter((r) => r.status === 200);
@@ -53,10 +57,18 @@ t.test('60 simultaneous calls against a ceiling that covers exactly 10: exactly 
     const codes = new Set(refused.map((r) => JSON.parse(r.text).error.code as string));
     const usage = await usageOf(h, key);
     const exact =
-      answered.length === 10 && complete.length === 10 && refused.length === 50 && codes.size === 1 && codes.has('monthly_cap_exceeded') &&
-      usage.cycle.spent_usd === TEN_CALLS_USD && usage.cycle.reserved_usd === '0.00' && usage.totals.requests === 10;
+      answered.length === 10 &&
+      complete.length === 10 &&
+      refused.length === 50 &&
+      codes.size === 1 &&
+      codes.has('monthly_cap_exceeded') &&
+      usage.cycle.spent_usd === TEN_CALLS_USD &&
+      usage.cycle.reserved_usd === '0.00' &&
+      usage.totals.requests === 10;
     if (!exact) {
-      t.fail(`round ${round}: ${answered.length} answered (${complete.length} complete), ${refused.length} refused, codes ${[...codes].join(',')}, usage ${JSON.stringify(usage.cycle)}`);
+      t.fail(
+        `round ${round}: ${answered.length} answered (${complete.length} complete), ${refused.length} refused, codes ${[...codes].join(',')}, usage ${JSON.stringify(usage.cycle)}`,
+      );
       return;
     }
   }
@@ -148,7 +160,11 @@ t.test('reservations of calls that fail or are refused later are released', asyn
   const h = await startHarness(t, {
     clock: new FakeClock(),
     registered: { refuser },
-    plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'ceiling', 'refuser', 'vendor-gamma', 'ledger'].map((name) => ({ name, enabled: true, config: {} })),
+    plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'ceiling', 'refuser', 'vendor-gamma', 'ledger'].map((name) => ({
+      name,
+      enabled: true,
+      config: {},
+    })),
   });
   const { key } = await h.createKey({ monthly_ceiling_usd: '0.00001' }); // one call of 4 tokens
   const body = (extra: Record<string, unknown>): string => chatBody('gamma-5.4', { max_tokens: 4, ...extra });

@@ -54,7 +54,10 @@ t.test('legacy completions: a reservation for every prompt, refused before any u
   const h = await startHarness(t);
   // gamma-5.4 charges 2500 nano-dollars per output token: one prompt of 1000 tokens (2.5 m) fits 3 m, three do not.
   const capped = async (): Promise<string> => (await h.createKey({ monthly_ceiling_usd: '0.003' })).key;
-  for (const prompt of [['a', 'b', 'c'], [[1], [2], [3]]]) {
+  for (const prompt of [
+    ['a', 'b', 'c'],
+    [[1], [2], [3]],
+  ]) {
     const got = await send(h, await capped(), 'gamma', '/completions', { prompt, max_tokens: 1000 });
     t.same([got.status, dig(got.json, 'error', 'code'), got.upstream], [402, 'monthly_cap_exceeded', null], `${JSON.stringify(prompt)}: 402, no upstream call`);
   }
@@ -69,9 +72,19 @@ t.test('legacy completions: a field that is not a legacy parameter is refused fo
   const prompt = { prompt: 'Once upon' };
   const foreign: Json = { frobnicate: 1, response_format: { type: 'json_object' }, tools: WEATHER_TOOLS, reasoning_effort: 'low', max_completion_tokens: 5 };
   for (const family of ['alpha', 'beta'] as const) {
-    for (const [field, value] of Object.entries(foreign)) refused(t, await send(h, key, family, '/completions', { ...prompt, [field]: value }), field, `${field} [${family}]`);
-    refused(t, await send(h, key, family, '/completions', { ...prompt, logit_bias: { '50256': -100 } }), 'logit_bias', `logit_bias [${family}]: the chat refusal`);
-    t.equal((await send(h, key, family, '/completions', { ...prompt, logit_bias: {}, frobnicate: null })).status, 200, `${family}: an empty logit_bias and null ask nothing`);
+    for (const [field, value] of Object.entries(foreign))
+      refused(t, await send(h, key, family, '/completions', { ...prompt, [field]: value }), field, `${field} [${family}]`);
+    refused(
+      t,
+      await send(h, key, family, '/completions', { ...prompt, logit_bias: { '50256': -100 } }),
+      'logit_bias',
+      `logit_bias [${family}]: the chat refusal`,
+    );
+    t.equal(
+      (await send(h, key, family, '/completions', { ...prompt, logit_bias: {}, frobnicate: null })).status,
+      200,
+      `${family}: an empty logit_bias and null ask nothing`,
+    );
   }
   const relayed = { ...prompt, ...foreign, logit_bias: { '50256': -100 } };
   const got = await send(h, key, 'gamma', '/completions', relayed);
@@ -82,7 +95,13 @@ t.test('null asks nothing, on every family', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const hello = { messages: [{ role: 'user', content: 'Hello there' }] };
-  const history = (assistant: Json): Json => ({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello', ...assistant }, { role: 'user', content: 'Again' }] });
+  const history = (assistant: Json): Json => ({
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello', ...assistant },
+      { role: 'user', content: 'Again' },
+    ],
+  });
   for (const family of FAMILIES) {
     for (const field of ['tools', 'tool_choice', 'response_format', 'user']) {
       await asksNothing(t, h, key, family, '/chat/completions', hello, { [field]: null }, `${field}: null`);

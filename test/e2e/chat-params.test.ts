@@ -34,12 +34,19 @@ interface Probe {
   mapped?: Partial<Record<Family, Check>>;
 }
 
-const generation = (field: string, value: unknown): Check => (u) => [dig(u.body, 'generationConfig', field), value];
-const field = (name: string, value: unknown): Check => (u) => [u.body[name], value];
+const generation =
+  (field: string, value: unknown): Check =>
+  (u) => [dig(u.body, 'generationConfig', field), value];
+const field =
+  (name: string, value: unknown): Check =>
+  (u) => [u.body[name], value];
 /** Real states, made by the simulators in the test's first calls (they verify their own): the blocks as replied, their raw states, a tool-call history. */
 const made = { history: [] as Json[], alpha: {} as Json, beta: {} as Json, alphaRaw: '', betaRaw: '' };
 /** The history, its assistant message handing back `extra`. */
-const handingBack = (extra: Json): Json => ({ tools: WEATHER_TOOLS, messages: made.history.map((message, i) => (i === 1 ? { ...message, ...extra } : message)) });
+const handingBack = (extra: Json): Json => ({
+  tools: WEATHER_TOOLS,
+  messages: made.history.map((message, i) => (i === 1 ? { ...message, ...extra } : message)),
+});
 const history = (): Json => handingBack({});
 /** A conversation with an earlier answer, its assistant message carrying `extra`. */
 const answered = (extra: Json): Json => ({ messages: [HELLO[0], { role: 'assistant', content: 'Hello.', ...extra }, { role: 'user', content: 'More' }] });
@@ -51,16 +58,36 @@ const jsonSchemaProbe = (name: string, value: unknown, mapped: Partial<Record<Fa
   mapped: { gamma: (u) => [dig(u.body, 'response_format', 'json_schema', name), value], ...mapped },
 });
 /** The greeting schema as alpha's `output_config.format` (closed) and beta's `responseJsonSchema`, with `extra`. */
-const alphaFormat = (extra: Json = {}): Check => (u) => [dig(u.body, 'output_config', 'format'), { type: 'json_schema', schema: { type: 'object', ...extra, properties: {}, additionalProperties: false } }];
+const alphaFormat =
+  (extra: Json = {}): Check =>
+  (u) => [dig(u.body, 'output_config', 'format'), { type: 'json_schema', schema: { type: 'object', ...extra, properties: {}, additionalProperties: false } }];
 const betaFormat = (extra: Json = {}): Check => generation('responseJsonSchema', { type: 'object', ...extra });
 
 const PROBES: Record<string, Probe> = {
-  model: { body: (family) => ({ model: { alpha: 'ALPHA-sonnet-4-6', beta: 'Beta-3-Flash', gamma: 'gamma-5-4' }[family] }), mapped: { alpha: field('model', 'alpha-sonnet-4.6'), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:generateContent'], gamma: field('model', 'gamma-5.4') } },
-  messages: {
-    body: { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Probe text' }] },
+  model: {
+    body: (family) => ({ model: { alpha: 'ALPHA-sonnet-4-6', beta: 'Beta-3-Flash', gamma: 'gamma-5-4' }[family] }),
     mapped: {
-      alpha: (u) => [[u.body['system'], u.body['messages']], [[{ type: 'text', text: 'Be brief.' }], [{ role: 'user', content: [{ type: 'text', text: 'Probe text' }] }]]],
-      beta: (u) => [[u.body['systemInstruction'], u.body['contents']], [{ parts: [{ text: 'Be brief.' }] }, [{ role: 'user', parts: [{ text: 'Probe text' }] }]]],
+      alpha: field('model', 'alpha-sonnet-4.6'),
+      beta: (u) => [u.path, '/v1beta/models/beta-3-flash:generateContent'],
+      gamma: field('model', 'gamma-5.4'),
+    },
+  },
+  messages: {
+    body: {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Probe text' },
+      ],
+    },
+    mapped: {
+      alpha: (u) => [
+        [u.body['system'], u.body['messages']],
+        [[{ type: 'text', text: 'Be brief.' }], [{ role: 'user', content: [{ type: 'text', text: 'Probe text' }] }]],
+      ],
+      beta: (u) => [
+        [u.body['systemInstruction'], u.body['contents']],
+        [{ parts: [{ text: 'Be brief.' }] }, [{ role: 'user', parts: [{ text: 'Probe text' }] }]],
+      ],
     },
   },
   'messages[].thinking_blocks': {
@@ -102,13 +129,23 @@ const PROBES: Record<string, Probe> = {
     mapped: { gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'defer_loading'), true] },
   },
   'messages[].reasoning_content': { body: () => handingBack({ reasoning_content: 'Considering.' }), without: history },
-  stream: { body: { stream: true }, mapped: { alpha: field('stream', true), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'] } },
+  stream: {
+    body: { stream: true },
+    mapped: { alpha: field('stream', true), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'] },
+  },
   stream_options: {
     body: { stream: true, stream_options: { include_usage: false } },
-    mapped: { alpha: field('stream', true), beta: (u) => [u.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'], gamma: field('stream_options', { include_usage: true }) },
+    mapped: {
+      alpha: field('stream', true),
+      beta: (u) => [u.path, '/v1beta/models/beta-3-flash:streamGenerateContent?alt=sse'],
+      gamma: field('stream_options', { include_usage: true }),
+    },
   },
   max_tokens: { body: { max_tokens: 50 }, mapped: { alpha: field('max_tokens', 50), beta: generation('maxOutputTokens', 50) } },
-  max_completion_tokens: { body: { max_tokens: 80, max_completion_tokens: 50 }, mapped: { alpha: field('max_tokens', 50), beta: generation('maxOutputTokens', 50) } },
+  max_completion_tokens: {
+    body: { max_tokens: 80, max_completion_tokens: 50 },
+    mapped: { alpha: field('max_tokens', 50), beta: generation('maxOutputTokens', 50) },
+  },
   "max_tokens: over the model's maximum": { body: { max_tokens: 10_000_000 }, param: 'max_tokens' },
   "max_completion_tokens: over the model's maximum": { body: { max_completion_tokens: 10_000_000 }, param: 'max_completion_tokens' },
   temperature: { body: { temperature: 0.5 }, mapped: { alpha: field('temperature', 0.5), beta: generation('temperature', 0.5) } },
@@ -134,22 +171,46 @@ const PROBES: Record<string, Probe> = {
     body: { tools: WEATHER_TOOLS.map((tool) => ({ ...tool, function: { ...tool.function, strict: true } })) },
     param: 'tools[0].function.strict',
     mapped: {
-      alpha: (u) => [[dig(u.body, 'tools', 0, 'strict'), dig(u.body, 'tools', 0, 'input_schema', 'additionalProperties')], [true, false]],
-      beta: (u) => [[dig(u.body, 'toolConfig', 'functionCallingConfig', 'mode'), dig(u.body, 'tools', 0, 'functionDeclarations', 0, 'strict')], ['VALIDATED', undefined]],
+      alpha: (u) => [
+        [dig(u.body, 'tools', 0, 'strict'), dig(u.body, 'tools', 0, 'input_schema', 'additionalProperties')],
+        [true, false],
+      ],
+      beta: (u) => [
+        [dig(u.body, 'toolConfig', 'functionCallingConfig', 'mode'), dig(u.body, 'tools', 0, 'functionDeclarations', 0, 'strict')],
+        ['VALIDATED', undefined],
+      ],
       gamma: (u) => [dig(u.body, 'tools', 0, 'function', 'strict'), true],
     },
   },
-  tool_choice: { body: { tools: WEATHER_TOOLS, tool_choice: 'required' }, mapped: { alpha: field('tool_choice', { type: 'any' }), beta: field('toolConfig', { functionCallingConfig: { mode: 'ANY' } }) } },
+  tool_choice: {
+    body: { tools: WEATHER_TOOLS, tool_choice: 'required' },
+    mapped: { alpha: field('tool_choice', { type: 'any' }), beta: field('toolConfig', { functionCallingConfig: { mode: 'ANY' } }) },
+  },
   parallel_tool_calls: {
     body: { tools: WEATHER_TOOLS, parallel_tool_calls: false, messages: [{ role: 'user', content: 'Weather? [[sim:parallel=2]]' }] },
-    mapped: { alpha: field('tool_choice', { type: 'auto', disable_parallel_tool_use: true }), beta: (_, reply) => [dig(reply, 'choices', 0, 'message', 'tool_calls', 'length'), 1] },
+    mapped: {
+      alpha: field('tool_choice', { type: 'auto', disable_parallel_tool_use: true }),
+      beta: (_, reply) => [dig(reply, 'choices', 0, 'message', 'tool_calls', 'length'), 1],
+    },
   },
-  response_format: { body: { response_format: { type: 'json_object' } }, mapped: { alpha: (u) => [u.body['tool_choice'], { type: 'tool', name: 'json_response' }], beta: generation('responseMimeType', 'application/json') } },
+  response_format: {
+    body: { response_format: { type: 'json_object' } },
+    mapped: { alpha: (u) => [u.body['tool_choice'], { type: 'tool', name: 'json_response' }], beta: generation('responseMimeType', 'application/json') },
+  },
   'response_format.json_schema.strict': jsonSchemaProbe('strict', true, { alpha: alphaFormat(), beta: betaFormat() }),
-  'response_format.json_schema.description': jsonSchemaProbe('description', 'A greeting.', { alpha: alphaFormat({ description: 'A greeting.' }), beta: betaFormat({ description: 'A greeting.' }) }),
+  'response_format.json_schema.description': jsonSchemaProbe('description', 'A greeting.', {
+    alpha: alphaFormat({ description: 'A greeting.' }),
+    beta: betaFormat({ description: 'A greeting.' }),
+  }),
   reasoning_effort: {
     body: { reasoning_effort: 'low' },
-    mapped: { alpha: (u) => [[u.body['thinking'], u.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]], beta: generation('thinkingConfig', { thinkingLevel: 'LOW', includeThoughts: true }) },
+    mapped: {
+      alpha: (u) => [
+        [u.body['thinking'], u.body['output_config']],
+        [{ type: 'adaptive' }, { effort: 'low' }],
+      ],
+      beta: generation('thinkingConfig', { thinkingLevel: 'LOW', includeThoughts: true }),
+    },
   },
   service_tier: { body: { service_tier: 'flex' } },
   store: { body: { store: true } },
@@ -167,7 +228,12 @@ const PROBES: Record<string, Probe> = {
 
 const tableRows = (): ReturnType<typeof rowsOf> => rowsOf('docs/formats/chat.md', 'chat-params');
 
-async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; json: Json | null; adjusted: string | null; upstream: Upstream | null }> {
+async function send(
+  h: Harness,
+  key: string,
+  family: Family,
+  body: Json,
+): Promise<{ status: number; json: Json | null; adjusted: string | null; upstream: Upstream | null }> {
   const sim = h[family];
   const before = sim.requests.length;
   const res = await fetch(`${h.baseURL}/chat/completions`, {
@@ -177,7 +243,12 @@ async function send(h: Harness, key: string, family: Family, body: Json): Promis
   });
   const text = await res.text();
   const seen = sim.requests.length > before ? sim.requests.at(-1) : undefined;
-  return { status: res.status, json: text.startsWith('{') ? (JSON.parse(text) as Json) : null, adjusted: res.headers.get('x-gateway-adjusted'), upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null };
+  return {
+    status: res.status,
+    json: text.startsWith('{') ? (JSON.parse(text) as Json) : null,
+    adjusted: res.headers.get('x-gateway-adjusted'),
+    upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null,
+  };
 }
 
 /** The simulators' own reasoning states, and a tool-call history to hand them back in. */
@@ -206,7 +277,10 @@ t.test('each cell of the table is what the gateway does', async (t) => {
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();
   await makeStates(h, key);
-  const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<Family, Upstream>;
+  const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<
+    Family,
+    Upstream
+  >;
   for (const { row, family, cell, category, probe, body, where } of cellsOf<Json, Probe>(tableRows(), PROBES)) {
     const got = await send(h, key, family, body);
     if (category === 'refused') {
@@ -215,7 +289,8 @@ t.test('each cell of the table is what the gateway does', async (t) => {
     }
     if (category === 'adjusted') {
       adjustedAsSaid(t, where, got, probe.param ?? row, cell);
-      if (probe.without) t.same(got.upstream, (await send(h, key, family, probe.without())).upstream, `${where}: the upstream request is the one the cell says`);
+      if (probe.without)
+        t.same(got.upstream, (await send(h, key, family, probe.without())).upstream, `${where}: the upstream request is the one the cell says`);
       refusedAsSaid(t, `${where}, under parameters: strict`, await send(strict, strictKey, family, body), probe.param ?? row);
       continue;
     }
@@ -236,7 +311,9 @@ t.test('each cell of the table is what the gateway does', async (t) => {
 });
 
 /** Passed through: the caller's value is in the upstream body, unchanged. */
-const passedThrough = (row: string, body: Json): Check => (u) => [u.body[row], body[row]];
+const passedThrough =
+  (row: string, body: Json): Check =>
+  (u) => [u.body[row], body[row]];
 
 t.test('a parameter the gateway does not know: refused for alpha and beta, passed to gamma', async (t) => {
   const h = await startHarness(t);
@@ -246,5 +323,9 @@ t.test('a parameter the gateway does not know: refused for alpha and beta, passe
     if (family === 'gamma') t.same([got.status, got.upstream?.body['frobnicate']], [200, 3], 'gamma: passed through');
     else t.same([got.status, dig(got.json, 'error', 'param'), got.upstream], [400, 'frobnicate', null], `${family}: refused naming it`);
   }
-  t.same((await send(h, key, 'alpha', { seed: null, logit_bias: {}, modalities: ['text'], verbosity: 'medium' })).status, 200, 'null and neutral values ask nothing');
+  t.same(
+    (await send(h, key, 'alpha', { seed: null, logit_bias: {}, modalities: ['text'], verbosity: 'medium' })).status,
+    200,
+    'null and neutral values ask nothing',
+  );
 });

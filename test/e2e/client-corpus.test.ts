@@ -24,7 +24,11 @@ interface Fixture {
 
 const fixtures: Fixture[] = readdirSync(DIR, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
-  .flatMap((dir) => readdirSync(join(DIR, dir.name)).filter((file) => file.endsWith('.json')).map((file) => JSON.parse(readFileSync(join(DIR, dir.name, file), 'utf8')) as Fixture));
+  .flatMap((dir) =>
+    readdirSync(join(DIR, dir.name))
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => JSON.parse(readFileSync(join(DIR, dir.name, file), 'utf8')) as Fixture),
+  );
 
 /** The event that ends a stream of each format. */
 const STREAM_END: Array<[RegExp, string]> = [
@@ -41,7 +45,11 @@ const STREAM_END: Array<[RegExp, string]> = [
  */
 const carriesSignedThinking = (body: Record<string, unknown>): boolean =>
   Array.isArray(body['messages']) &&
-  (body['messages'] as Array<{ content?: unknown }>).some((message) => Array.isArray(message.content) && (message.content as Array<{ type?: string; signature?: string }>).some((block) => block.type === 'thinking' && Boolean(block.signature)));
+  (body['messages'] as Array<{ content?: unknown }>).some(
+    (message) =>
+      Array.isArray(message.content) &&
+      (message.content as Array<{ type?: string; signature?: string }>).some((block) => block.type === 'thinking' && Boolean(block.signature)),
+  );
 
 /** The headers as sent, the credential (redacted in the fixture) now the test key, where the client put it. */
 function headersFor(request: CapturedRequest, key: string): Record<string, string> {
@@ -56,16 +64,26 @@ function headersFor(request: CapturedRequest, key: string): Record<string, strin
 t.test('every captured client request is answered on every family', async (t) => {
   t.ok(fixtures.length >= 20, `the corpus is there (${fixtures.length} requests)`);
   for (const client of ['codex', 'claude-code', 'ai-sdk', 'agents-sdk', 'langchain']) {
-    t.ok(fixtures.some((fixture) => fixture.client === client), `${client} has captured requests`);
+    t.ok(
+      fixtures.some((fixture) => fixture.client === client),
+      `${client} has captured requests`,
+    );
   }
   const h = await startHarness(t);
   const { key } = await h.createKey({ name: 'corpus' });
   for (const fixture of fixtures) {
     for (const model of CLIENT_MODELS) {
       const body: Record<string, unknown> = { ...(fixture.request.body as Record<string, unknown>), model };
-      const skip = model.startsWith('alpha-') && carriesSignedThinking(body) ? 'its thinking blocks are signed by the capture server: only that upstream accepts them back' : false;
+      const skip =
+        model.startsWith('alpha-') && carriesSignedThinking(body)
+          ? 'its thinking blocks are signed by the capture server: only that upstream accepts them back'
+          : false;
       t.test(`${fixture.client} ${fixture.kind} on ${model}`, { skip }, async (t) => {
-        const res = await fetch(`${h.origin}${fixture.request.path}`, { method: fixture.request.method, headers: headersFor(fixture.request, key), body: JSON.stringify(body) });
+        const res = await fetch(`${h.origin}${fixture.request.path}`, {
+          method: fixture.request.method,
+          headers: headersFor(fixture.request, key),
+          body: JSON.stringify(body),
+        });
         const text = await res.text();
         t.ok(res.status >= 200 && res.status < 300, `answered ${res.status}: ${text.slice(0, 400)}`);
         if (res.status >= 300) return;

@@ -9,7 +9,7 @@ import { pluginConfig, SHORT_CADENCE } from '../helpers/ops.js';
  * attempts only, not those times the client's.
  */
 
-t.test('a persistent 503 through the official client with its default retries: the gateway\'s attempts only', async (t) => {
+t.test("a persistent 503 through the official client with its default retries: the gateway's attempts only", async (t) => {
   const h = await startHarness(t, { env: { GATEWAY_RETRY_MAX: '2' }, configure: pluginConfig('retry', { cadence: SHORT_CADENCE }) });
   const { key } = await h.createKey();
   for (let i = 0; i < 20; i++) h.gamma.faults.push({ status: 503 });
@@ -17,14 +17,17 @@ t.test('a persistent 503 through the official client with its default retries: t
   const error = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.equal((error as InstanceType<typeof OpenAI.APIError>).status, 503);
   t.equal((error as InstanceType<typeof OpenAI.APIError>).headers?.get('x-should-retry'), 'false');
-  t.equal(h.gamma.requests.length, 3, 'one attempt and the gateway\'s two retries — the client did not retry on top (it would have made 9)');
+  t.equal(h.gamma.requests.length, 3, "one attempt and the gateway's two retries — the client did not retry on top (it would have made 9)");
 });
 
-t.test('no header when the gateway did not retry (the client\'s own retry is then welcome)', async (t) => {
+t.test("no header when the gateway did not retry (the client's own retry is then welcome)", async (t) => {
   const h = await startHarness(t, { env: { GATEWAY_RETRY_MAX: '0' } });
   const { key } = await h.createKey();
   h.gamma.faults.push({ status: 503 });
-  const once = await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody() });
+  const once = await raw(h.origin, 'POST', '/v1/chat/completions', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: chatBody(),
+  });
   t.equal(once.status, 503);
   t.equal(once.headers.get('x-should-retry'), null);
 });
@@ -64,7 +67,11 @@ t.test('only allowlisted caller headers reach a vendor', async (t) => {
     'openai-project': 'proj_caller',
     'x-random': 'nope',
   };
-  for (const [model, sim] of [['gamma-5.4', h.gamma], ['alpha-sonnet-4.6', h.alpha], ['beta-3-flash', h.beta]] as const) {
+  for (const [model, sim] of [
+    ['gamma-5.4', h.gamma],
+    ['alpha-sonnet-4.6', h.alpha],
+    ['beta-3-flash', h.beta],
+  ] as const) {
     const res = await raw(h.origin, 'POST', '/v1/chat/completions', { headers, body: chatBody(model) });
     t.equal(res.status, 200);
     const seen = sim.requests.at(-1)?.headers ?? {};

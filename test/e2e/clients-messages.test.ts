@@ -13,7 +13,8 @@ import { raw, startHarness, type Harness } from '../helpers/harness.js';
 
 type Json = Record<string, any>;
 
-const BETAS = 'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,advanced-tool-use-2025-11-20,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13';
+const BETAS =
+  'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,advanced-tool-use-2025-11-20,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13';
 const USER_ID = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '0199aaaa-bbbb-cccc-dddd-eeeeeeeeeeee' });
 
 const claudeCode = (model: string): Json => ({
@@ -38,7 +39,13 @@ const claudeCode = (model: string): Json => ({
 
 const post = (h: Harness, key: string, body: Json) =>
   raw(h.origin, 'POST', '/v1/messages', {
-    headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': BETAS, 'x-claude-code-session-id': 's-1' },
+    headers: {
+      'x-api-key': key,
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      'anthropic-beta': BETAS,
+      'x-claude-code-session-id': 's-1',
+    },
     body: JSON.stringify(body),
   });
 
@@ -62,13 +69,25 @@ t.test("Claude Code's default request: answered on every family, each approximat
     const seen = h[family].requests.at(-1);
     const upstream = JSON.parse(seen?.body ?? '{}') as Json;
     if (family === 'alpha') {
-      t.equal(seen?.headers['anthropic-beta'], 'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,advanced-tool-use-2025-11-20', `${model}: the beta defer_loading needs is forwarded`);
+      t.equal(
+        seen?.headers['anthropic-beta'],
+        'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,advanced-tool-use-2025-11-20',
+        `${model}: the beta defer_loading needs is forwarded`,
+      );
       t.same(upstream['context_management'], { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, `${model}: the edit passed through`);
       t.equal(upstream['max_tokens'], 32000, `${model}: the limit sent as asked`);
     } else if (family === 'beta') {
-      t.same(upstream['tools'][0].functionDeclarations.map((f: Json) => f['name']), ['Bash', 'mcp__placeholder'], 'beta: the deferred tool offered at once');
+      t.same(
+        upstream['tools'][0].functionDeclarations.map((f: Json) => f['name']),
+        ['Bash', 'mcp__placeholder'],
+        'beta: the deferred tool offered at once',
+      );
     } else {
-      t.same(upstream['tools'].map((tool: Json) => tool['function'].name), ['Bash', 'mcp__placeholder'], 'gamma: the deferred tool offered at once');
+      t.same(
+        upstream['tools'].map((tool: Json) => tool['function'].name),
+        ['Bash', 'mcp__placeholder'],
+        'gamma: the deferred tool offered at once',
+      );
       t.match(upstream['user'], /^uh_[A-Za-z0-9_-]{43}$/, 'gamma: the long user id sent as a hash gamma takes');
     }
   }

@@ -25,7 +25,9 @@ t.test('the official clients through the gateway', async (t) => {
       t.same(summary(rows), answered(model, 'responses', 1), 'one call in the ledger');
     });
     t.test(`anthropic messages (${model})`, async (t) => {
-      const { result, rows } = await gw.during(() => anthropic.messages.create({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello.' }] }));
+      const { result, rows } = await gw.during(() =>
+        anthropic.messages.create({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello.' }] }),
+      );
       t.same(result.content, [{ type: 'text', text: SIMULATED_TEXT }], 'the answer');
       t.same(summary(rows), answered(model, 'messages', 1), 'one call in the ledger');
     });

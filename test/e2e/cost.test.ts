@@ -43,17 +43,116 @@ interface Expected {
   listMax: string;
 }
 const HAND_COMPUTED: Record<string, Expected> = {
-  'alpha-opus-4.6': { perMillion: ['15.00', '7.50', '3.00'], inNanos: 3000, cost40: '0.0003', list40: '0.000609', savings40: '0.000309', nanos40: 300_000, max: '0.96', listMax: '1.92' },
-  'alpha-sonnet-4.6': { perMillion: ['3.00', '1.50', '0.60'], inNanos: 600, cost40: '0.00006', list40: '0.0001218', savings40: '0.0000618', nanos40: 60_000, max: '0.192', listMax: '0.384' },
-  'alpha-haiku-4.5': { perMillion: ['0.25', '0.13', '0.05'], inNanos: 50, cost40: '0.0000052', list40: '0.00001015', savings40: '0.00000495', nanos40: 5_200, max: '0.00832', listMax: '0.016' },
-  'beta-3.1-pro': { perMillion: ['3.50', '1.75', '0.584'], inNanos: 584, cost40: '0.00007', list40: '0.000141752', savings40: '0.000071752', nanos40: 70_000, max: '0.114688', listMax: '0.229376' },
-  'beta-3-flash': { perMillion: ['0.075', '0.038', '0.013'], inNanos: 13, cost40: '0.00000152', list40: '0.000003039', savings40: '0.000001519', nanos40: 1_520, max: '0.002490368', listMax: '0.0049152' },
-  'gamma-5.4': { perMillion: ['5.00', '2.50', '0.625'], inNanos: 625, cost40: '0.0001', list40: '0.000201875', savings40: '0.000101875', nanos40: 100_000, max: '0.32', listMax: '0.64' },
-  'gamma-5.3-code': { perMillion: ['5.00', '2.50', '0.625'], inNanos: 625, cost40: '0.0001', list40: '0.000201875', savings40: '0.000101875', nanos40: 100_000, max: '0.32', listMax: '0.64' },
-  'gamma-5.2': { perMillion: ['4.00', '2.00', '0.50'], inNanos: 500, cost40: '0.00008', list40: '0.0001615', savings40: '0.0000815', nanos40: 80_000, max: '0.256', listMax: '0.512' },
-  'gamma-5.2-code': { perMillion: ['4.00', '2.00', '0.50'], inNanos: 500, cost40: '0.00008', list40: '0.0001615', savings40: '0.0000815', nanos40: 80_000, max: '0.256', listMax: '0.512' },
-  'gamma-5.1-code': { perMillion: ['3.00', '1.50', '0.375'], inNanos: 375, cost40: '0.00006', list40: '0.000121125', savings40: '0.000061125', nanos40: 60_000, max: '0.192', listMax: '0.384' },
-  'gamma-5.1-code-max': { perMillion: ['8.00', '4.00', '1.00'], inNanos: 1000, cost40: '0.00016', list40: '0.000323', savings40: '0.000163', nanos40: 160_000, max: '0.512', listMax: '1.024' },
+  'alpha-opus-4.6': {
+    perMillion: ['15.00', '7.50', '3.00'],
+    inNanos: 3000,
+    cost40: '0.0003',
+    list40: '0.000609',
+    savings40: '0.000309',
+    nanos40: 300_000,
+    max: '0.96',
+    listMax: '1.92',
+  },
+  'alpha-sonnet-4.6': {
+    perMillion: ['3.00', '1.50', '0.60'],
+    inNanos: 600,
+    cost40: '0.00006',
+    list40: '0.0001218',
+    savings40: '0.0000618',
+    nanos40: 60_000,
+    max: '0.192',
+    listMax: '0.384',
+  },
+  'alpha-haiku-4.5': {
+    perMillion: ['0.25', '0.13', '0.05'],
+    inNanos: 50,
+    cost40: '0.0000052',
+    list40: '0.00001015',
+    savings40: '0.00000495',
+    nanos40: 5_200,
+    max: '0.00832',
+    listMax: '0.016',
+  },
+  'beta-3.1-pro': {
+    perMillion: ['3.50', '1.75', '0.584'],
+    inNanos: 584,
+    cost40: '0.00007',
+    list40: '0.000141752',
+    savings40: '0.000071752',
+    nanos40: 70_000,
+    max: '0.114688',
+    listMax: '0.229376',
+  },
+  'beta-3-flash': {
+    perMillion: ['0.075', '0.038', '0.013'],
+    inNanos: 13,
+    cost40: '0.00000152',
+    list40: '0.000003039',
+    savings40: '0.000001519',
+    nanos40: 1_520,
+    max: '0.002490368',
+    listMax: '0.0049152',
+  },
+  'gamma-5.4': {
+    perMillion: ['5.00', '2.50', '0.625'],
+    inNanos: 625,
+    cost40: '0.0001',
+    list40: '0.000201875',
+    savings40: '0.000101875',
+    nanos40: 100_000,
+    max: '0.32',
+    listMax: '0.64',
+  },
+  'gamma-5.3-code': {
+    perMillion: ['5.00', '2.50', '0.625'],
+    inNanos: 625,
+    cost40: '0.0001',
+    list40: '0.000201875',
+    savings40: '0.000101875',
+    nanos40: 100_000,
+    max: '0.32',
+    listMax: '0.64',
+  },
+  'gamma-5.2': {
+    perMillion: ['4.00', '2.00', '0.50'],
+    inNanos: 500,
+    cost40: '0.00008',
+    list40: '0.0001615',
+    savings40: '0.0000815',
+    nanos40: 80_000,
+    max: '0.256',
+    listMax: '0.512',
+  },
+  'gamma-5.2-code': {
+    perMillion: ['4.00', '2.00', '0.50'],
+    inNanos: 500,
+    cost40: '0.00008',
+    list40: '0.0001615',
+    savings40: '0.0000815',
+    nanos40: 80_000,
+    max: '0.256',
+    listMax: '0.512',
+  },
+  'gamma-5.1-code': {
+    perMillion: ['3.00', '1.50', '0.375'],
+    inNanos: 375,
+    cost40: '0.00006',
+    list40: '0.000121125',
+    savings40: '0.000061125',
+    nanos40: 60_000,
+    max: '0.192',
+    listMax: '0.384',
+  },
+  'gamma-5.1-code-max': {
+    perMillion: ['8.00', '4.00', '1.00'],
+    inNanos: 1000,
+    cost40: '0.00016',
+    list40: '0.000323',
+    savings40: '0.000163',
+    nanos40: 160_000,
+    max: '0.512',
+    listMax: '1.024',
+  },
 };
 
 const catalogue = loadCatalogue('config/models.yaml');
@@ -153,23 +252,27 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
       t.match((await usage(key))['cycle'], { spent_usd: '0.00', reserved_usd: want.cost40 }, `${name}: held while in flight`);
       await finish(call, 40);
       const report = await usage(key);
-      t.same(report['totals'], {
-        requests: 1,
-        prompt_tokens: 3,
-        completion_tokens: 40,
-        total_tokens: 43,
-        cost_usd: want.cost40,
-        upstream_cost_usd: want.list40,
-        list_cost_usd: want.list40,
-        savings_usd: want.savings40,
-      }, `${name}: totals at the hand-computed figures`);
-      t.match(report['cycle'], { spent_usd: want.cost40, reserved_usd: '0.00', remaining_usd: '0.00', upstream_spent_usd: want.list40, upstream_reserved_usd: '0.00' }, `${name}: settled to the real costs`);
-      t.match(report['data'], [{ model: id, cost_usd: want.cost40, upstream_cost_usd: want.list40, list_cost_usd: want.list40, savings_usd: want.savings40 }]);
-      await t.rejects(
-        admit(newCall(key, { ...body, max_tokens: 1 })),
-        { status: 402, code: 'monthly_cap_exceeded' },
-        `${name}: the ceiling is reached`,
+      t.same(
+        report['totals'],
+        {
+          requests: 1,
+          prompt_tokens: 3,
+          completion_tokens: 40,
+          total_tokens: 43,
+          cost_usd: want.cost40,
+          upstream_cost_usd: want.list40,
+          list_cost_usd: want.list40,
+          savings_usd: want.savings40,
+        },
+        `${name}: totals at the hand-computed figures`,
       );
+      t.match(
+        report['cycle'],
+        { spent_usd: want.cost40, reserved_usd: '0.00', remaining_usd: '0.00', upstream_spent_usd: want.list40, upstream_reserved_usd: '0.00' },
+        `${name}: settled to the real costs`,
+      );
+      t.match(report['data'], [{ model: id, cost_usd: want.cost40, upstream_cost_usd: want.list40, list_cost_usd: want.list40, savings_usd: want.savings40 }]);
+      await t.rejects(admit(newCall(key, { ...body, max_tokens: 1 })), { status: 402, code: 'monthly_cap_exceeded' }, `${name}: the ceiling is reached`);
     }
   }
 });
@@ -183,7 +286,11 @@ t.test('every model: without max_tokens the catalogue maximum is reserved; n mul
     await admit(call);
     t.equal(formatUsd(call.reservation?.nanos ?? -1), want.max, `${id}: max_output_tokens × charged price`);
     const bytes = Buffer.byteLength(JSON.stringify(body));
-    t.equal(call.reservation?.upstreamNanos, parseUsd(want.listMax) + bytes * want.inNanos, `${id}: upstream: max_output_tokens × output list price + ${bytes} bytes × input list price`);
+    t.equal(
+      call.reservation?.upstreamNanos,
+      parseUsd(want.listMax) + bytes * want.inNanos,
+      `${id}: upstream: max_output_tokens × output list price + ${bytes} bytes × input list price`,
+    );
     const many = newCall(key, { model: id, max_tokens: 40, n: 3, messages: [] });
     await admit(many);
     t.equal(many.reservation?.nanos, 3 * want.nanos40, `${id}: three choices of 40`);
@@ -195,14 +302,28 @@ t.test('every model: without max_tokens the catalogue maximum is reserved; n mul
   const embed = newCall(key, embedding, ENDPOINTS.embeddings);
   await admit(embed);
   t.equal(embed.reservation?.nanos, 0, 'embeddings produce no output tokens, and input is charged nothing');
-  t.equal(embed.reservation?.upstreamNanos, Buffer.byteLength(JSON.stringify(embedding)) * 625, 'upstream: only the input bound, at gamma-5.4\'s 625 nano-dollars a token');
+  t.equal(
+    embed.reservation?.upstreamNanos,
+    Buffer.byteLength(JSON.stringify(embedding)) * 625,
+    "upstream: only the input bound, at gamma-5.4's 625 nano-dollars a token",
+  );
 });
 
 t.test('the store: exact fit admitted, one nano-dollar over refused, reached refuses even a free call', async (t) => {
   const { store, newKey } = await plugins(t);
   const key = await newKey(1000);
   const reserve = (nanos: number, instance = 'default') =>
-    store.ledger.reserve({ keyId: key.id, cycle: '2026-11', nanos, upstreamNanos: 0, ceilingNanos: 1000, upstreamLimitNanos: null, instance, now: 0, expiresAt: 120_000 });
+    store.ledger.reserve({
+      keyId: key.id,
+      cycle: '2026-11',
+      nanos,
+      upstreamNanos: 0,
+      ceilingNanos: 1000,
+      upstreamLimitNanos: null,
+      instance,
+      now: 0,
+      expiresAt: 120_000,
+    });
   const a = await reserve(600);
   t.ok(a.admitted);
   t.match(await reserve(401), { admitted: false, refusedBy: ['ceiling'], spent: 0, reserved: 600 }, 'one nano-dollar too many');
@@ -214,11 +335,29 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
   t.match(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 0, reserved: 400 });
   if (!b.admitted) throw new Error('b');
   const row = {
-    admittedAt: 0, cycle: '2026-11', keyId: key.id, model: 'gamma-5.4', family: 'gamma', endpoint: 'chat.completions',
-    stream: false, status: 200, outcome: 'ok', attempts: 1, promptTokens: 0, completionTokens: 0, usageEstimated: false,
-    chargedNanos: 1000, listNanos: 2000, upstreamMs: 1, ttftMs: null,
+    admittedAt: 0,
+    cycle: '2026-11',
+    keyId: key.id,
+    model: 'gamma-5.4',
+    family: 'gamma',
+    endpoint: 'chat.completions',
+    stream: false,
+    status: 200,
+    outcome: 'ok',
+    attempts: 1,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageEstimated: false,
+    chargedNanos: 1000,
+    listNanos: 2000,
+    upstreamMs: 1,
+    ttftMs: null,
   };
   await store.ledger.record(row, b.reservation.id);
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 1000, reserved: 0, upstreamSpent: 2000, upstreamReserved: 0 }, 'row, spends and release in one go');
+  t.same(
+    await store.ledger.cycleSpend(key.id, '2026-11', 0),
+    { spent: 1000, reserved: 0, upstreamSpent: 2000, upstreamReserved: 0 },
+    'row, spends and release in one go',
+  );
   t.match(await reserve(0), { admitted: false, spent: 1000 }, 'a reached ceiling refuses even a call that costs nothing');
 });

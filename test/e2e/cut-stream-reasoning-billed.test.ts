@@ -14,11 +14,20 @@ const PROMPT = 'word word [[sim:tokens=30]] [[sim:reset_after=8]]';
 const THINKING_DELTAS = 6;
 
 const bodies = {
-  chat: { path: '/v1/chat/completions', body: { model: 'alpha-opus-4.6', stream: true, reasoning_effort: 'high', messages: [{ role: 'user', content: PROMPT }] } },
+  chat: {
+    path: '/v1/chat/completions',
+    body: { model: 'alpha-opus-4.6', stream: true, reasoning_effort: 'high', messages: [{ role: 'user', content: PROMPT }] },
+  },
   responses: { path: '/v1/responses', body: { model: 'alpha-opus-4.6', stream: true, reasoning: { effort: 'high' }, input: PROMPT } },
   messages: {
     path: '/v1/messages',
-    body: { model: 'alpha-opus-4.6', stream: true, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: PROMPT }] },
+    body: {
+      model: 'alpha-opus-4.6',
+      stream: true,
+      max_tokens: 4096,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+      messages: [{ role: 'user', content: PROMPT }],
+    },
   },
 } as const;
 
@@ -28,7 +37,11 @@ t.test('a stream cut during thinking bills the thinking relayed, marked estimate
   const ledger = openLedgerDb(h.dbPath);
   t.teardown(() => ledger.close());
   for (const [format, { path, body }] of Object.entries(bodies)) {
-    const res = await fetch(`${h.origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${h.origin}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     t.equal(res.status, 200, `${format}: the stream began`);
     t.notMatch(text, /"(content|text|delta)":"word/, `${format}: no text reached the caller before the cut`);

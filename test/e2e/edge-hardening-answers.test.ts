@@ -33,7 +33,11 @@ t.test('a slow upload answered before it is read is cut after the linger, not th
   const h = await startHarness(t, { env: { GATEWAY_REQUEST_TIMEOUT_MS: '60000' } });
   const cases = [
     ['an unknown path (404)', 'POST /nope HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 404 [\s\S]*"not_found"/],
-    ['a wrong admin token (401)', 'POST /admin/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-token\r\n', /^HTTP\/1\.1 401 [\s\S]*"invalid_api_key"/],
+    [
+      'a wrong admin token (401)',
+      'POST /admin/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-token\r\n',
+      /^HTTP\/1\.1 401 [\s\S]*"invalid_api_key"/,
+    ],
     ['the model list, wrong method (405)', 'POST /v1/models HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 405 [\s\S]*allow: GET, HEAD/i],
   ] as const;
   await cutAfterLinger(t, h.origin, cases);
@@ -45,7 +49,9 @@ type Case = readonly [name: string, head: string, answer: RegExp];
 async function cutAfterLinger(t: Test, origin: string, cases: readonly Case[]): Promise<void> {
   const uploads = cases.map(([, head]) => slowUpload(t, origin, head));
   const bound = LINGER_MS + 3_000;
-  const held = await Promise.all(uploads.map(({ closed }) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), bound))])));
+  const held = await Promise.all(
+    uploads.map(({ closed }) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), bound))])),
+  );
   cases.forEach(([name, , answer], i) => {
     t.match(uploads[i]?.received(), answer, `${name}: answered`);
     t.match(uploads[i]?.received(), /connection: close/i, `${name}: the close announced`);
@@ -78,7 +84,12 @@ t.test("an undecodable path is the 400 page wherever it points; an unknown dashb
   t.equal(asset.status, 404);
   t.match(asset.json(), { error: { type: 'not_found', code: 'not_found', message: /^Unknown path GET \/dashboard\/assets\/nope\.js/ } });
   // docs/dashboard.md: every dashboard response carries its security headers, the edge's answers under /dashboard too.
-  for (const [method, path, status] of [['GET', '/dashboard/assets/nope.js', 404], ['GET', '/dashboard/nope', 404], ['POST', '/dashboard', 404], ['GET', '/dashboard/assets/%zz', 400]] as const) {
+  for (const [method, path, status] of [
+    ['GET', '/dashboard/assets/nope.js', 404],
+    ['GET', '/dashboard/nope', 404],
+    ['POST', '/dashboard', 404],
+    ['GET', '/dashboard/assets/%zz', 400],
+  ] as const) {
     const res = await raw(h.origin, method, path);
     t.equal(res.status, status, `${method} ${path}: ${status}`);
     t.match(res.headers.get('content-security-policy'), /^default-src 'none'; script-src 'self'; [\s\S]*frame-ancestors 'none'$/, `${method} ${path}: its CSP`);

@@ -9,7 +9,9 @@ import { startHarness, type Harness } from '../helpers/harness.js';
  * keeps sending: a caller without a key cannot hold it open by trickling bytes.
  */
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 /** A raw connection that does not close its side when the gateway closes its own (as an attacker would not). */
 function open(t: Teardown, origin: string): { socket: Socket; closed: Promise<string> } {
@@ -43,8 +45,7 @@ async function keptSending(t: Teardown, origin: string, request: string, boundMs
   return within(boundMs, c.closed);
 }
 
-const harness = (t: Teardown): Promise<Harness> =>
-  startHarness(t, { env: { GATEWAY_HEADERS_TIMEOUT_MS: '500', GATEWAY_REQUEST_TIMEOUT_MS: '60000' } });
+const harness = (t: Teardown): Promise<Harness> => startHarness(t, { env: { GATEWAY_HEADERS_TIMEOUT_MS: '500', GATEWAY_REQUEST_TIMEOUT_MS: '60000' } });
 
 t.test('a caller that trickles its headers past the timeout gets the 408 page, and its connection is cut though it keeps sending', async (t) => {
   const h = await harness(t);

@@ -45,7 +45,10 @@ t.test('the audit repro: admitted only when the ceiling covers the dearer siblin
   const answered = await chat(h, enough.key, 'gamma-5.2', 1000);
   t.equal(answered.status, 200);
   t.equal(answered.json().model, 'gamma-5.1-code-max', 'the sibling answered');
-  t.same(h.gamma.requests.map((r) => JSON.parse(r.body).model), ['gamma-5.2', 'gamma-5.1-code-max']);
+  t.same(
+    h.gamma.requests.map((r) => JSON.parse(r.body).model),
+    ['gamma-5.2', 'gamma-5.1-code-max'],
+  );
   t.has(await cycleOf(h, enough.key), { spent_usd: '0.004', reserved_usd: '0.00', remaining_usd: '0.00' }, 'billed the sibling, within the ceiling');
   t.equal((await chat(h, enough.key, 'gamma-5.2', 1)).status, 402, 'the ceiling is reached');
 
@@ -91,7 +94,10 @@ t.test('a sibling with a lower maximum than the caller asked for is not asked: t
   const over = await chat(h, key, 'alpha-sonnet-4.6', 100_000, 3);
   t.equal(over.status, 200);
   t.equal(over.json().model, 'alpha-sonnet-4.6', 'retried on the model asked');
-  t.same(h.alpha.requests.map((r) => JSON.parse(r.body).model), ['alpha-sonnet-4.6', 'alpha-sonnet-4.6']);
+  t.same(
+    h.alpha.requests.map((r) => JSON.parse(r.body).model),
+    ['alpha-sonnet-4.6', 'alpha-sonnet-4.6'],
+  );
 
   h.alpha.faults.push({ status: 529 });
   const within = await chat(h, key, 'alpha-sonnet-4.6', 64_000, 3);

@@ -34,8 +34,14 @@ t.test('gamma through the official client: plain, streamed, aliases, tools, embe
   t.equal(chunks[0]?.choices[0]?.delta.role, 'assistant', 'role delta first');
   t.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'Hello from the simulated');
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
-  t.ok(chunks.every((c) => c.choices.length === 1), 'no usage-only chunk when not asked');
-  t.ok(chunks.every((c) => !('usage' in c)), 'no usage field at all when not asked');
+  t.ok(
+    chunks.every((c) => c.choices.length === 1),
+    'no usage-only chunk when not asked',
+  );
+  t.ok(
+    chunks.every((c) => !('usage' in c)),
+    'no usage field at all when not asked',
+  );
   t.ok(chunks.every((c) => c.model === 'gamma-5.2' && c.id === chunks[0]?.id));
 
   const withUsage = await client.chat.completions.create({
@@ -134,7 +140,14 @@ t.test('upstream failures become our envelope', async (t) => {
   t.equal(limited.json().error.code, 'rate_limit_exceeded');
   t.equal(limited.json().error.message, 'simulated 429', "the upstream's message is kept");
 
-  for (const [upstream, ours, type] of [[503, 503, 'unavailable'], [500, 502, 'upstream_error'], [502, 502, 'upstream_error'], [504, 504, 'upstream_timeout'], [400, 400, 'invalid_request'], [401, 502, 'upstream_error']] as const) {
+  for (const [upstream, ours, type] of [
+    [503, 503, 'unavailable'],
+    [500, 502, 'upstream_error'],
+    [502, 502, 'upstream_error'],
+    [504, 504, 'upstream_timeout'],
+    [400, 400, 'invalid_request'],
+    [401, 502, 'upstream_error'],
+  ] as const) {
     h.gamma.faults.push({ status: upstream });
     const error = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     t.type(error, OpenAI.APIError, `upstream ${upstream} surfaces as an APIError`);
@@ -171,7 +184,9 @@ t.test('upstream failures become our envelope', async (t) => {
   t.equal(models.status, 200, 'still serving after the refused upstream');
 
   // A family whose vendor plugin is not in the chain: 503 naming the missing upstream.
-  const partial = await startHarness(t, { plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })) });
+  const partial = await startHarness(t, {
+    plugins: ['ingress-chat', 'auth', 'model-normalise', 'scope', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} })),
+  });
   const partialClient = partial.client((await partial.createKey()).key);
   const alpha = await partialClient.chat.completions.create({ model: 'alpha-sonnet-4-6', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.equal((alpha as InstanceType<typeof OpenAI.APIError>).status, 503);

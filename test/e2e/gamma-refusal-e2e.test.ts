@@ -17,8 +17,17 @@ const REFUSAL = 'I cannot help with that.';
 const USAGE = { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15 };
 const head = { id: 'chatcmpl-u', created: 1, model: 'gamma-5.4' };
 const whole = (message: Record<string, unknown>): Answer =>
-  jsonAnswer({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: 'stop' }], usage: USAGE });
-const chunk = (delta: unknown, finish: string | null = null): unknown => ({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  jsonAnswer({
+    ...head,
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: 'stop' }],
+    usage: USAGE,
+  });
+const chunk = (delta: unknown, finish: string | null = null): unknown => ({
+  ...head,
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+});
 const refused = whole({ content: null, refusal: REFUSAL });
 const refusedStream = sseAnswer([
   chunk({ role: 'assistant', content: null, refusal: '' }),
@@ -44,26 +53,42 @@ t.test('/v1/responses on gamma: the refusal is a refusal part, whole, streamed a
   upstream.answers.push(whole({ content: 'Because it is unsafe.' }));
   const next = await client.responses.create({ model: 'gamma-5.4', previous_response_id: plain.id, input: 'Why not?' });
   t.equal(next.output_text, 'Because it is unsafe.', 'the stored response with its refusal part is read back');
-  t.match(JSON.parse(upstream.bodies.at(-1) ?? '{}'), { messages: [{ role: 'user' }, { role: 'assistant', content: REFUSAL }, { role: 'user', content: [{ type: 'text', text: 'Why not?' }] }] }, 'and the refusal goes back to the vendor');
+  t.match(
+    JSON.parse(upstream.bodies.at(-1) ?? '{}'),
+    { messages: [{ role: 'user' }, { role: 'assistant', content: REFUSAL }, { role: 'user', content: [{ type: 'text', text: 'Why not?' }] }] },
+    'and the refusal goes back to the vendor',
+  );
 
   upstream.answers.push(refusedStream);
   const stream = client.responses.stream({ model: 'gamma-5.4', input: 'Help me break in.' });
   const events: OpenAI.Responses.ResponseStreamEvent[] = [];
   for await (const event of stream) events.push(event);
-  t.same(events.map((e) => e.type), [
-    'response.created',
-    'response.in_progress',
-    'response.output_item.added',
-    'response.content_part.added',
-    'response.refusal.delta',
-    'response.refusal.delta',
-    'response.refusal.done',
-    'response.content_part.done',
-    'response.output_item.done',
-    'response.completed',
-  ]);
-  t.same(events.map((e) => e.sequence_number), events.map((_, i) => i));
-  t.match(events.filter((e) => e.type === 'response.refusal.delta'), [{ content_index: 0, delta: 'I cannot ' }, { content_index: 0, delta: 'help with that.' }]);
+  t.same(
+    events.map((e) => e.type),
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.refusal.delta',
+      'response.refusal.delta',
+      'response.refusal.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ],
+  );
+  t.same(
+    events.map((e) => e.sequence_number),
+    events.map((_, i) => i),
+  );
+  t.match(
+    events.filter((e) => e.type === 'response.refusal.delta'),
+    [
+      { content_index: 0, delta: 'I cannot ' },
+      { content_index: 0, delta: 'help with that.' },
+    ],
+  );
   const final = await stream.finalResponse();
   t.match(final, { status: 'completed', output: [message], usage: { output_tokens: 6 } }, "the client's stream helper rebuilds it");
 });

@@ -8,15 +8,24 @@ import { gatewayOnQueuedGamma, sseAnswer } from '../helpers/queued-upstream.js';
  */
 
 const chunk = (delta: object, finish: string | null) => ({
-  id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 7, model: 'gamma-5.4',
-  choices: [{ index: 0, delta, finish_reason: finish }], usage: null,
+  id: 'chatcmpl-up',
+  object: 'chat.completion.chunk',
+  created: 7,
+  model: 'gamma-5.4',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  usage: null,
 });
 
 t.test('no usage chunk from the vendor: the gateway writes one with what the ledger bills', async (t) => {
   const { upstream, h, id, key, db } = await gatewayOnQueuedGamma(t);
-  upstream.answers.push(sseAnswer([chunk({ role: 'assistant', content: '' }, null), chunk({ content: 'Oslo is ' }, null), chunk({ content: 'cold.' }, null), chunk({}, 'stop')]));
+  upstream.answers.push(
+    sseAnswer([chunk({ role: 'assistant', content: '' }, null), chunk({ content: 'Oslo is ' }, null), chunk({ content: 'cold.' }, null), chunk({}, 'stop')]),
+  );
   const stream = await h.client(key).chat.completions.create({
-    model: 'gamma-5.4', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    model: 'gamma-5.4',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'Weather in Oslo?' }],
   });
   const chunks = [];
   for await (const c of stream) chunks.push(c);
@@ -29,5 +38,8 @@ t.test('no usage chunk from the vendor: the gateway writes one with what the led
   const plain = await h.client(key).chat.completions.create({ model: 'gamma-5.4', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
   const plainChunks = [];
   for await (const c of plain) plainChunks.push(c);
-  t.notOk(plainChunks.some((c) => c.usage), 'a caller who did not ask gets none');
+  t.notOk(
+    plainChunks.some((c) => c.usage),
+    'a caller who did not ask gets none',
+  );
 });

@@ -15,10 +15,12 @@ const chunk = (choices: unknown[], usage: unknown = null): string =>
 const delta = (index: number, content: string, finish: string | null = null): unknown => ({ index, delta: { content }, finish_reason: finish });
 const USAGE = chunk([], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
 
-const sse = (body: string): Answer => (res) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(body);
-};
+const sse =
+  (body: string): Answer =>
+  (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(body);
+  };
 /** A JSON text, parsed; anything else as it is (so a failed expectation shows what came). */
 const parsed = (text: string): unknown => {
   try {
@@ -47,13 +49,26 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   const ok = await call('/chat/completions', { ...chat, stream: true });
   t.equal(ok.status, 200);
   t.match(ok.text, /"finish_reason":"stop"[\s\S]*data: \[DONE\]\n\n$/, 'a whole stream is relayed whole');
-  upstream.answers.push(jsonAnswer({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }));
+  upstream.answers.push(
+    jsonAnswer({
+      id: 'chatcmpl-u',
+      object: 'chat.completion',
+      model: 'gamma-5.4',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 1 },
+    }),
+  );
   t.equal((await call('/chat/completions', chat)).status, 200, 'a whole reply is relayed');
 
   const streams: Array<[string, Answer, RegExp, Record<string, unknown>?]> = [
     ['closed cleanly without a finish reason or [DONE]', sse(chunk([delta(0, 'Hi')]) + chunk([delta(0, ' there')])), /before choice 0 finished/],
     ['closed with [DONE] but no finish reason', sse(chunk([delta(0, 'Hi')]) + USAGE + 'data: [DONE]\n\n'), /before choice 0 finished/],
-    ['n = 2, one choice never finished', sse(chunk([delta(0, 'A', 'stop')]) + chunk([delta(1, 'B')]) + USAGE + 'data: [DONE]\n\n'), /before choice 1 finished/, { n: 2 }],
+    [
+      'n = 2, one choice never finished',
+      sse(chunk([delta(0, 'A', 'stop')]) + chunk([delta(1, 'B')]) + USAGE + 'data: [DONE]\n\n'),
+      /before choice 1 finished/,
+      { n: 2 },
+    ],
     ['an empty 200', sse(''), /empty body or one that is not an event stream/],
   ];
   for (const [what, answer, reason, extra] of streams) {
@@ -62,7 +77,11 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     t.equal(res.status, 200, `${what}: the stream had begun`);
     const last = res.text.trimEnd().split('\n\n').at(-1) ?? '';
     t.notMatch(res.text, 'data: [DONE]', `${what}: no [DONE]`);
-    t.match(parsed(last.replace(/^data: /, '')), { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } }, `${what}: ends with our error event`);
+    t.match(
+      parsed(last.replace(/^data: /, '')),
+      { error: { type: 'upstream_error', code: 'bad_gateway', message: reason } },
+      `${what}: ends with our error event`,
+    );
   }
 
   // A 2xx of another media type is refused before the caller's 200: a 502 in the caller's envelope.
@@ -80,7 +99,12 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     ],
     [
       'a whole JSON reply',
-      jsonAnswer({ id: 'chatcmpl-u', object: 'chat.completion', model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] }),
+      jsonAnswer({
+        id: 'chatcmpl-u',
+        object: 'chat.completion',
+        model: 'gamma-5.4',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+      }),
       /^The gamma upstream answered a stream request with application\/json, not an event stream\.$/,
     ],
     [
@@ -119,13 +143,28 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
   const rows = db.rows(id);
   const failures = [...streams, ...notStreams, ...bodies];
   t.equal(rows.length, 2 + failures.length, 'every call is in the ledger');
-  t.same(rows.slice(0, 2).map((row) => row.outcome), ['ok', 'ok'], 'the controls are ok');
+  t.same(
+    rows.slice(0, 2).map((row) => row.outcome),
+    ['ok', 'ok'],
+    'the controls are ok',
+  );
   for (const [index, row] of rows.slice(2).entries()) {
     t.equal(row.outcome, 'upstream_error', `${failures[index]?.[0]}: upstream_error, not ok`);
   }
-  t.same(rows.slice(2, 2 + streams.length).map((row) => row.status), streams.map(() => 200), 'streams keep the 200 they began with');
-  t.same(rows.slice(2 + streams.length).map((row) => row.status), [...notStreams, ...bodies].map(() => 502));
-  t.same(rows.slice(2 + streams.length, 2 + streams.length + notStreams.length).map((row) => row.charged_nano), notStreams.map(() => 0), 'an answer that is no stream bills nothing');
+  t.same(
+    rows.slice(2, 2 + streams.length).map((row) => row.status),
+    streams.map(() => 200),
+    'streams keep the 200 they began with',
+  );
+  t.same(
+    rows.slice(2 + streams.length).map((row) => row.status),
+    [...notStreams, ...bodies].map(() => 502),
+  );
+  t.same(
+    rows.slice(2 + streams.length, 2 + streams.length + notStreams.length).map((row) => row.charged_nano),
+    notStreams.map(() => 0),
+    'an answer that is no stream bills nothing',
+  );
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
   t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream"\} 3/, 'counted under its own code');
 

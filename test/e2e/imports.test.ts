@@ -29,7 +29,10 @@ t.test('import API: paste, upload, project; imported keys never authenticate', a
   t.equal(detail['daily'][1].model_id, null);
 
   // A bad upload changes nothing: the earlier history stays whole.
-  const bad = await h.admin('POST', '/imports', { key: quaKey, history: { format: 'csv', content: 'date,model,input_tokens,output_tokens,cost\n2026-10-02,gamma-5.4,1,x,0\n' } });
+  const bad = await h.admin('POST', '/imports', {
+    key: quaKey,
+    history: { format: 'csv', content: 'date,model,input_tokens,output_tokens,cost\n2026-10-02,gamma-5.4,1,x,0\n' },
+  });
   t.equal(bad.status, 400);
   const badBody = (await bad.json()) as { error: { param: string; message: string } };
   t.equal(badBody.error.param, 'history');
@@ -38,7 +41,10 @@ t.test('import API: paste, upload, project; imported keys never authenticate', a
   t.equal(still['daily'].length, 2, 'nothing half-imported');
 
   // The same key again replaces its history (200, same import).
-  const again = await h.admin('POST', '/imports', { key: quaKey, history: { format: 'json', content: '[{"date":"2026-10-03","model":"gamma-5.4","input_tokens":1,"output_tokens":10,"cost":"0"}]' } });
+  const again = await h.admin('POST', '/imports', {
+    key: quaKey,
+    history: { format: 'json', content: '[{"date":"2026-10-03","model":"gamma-5.4","input_tokens":1,"output_tokens":10,"cost":"0"}]' },
+  });
   t.equal(again.status, 200);
   t.equal(((await again.json()) as Record<string, any>)['id'], body['id']);
 
@@ -58,7 +64,10 @@ t.test('import API: paste, upload, project; imported keys never authenticate', a
   t.equal(noConnector.status, 400);
   t.match(((await noConnector.json()) as { error: { message: string } }).error.message, /No connector is configured for vendor keys/);
 
-  for (const [key, param] of [['sl-abcdefghijklmnopqrstuvwxyz012345', 'key'], ['hello', 'key']] as const) {
+  for (const [key, param] of [
+    ['sl-abcdefghijklmnopqrstuvwxyz012345', 'key'],
+    ['hello', 'key'],
+  ] as const) {
     const res = await h.admin('POST', '/imports', { key });
     t.equal(res.status, 400);
     t.equal(((await res.json()) as { error: { param: string } }).error.param, param);

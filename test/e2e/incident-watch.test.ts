@@ -48,7 +48,11 @@ t.test('resolved by hand: traffic on other models leaves it resolved (the report
   clock.advance(60_000);
   t.equal((await send('alpha-haiku-4.5')).status, 200);
   const after = await incidents();
-  t.same(after.map((i) => [i.id, i.status]), [[opened?.id, 'resolved']], 'no new incident: gamma-5.2 had no traffic');
+  t.same(
+    after.map((i) => [i.id, i.status]),
+    [[opened?.id, 'resolved']],
+    'no new incident: gamma-5.2 had no traffic',
+  );
 });
 
 t.test('resolved by hand: a new incident opens only on failures after the resolve', async (t) => {
@@ -80,7 +84,7 @@ t.test('resolved by hand: failures in the slot of the resolve may predate it and
   t.same(await open(), ['gamma-5.2'], 'the next slot counts');
 });
 
-t.test('resolved by hand, several instances: only the model\'s own attempts, from any instance, count as traffic', async (t) => {
+t.test("resolved by hand, several instances: only the model's own attempts, from any instance, count as traffic", async (t) => {
   const { clock, a, b, spawn, observe, open, resolveByHand } = await watches(t);
   await observe(a, 'gamma-5.2', 30, true);
   await observe(b, 'gamma-5.2', 30, true);
@@ -112,7 +116,7 @@ t.test('a model without traffic keeps its state: open stays open while its old f
   // The failures' slot leaves the window; only successes are left in it, but none are new.
   clock.advance(295_000);
   await observe(a, 'alpha-haiku-4.5', 20, false);
-  t.same(await open(), ['gamma-5.2'], 'other models\' traffic decides nothing about gamma-5.2');
+  t.same(await open(), ['gamma-5.2'], "other models' traffic decides nothing about gamma-5.2");
   await observe(a, 'gamma-5.2', 1, false);
   t.same(await open(), [], 'its own traffic: 0 % of 91, resolved');
 });

@@ -25,7 +25,6 @@ const FORTY_TOKENS: Record<string, { cost: string; list: string; savings: string
   'gamma-5.1-code-max': { cost: '0.00016', list: '0.000322', savings: '0.000162', nanos: [160_000, 322_000] },
 };
 
-
 async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   for await (const _chunk of stream) {
     // read to the end
@@ -46,7 +45,10 @@ t.test('every catalogue model of all three families, streamed and not: the ledge
     await drain(await h.client(streamed.key).chat.completions.create({ model, stream: true, messages: ask('Count [[sim:tokens=40]]') }));
   }
 
-  for (const [who, key, stream] of [['plain', plain, 0], ['streamed', streamed, 1]] as const) {
+  for (const [who, key, stream] of [
+    ['plain', plain, 0],
+    ['streamed', streamed, 1],
+  ] as const) {
     const body = await usage(h, key.key);
     t.same(
       body.data,
@@ -127,10 +129,14 @@ t.test('an answered call is committed before its last byte reaches the caller', 
   await client.completions.create({ model: 'gamma-5.4', prompt: 'Once upon a time', max_tokens: 5 });
   await client.embeddings.create({ model: 'gamma-5.4', input: 'alpha beta' });
   // 4 prompt tokens ("Once upon a time") × 625 + 5 × 5000 = 27 500 upstream; embeddings: 2 × 625.
-  t.match(db.rows(id).slice(-2), [
-    { endpoint: 'completions', prompt_tokens: 4, completion_tokens: 5, charged_nano: 12_500, list_nano: 27_500 },
-    { endpoint: 'embeddings', prompt_tokens: 2, completion_tokens: 0, charged_nano: 0, list_nano: 1_250 },
-  ], 'legacy completions and embeddings are in the ledger too, their prompt tokens in the upstream cost');
+  t.match(
+    db.rows(id).slice(-2),
+    [
+      { endpoint: 'completions', prompt_tokens: 4, completion_tokens: 5, charged_nano: 12_500, list_nano: 27_500 },
+      { endpoint: 'embeddings', prompt_tokens: 2, completion_tokens: 0, charged_nano: 0, list_nano: 1_250 },
+    ],
+    'legacy completions and embeddings are in the ledger too, their prompt tokens in the upstream cost',
+  );
 });
 
 t.test('a caller that leaves mid-stream: the upstream is cut and the call is billed for what was relayed', async (t) => {

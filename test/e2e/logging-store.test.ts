@@ -23,13 +23,27 @@ t.test('one log line per request, with the key id and never the key', async (t) 
   t.equal(chat?.['outcome'], 'ok');
   t.type(chat?.['latency_ms'], 'number');
   t.type(chat?.['upstream_ms'], 'number');
-  t.ok(requests.some((line) => line['status'] === 401), 'refusals are logged too');
-  t.notOk(h.logs.some((line) => line.includes(key)), 'no key in any line');
+  t.ok(
+    requests.some((line) => line['status'] === 401),
+    'refusals are logged too',
+  );
+  t.notOk(
+    h.logs.some((line) => line.includes(key)),
+    'no key in any line',
+  );
 });
 
 t.test('auth headers are redacted wherever they appear in a log object', async (t) => {
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
+  const log = createLogger(
+    'info',
+    new Writable({
+      write: (chunk: Buffer, _e, done) => {
+        lines.push(chunk.toString());
+        done();
+      },
+    }),
+  );
   log.info({ req: { headers: { authorization: 'Bearer sl-secretsecret', 'x-api-key': 'vendor-secret', 'x-goog-api-key': 'g-secret' } } }, 'debugging');
   log.info({ headers: { authorization: 'Bearer other-secret' }, apiKey: 'cfg-secret' }, 'more');
   const text = lines.join('');

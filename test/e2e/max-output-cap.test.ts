@@ -21,17 +21,42 @@ type Family = (typeof MODELS)[number]['family'];
 
 /** Each way of naming the limit: the endpoint, the parameter, and a body asking for `tokens`. */
 const FORMATS = [
-  { name: 'chat max_tokens', path: '/v1/chat/completions', param: 'max_tokens', body: (model: string, tokens: number) => ({ model, max_tokens: tokens, messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }] }) },
+  {
+    name: 'chat max_tokens',
+    path: '/v1/chat/completions',
+    param: 'max_tokens',
+    body: (model: string, tokens: number) => ({ model, max_tokens: tokens, messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }] }),
+  },
   {
     name: 'chat max_completion_tokens',
     path: '/v1/chat/completions',
     param: 'max_completion_tokens',
     // It wins over max_tokens, so it is the one named.
-    body: (model: string, tokens: number) => ({ model, max_tokens: 10, max_completion_tokens: tokens, messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }] }),
+    body: (model: string, tokens: number) => ({
+      model,
+      max_tokens: 10,
+      max_completion_tokens: tokens,
+      messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }],
+    }),
   },
-  { name: 'legacy completions', path: '/v1/completions', param: 'max_tokens', body: (model: string, tokens: number) => ({ model, max_tokens: tokens, prompt: 'hi [[sim:tokens=3]]' }) },
-  { name: 'responses', path: '/v1/responses', param: 'max_output_tokens', body: (model: string, tokens: number) => ({ model, max_output_tokens: tokens, input: 'hi [[sim:tokens=3]]' }) },
-  { name: 'messages', path: '/v1/messages', param: 'max_tokens', body: (model: string, tokens: number) => ({ model, max_tokens: tokens, messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }] }) },
+  {
+    name: 'legacy completions',
+    path: '/v1/completions',
+    param: 'max_tokens',
+    body: (model: string, tokens: number) => ({ model, max_tokens: tokens, prompt: 'hi [[sim:tokens=3]]' }),
+  },
+  {
+    name: 'responses',
+    path: '/v1/responses',
+    param: 'max_output_tokens',
+    body: (model: string, tokens: number) => ({ model, max_output_tokens: tokens, input: 'hi [[sim:tokens=3]]' }),
+  },
+  {
+    name: 'messages',
+    path: '/v1/messages',
+    param: 'max_tokens',
+    body: (model: string, tokens: number) => ({ model, max_tokens: tokens, messages: [{ role: 'user', content: 'hi [[sim:tokens=3]]' }] }),
+  },
 ] as const;
 
 const post = (h: Harness, key: string, path: string, body: unknown) =>
@@ -48,44 +73,51 @@ function upstreamLimit(h: Harness, family: Family): unknown {
   return body['max_completion_tokens'] ?? body['max_tokens'] ?? body['generationConfig']?.maxOutputTokens;
 }
 
-t.test('every format × every family: a limit over the maximum is clamped to it and announced; under parameters: strict it is a 400 naming the parameter', async (t) => {
-  for (const policy of ['lenient', 'strict'] as const) {
-    const h = await startHarness(t, { env: { GATEWAY_PARAMETERS: policy } });
-    const { key } = await h.createKey();
-    for (const format of FORMATS) {
-      for (const { family, model, max } of MODELS) {
-        const where = `${policy}: ${format.name} → ${model}`;
-        const before = upstreamCount(h, family);
-        const over = await post(h, key, format.path, format.body(model, max + 1));
-        if (policy === 'lenient') {
-          t.equal(over.status, 200, `${where}: ${max + 1} answered (${over.text.slice(0, 200)})`);
-          t.equal(over.headers.get('x-gateway-adjusted'), `${format.param}=clamped:${max}`, `${where}: announced`);
-          t.equal(upstreamCount(h, family), before + 1, `${where}: one upstream request`);
-          t.equal(upstreamLimit(h, family), max, `${where}: the upstream is asked for the maximum`);
-          continue;
+t.test(
+  'every format × every family: a limit over the maximum is clamped to it and announced; under parameters: strict it is a 400 naming the parameter',
+  async (t) => {
+    for (const policy of ['lenient', 'strict'] as const) {
+      const h = await startHarness(t, { env: { GATEWAY_PARAMETERS: policy } });
+      const { key } = await h.createKey();
+      for (const format of FORMATS) {
+        for (const { family, model, max } of MODELS) {
+          const where = `${policy}: ${format.name} → ${model}`;
+          const before = upstreamCount(h, family);
+          const over = await post(h, key, format.path, format.body(model, max + 1));
+          if (policy === 'lenient') {
+            t.equal(over.status, 200, `${where}: ${max + 1} answered (${over.text.slice(0, 200)})`);
+            t.equal(over.headers.get('x-gateway-adjusted'), `${format.param}=clamped:${max}`, `${where}: announced`);
+            t.equal(upstreamCount(h, family), before + 1, `${where}: one upstream request`);
+            t.equal(upstreamLimit(h, family), max, `${where}: the upstream is asked for the maximum`);
+            continue;
+          }
+          t.equal(over.status, 400, `${where}: ${max + 1} refused`);
+          const message = `${format.param} is ${max + 1}; ${model} produces at most ${max} output tokens.`;
+          if (format.path === '/v1/messages') {
+            t.same(
+              over.json(),
+              { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', param: format.param, message } },
+              `${where}: the Messages envelope`,
+            );
+          } else {
+            t.same(over.json(), { error: { type: 'invalid_request', code: 'invalid_request', param: format.param, message } }, `${where}: our envelope`);
+          }
+          t.equal(upstreamCount(h, family), before, `${where}: no upstream request`);
         }
-        t.equal(over.status, 400, `${where}: ${max + 1} refused`);
-        const message = `${format.param} is ${max + 1}; ${model} produces at most ${max} output tokens.`;
-        if (format.path === '/v1/messages') {
-          t.same(over.json(), { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', param: format.param, message } }, `${where}: the Messages envelope`);
-        } else {
-          t.same(over.json(), { error: { type: 'invalid_request', code: 'invalid_request', param: format.param, message } }, `${where}: our envelope`);
+      }
+      for (const format of FORMATS) {
+        for (const { family, model, max } of MODELS) {
+          const where = `${policy}: ${format.name} → ${model}`;
+          const exact = await post(h, key, format.path, format.body(model, max));
+          t.equal(exact.status, 200, `${where}: exactly ${max} answered (${exact.text.slice(0, 200)})`);
+          t.equal(exact.headers.get('x-gateway-adjusted'), null, `${where}: exactly the maximum is no adjustment`);
+          t.equal(upstreamLimit(h, family), max, `${where}: sent as asked`);
         }
-        t.equal(upstreamCount(h, family), before, `${where}: no upstream request`);
       }
+      await h.close();
     }
-    for (const format of FORMATS) {
-      for (const { family, model, max } of MODELS) {
-        const where = `${policy}: ${format.name} → ${model}`;
-        const exact = await post(h, key, format.path, format.body(model, max));
-        t.equal(exact.status, 200, `${where}: exactly ${max} answered (${exact.text.slice(0, 200)})`);
-        t.equal(exact.headers.get('x-gateway-adjusted'), null, `${where}: exactly the maximum is no adjustment`);
-        t.equal(upstreamLimit(h, family), max, `${where}: sent as asked`);
-      }
-    }
-    await h.close();
-  }
-});
+  },
+);
 
 t.test('the maximum is per completion: n and a legacy prompt list may each ask for it', async (t) => {
   const h = await startHarness(t);

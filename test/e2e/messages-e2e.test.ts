@@ -13,7 +13,11 @@ import { hello, lastUpstreamBody, MESSAGES_MODELS, sdk } from '../helpers/messag
 
 const TEXT = 'Hello from the simulated upstream; this reply is deterministic and counted word';
 const THOUGHT = 'Considering the request step by step.';
-const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER: Anthropic.Tool = {
+  name: 'get_weather',
+  description: 'Current weather',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 /** 12 output tokens × the charged price per token: $1.50, $0.038 and $2.50 per 1M. */
 const TWELVE_TOKENS_NANOS: Record<string, number> = { 'alpha-sonnet-4.6': 18_000, 'beta-3-flash': 456, 'gamma-5.4': 30_000 };
 /** Gamma has no count of its own: "Hello there" is 11 characters, one token per 4, rounded up. */
@@ -40,7 +44,11 @@ t.test('every family through the official SDK: create, stream, tools over two tu
       if (event.type === 'message_start') startInput = event.message.usage.input_tokens;
     });
     const final = await stream.finalMessage();
-    t.same([final.content, final.usage.input_tokens, final.usage.output_tokens, final.stop_reason], [[{ type: 'text', text: TEXT }], 2, 12, 'end_turn'], `${model}: streamed`);
+    t.same(
+      [final.content, final.usage.input_tokens, final.usage.output_tokens, final.stop_reason],
+      [[{ type: 'text', text: TEXT }], 2, 12, 'end_turn'],
+      `${model}: streamed`,
+    );
     t.ok(startInput > 0, `${model}: message_start reports input tokens (${startInput})`);
     t.same([events[0], events.at(-2), events.at(-1)], ['message_start', 'message_delta', 'message_stop']);
 
@@ -53,7 +61,11 @@ t.test('every family through the official SDK: create, stream, tools over two tu
       model,
       max_tokens: 100,
       tools: [WEATHER],
-      messages: [...ask, { role: 'assistant', content: call.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.id ?? '', content: '4 degrees' }] }],
+      messages: [
+        ...ask,
+        { role: 'assistant', content: call.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.id ?? '', content: '4 degrees' }] },
+      ],
     });
     // The beta simulator echoes the functionResponse object it got.
     t.match([answer.content, answer.stop_reason], [[{ type: 'text', text: /^Tool results: .*4 degrees/ }], 'end_turn'], `${model}: the second turn`);
@@ -62,29 +74,60 @@ t.test('every family through the official SDK: create, stream, tools over two tu
 
     const rows = ledger.rows(id);
     const counted = model === 'gamma-5.4' ? [] : ['messages.count_tokens'];
-    t.same(rows.map((row) => row.endpoint), ['messages', 'messages', 'messages', 'messages', ...counted], `${model}: a row per call that reached the upstream`);
-    t.match(rows[0], { model, endpoint: 'messages', stream: 0, status: 200, outcome: 'ok', prompt_tokens: 2, completion_tokens: 12, charged_nano: TWELVE_TOKENS_NANOS[model] });
+    t.same(
+      rows.map((row) => row.endpoint),
+      ['messages', 'messages', 'messages', 'messages', ...counted],
+      `${model}: a row per call that reached the upstream`,
+    );
+    t.match(rows[0], {
+      model,
+      endpoint: 'messages',
+      stream: 0,
+      status: 200,
+      outcome: 'ok',
+      prompt_tokens: 2,
+      completion_tokens: 12,
+      charged_nano: TWELVE_TOKENS_NANOS[model],
+    });
     t.match(rows[1], { stream: 1, prompt_tokens: 2, completion_tokens: 12, charged_nano: TWELVE_TOKENS_NANOS[model], usage_estimated: 0 });
     if (counted.length) t.match(rows[4], { prompt_tokens: 0, completion_tokens: 0, charged_nano: 0 }, 'a count bills nothing');
   }
 });
 
-t.test('thinking: passed through to alpha, mapped by the model\'s table for beta and gamma; the thinking comes back as blocks', async (t) => {
+t.test("thinking: passed through to alpha, mapped by the model's table for beta and gamma; the thinking comes back as blocks", async (t) => {
   const h = await startHarness(t);
   const client = sdk(h, (await h.createKey()).key);
   const thinking = { type: 'enabled', budget_tokens: 1024 } as const;
 
   const alpha = await client.messages.create({ model: 'alpha-sonnet-4.6', max_tokens: 2048, thinking, messages: hello });
   t.same(lastUpstreamBody(h.alpha)['thinking'], thinking, 'alpha gets thinking as sent');
-  t.match(alpha.content, [{ type: 'thinking', thinking: THOUGHT, signature: /^[A-Za-z0-9+/=]+$/ }, { type: 'text', text: TEXT }], 'alpha\'s own signed block first');
+  t.match(
+    alpha.content,
+    [
+      { type: 'thinking', thinking: THOUGHT, signature: /^[A-Za-z0-9+/=]+$/ },
+      { type: 'text', text: TEXT },
+    ],
+    "alpha's own signed block first",
+  );
 
   const gamma = await client.messages.stream({ model: 'gamma-5.4', max_tokens: 2048, thinking, messages: hello }).finalMessage();
   t.equal(lastUpstreamBody(h.gamma)['reasoning_effort'], 'low', 'a budget of 1024 is a low effort');
   t.equal(gamma.stop_reason, 'end_turn');
 
   const beta = await client.messages.create({ model: 'beta-3-flash', max_tokens: 2048, thinking, messages: hello });
-  t.same((lastUpstreamBody(h.beta)['generationConfig'] as Record<string, unknown>)['thinkingConfig'], { thinkingLevel: 'LOW', includeThoughts: true }, 'beta: a low effort, its thoughts asked for');
-  t.match(beta.content, [{ type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ }, { type: 'text', text: TEXT }], 'beta\'s thoughts, its signature in the gateway\'s envelope');
+  t.same(
+    (lastUpstreamBody(h.beta)['generationConfig'] as Record<string, unknown>)['thinkingConfig'],
+    { thinkingLevel: 'LOW', includeThoughts: true },
+    'beta: a low effort, its thoughts asked for',
+  );
+  t.match(
+    beta.content,
+    [
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ },
+      { type: 'text', text: TEXT },
+    ],
+    "beta's thoughts, its signature in the gateway's envelope",
+  );
 });
 
 t.test('GET /v1/models in the Messages shape for anthropic-version callers, paged; the reference shape for the others', async (t) => {
@@ -93,8 +136,15 @@ t.test('GET /v1/models in the Messages shape for anthropic-version callers, page
   const seen: Anthropic.ModelInfo[] = [];
   for await (const model of client.models.list({ limit: 4 })) seen.push(model);
   const newestFirst = [...h.catalogue.models].sort((a, b) => b.created - a.created || a.id.localeCompare(b.id));
-  t.same(seen.map((model) => model.id), newestFirst.map((model) => model.id), 'every model, newest first, over three pages');
-  t.same(seen.find((model) => model.id === 'alpha-sonnet-4.6'), { type: 'model', id: 'alpha-sonnet-4.6', display_name: 'alpha-sonnet-4.6', created_at: '2026-02-17T00:00:00.000Z', max_tokens: 128000 });
+  t.same(
+    seen.map((model) => model.id),
+    newestFirst.map((model) => model.id),
+    'every model, newest first, over three pages',
+  );
+  t.same(
+    seen.find((model) => model.id === 'alpha-sonnet-4.6'),
+    { type: 'model', id: 'alpha-sonnet-4.6', display_name: 'alpha-sonnet-4.6', created_at: '2026-02-17T00:00:00.000Z', max_tokens: 128000 },
+  );
   t.equal((await client.models.retrieve('alpha-sonnet-4-6')).id, 'alpha-sonnet-4.6', 'an alias answers its canonical model');
   const beta: string[] = [];
   for await (const model of client.beta.models.list()) beta.push(model.id);
@@ -107,7 +157,13 @@ t.test('GET /v1/models in the Messages shape for anthropic-version callers, page
   t.same([back.data.map((m: { id: string }) => m.id), back.has_more], [newestFirst.slice(0, 2).map((m) => m.id), false]);
   const after = (await raw(h.origin, 'GET', `/v1/models?limit=2&after_id=${newestFirst[1]?.id}`, { headers })).json();
   t.same([after.first_id, after.has_more], [newestFirst[2]?.id, true]);
-  for (const [query, param] of [['limit=0', 'limit'], ['limit=many', 'limit'], ['after_id=nope', 'after_id'], ['before_id=nope', 'before_id'], ['after_id=gamma-5.4&before_id=gamma-5.2', 'before_id']]) {
+  for (const [query, param] of [
+    ['limit=0', 'limit'],
+    ['limit=many', 'limit'],
+    ['after_id=nope', 'after_id'],
+    ['before_id=nope', 'before_id'],
+    ['after_id=gamma-5.4&before_id=gamma-5.2', 'before_id'],
+  ]) {
     const bad = await raw(h.origin, 'GET', `/v1/models?${query}`, { headers });
     t.same([bad.status, bad.json().error.type, bad.json().error.param], [400, 'invalid_request_error', param], `?${query}`);
   }
@@ -126,11 +182,21 @@ t.test('a stream that breaks mid-way ends with event: error, and is billed for w
     t.match(res.text, /^event: message_start\n/);
     t.notMatch(res.text, /message_stop/);
     const last = res.text.trim().split('\n\n').at(-1) ?? '';
-    t.match(last, /^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The \w+ upstream could not be reached or failed: [^"]*","code":"bad_gateway","param":null\}\}$/, `${model}: the last frame`);
-    const broken = await sdk(h, key).messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hi [[sim:reset_after=3]]' }] }).finalMessage().catch((error: unknown) => error);
+    t.match(
+      last,
+      /^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The \w+ upstream could not be reached or failed: [^"]*","code":"bad_gateway","param":null\}\}$/,
+      `${model}: the last frame`,
+    );
+    const broken = await sdk(h, key)
+      .messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hi [[sim:reset_after=3]]' }] })
+      .finalMessage()
+      .catch((error: unknown) => error);
     t.type(broken, Anthropic.APIError, `${model}: the SDK raises it`);
   }
   const rows = openLedgerDb(h.dbPath);
   t.teardown(() => rows.close());
-  t.ok(rows.rows(id).every((row) => row.outcome === 'upstream_error' && row.status === 200 && row.endpoint === 'messages'), 'each broken stream has its row');
+  t.ok(
+    rows.rows(id).every((row) => row.outcome === 'upstream_error' && row.status === 200 && row.endpoint === 'messages'),
+    'each broken stream has its row',
+  );
 });

@@ -51,7 +51,8 @@ const envelopedBlocks = (): Body[] => {
 
 /** Two earlier answers, each with beta's thinking state in the gateway's envelope (for alpha, which would leave another family's out of the body, without). */
 const thoughtTurns = (model: string): Body[] => {
-  const thought = (data: string): Body[] => (model.startsWith('alpha') ? [] : [{ type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data }) }]);
+  const thought = (data: string): Body[] =>
+    model.startsWith('alpha') ? [] : [{ type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data }) }];
   return [
     { role: 'user', content: 'Hi' },
     { role: 'assistant', content: [...thought('CpwBAdHt'), { type: 'text', text: 'Hello.' }] },
@@ -63,7 +64,12 @@ const thoughtTurns = (model: string): Body[] => {
 
 async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
   const think = async (text: string): Promise<Body> => {
-    const res = await raw(h.origin, 'POST', '/v1/messages', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(base('alpha-sonnet-4.6', { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: text }] })) });
+    const res = await raw(h.origin, 'POST', '/v1/messages', {
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(
+        base('alpha-sonnet-4.6', { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: text }] }),
+      ),
+    });
     return (res.json() as { content: Body[] }).content[0] as Body;
   };
   alphaBlocks = [await think('Hi'), await think('Hi [[sim:redacted=1]]')];
@@ -72,70 +78,212 @@ async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
 const SAMPLES: Record<string, Sample> = {
   '`model`': { with: (model) => base(model.toUpperCase()), without: null },
   '`max_tokens`': { with: (model) => base(model), without: (model) => base(model, { max_tokens: 32 }) },
-  '`max_tokens` above the model\'s `max_output_tokens`': { with: (model) => base(model, { max_tokens: 1_000_000 }), without: null, param: 'max_tokens' },
+  "`max_tokens` above the model's `max_output_tokens`": { with: (model) => base(model, { max_tokens: 1_000_000 }), without: null, param: 'max_tokens' },
   '`messages` (text)': { with: (model) => base(model), without: (model) => withText(model, 'Hello') },
-  '`messages[].role: "system"`': { with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief.' }, { role: 'user', content: 'More' }] }), without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'user', content: 'More' }] }) },
-  '`system`': { with: (model) => base(model, { system: 'Be brief.' }) },
-  '`image` block': { with: (model) => withText(model, [{ type: 'text', text: 'Look' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } }]), without: (model) => withText(model, [{ type: 'text', text: 'Look' }]) },
-  '`document` block': { with: (model) => withText(model, [{ type: 'text', text: 'Read' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }]), param: 'messages[0].content[1]' },
-  '`tool_use`, `tool_result` blocks': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns() }), without: (model) => base(model, { tools: [TOOL], messages: [{ role: 'user', content: 'Weather?' }] }) },
-  '`tool_result.is_error`': { with: (model) => base(model, { tools: [TOOL], messages: toolTurns({ is_error: true }) }), without: (model) => base(model, { tools: [TOOL], messages: toolTurns() }) },
-  '`thinking` blocks in the gateway\'s envelope (`gw1.…`)': {
-    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...envelopedBlocks(), { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
-    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  '`messages[].role: "system"`': {
+    with: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'More' },
+        ],
+      }),
+    without: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'user', content: 'More' },
+        ],
+      }),
   },
-  '`thinking`, `redacted_thinking` blocks (alpha\'s signatures)': {
-    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [...alphaBlocks, { type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
-    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+  '`system`': { with: (model) => base(model, { system: 'Be brief.' }) },
+  '`image` block': {
+    with: (model) =>
+      withText(model, [
+        { type: 'text', text: 'Look' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+      ]),
+    without: (model) => withText(model, [{ type: 'text', text: 'Look' }]),
+  },
+  '`document` block': {
+    with: (model) =>
+      withText(model, [
+        { type: 'text', text: 'Read' },
+        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } },
+      ]),
+    param: 'messages[0].content[1]',
+  },
+  '`tool_use`, `tool_result` blocks': {
+    with: (model) => base(model, { tools: [TOOL], messages: toolTurns() }),
+    without: (model) => base(model, { tools: [TOOL], messages: [{ role: 'user', content: 'Weather?' }] }),
+  },
+  '`tool_result.is_error`': {
+    with: (model) => base(model, { tools: [TOOL], messages: toolTurns({ is_error: true }) }),
+    without: (model) => base(model, { tools: [TOOL], messages: toolTurns() }),
+  },
+  "`thinking` blocks in the gateway's envelope (`gw1.…`)": {
+    with: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [...envelopedBlocks(), { type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: 'More' },
+        ],
+      }),
+    without: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: 'More' },
+        ],
+      }),
+  },
+  "`thinking`, `redacted_thinking` blocks (alpha's signatures)": {
+    with: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [...alphaBlocks, { type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: 'More' },
+        ],
+      }),
+    without: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: 'More' },
+        ],
+      }),
   },
   'server tool blocks (`server_tool_use`, `web_search_tool_result`, …)': {
-    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } }, { type: 'text', text: 'Found.' }] }, { role: 'user', content: 'More' }] }),
+    with: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
+              { type: 'text', text: 'Found.' },
+            ],
+          },
+          { role: 'user', content: 'More' },
+        ],
+      }),
     param: 'messages[1].content[0]',
   },
   '`cache_control` (blocks, tools, system, top level)': {
-    with: (model) => base(model, { cache_control: { type: 'ephemeral' }, system: [{ type: 'text', text: 'Sys', cache_control: { type: 'ephemeral' } }], tools: [{ ...TOOL, cache_control: { type: 'ephemeral' } }], tool_choice: { type: 'none' }, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '5m' } }] }] }),
-    without: (model) => base(model, { system: [{ type: 'text', text: 'Sys' }], tools: [TOOL], tool_choice: { type: 'none' }, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }),
+    with: (model) =>
+      base(model, {
+        cache_control: { type: 'ephemeral' },
+        system: [{ type: 'text', text: 'Sys', cache_control: { type: 'ephemeral' } }],
+        tools: [{ ...TOOL, cache_control: { type: 'ephemeral' } }],
+        tool_choice: { type: 'none' },
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '5m' } }] }],
+      }),
+    without: (model) =>
+      base(model, {
+        system: [{ type: 'text', text: 'Sys' }],
+        tools: [TOOL],
+        tool_choice: { type: 'none' },
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      }),
   },
   '`tools`': { with: (model) => base(model, { tools: [TOOL] }) },
-  '`tools[].strict`': { with: (model) => base(model, { tools: [{ ...CLOSED_TOOL, strict: true }] }), without: (model) => base(model, { tools: [CLOSED_TOOL] }) },
+  '`tools[].strict`': {
+    with: (model) => base(model, { tools: [{ ...CLOSED_TOOL, strict: true }] }),
+    without: (model) => base(model, { tools: [CLOSED_TOOL] }),
+  },
   'server tools (`tools[]` with a versioned `type`)': {
     with: (model) => base(model, { tools: [TOOL, { type: 'web_search_20250305', name: 'web_search' }] }),
     without: (model) => base(model, { tools: [TOOL] }),
     param: 'tools[1]',
   },
-  '`tools[].defer_loading`': { with: (model) => base(model, { tools: [{ ...TOOL, defer_loading: true }] }), without: (model) => base(model, { tools: [TOOL] }), param: 'tools[0]' },
+  '`tools[].defer_loading`': {
+    with: (model) => base(model, { tools: [{ ...TOOL, defer_loading: true }] }),
+    without: (model) => base(model, { tools: [TOOL] }),
+    param: 'tools[0]',
+  },
   '`tool_choice`': { with: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'any' } }), without: (model) => base(model, { tools: [TOOL] }) },
-  '`tool_choice.disable_parallel_tool_use`': { with: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }), without: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto' } }) },
+  '`tool_choice.disable_parallel_tool_use`': {
+    with: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }),
+    without: (model) => base(model, { tools: [TOOL], tool_choice: { type: 'auto' } }),
+  },
   '`stop_sequences`': { with: (model) => base(model, { stop_sequences: ['END'] }) },
   '`temperature`': { with: (model) => base(model, { temperature: 0.2 }) },
   '`top_p`': { with: (model) => base(model, { top_p: 0.5 }) },
   '`top_k`': { with: (model) => base(model, { top_k: 20 }) },
   '`metadata.user_id`': { with: (model) => base(model, { metadata: { user_id: 'user_1' } }) },
-  '`metadata.user_id` longer than 64 characters (Claude Code\'s JSON string)': {
+  "`metadata.user_id` longer than 64 characters (Claude Code's JSON string)": {
     with: (model) => base(model, { metadata: { user_id: JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: 'a-1', session_id: 's-1' }) } }),
     without: (model) => base(model, { metadata: { user_id: 'user_1' } }),
   },
-  '`thinking.budget_tokens` (`"type": "enabled"`)': { with: (model) => base(model, { max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }), without: (model) => base(model, { max_tokens: 4096 }), param: 'thinking.budget_tokens' },
+  '`thinking.budget_tokens` (`"type": "enabled"`)': {
+    with: (model) => base(model, { max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }),
+    without: (model) => base(model, { max_tokens: 4096 }),
+    param: 'thinking.budget_tokens',
+  },
   '`thinking` (`"type": "disabled"`)': { with: (model) => base(model, { thinking: { type: 'disabled' } }), param: 'thinking' },
   '`thinking` (`"type": "adaptive"`)': { with: (model) => base(model, { thinking: { type: 'adaptive' } }) },
-  '`thinking.display`': { with: (model) => base(model, { thinking: { type: 'adaptive', display: 'omitted' } }), without: (model) => base(model, { thinking: { type: 'adaptive' } }) },
+  '`thinking.display`': {
+    with: (model) => base(model, { thinking: { type: 'adaptive', display: 'omitted' } }),
+    without: (model) => base(model, { thinking: { type: 'adaptive' } }),
+  },
   '`output_config.effort`': { with: (model) => base(model, { output_config: { effort: 'high' } }) },
-  '`output_config.format`': { with: (model) => base(model, { output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } } } }) },
+  '`output_config.format`': {
+    with: (model) =>
+      base(model, {
+        output_config: {
+          format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } },
+        },
+      }),
+  },
   '`service_tier`': { with: (model) => base(model, { service_tier: 'auto' }) },
   '`stream`': { with: (model) => base(model, { stream: true }) },
   '`citations` (text blocks)': {
-    with: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.', citations: [{ type: 'char_location', cited_text: 'Hello', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 }] }] }, { role: 'user', content: 'More' }] }),
-    without: (model) => base(model, { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'More' }] }),
+    with: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          {
+            role: 'assistant',
+            content: [
+              {
+                type: 'text',
+                text: 'Hello.',
+                citations: [{ type: 'char_location', cited_text: 'Hello', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 }],
+              },
+            ],
+          },
+          { role: 'user', content: 'More' },
+        ],
+      }),
+    without: (model) =>
+      base(model, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: 'More' },
+        ],
+      }),
   },
-  'every other member of a message, a block, an image `source`, a tool (`allowed_callers`, `input_examples`, …), `tool_choice`, `metadata` or `output_config.format` not in this table': {
-    with: (model) => base(model, { tools: [{ ...TOOL, input_examples: [{ city: 'Oslo' }] }] }),
-    param: 'tools[0].input_examples',
-  },
+  'every other member of a message, a block, an image `source`, a tool (`allowed_callers`, `input_examples`, …), `tool_choice`, `metadata` or `output_config.format` not in this table':
+    {
+      with: (model) => base(model, { tools: [{ ...TOOL, input_examples: [{ city: 'Oslo' }] }] }),
+      param: 'tools[0].input_examples',
+    },
   '`context_management` `clear_thinking_20251015` with `keep: "all"` (Claude Code\'s)': {
     with: (model) => base(model, { context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }),
   },
   '`context_management` `clear_thinking_20251015` keeping some turns': {
-    with: (model) => base(model, { messages: thoughtTurns(model), context_management: { edits: [{ type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } }] } }),
+    with: (model) =>
+      base(model, {
+        messages: thoughtTurns(model),
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } }] },
+      }),
     without: (model) => base(model, { messages: thoughtTurns(model) }),
   },
   '`context_management` `clear_tool_uses_20250919`': {
@@ -164,7 +312,10 @@ function tableRows(): Row[] {
 
 /** `a.b[0].c` in a value. */
 function at(value: unknown, path: string): unknown {
-  return path.split(/[.[\]]/).filter(Boolean).reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+  return path
+    .split(/[.[\]]/)
+    .filter(Boolean)
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
 }
 
 interface Sent {
@@ -182,7 +333,12 @@ async function send(h: Harness, key: string, family: Family, body: Body): Promis
   const res = await raw(h.origin, 'POST', '/v1/messages', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const seen = sim.requests.length > before ? sim.requests.at(-1) : undefined;
   const param = res.status === 200 ? null : (res.json() as { error: { param: string | null } }).error.param;
-  return { status: res.status, param, adjusted: res.headers.get('x-gateway-adjusted'), upstream: seen ? { url: seen.path, ...(JSON.parse(seen.body) as Body) } : null };
+  return {
+    status: res.status,
+    param,
+    adjusted: res.headers.get('x-gateway-adjusted'),
+    upstream: seen ? { url: seen.path, ...(JSON.parse(seen.body) as Body) } : null,
+  };
 }
 
 t.test('the parameter table is what the code does, for every family', async (t) => {
@@ -194,7 +350,11 @@ t.test('the parameter table is what the code does, for every family', async (t) 
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();
   await makeAlphaBlocks(h, key);
-  t.same(alphaBlocks.map((block) => block['type']), ['thinking', 'redacted_thinking'], 'alpha\'s own blocks to hand back');
+  t.same(
+    alphaBlocks.map((block) => block['type']),
+    ['thinking', 'redacted_thinking'],
+    "alpha's own blocks to hand back",
+  );
   const families: Family[] = ['alpha', 'beta', 'gamma'];
   for (const row of rows) {
     const sample = SAMPLES[row.parameter] as Sample;

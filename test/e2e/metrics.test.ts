@@ -23,9 +23,25 @@ t.test('/metrics after traffic: counts per model, histograms, tokens, cost, retr
   h.gamma.faults.push({ status: 503 });
   await client.chat.completions.create({ model: 'gamma-5.3-code', messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] });
   h.gamma.faults.push({ status: 400 });
-  t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.1-code') })).status, 400);
+  t.equal(
+    (
+      await raw(h.origin, 'POST', '/v1/chat/completions', {
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: chatBody('gamma-5.1-code'),
+      })
+    ).status,
+    400,
+  );
   t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { body: chatBody() })).status, 401);
-  t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody('gamma-9') })).status, 404);
+  t.equal(
+    (
+      await raw(h.origin, 'POST', '/v1/chat/completions', {
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: chatBody('gamma-9'),
+      })
+    ).status,
+    404,
+  );
 
   const res = await fetch(`${h.origin}/metrics`);
   t.equal(res.status, 200);
@@ -37,7 +53,11 @@ t.test('/metrics after traffic: counts per model, histograms, tokens, cost, retr
   t.equal(m.get(series('gateway_requests_total', { ...gamma54, endpoint: 'chat.completions', status_class: '2xx' })), 3);
   t.equal(m.get(series('gateway_requests_total', { model: 'gamma-5.2', family: 'gamma', endpoint: 'chat.completions', status_class: '2xx' })), 2);
   t.equal(m.get(series('gateway_requests_total', { model: 'gamma-5.1-code', family: 'gamma', endpoint: 'chat.completions', status_class: '4xx' })), 1);
-  t.equal(m.get(series('gateway_requests_total', { model: 'none', family: 'none', endpoint: 'chat.completions', status_class: '4xx' })), 2, '401 and unknown model');
+  t.equal(
+    m.get(series('gateway_requests_total', { model: 'none', family: 'none', endpoint: 'chat.completions', status_class: '4xx' })),
+    2,
+    '401 and unknown model',
+  );
 
   // Request duration: 3 observations, buckets from 5 ms to 120 s.
   t.equal(m.get(series('gateway_request_duration_seconds_count', { ...gamma54, endpoint: 'chat.completions' })), 3);

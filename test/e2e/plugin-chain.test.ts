@@ -60,7 +60,11 @@ t.test('a plugin listed in YAML sees every phase, with a shared context, complet
   const client = h.client(key);
 
   await client.chat.completions.create({ model: 'gamma-5-4', messages: [{ role: 'user', content: 'x [[sim:tokens=2]]' }] });
-  t.same(seen.map((s) => s.phase), ['request', 'upstream-request', 'upstream-response', 'complete', 'chunk'], 'phases in order; completion before the last byte');
+  t.same(
+    seen.map((s) => s.phase),
+    ['request', 'upstream-request', 'upstream-response', 'complete', 'chunk'],
+    'phases in order; completion before the last byte',
+  );
   t.equal(seen[0]?.key, id, 'the plugin sees the key record set by auth');
   t.equal(seen[0]?.model, 'gamma-5.4', 'and the canonical model set by model-normalise');
   t.equal(seen[1]?.model, 'gamma-5.4', 'the translated upstream body');
@@ -69,13 +73,20 @@ t.test('a plugin listed in YAML sees every phase, with a shared context, complet
   seen.length = 0;
   const refused = await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.equal((refused as { status: number }).status, 429, 'a plugin refuses by throwing a GatewayError');
-  t.same(seen.map((s) => s.phase), ['request', 'complete']);
+  t.same(
+    seen.map((s) => s.phase),
+    ['request', 'complete'],
+  );
   t.equal(seen[1]?.outcome, 'rejected');
 
   seen.length = 0;
   const unauthenticated = await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
   t.equal(unauthenticated.status, 401);
-  t.same(seen.map((s) => s.phase), ['complete'], 'a call refused earlier in the chain still completes once');
+  t.same(
+    seen.map((s) => s.phase),
+    ['complete'],
+    'a call refused earlier in the chain still completes once',
+  );
   t.equal(seen[0]?.status, 401);
 
   // A caller that goes away mid-stream: completion still runs, once, with what was produced.
@@ -127,9 +138,15 @@ t.test('the example plugin: write the module, list it in YAML', async (t) => {
 });
 
 t.test('chain configuration errors name the YAML path', async (t) => {
-  const attempt = (plugins: PluginEntry[]) => startHarness(t, { plugins }).then(() => undefined, (e: unknown) => e as Error);
+  const attempt = (plugins: PluginEntry[]) =>
+    startHarness(t, { plugins }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
   t.match(await attempt([...DEFAULT_CHAIN, entry('no-such-plugin')]), { message: /\/plugins\/5: no plugin named "no-such-plugin"/ });
-  t.match(await attempt([entry('model-normalise'), entry('scope')]), { message: /\/plugins\/1: plugin "scope" needs the caller's key, which no enabled plugin provides/ });
+  t.match(await attempt([entry('model-normalise'), entry('scope')]), {
+    message: /\/plugins\/1: plugin "scope" needs the caller's key, which no enabled plugin provides/,
+  });
   t.match(await attempt([...DEFAULT_CHAIN, entry('auth')]), { message: /listed twice/ });
   t.match(await attempt([...DEFAULT_CHAIN, entry('upstream-headers', { headers: { a: 1 } })]), {
     message: /gateway\.yaml: \/plugins\/5\/config\/headers\/a must be a string/,

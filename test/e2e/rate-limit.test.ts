@@ -49,7 +49,10 @@ t.test('a cap lowered then raised within the minute still counts every call of t
   const h = await startHarness(t, { clock });
   const key = await h.createKey({ rpm_limit: 30 });
   const send = () =>
-    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.4') });
+    raw(h.origin, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: chatBody('gamma-5.4'),
+    });
   const admitted = async (calls: number): Promise<number> => {
     let ok = 0;
     for (let i = 0; i < calls; i++) if ((await send()).status === 200) ok++;
@@ -76,7 +79,11 @@ t.test('the configured default, the 0 exemption, and the check order', async (t)
   t.equal((await send(plain.key)).status, 200, 'the default of 1 per minute applies');
   t.equal((await send(plain.key)).status, 429);
   t.equal((await send(plain.key, 'gamma-5.2')).status, 403, 'allowlist 403 before the rate cap 429');
-  t.equal((await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: 'Bearer sl-00000000000000000000000000000000' }, body: chatBody() })).status, 401);
+  t.equal(
+    (await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: 'Bearer sl-00000000000000000000000000000000' }, body: chatBody() }))
+      .status,
+    401,
+  );
   for (let i = 0; i < 3; i++) t.equal((await send(exempt.key)).status, 200, 'rpm_limit 0: no cap for this key');
 });
 
@@ -86,7 +93,10 @@ t.test('with a ceiling: the take and the reservation are decided together, the r
   // A ceiling too small for any call: every reservation is refused.
   const key = await h.createKey({ rpm_limit: 1, monthly_ceiling_usd: '0.000001' });
   const send = () =>
-    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.4') });
+    raw(h.origin, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: chatBody('gamma-5.4'),
+    });
   t.equal((await send()).status, 402, 'the take admits, the ceiling refuses');
   const second = await send();
   t.equal(second.status, 429, 'the refused reservation still counted for the cap, and the cap answers first');

@@ -20,16 +20,22 @@ import { lastUpstreamBody, sdk } from '../helpers/messages-client.js';
 const THOUGHT = THINKING.join('');
 /** Charged nano-dollars per output token (config/models.yaml). */
 const PRICE: Record<string, number> = { 'alpha-sonnet-4.6': 1500, 'beta-3-flash': 38 };
-const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Current weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER: Anthropic.Tool = {
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const QUESTION: Anthropic.MessageParam = { role: 'user', content: 'Weather in Oslo?' };
 const THINKING_ON = { type: 'enabled', budget_tokens: 2048 } as const;
 
 type Ask = (messages: Anthropic.MessageParam[]) => Promise<Anthropic.Message>;
 
-const asker = (client: Anthropic, model: string, streamed: boolean): Ask => (messages) => {
-  const params = { model, max_tokens: 4096, thinking: THINKING_ON, tools: [WEATHER], messages };
-  return streamed ? client.messages.stream(params).finalMessage() : client.messages.create(params);
-};
+const asker =
+  (client: Anthropic, model: string, streamed: boolean): Ask =>
+  (messages) => {
+    const params = { model, max_tokens: 4096, thinking: THINKING_ON, tools: [WEATHER], messages };
+    return streamed ? client.messages.stream(params).finalMessage() : client.messages.create(params);
+  };
 
 /** The turn that answers turn 1's call, with turn 1's content handed back as `content`. */
 const answering = (first: Anthropic.Message, content: Anthropic.ContentBlockParam[] = first.content): Anthropic.MessageParam[] => {
@@ -42,11 +48,22 @@ async function toolLoop(t: Test, h: Harness, client: Anthropic, model: string, s
   const ask = asker(client, model, streamed);
   const first = await ask([QUESTION]);
   const where = `${model}${streamed ? ', streamed' : ''}`;
-  t.match(first.content, [{ type: 'thinking', thinking: THOUGHT, signature: /./ }, { type: 'tool_use', name: 'get_weather' }], `${where}: the thinking block first, then the call`);
+  t.match(
+    first.content,
+    [
+      { type: 'thinking', thinking: THOUGHT, signature: /./ },
+      { type: 'tool_use', name: 'get_weather' },
+    ],
+    `${where}: the thinking block first, then the call`,
+  );
   t.match([first.stop_reason, first.usage.output_tokens], ['tool_use', 16], `${where}: 6 thinking tokens + one call, inside output_tokens`);
   const second = await ask(answering(first));
   // A streamed beta turn without calls carries its signature on its last part: a thinking block after the text.
-  t.match(second.content.find((block) => block.type === 'text'), { text: /^Tool results: .*sunny/ }, `${where}: the second turn goes through`);
+  t.match(
+    second.content.find((block) => block.type === 'text'),
+    { text: /^Tool results: .*sunny/ },
+    `${where}: the second turn goes through`,
+  );
   return { first, upstream: lastUpstreamBody(model.startsWith('alpha') ? h.alpha : h.beta) };
 }
 
@@ -62,32 +79,70 @@ t.test('Messages format, thinking on alpha and beta: two tool turns, whole and s
     const beta = await toolLoop(t, h, client, 'beta-3-flash', streamed);
     const block = beta.first.content[0] as Anthropic.ThinkingBlock;
     const state = decodeReasoningState(block.signature);
-    t.same([state?.family, state?.kind], ['beta', 'thought_signature'], 'beta: its signature in the gateway\'s envelope');
-    t.equal(dig(beta.upstream, 'contents', 1, 'parts', 0, 'thoughtSignature'), state?.data, 'beta gets its thought signature back on the call (not the placeholder)');
-    t.same(dig(beta.upstream, 'generationConfig', 'thinkingConfig'), { thinkingLevel: 'MEDIUM', includeThoughts: true }, 'beta: a budget of 2048 is a medium effort, its level by the catalogue');
+    t.same([state?.family, state?.kind], ['beta', 'thought_signature'], "beta: its signature in the gateway's envelope");
+    t.equal(
+      dig(beta.upstream, 'contents', 1, 'parts', 0, 'thoughtSignature'),
+      state?.data,
+      'beta gets its thought signature back on the call (not the placeholder)',
+    );
+    t.same(
+      dig(beta.upstream, 'generationConfig', 'thinkingConfig'),
+      { thinkingLevel: 'MEDIUM', includeThoughts: true },
+      'beta: a budget of 2048 is a medium effort, its level by the catalogue',
+    );
   }
   const ledger = openLedgerDb(h.dbPath);
   t.teardown(() => ledger.close());
   const rows = ledger.rows(keyId);
-  t.same(rows.map((row) => [row.model, row.endpoint, row.stream]), ['alpha-sonnet-4.6', 'beta-3-flash'].flatMap((model) => [[model, 'messages', 0], [model, 'messages', 0]]).concat(['alpha-sonnet-4.6', 'beta-3-flash'].flatMap((model) => [[model, 'messages', 1], [model, 'messages', 1]])), 'a row per call');
+  t.same(
+    rows.map((row) => [row.model, row.endpoint, row.stream]),
+    ['alpha-sonnet-4.6', 'beta-3-flash']
+      .flatMap((model) => [
+        [model, 'messages', 0],
+        [model, 'messages', 0],
+      ])
+      .concat(
+        ['alpha-sonnet-4.6', 'beta-3-flash'].flatMap((model) => [
+          [model, 'messages', 1],
+          [model, 'messages', 1],
+        ]),
+      ),
+    'a row per call',
+  );
   for (const row of rows) t.equal(row.charged_nano, row.completion_tokens * (PRICE[row.model] as number), `${row.model}: thinking billed as output, exactly`);
-  t.same(rows.filter((_, i) => i % 2 === 0).map((row) => row.completion_tokens), [16, 16, 16, 16], 'each first turn: 6 thinking + one call, billed');
+  t.same(
+    rows.filter((_, i) => i % 2 === 0).map((row) => row.completion_tokens),
+    [16, 16, 16, 16],
+    'each first turn: 6 thinking + one call, billed',
+  );
 });
 
-t.test('a tool turn handed back without its thinking: alpha\'s vendor refuses it; beta gets the signature the gateway kept', async (t) => {
+t.test("a tool turn handed back without its thinking: alpha's vendor refuses it; beta gets the signature the gateway kept", async (t) => {
   const h = await startHarness(t);
   const client = sdk(h, (await h.createKey()).key);
-  const withoutThinking = (first: Anthropic.Message): Anthropic.MessageParam[] => answering(first, first.content.filter((block) => block.type !== 'thinking'));
+  const withoutThinking = (first: Anthropic.Message): Anthropic.MessageParam[] =>
+    answering(
+      first,
+      first.content.filter((block) => block.type !== 'thinking'),
+    );
 
   const alpha = asker(client, 'alpha-sonnet-4.6', false);
   const refused = await alpha(withoutThinking(await alpha([QUESTION]))).catch((error: unknown) => error);
   t.type(refused, Anthropic.BadRequestError, 'alpha: 400');
-  t.match((refused as Error).message, /Expected `thinking` or `redacted_thinking`, but found `tool_use`/, 'the vendor\'s own reason');
+  t.match((refused as Error).message, /Expected `thinking` or `redacted_thinking`, but found `tool_use`/, "the vendor's own reason");
 
   const beta = asker(client, 'beta-3-flash', false);
   const first = await beta([QUESTION]);
   const second = await beta(withoutThinking(first));
-  t.match(second.content.find((block) => block.type === 'text'), { text: /^Tool results: .*sunny/ }, 'beta: the turn goes through');
+  t.match(
+    second.content.find((block) => block.type === 'text'),
+    { text: /^Tool results: .*sunny/ },
+    'beta: the turn goes through',
+  );
   const signature = decodeReasoningState((first.content[0] as Anthropic.ThinkingBlock).signature)?.data;
-  t.equal(dig(lastUpstreamBody(h.beta), 'contents', 1, 'parts', 0, 'thoughtSignature'), signature, 'with the signature kept in the store for the call, not the placeholder');
+  t.equal(
+    dig(lastUpstreamBody(h.beta), 'contents', 1, 'parts', 0, 'thoughtSignature'),
+    signature,
+    'with the signature kept in the store for the call, not the placeholder',
+  );
 });

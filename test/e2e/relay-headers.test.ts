@@ -14,8 +14,12 @@ t.test('stream headers wait to share a write with the first frames, but not for 
     res.flushHeaders();
     setTimeout(() => {
       res.write(CHUNK('late'));
-      res.write('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n');
-      res.end('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\ndata: [DONE]\n\n');
+      res.write(
+        'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n',
+      );
+      res.end(
+        'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\ndata: [DONE]\n\n',
+      );
     }, 400);
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));

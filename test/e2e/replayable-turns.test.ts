@@ -50,16 +50,53 @@ const bodies = (asked: NeutralRequest): Record<string, Json> => ({
 });
 
 t.test('a request with no such turn is the same object', async (t) => {
-  const asked = request([user('a'), { role: 'assistant', parts: [{ type: 'reasoning', text: 'Hmm.', state: BETA }, { type: 'text', text: 'b' }] }, user('c')]);
-  t.equal(withReplayableTurns(asked, () => false), asked);
+  const asked = request([
+    user('a'),
+    {
+      role: 'assistant',
+      parts: [
+        { type: 'reasoning', text: 'Hmm.', state: BETA },
+        { type: 'text', text: 'b' },
+      ],
+    },
+    user('c'),
+  ]);
+  t.equal(
+    withReplayableTurns(asked, () => false),
+    asked,
+  );
 });
 
 t.test('another family’s reasoning alone: the turn is left out, the user turns around it merged', async (t) => {
   const out = bodies(request([user('first'), thoughtOnly(BETA), user('second')]));
-  t.same(out['alpha']?.['messages'], [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }], 'alpha');
+  t.same(
+    out['alpha']?.['messages'],
+    [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
+    ],
+    'alpha',
+  );
   const alphaOnly = bodies(request([user('first'), thoughtOnly(ALPHA), user('second')]));
   t.same(alphaOnly['beta']?.['contents'], [{ role: 'user', parts: [{ text: 'first' }, { text: 'second' }] }], 'beta (it replays no reasoning part)');
-  t.same(alphaOnly['gamma']?.['messages'], [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }], 'gamma');
+  t.same(
+    alphaOnly['gamma']?.['messages'],
+    [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
+    ],
+    'gamma',
+  );
 });
 
 t.test('a vendor’s own reasoning alone is kept for it', async (t) => {
@@ -75,8 +112,16 @@ t.test('a last turn of reasoning alone is no prefill', async (t) => {
 });
 
 t.test('nothing but reasoning no vendor can be sent is a 400', async (t) => {
-  t.equal(statusOf(() => alphaRequestBody(request([thoughtOnly(null)]), model('alpha-sonnet-4.6'), false)), 400, 'alpha');
-  t.equal(statusOf(() => gammaChatBody(request([thoughtOnly(ALPHA)]), model('gamma-5.4'), false)), 400, 'gamma');
+  t.equal(
+    statusOf(() => alphaRequestBody(request([thoughtOnly(null)]), model('alpha-sonnet-4.6'), false)),
+    400,
+    'alpha',
+  );
+  t.equal(
+    statusOf(() => gammaChatBody(request([thoughtOnly(ALPHA)]), model('gamma-5.4'), false)),
+    400,
+    'gamma',
+  );
 });
 
 t.test('end to end: a response cut short while thinking on alpha, continued on beta and gamma', async (t) => {
@@ -86,27 +131,55 @@ t.test('end to end: a response cut short while thinking on alpha, continued on b
   const first = await ask({ model: 'alpha-sonnet-4.6', input: 'think hard', reasoning: { effort: 'high' }, max_output_tokens: 3 });
   t.equal(first.status, 200);
   t.equal(first.json.status, 'incomplete');
-  t.same(first.json.output.map((item: Json) => item['type']), ['reasoning'], 'the response holds reasoning only');
+  t.same(
+    first.json.output.map((item: Json) => item['type']),
+    ['reasoning'],
+    'the response holds reasoning only',
+  );
   for (const next of ['beta-3-flash', 'gamma-5.4']) {
     const sim = next.startsWith('beta') ? h.beta : h.gamma;
     const second = await ask({ model: next, previous_response_id: first.json.id, input: 'continue please' });
     t.equal(second.status, 200, `${next}: ${JSON.stringify(second.json).slice(0, 200)}`);
     const upstream = JSON.parse(sim.requests.at(-1)?.body ?? '{}') as Json;
     const turns = (upstream['contents'] ?? upstream['messages']) as Json[];
-    t.same(turns.map((turn) => turn['role']), ['user'], `${next}: one user turn reaches the vendor, no empty assistant turn`);
+    t.same(
+      turns.map((turn) => turn['role']),
+      ['user'],
+      `${next}: one user turn reaches the vendor, no empty assistant turn`,
+    );
   }
 });
 
-t.test('end to end through the Messages format to alpha (passed through): a message of another family\'s thinking alone is left out', async (t) => {
+t.test("end to end through the Messages format to alpha (passed through): a message of another family's thinking alone is left out", async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const betaThinking = { type: 'thinking', thinking: 'Hmm.', signature: encodeReasoningState(BETA) };
   const res = await fetch(`${h.origin}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 64, messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: [betaThinking] }, { role: 'user', content: 'second' }] }),
+    body: JSON.stringify({
+      model: 'alpha-sonnet-4.6',
+      max_tokens: 64,
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: [betaThinking] },
+        { role: 'user', content: 'second' },
+      ],
+    }),
   });
   t.equal(res.status, 200, await res.clone().text());
   const upstream = JSON.parse(h.alpha.requests.at(-1)?.body ?? '{}') as Json;
-  t.same(upstream['messages'], [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }], 'no empty assistant message reaches alpha: the user turns around it joined');
+  t.same(
+    upstream['messages'],
+    [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
+    ],
+    'no empty assistant message reaches alpha: the user turns around it joined',
+  );
 });

@@ -67,16 +67,53 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
   const db = openLedgerDb(h.dbPath);
   t.teardown(() => db.close());
   const rows = db.rows(id).map((r) => ({
-    endpoint: r.endpoint, model: r.model, stream: r.stream, outcome: r.outcome, status: r.status,
-    prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, charged_nano: r.charged_nano, list_nano: r.list_nano,
+    endpoint: r.endpoint,
+    model: r.model,
+    stream: r.stream,
+    outcome: r.outcome,
+    status: r.status,
+    prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens,
+    charged_nano: r.charged_nano,
+    list_nano: r.list_nano,
   }));
   t.same(rows.slice(0, 3), [
     // $1.50 per 1M output tokens charged, $3.00 list, $0.60 input list: 1 500, 3 000 and 600 nano-dollars a token.
-    { endpoint: 'responses', model: 'alpha-sonnet-4.6', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 3, completion_tokens: 5, charged_nano: 7_500, list_nano: 16_800 },
+    {
+      endpoint: 'responses',
+      model: 'alpha-sonnet-4.6',
+      stream: 0,
+      outcome: 'ok',
+      status: 200,
+      prompt_tokens: 3,
+      completion_tokens: 5,
+      charged_nano: 7_500,
+      list_nano: 16_800,
+    },
     // $0.038, $0.075 and $0.013 per 1M: 38, 75 and 13 nano-dollars a token (4 × 75 + 2 × 13).
-    { endpoint: 'responses', model: 'beta-3-flash', stream: 1, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 4, charged_nano: 152, list_nano: 326 },
+    {
+      endpoint: 'responses',
+      model: 'beta-3-flash',
+      stream: 1,
+      outcome: 'ok',
+      status: 200,
+      prompt_tokens: 2,
+      completion_tokens: 4,
+      charged_nano: 152,
+      list_nano: 326,
+    },
     // 3 × 5000 + 2 × 625.
-    { endpoint: 'responses', model: 'gamma-5.4', stream: 0, outcome: 'ok', status: 200, prompt_tokens: 2, completion_tokens: 3, charged_nano: 7_500, list_nano: 16_250 },
+    {
+      endpoint: 'responses',
+      model: 'gamma-5.4',
+      stream: 0,
+      outcome: 'ok',
+      status: 200,
+      prompt_tokens: 2,
+      completion_tokens: 3,
+      charged_nano: 7_500,
+      list_nano: 16_250,
+    },
   ]);
   t.match(rows[3], { endpoint: 'responses', model: 'gamma-5.4', stream: 1, outcome: 'upstream_error', status: 200 }, 'the broken stream is on the ledger too');
 
@@ -90,15 +127,26 @@ t.test('ledger rows, /v1/usage, metrics and the status page name the endpoint', 
   t.equal(usage['totals'].requests, 5);
   t.same(
     (usage['by_endpoint'] as Json[]).map((e) => [e['endpoint'], e['requests']]),
-    [['chat.completions', 1], ['responses', 4]],
+    [
+      ['chat.completions', 1],
+      ['responses', 4],
+    ],
     '/v1/usage totals each endpoint',
   );
   t.equal(usage['data'].length, 3, 'its daily rows stay one per day and model');
   t.equal(usage['totals'].completion_tokens, 14 + (rows[3]?.completion_tokens ?? 0));
 
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
-  for (const [model, family, status] of [['alpha-sonnet-4.6', 'alpha', '2xx'], ['beta-3-flash', 'beta', '2xx'], ['gamma-5.4', 'gamma', '2xx']]) {
-    t.match(metrics, new RegExp(`gateway_requests_total\\{model="${model}",family="${family}",endpoint="responses",status_class="${status}"\\} [1-9]`), `${model} counted under responses`);
+  for (const [model, family, status] of [
+    ['alpha-sonnet-4.6', 'alpha', '2xx'],
+    ['beta-3-flash', 'beta', '2xx'],
+    ['gamma-5.4', 'gamma', '2xx'],
+  ]) {
+    t.match(
+      metrics,
+      new RegExp(`gateway_requests_total\\{model="${model}",family="${family}",endpoint="responses",status_class="${status}"\\} [1-9]`),
+      `${model} counted under responses`,
+    );
   }
 
   const status = (await (await fetch(`${h.origin}/status.json`)).json()) as StatusReport;

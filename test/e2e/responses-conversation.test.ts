@@ -19,7 +19,11 @@ const upstreamCount = (h: Harness): number => h.alpha.requests.length + h.beta.r
 const lastBody = (sim: Harness['alpha']): Json => JSON.parse(sim.requests.at(-1)?.body ?? '{}') as Json;
 
 async function post(h: Harness, key: string, body: Json): Promise<{ status: number; text: string; json: () => Json }> {
-  const res = await fetch(`${h.baseURL}/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.baseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, text, json: () => JSON.parse(text) as Json };
 }
@@ -44,16 +48,24 @@ t.test('previous_response_id continues a stored response, in any family', async 
   const second = await client.responses.create({ model: 'alpha-sonnet-4.6', previous_response_id: first.id, input: 'What is my name? [[sim:tokens=3]]' });
   t.equal(second.previous_response_id, first.id);
   const alpha = lastBody(h.alpha);
-  t.same(alpha['messages'], [
-    { role: 'user', content: [{ type: 'text', text: 'My name is Ada [[sim:tokens=2]]' }] },
-    { role: 'assistant', content: [{ type: 'text', text: 'Hello from' }] },
-    { role: 'user', content: [{ type: 'text', text: 'What is my name? [[sim:tokens=3]]' }] },
-  ], 'the stored items, then the new input');
+  t.same(
+    alpha['messages'],
+    [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Ada [[sim:tokens=2]]' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Hello from' }] },
+      { role: 'user', content: [{ type: 'text', text: 'What is my name? [[sim:tokens=3]]' }] },
+    ],
+    'the stored items, then the new input',
+  );
   t.equal(alpha['system'], undefined, 'instructions are not inherited');
 
   const third = await client.responses.stream({ model: 'beta-3-flash', previous_response_id: second.id, input: 'And again' }).finalResponse();
   t.equal(third.status, 'completed');
-  t.same(lastBody(h.beta)['contents'].map((c: Json) => c.role), ['user', 'model', 'user', 'model', 'user'], 'the whole conversation, oldest first');
+  t.same(
+    lastBody(h.beta)['contents'].map((c: Json) => c.role),
+    ['user', 'model', 'user', 'model', 'user'],
+    'the whole conversation, oldest first',
+  );
 
   // A call made in one response is answered in the next, through the stored items.
   const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: false }];
@@ -85,7 +97,14 @@ t.test('an id this key cannot continue: one 400, and no upstream call', async (t
       const before = upstreamCount(h);
       const res = await post(h, key, { model, previous_response_id: id, input: 'go on', stream: true });
       t.equal(res.status, 400, `${name} [${model}]`);
-      t.same(res.json(), { error: { message: `Previous response with id '${id}' not found.`, type: 'invalid_request', code: 'previous_response_not_found', param: 'previous_response_id' } });
+      t.same(res.json(), {
+        error: {
+          message: `Previous response with id '${id}' not found.`,
+          type: 'invalid_request',
+          code: 'previous_response_not_found',
+          param: 'previous_response_id',
+        },
+      });
       t.equal(upstreamCount(h), before, 'no upstream call');
     }
   }
@@ -102,7 +121,17 @@ t.test('a stored conversation with images, continued on a model that takes none:
   t.equal(res.status, 400);
   t.match(res.json(), { error: { type: 'invalid_request', param: 'previous_response_id', message: /does not accept images/ } });
   t.equal(upstreamCount(h), before, 'no upstream call');
-  t.equal((await post(h, key, { model: 'gamma-5.3-code', previous_response_id: (await post(h, key, { model: 'gamma-5.4', input: 'text only' })).json()['id'], input: 'and now?' })).status, 200, 'a conversation without images continues');
+  t.equal(
+    (
+      await post(h, key, {
+        model: 'gamma-5.3-code',
+        previous_response_id: (await post(h, key, { model: 'gamma-5.4', input: 'text only' })).json()['id'],
+        input: 'and now?',
+      })
+    ).status,
+    200,
+    'a conversation without images continues',
+  );
 });
 
 t.test("a stored response keeps none of the gateway's secrets in clear", async (t) => {
@@ -112,7 +141,11 @@ t.test("a stored response keeps none of the gateway's secrets in clear", async (
   const first = await post(h, key, { model: 'gamma-5.4', input: pasted });
   t.equal(first.status, 200);
   const stored = readFileSync(h.dbPath).toString('latin1') + readFileSync(`${h.dbPath}-wal`).toString('latin1');
-  for (const [name, secret] of [['the calling key', key], ['the upstream credential', GAMMA_UPSTREAM_KEY], ['the admin token', ADMIN_TOKEN]] as const) {
+  for (const [name, secret] of [
+    ['the calling key', key],
+    ['the upstream credential', GAMMA_UPSTREAM_KEY],
+    ['the admin token', ADMIN_TOKEN],
+  ] as const) {
     t.notOk(stored.includes(secret), `${name} is not in the database`);
   }
   await post(h, key, { model: 'gamma-5.4', previous_response_id: first.json()['id'], input: 'go on' });
@@ -139,9 +172,16 @@ t.test('stored responses expire with the usage window, and are pruned', async (t
 t.test('a Codex-style call: store false, streamed, the whole transcript with id-less items', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();
-  const shell = { type: 'function', name: 'shell', parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } }, strict: false };
+  const shell = {
+    type: 'function',
+    name: 'shell',
+    parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } },
+    strict: false,
+  };
   // A reasoning item alpha really made (its simulator verifies its signatures, as the vendor does).
-  const thought = (await post(h, key, { model: 'alpha-sonnet-4.6', input: 'List the files.', tools: [shell], reasoning: { effort: 'low' } })).json()['output'][0] as Json;
+  const thought = (await post(h, key, { model: 'alpha-sonnet-4.6', input: 'List the files.', tools: [shell], reasoning: { effort: 'low' } })).json()[
+    'output'
+  ][0] as Json;
   t.match(thought, { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Considering the request step by step.' }], encrypted_content: /^gw1\./ });
   const alphaState = decodeReasoningState(thought['encrypted_content']);
   for (const model of ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4']) {
@@ -170,26 +210,47 @@ t.test('a Codex-style call: store false, streamed, the whole transcript with id-
     });
     t.equal(res.status, 200, `${model}: ${res.text.slice(0, 300)}`);
     const all = events(res.text);
-    t.same(all.map((e) => e['sequence_number']), all.map((_, i) => i));
+    t.same(
+      all.map((e) => e['sequence_number']),
+      all.map((_, i) => i),
+    );
     const done = all.filter((e) => e['type'] === 'response.output_item.done').map((e) => e['item']);
     t.match(done, [{ type: 'message', content: [{ type: 'output_text', text: 'Hello from the' }] }], 'the turn, from output_item.done');
     const last = all.at(-1) as Json;
     t.equal(last['type'], 'response.completed');
-    t.match(last['response'], { id: /^resp_/, store: false, usage: { input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } });
+    t.match(last['response'], {
+      id: /^resp_/,
+      store: false,
+      usage: { input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    });
     const again = await post(h, key, { model, previous_response_id: last['response'].id, input: 'more' });
     t.equal(again.json()['error']?.code, 'previous_response_not_found', 'nothing was stored');
   }
   const alpha = lastBody(h.alpha);
-  t.same(alpha['messages'][1], {
-    role: 'assistant',
-    content: [
-      { type: 'thinking', thinking: 'Considering the request step by step.', signature: alphaState?.data },
-      { type: 'tool_use', id: 'call_ls', name: 'shell', input: { command: ['ls'] } },
-    ],
-  }, 'alpha gets its own reasoning back; a reasoning item without content is not sent');
-  t.same([alpha['tools'], alpha['tool_choice']], [[{ name: 'shell', input_schema: { type: 'object' } }], { type: 'none' }], 'alpha: the tools the history names, declared and not offered');
-  t.notOk(lastBody(h.beta)['contents'][1].parts.some((part: Json) => part.thought), "beta: alpha's reasoning is dropped");
-  t.same(lastBody(h.gamma)['messages'].map((m: Json) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+  t.same(
+    alpha['messages'][1],
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Considering the request step by step.', signature: alphaState?.data },
+        { type: 'tool_use', id: 'call_ls', name: 'shell', input: { command: ['ls'] } },
+      ],
+    },
+    'alpha gets its own reasoning back; a reasoning item without content is not sent',
+  );
+  t.same(
+    [alpha['tools'], alpha['tool_choice']],
+    [[{ name: 'shell', input_schema: { type: 'object' } }], { type: 'none' }],
+    'alpha: the tools the history names, declared and not offered',
+  );
+  t.notOk(
+    lastBody(h.beta)['contents'][1].parts.some((part: Json) => part.thought),
+    "beta: alpha's reasoning is dropped",
+  );
+  t.same(
+    lastBody(h.gamma)['messages'].map((m: Json) => m.role),
+    ['system', 'user', 'assistant', 'tool', 'assistant', 'user'],
+  );
   t.equal(lastBody(h.gamma)['messages'][0].content, 'You are a coding agent.\n\nSandbox: read-only.', 'instructions first, then the developer message');
 });
 
@@ -201,7 +262,13 @@ t.test('a stream that breaks mid-way ends with the error event and response.fail
     const all = events(res.text);
     t.equal(all[0]?.['type'], 'response.created', model);
     const [error, failed] = all.slice(-2) as [Json, Json];
-    t.match(error, { type: 'error', code: 'bad_gateway', message: /upstream/, param: null, error: { type: 'upstream_error', code: 'bad_gateway', param: null } });
+    t.match(error, {
+      type: 'error',
+      code: 'bad_gateway',
+      message: /upstream/,
+      param: null,
+      error: { type: 'upstream_error', code: 'bad_gateway', param: null },
+    });
     t.equal(error['message'], error['error'].message);
     t.match(failed, { type: 'response.failed', response: { status: 'failed', error: { code: 'bad_gateway', message: error['message'] } } });
     const added = all.filter((e) => e['type'] === 'response.output_item.added').length;
@@ -210,7 +277,10 @@ t.test('a stream that breaks mid-way ends with the error event and response.fail
     // Alpha's simulated break comes before its first text delta: nothing was open yet.
     if (added > 0) t.match(failed['response'].output.at(-1), { type: 'message', status: 'incomplete' }, `${model}: the item cut short is incomplete`);
     t.notOk(all.some((e) => e['type'] === 'response.completed'));
-    t.same(all.map((e) => e['sequence_number']), all.map((_, i) => i));
+    t.same(
+      all.map((e) => e['sequence_number']),
+      all.map((_, i) => i),
+    );
   }
   const client = h.client(key);
   const stream = await client.responses.create({ model: 'gamma-5.4', input: 'long answer [[sim:reset_after=2]]', stream: true });

@@ -43,13 +43,27 @@ async function plainAndStreamed(t: Test, client: OpenAI, model: string): Promise
   t.equal(plain.output_text, 'Hello from the simulated upstream;');
   t.match(plain.output, [{ id: /^msg_/, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', annotations: [] }] }]);
   t.same(plain.usage, usage(5, 5), 'usage as the vendor counted it (instructions are input)');
-  t.same([plain.instructions, plain.metadata, (plain as Json)['store'], plain.error, plain.incomplete_details], ['Be brief.', { run: 'e2e' }, true, null, null], 'the echo');
+  t.same(
+    [plain.instructions, plain.metadata, (plain as Json)['store'], plain.error, plain.incomplete_details],
+    ['Be brief.', { run: 'e2e' }, true, null, null],
+    'the echo',
+  );
 
   const all = await events(await client.responses.create({ model, input: 'go [[sim:tokens=4]]', stream: true }));
   const types = all.map((e) => e.type);
   t.same(types.slice(0, 4), ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-  t.same(types.slice(-5), ['response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
-  t.same(all.map((e) => e.sequence_number), all.map((_, i) => i), 'sequence numbers count from 0');
+  t.same(types.slice(-5), [
+    'response.output_text.delta',
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
+  ]);
+  t.same(
+    all.map((e) => e.sequence_number),
+    all.map((_, i) => i),
+    'sequence numbers count from 0',
+  );
   const deltas = all.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta] : []));
   t.equal(deltas.join(''), 'Hello from the simulated');
   const last = all.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
@@ -79,14 +93,20 @@ async function toolTurns(t: Test, client: OpenAI, model: string): Promise<void> 
   const second = client.responses.stream({
     model,
     tools: [WEATHER],
-    input: [question, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call?.call_id ?? '', output: '{"temp_c":4}' }],
+    input: [
+      question,
+      ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+      { type: 'function_call_output', call_id: call?.call_id ?? '', output: '{"temp_c":4}' },
+    ],
   });
   const reply = await second.finalResponse();
   t.match(reply.output_text, /^Tool results: .*"temp_c":4/, 'the vendor saw the output of its call');
 
   const streamed = await events(await client.responses.create({ model, input: [question], tools: [WEATHER], tool_choice: 'required', stream: true }));
   // Beta's reasoning item (its thought signature) may come first.
-  const added = streamed.find((e) => e.type === 'response.output_item.added' && e.item.type === 'function_call') as OpenAI.Responses.ResponseOutputItemAddedEvent;
+  const added = streamed.find(
+    (e) => e.type === 'response.output_item.added' && e.item.type === 'function_call',
+  ) as OpenAI.Responses.ResponseOutputItemAddedEvent;
   t.match(added.item, { type: 'function_call', status: 'in_progress', name: 'get_weather', arguments: '' });
   const done = streamed.find((e) => e.type === 'response.function_call_arguments.done') as OpenAI.Responses.ResponseFunctionCallArgumentsDoneEvent;
   t.equal(done.arguments, '{"city":"sample"}');
@@ -95,10 +115,19 @@ async function toolTurns(t: Test, client: OpenAI, model: string): Promise<void> 
 }
 
 async function structured(t: Test, client: OpenAI, model: string): Promise<void> {
-  const schema = { type: 'object', properties: { city: { type: 'string' }, temp_c: { type: 'number' } }, required: ['city', 'temp_c'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, temp_c: { type: 'number' } },
+    required: ['city', 'temp_c'],
+    additionalProperties: false,
+  };
   const reply = await client.responses.create({ model, input: 'Weather as JSON', text: { format: { type: 'json_schema', name: 'weather', schema } } });
   t.same(JSON.parse(reply.output_text), { city: 'sample', temp_c: 1 }, 'JSON of the schema');
-  t.same(reply.text?.format, { type: 'json_schema', name: 'weather', schema, description: null, strict: true }, 'the format echoed, its strict as in effect (absent, and the schema allows it)');
+  t.same(
+    reply.text?.format,
+    { type: 'json_schema', name: 'weather', schema, description: null, strict: true },
+    'the format echoed, its strict as in effect (absent, and the schema allows it)',
+  );
 
   const cut = await client.responses.create({ model, input: 'long [[sim:tokens=9]]', max_output_tokens: 2 });
   t.equal(cut.status, 'incomplete');

@@ -19,8 +19,17 @@ import { responsesCall } from '../helpers/responses-call.js';
 
 type Json = Record<string, any>;
 const MODELS = ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4'] as const;
-const TOOL = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } };
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' }, temp_c: { type: 'number' } }, required: ['city', 'temp_c'], additionalProperties: false };
+const TOOL = {
+  type: 'function',
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+};
+const SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, temp_c: { type: 'number' } },
+  required: ['city', 'temp_c'],
+  additionalProperties: false,
+};
 
 /** The requests every family answers, by what they exercise (each is sent whole and streamed). */
 const CASES: ReadonlyArray<[string, Json]> = [
@@ -33,7 +42,10 @@ const CASES: ReadonlyArray<[string, Json]> = [
 ];
 
 async function post(origin: string, key: string, body: Json): Promise<{ status: number; text: string }> {
-  const res = await raw(origin, 'POST', '/v1/responses', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await raw(origin, 'POST', '/v1/responses', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, text: res.text };
 }
 
@@ -61,7 +73,8 @@ for (const model of MODELS) {
         t.equal(events[0]?.['response'].completed_at, null, 'completed_at: null until the response is done');
         t.type(terminal['response'].completed_at, 'number', 'set when it is');
         // gamma's chat format shows no reasoning; alpha and beta return their state.
-        if (body['reasoning'] && !model.startsWith('gamma')) t.match(whole['output'][0], { type: 'reasoning', status: 'completed', encrypted_content: /^gw1\./ }, 'the reasoning item first');
+        if (body['reasoning'] && !model.startsWith('gamma'))
+          t.match(whole['output'][0], { type: 'reasoning', status: 'completed', encrypted_content: /^gw1\./ }, 'the reasoning item first');
         for (const item of [...whole['output'], ...terminal['response'].output]) {
           if (item.type === 'reasoning') t.not(item.encrypted_content, null, 'encrypted_content is a string or absent');
         }
@@ -72,12 +85,17 @@ for (const model of MODELS) {
       const streamed = await post(h.origin, key, { model, input: 'go [[sim:tokens=6]] [[sim:error_after=3]]', stream: true });
       const events = sseEvents(streamed.text);
       t.same(streamProblems(events), [], 'every event of the stream');
-      t.same(events.slice(-2).map((event) => event.data['type']), ['error', 'response.failed']);
+      t.same(
+        events.slice(-2).map((event) => event.data['type']),
+        ['error', 'response.failed'],
+      );
       t.equal((events.at(-1)?.data['response'] as Json | undefined)?.['completed_at'], null, 'a failed response was never completed');
     });
 
-    await t.test('the echo: the request\'s values, or the values in effect', async (t) => {
-      const defaults = JSON.parse((await post(h.origin, key, { model, input: 'Hi [[sim:tokens=1]]', tools: [{ type: 'function', name: 'f' }, TOOL] })).text) as Json;
+    await t.test("the echo: the request's values, or the values in effect", async (t) => {
+      const defaults = JSON.parse(
+        (await post(h.origin, key, { model, input: 'Hi [[sim:tokens=1]]', tools: [{ type: 'function', name: 'f' }, TOOL] })).text,
+      ) as Json;
       t.match(defaults, {
         temperature: 1,
         top_p: 1,
@@ -95,12 +113,24 @@ for (const model of MODELS) {
         reasoning: { effort: null, summary: null },
         usage: { input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
       });
-      t.same(defaults['tools'], [
-        { type: 'function', name: 'f', description: null, parameters: null, strict: false },
-        { ...TOOL, description: null, strict: true },
-      ], 'every member of a function tool; strict as in effect: absent means strict when the schema allows it');
+      t.same(
+        defaults['tools'],
+        [
+          { type: 'function', name: 'f', description: null, parameters: null, strict: false },
+          { ...TOOL, description: null, strict: true },
+        ],
+        'every member of a function tool; strict as in effect: absent means strict when the schema allows it',
+      );
 
-      const given = { temperature: 0.5, top_p: 0.9, user: 'u-1', safety_identifier: 'sid', prompt_cache_key: 'pck', metadata: { a: 'b' }, tools: [{ ...TOOL, description: 'd', strict: false }] };
+      const given = {
+        temperature: 0.5,
+        top_p: 0.9,
+        user: 'u-1',
+        safety_identifier: 'sid',
+        prompt_cache_key: 'pck',
+        metadata: { a: 'b' },
+        tools: [{ ...TOOL, description: 'd', strict: false }],
+      };
       const echoed = JSON.parse((await post(h.origin, key, { model, input: 'Hi [[sim:tokens=1]]', ...given })).text) as Json;
       t.same(responseProblems(echoed), []);
       t.match(echoed, { ...given, tools: [{ ...TOOL, description: 'd', strict: false }] });
@@ -111,13 +141,22 @@ for (const model of MODELS) {
 t.test('the writer: a refusal, a redacted run, a failure before any output', async (t) => {
   const output = () => responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', stream: true }));
   const s = output().sink() as ResponsesStream;
-  let out = s.start() + s.reasoning(0, '') + s.reasoningState(0, { family: 'alpha', kind: 'redacted', data: 'r' }) + s.text(0, 'Sorry. ') + s.refusal(0, 'I cannot help.') + s.finish(0, 'content_filter');
+  let out =
+    s.start() +
+    s.reasoning(0, '') +
+    s.reasoningState(0, { family: 'alpha', kind: 'redacted', data: 'r' }) +
+    s.text(0, 'Sorry. ') +
+    s.refusal(0, 'I cannot help.') +
+    s.finish(0, 'content_filter');
   s.close({ promptTokens: 1, completionTokens: 2 });
   out += s.done();
   t.same(streamProblems(sseEvents(out)), [], 'refused, streamed');
   t.equal(sseEvents(out).at(-1)?.name, 'response.incomplete');
 
-  const whole = output().render({ choices: [{ content: 'Sorry. ', refusal: 'I cannot help.', toolCalls: [], finish: 'content_filter', reasoning: [{ text: '', state: null }] }], usage: { promptTokens: 1, completionTokens: 2 } });
+  const whole = output().render({
+    choices: [{ content: 'Sorry. ', refusal: 'I cannot help.', toolCalls: [], finish: 'content_filter', reasoning: [{ text: '', state: null }] }],
+    usage: { promptTokens: 1, completionTokens: 2 },
+  });
   t.same(responseProblems(JSON.parse(String(whole.body))), [], 'refused, whole; a reasoning run without a state');
 
   const failed = (output().sink() as ResponsesStream).fail(new GatewayError(502, 'The upstream failed.'));

@@ -43,13 +43,24 @@ const WEATHER = { type: 'function', name: 'get_weather', parameters: { type: 'ob
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } } };
 const FORMAT = { type: 'json_schema', name: 'answer', schema: SCHEMA };
 const image = (extra: Json): Json => ({ input: [{ role: 'user', content: [{ type: 'input_image', ...extra }] }] });
-const generation = (field: string): Check => (s) => [s.upstream.body['generationConfig']?.[field], 0.5];
+const generation =
+  (field: string): Check =>
+  (s) => [s.upstream.body['generationConfig']?.[field], 0.5];
 /** A conversation with an earlier answer in it, its output_text part carrying `extra`, its message item `item`. */
 const answered = (extra: Json, item: Json = {}): Json => ({
-  input: [{ role: 'user', content: 'Hi' }, { type: 'message', role: 'assistant', ...item, content: [{ type: 'output_text', text: 'Hello', ...extra }] }, { role: 'user', content: 'Again' }],
+  input: [
+    { role: 'user', content: 'Hi' },
+    { type: 'message', role: 'assistant', ...item, content: [{ type: 'output_text', text: 'Hello', ...extra }] },
+    { role: 'user', content: 'Again' },
+  ],
 });
 const reasoned = (extra: Json): Json => ({
-  input: [{ role: 'user', content: 'Hi' }, { type: 'reasoning', summary: [], ...extra }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Again' }],
+  input: [
+    { role: 'user', content: 'Hi' },
+    { type: 'reasoning', summary: [], ...extra },
+    { role: 'assistant', content: 'Hello' },
+    { role: 'user', content: 'Again' },
+  ],
 });
 const cached = (extra: Json): Json => ({ input: [{ role: 'user', content: [{ type: 'input_text', text: 'Hello there', ...extra }] }] });
 let storedId = '';
@@ -102,10 +113,20 @@ const PROBES: Record<string, Probe> = {
   "max_output_tokens: over the model's maximum": { body: { max_output_tokens: 10_000_000 }, param: 'max_output_tokens' },
   max_output_tokens: {
     body: { max_output_tokens: 50 },
-    mapped: { alpha: (s) => [s.upstream.body['max_tokens'], 50], beta: (s) => [s.upstream.body['generationConfig'], { maxOutputTokens: 50 }], gamma: (s) => [s.upstream.body['max_completion_tokens'], 50] },
+    mapped: {
+      alpha: (s) => [s.upstream.body['max_tokens'], 50],
+      beta: (s) => [s.upstream.body['generationConfig'], { maxOutputTokens: 50 }],
+      gamma: (s) => [s.upstream.body['max_completion_tokens'], 50],
+    },
   },
-  temperature: { body: { temperature: 0.5 }, mapped: { alpha: (s) => [s.upstream.body['temperature'], 0.5], beta: generation('temperature'), gamma: (s) => [s.upstream.body['temperature'], 0.5] } },
-  top_p: { body: { top_p: 0.5 }, mapped: { alpha: (s) => [s.upstream.body['top_p'], 0.5], beta: generation('topP'), gamma: (s) => [s.upstream.body['top_p'], 0.5] } },
+  temperature: {
+    body: { temperature: 0.5 },
+    mapped: { alpha: (s) => [s.upstream.body['temperature'], 0.5], beta: generation('temperature'), gamma: (s) => [s.upstream.body['temperature'], 0.5] },
+  },
+  top_p: {
+    body: { top_p: 0.5 },
+    mapped: { alpha: (s) => [s.upstream.body['top_p'], 0.5], beta: generation('topP'), gamma: (s) => [s.upstream.body['top_p'], 0.5] },
+  },
   tools: {
     body: { tools: [WEATHER] },
     mapped: {
@@ -129,7 +150,10 @@ const PROBES: Record<string, Probe> = {
     body: { tools: [{ ...WEATHER, strict: true }] },
     param: 'tools[0].strict',
     mapped: {
-      alpha: (s) => [[s.upstream.body['tools'][0].strict, s.upstream.body['tools'][0].input_schema.additionalProperties], [true, false]],
+      alpha: (s) => [
+        [s.upstream.body['tools'][0].strict, s.upstream.body['tools'][0].input_schema.additionalProperties],
+        [true, false],
+      ],
       beta: (s) => [s.upstream.body['toolConfig'], { functionCallingConfig: { mode: 'VALIDATED' } }],
       gamma: (s) => [s.upstream.body['tools'][0].function.strict, true],
     },
@@ -152,11 +176,23 @@ const PROBES: Record<string, Probe> = {
   },
   'tool_choice.type': { body: { tools: [WEATHER, { type: 'web_search' }], tool_choice: { type: 'web_search' } }, param: 'tool_choice' },
   'tool_choice.type: allowed_tools': {
-    body: { tools: [WEATHER, { ...WEATHER, name: 'get_time' }], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] } },
+    body: {
+      tools: [WEATHER, { ...WEATHER, name: 'get_time' }],
+      tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] },
+    },
     mapped: {
-      alpha: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['name']), s.upstream.body['tool_choice']], [['get_time'], { type: 'any' }]],
-      beta: (s) => [[s.upstream.body['tools'][0].functionDeclarations.map((f: Json) => f['name']), s.upstream.body['toolConfig']], [['get_time'], { functionCallingConfig: { mode: 'ANY' } }]],
-      gamma: (s) => [[s.upstream.body['tools'].map((tool: Json) => tool['function'].name), s.upstream.body['tool_choice']], [['get_time'], 'required']],
+      alpha: (s) => [
+        [s.upstream.body['tools'].map((tool: Json) => tool['name']), s.upstream.body['tool_choice']],
+        [['get_time'], { type: 'any' }],
+      ],
+      beta: (s) => [
+        [s.upstream.body['tools'][0].functionDeclarations.map((f: Json) => f['name']), s.upstream.body['toolConfig']],
+        [['get_time'], { functionCallingConfig: { mode: 'ANY' } }],
+      ],
+      gamma: (s) => [
+        [s.upstream.body['tools'].map((tool: Json) => tool['function'].name), s.upstream.body['tool_choice']],
+        [['get_time'], 'required'],
+      ],
     },
   },
   parallel_tool_calls: {
@@ -195,7 +231,10 @@ const PROBES: Record<string, Probe> = {
   'reasoning.effort': {
     body: { reasoning: { effort: 'low' } },
     mapped: {
-      alpha: (s) => [[s.upstream.body['thinking'], s.upstream.body['output_config']], [{ type: 'adaptive' }, { effort: 'low' }]],
+      alpha: (s) => [
+        [s.upstream.body['thinking'], s.upstream.body['output_config']],
+        [{ type: 'adaptive' }, { effort: 'low' }],
+      ],
       beta: (s) => [s.upstream.body['generationConfig'], { thinkingConfig: { thinkingLevel: 'LOW', includeThoughts: true } }],
       gamma: (s) => [s.upstream.body['reasoning_effort'], 'low'],
     },
@@ -230,7 +269,13 @@ const PROBES: Record<string, Probe> = {
     without: image({ image_url: `data:image/png;base64,${PNG_BASE64}` }),
   },
   'input[].type: item_reference': {
-    body: () => ({ input: [{ role: 'user', content: 'Remember apple' }, { type: 'item_reference', id: storedItemId }, { role: 'user', content: 'Again' }] }),
+    body: () => ({
+      input: [
+        { role: 'user', content: 'Remember apple' },
+        { type: 'item_reference', id: storedItemId },
+        { role: 'user', content: 'Again' },
+      ],
+    }),
     mapped: {
       alpha: (s) => [s.upstream.body['messages'][1].role, 'assistant'],
       beta: (s) => [s.upstream.body['contents'][1].role, 'model'],
@@ -256,7 +301,10 @@ const PROBES: Record<string, Probe> = {
   'input[].id': { body: { input: [{ type: 'message', role: 'user', content: 'Hello there', id: 'msg_1' }] } },
   'input[].status': { body: { input: [{ type: 'message', role: 'user', content: 'Hello there', status: 'completed' }] } },
   'input[].phase': { body: answered({}, { phase: 'final_answer' }), without: answered({}) },
-  'input[].content[].annotations': { body: answered({ annotations: [{ type: 'url_citation', url: 'https://example.com/', title: 'E', start_index: 0, end_index: 5 }] }), without: answered({}) },
+  'input[].content[].annotations': {
+    body: answered({ annotations: [{ type: 'url_citation', url: 'https://example.com/', title: 'E', start_index: 0, end_index: 5 }] }),
+    without: answered({}),
+  },
   'input[].content[].logprobs': { body: answered({ logprobs: [{ token: 'Hello', logprob: -0.1, bytes: [72], top_logprobs: [] }] }), without: answered({}) },
   'input[].content[].prompt_cache_breakpoint': { body: cached({ prompt_cache_breakpoint: { type: 'ephemeral' } }), without: cached({}) },
   'input[].content': { body: reasoned({ content: [{ type: 'reasoning_text', text: 'Thinking it over' }] }), without: reasoned({}) },
@@ -265,7 +313,12 @@ const PROBES: Record<string, Probe> = {
 
 const tableRows = (): ReturnType<typeof rowsOf> => rowsOf('docs/formats/responses.md', 'responses-params');
 
-async function send(h: Harness, key: string, family: Family, body: Json): Promise<{ status: number; text: string; adjusted: string | null; upstream: Upstream | null }> {
+async function send(
+  h: Harness,
+  key: string,
+  family: Family,
+  body: Json,
+): Promise<{ status: number; text: string; adjusted: string | null; upstream: Upstream | null }> {
   const sim = h[family];
   const before = sim.requests.length;
   const res = await fetch(`${h.baseURL}/responses`, {
@@ -275,7 +328,12 @@ async function send(h: Harness, key: string, family: Family, body: Json): Promis
   });
   const text = await res.text();
   const seen = sim.requests.length > before ? sim.requests.at(-1) : undefined;
-  return { status: res.status, text, adjusted: res.headers.get('x-gateway-adjusted'), upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null };
+  return {
+    status: res.status,
+    text,
+    adjusted: res.headers.get('x-gateway-adjusted'),
+    upstream: seen ? { path: seen.path, body: JSON.parse(seen.body) as Json } : null,
+  };
 }
 
 t.test('every known parameter has a row, every row a probe', async (t) => {
@@ -298,7 +356,10 @@ t.test('each cell of the table is what the gateway does', async (t) => {
   // The same gateway under `parameters: strict`, where each adjusted row is refused instead.
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();
-  const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<Family, Upstream>;
+  const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<
+    Family,
+    Upstream
+  >;
   for (const { row, family, cell, category, probe, body, where } of cellsOf<Json, Probe>(tableRows(), PROBES)) {
     const got = await send(h, key, family, body);
     if (category === 'refused') {

@@ -18,7 +18,11 @@ type Json = Record<string, any>;
 const RESPONSE_INPUT = 1_000;
 
 async function post(h: Harness, key: string, body: Json): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${h.baseURL}/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.baseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Json };
 }
 
@@ -47,7 +51,11 @@ async function store(h: Harness, key: string, clock: FakeClock, count: number): 
 async function continues(t: Test, h: Harness, key: string, ids: readonly string[], expected: boolean): Promise<void> {
   for (const id of ids) {
     const res = await post(h, key, { model: 'gamma-5.4', input: 'again', previous_response_id: id });
-    t.same([res.status, res.json['error']?.code], expected ? [200, undefined] : [400, 'previous_response_not_found'], expected ? 'a newest response continues' : 'an older one beyond the budget is gone');
+    t.same(
+      [res.status, res.json['error']?.code],
+      expected ? [200, undefined] : [400, 'previous_response_not_found'],
+      expected ? 'a newest response continues' : 'an older one beyond the budget is gone',
+    );
   }
 }
 
@@ -88,6 +96,10 @@ t.test('growth below an eighth of the budget is trimmed at the hourly prune, als
 t.test('the budget is a positive whole number of bytes', async (t) => {
   const setup = await loadSetup('config/gateway.yaml', { GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
   t.equal(setup.plugins.find((p) => p.name === 'ingress-responses')?.config['max_stored_bytes_per_key'], 256 * 1024 * 1024, '256 MiB unless set');
-  const refused = loadSetup('config/gateway.yaml', { GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN }, { edit: pluginConfig('ingress-responses', { max_stored_bytes_per_key: 0 }) });
+  const refused = loadSetup(
+    'config/gateway.yaml',
+    { GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN },
+    { edit: pluginConfig('ingress-responses', { max_stored_bytes_per_key: 0 }) },
+  );
   await t.rejects(refused, /\/plugins\/\d+\/config\/max_stored_bytes_per_key/);
 });

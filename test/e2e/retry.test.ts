@@ -49,7 +49,10 @@ t.test('503s all the way: 503 after the full cadence, at most GATEWAY_RETRY_MAX 
   const observed = gaps(h.gamma.requests.map((r) => r.at));
   SHORT_CADENCE.forEach((step, i) => {
     const gap = observed[i] as number;
-    t.ok(gap >= step.delay_ms - step.jitter_ms && gap <= step.delay_ms + step.jitter_ms + 250, `retry ${i + 1}: ${step.delay_ms} ± ${step.jitter_ms} ms (was ${gap.toFixed(0)})`);
+    t.ok(
+      gap >= step.delay_ms - step.jitter_ms && gap <= step.delay_ms + step.jitter_ms + 250,
+      `retry ${i + 1}: ${step.delay_ms} ± ${step.jitter_ms} ms (was ${gap.toFixed(0)})`,
+    );
   });
   t.ok(elapsed >= 800, `the whole cadence was waited (${elapsed.toFixed(0)} ms)`);
 
@@ -71,14 +74,22 @@ t.test('which failures are retried', async (t) => {
     t.equal((await post(h.origin, key)).status, 200, `upstream ${status} is retried`);
     t.equal(h.gamma.requests.length - before, 2);
   }
-  for (const [status, ours] of [[500, 502], [400, 400], [401, 502], [404, 404]] as const) {
+  for (const [status, ours] of [
+    [500, 502],
+    [400, 400],
+    [401, 502],
+    [404, 404],
+  ] as const) {
     h.gamma.faults.push({ status });
     const before = h.gamma.requests.length;
     t.equal((await post(h.origin, key)).status, ours, `upstream ${status} → ${ours}`);
     t.equal(h.gamma.requests.length - before, 1, `upstream ${status} is not retried`);
   }
   // Every family: alpha's overload (529) and beta's UNAVAILABLE (503) are retried too.
-  for (const [sim, model, status] of [[h.alpha, 'alpha-haiku-4.5', 529], [h.beta, 'beta-3-flash', 503]] as const) {
+  for (const [sim, model, status] of [
+    [h.alpha, 'alpha-haiku-4.5', 529],
+    [h.beta, 'beta-3-flash', 503],
+  ] as const) {
     sim.faults.push({ status });
     const before = sim.requests.length;
     t.equal((await post(h.origin, key, chatBody(model))).status, 200, `${model}: upstream ${status} is retried`);
@@ -175,8 +186,12 @@ t.test('sibling fallback on 503: answered and billed as the sibling', async (t) 
 
   h.gamma.faults.push({ status: 503 });
   const reply = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi [[sim:tokens=4]]' }] });
-  t.equal(reply.model, 'gamma-5.2', "the reply names the model that answered");
-  t.same(h.gamma.requests.map((r) => JSON.parse(r.body).model), ['gamma-5.4', 'gamma-5.2'], 'the sibling was asked second');
+  t.equal(reply.model, 'gamma-5.2', 'the reply names the model that answered');
+  t.same(
+    h.gamma.requests.map((r) => JSON.parse(r.body).model),
+    ['gamma-5.4', 'gamma-5.2'],
+    'the sibling was asked second',
+  );
   const [handOver] = gaps(h.gamma.requests.map((r) => r.at));
   t.ok(handOver !== undefined && handOver < 300, `no backoff before the sibling (${handOver?.toFixed(0)} ms)`);
 
@@ -202,7 +217,10 @@ t.test('sibling fallback on 503: answered and billed as the sibling', async (t) 
   h.gamma.faults.push({ status: 503 }, { status: 503 });
   const twice = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });
   t.equal(twice.model, 'gamma-5.2');
-  t.same(h.gamma.requests.slice(-3).map((r) => JSON.parse(r.body).model), ['gamma-5.4', 'gamma-5.2', 'gamma-5.2']);
+  t.same(
+    h.gamma.requests.slice(-3).map((r) => JSON.parse(r.body).model),
+    ['gamma-5.4', 'gamma-5.2', 'gamma-5.2'],
+  );
 
   // A key scoped away from the sibling is never answered by it.
   const scoped = await h.createKey({ models: ['gamma-5.4'] });
@@ -218,11 +236,16 @@ t.test('sibling fallback on 503: answered and billed as the sibling', async (t) 
 
 t.test('fallback configuration mistakes stop the gateway with the path named', async (t) => {
   for (const [fallback, message] of [
-    [{ gamma: { 'gamma-5.4': 'alpha-sonnet-4.6' } }, /gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5.4: .*must both belong to the gamma family/],
+    [
+      { gamma: { 'gamma-5.4': 'alpha-sonnet-4.6' } },
+      /gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5.4: .*must both belong to the gamma family/,
+    ],
     [{ gamma: { 'gamma-9': 'gamma-5.2' } }, /unknown model 'gamma-9'/],
     [{ gamma: { 'gamma-5.4': 'gamma-5-4' } }, /its own sibling/],
   ] as const) {
     await t.rejects(startHarness(t, { configure: pluginConfig('retry', { fallback }) }), { message });
   }
-  await t.rejects(startHarness(t, { configure: pluginConfig('retry', { fallback: { delta: {} } }) }), { message: /fallback\/delta names a family no enabled vendor plugin serves/ });
+  await t.rejects(startHarness(t, { configure: pluginConfig('retry', { fallback: { delta: {} } }) }), {
+    message: /fallback\/delta names a family no enabled vendor plugin serves/,
+  });
 });

@@ -31,12 +31,16 @@ t.test('rotation: a new value at once, the old one for 24 hours, then 401', asyn
   t.not(rotated.key, old);
   t.equal(rotated.id, id, 'same key: same ledger identity');
   t.equal(rotated.previous_valid_until, '2026-11-16T12:00:00.000Z', 'now + 24 h');
-  t.match(await (await h.admin('GET', `/keys/${id}`)).json(), {
-    key: `${rotated.key.slice(0, 7)}…${rotated.key.slice(-4)}`,
-    models: ['gamma-5.4'],
-    monthly_ceiling_usd: '2.00',
-    rotated_at: '2026-11-15T12:00:00.000Z',
-  }, 'settings kept; the display shows the new value');
+  t.match(
+    await (await h.admin('GET', `/keys/${id}`)).json(),
+    {
+      key: `${rotated.key.slice(0, 7)}…${rotated.key.slice(-4)}`,
+      models: ['gamma-5.4'],
+      monthly_ceiling_usd: '2.00',
+      rotated_at: '2026-11-15T12:00:00.000Z',
+    },
+    'settings kept; the display shows the new value',
+  );
   t.notOk((await h.databaseText()).includes(rotated.key), 'the new value is not stored in clear');
 
   t.equal((await attempt(h, rotated.key)).status, 200, 'the new value works at once');
@@ -71,7 +75,11 @@ t.test('a second rotation inside the grace: the current value gets its own 24 h,
 
   t.same([(await attempt(h, a)).status, (await attempt(h, b)).status, (await attempt(h, c)).status], [200, 200, 200], 'all three inside their windows');
   clock.advance(12 * HOUR); // 11-16T00:00: a's original end
-  t.same([(await attempt(h, a)).status, (await attempt(h, b)).status, (await attempt(h, c)).status], [401, 200, 200], 'a ends at its original end, never extended');
+  t.same(
+    [(await attempt(h, a)).status, (await attempt(h, b)).status, (await attempt(h, c)).status],
+    [401, 200, 200],
+    'a ends at its original end, never extended',
+  );
   clock.advance(12 * HOUR); // 11-16T12:00
   t.same([(await attempt(h, a)).status, (await attempt(h, b)).status, (await attempt(h, c)).status], [401, 401, 200], 'b ends 24 h after the second rotation');
 

@@ -41,7 +41,10 @@ t.test('a call still completing after the grace period delays the close by the c
   t.equal(await call, 'cut');
   t.ok(took >= GRACE_MS + COMPLETIONS_BOUND_MS - 100, `waited for the completion (${took} ms)`);
   t.ok(took < GRACE_MS + COMPLETIONS_BOUND_MS + 2000, 'no longer than the bound');
-  t.notOk(h.logs.some((line) => line.includes('"msg":"stopped"')), 'not logged as stopped');
+  t.notOk(
+    h.logs.some((line) => line.includes('"msg":"stopped"')),
+    'not logged as stopped',
+  );
 });
 
 t.test('a call whose body was cut short is not waited for: it can reach no upstream', async (t) => {
@@ -52,11 +55,16 @@ t.test('a call whose body was cut short is not waited for: it can reach no upstr
   t.teardown(() => socket.destroy());
   socket.on('error', () => undefined);
   const refused = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))));
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`);
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`,
+  );
   t.match(await refused, /^HTTP\/1\.1 408 /, 'the request timeout ended it while the body was being read');
 
   const started = Date.now();
   await h.close();
   t.ok(Date.now() - started < 1000, 'the close does not wait for it');
-  t.ok(h.logs.some((line) => line.includes('"msg":"stopped"')), 'a clean stop');
+  t.ok(
+    h.logs.some((line) => line.includes('"msg":"stopped"')),
+    'a clean stop',
+  );
 });

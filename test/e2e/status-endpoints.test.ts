@@ -20,7 +20,7 @@ const responses = (h: Harness, key: string, model: string) =>
     body: JSON.stringify({ model, input: 'Say hi [[sim:tokens=2]]' }),
   });
 
-t.test('/status.json and /status: each model\'s requests of the last 24 h by endpoint', async (t) => {
+t.test("/status.json and /status: each model's requests of the last 24 h by endpoint", async (t) => {
   const clock = new FakeClock();
   const h = await startHarness(t, { clock });
   const { key } = await h.createKey();

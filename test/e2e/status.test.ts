@@ -35,7 +35,11 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.equal(res.status, 200);
   t.equal(res.headers.get('access-control-allow-origin'), '*');
   const report = (await res.json()) as StatusReport;
-  t.same(report.models.map((m) => m.id), h.catalogue.models.map((m) => m.id), 'every model of the catalogue, in its order');
+  t.same(
+    report.models.map((m) => m.id),
+    h.catalogue.models.map((m) => m.id),
+    'every model of the catalogue, in its order',
+  );
   const g54 = report.models.find((m) => m.id === 'gamma-5.4');
   t.equal(g54?.requests_24h, 6);
   t.same(g54?.requests_24h_by_endpoint, { 'chat.completions': 6 }, 'the same requests by endpoint');
@@ -46,7 +50,16 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
   t.same(g52?.uptime['24h'], 1);
   t.ok(g52?.latency_ms, 'a streamed call has a latency (to its first byte)');
   const idle = report.models.find((m) => m.id === 'gamma-5.1-code');
-  t.same(idle, { id: 'gamma-5.1-code', family: 'gamma', state: 'operational', simulated: true, uptime: { '24h': null, '7d': null, '30d': null }, requests_24h: 0, requests_24h_by_endpoint: {}, latency_ms: null });
+  t.same(idle, {
+    id: 'gamma-5.1-code',
+    family: 'gamma',
+    state: 'operational',
+    simulated: true,
+    uptime: { '24h': null, '7d': null, '30d': null },
+    requests_24h: 0,
+    requests_24h_by_endpoint: {},
+    latency_ms: null,
+  });
   t.equal(report.models.find((m) => m.id === 'alpha-opus-4.6')?.simulated, false);
   t.same(report.uptime, { '24h': 6 / 7, '7d': 6 / 7, '30d': 6 / 7 });
   t.same(report.status, { state: 'operational', description: 'All systems operational' });
@@ -84,12 +97,22 @@ t.test('automatic incidents: opened over the error-rate threshold, resolved on r
   let report = await statusJson(h);
   t.equal(report.incidents.length, 1, 'three failed attempts out of three: opened');
   const incident = report.incidents[0];
-  t.match(incident, { title: 'Elevated upstream errors on gamma-5.3-code', status: 'investigating', impact: 'major', models: ['gamma-5.3-code'], automatic: true, resolved_at: null });
+  t.match(incident, {
+    title: 'Elevated upstream errors on gamma-5.3-code',
+    status: 'investigating',
+    impact: 'major',
+    models: ['gamma-5.3-code'],
+    automatic: true,
+    resolved_at: null,
+  });
   t.match(incident?.updates[0]?.message, /100% of 3 upstream attempts failed over the last 60 s/);
   t.equal(report.models.find((m) => m.id === 'gamma-5.3-code')?.state, 'partial_outage');
   t.equal(report.models.find((m) => m.id === 'gamma-5.4')?.state, 'operational');
   t.same(report.status, { state: 'partial_outage', description: 'Partial outage' });
-  t.ok(h.logs.some((l) => l.includes('incident opened')), 'logged');
+  t.ok(
+    h.logs.some((l) => l.includes('incident opened')),
+    'logged',
+  );
 
   h.gamma.faults.push({ status: 503 });
   await send(h, key, 'gamma-5.3-code');
@@ -166,7 +189,11 @@ t.test('manual incidents through /admin/v1/incidents', async (t) => {
   clock.advance(60_000);
   const wide = (await (await h.admin('POST', '/incidents', { title: 'Network trouble', impact: 'critical' })).json()) as { id: string };
   let report = await statusJson(h);
-  t.same(report.incidents.map((i) => i.id), [wide.id, incident.id], 'newest first');
+  t.same(
+    report.incidents.map((i) => i.id),
+    [wide.id, incident.id],
+    'newest first',
+  );
   t.same(report.status.state, 'major_outage');
   t.equal(report.models.find((m) => m.id === 'alpha-haiku-4.5')?.state, 'major_outage', 'no models named: all are affected');
   const resolved = await h.admin('PATCH', `/incidents/${wide.id}`, { status: 'resolved' });

@@ -13,28 +13,42 @@ import { jsonAnswer, queuedUpstream, type Answer } from '../helpers/queued-upstr
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 const message = (blocks: Block[]): Answer =>
-  jsonAnswer({ id: 'msg_1', type: 'message', role: 'assistant', model: 'alpha-haiku-4.5', content: blocks, stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 12, output_tokens: 9 } });
+  jsonAnswer({
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'alpha-haiku-4.5',
+    content: blocks,
+    stop_reason: 'tool_use',
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 9 },
+  });
 
 /** The same message as alpha's event stream, each block's content in two deltas. */
-const streamed = (blocks: Block[]): Answer => (res) => {
-  const event = (data: Record<string, unknown>): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
-  let body = event({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'alpha-haiku-4.5', content: [], usage: { input_tokens: 12, output_tokens: 1 } } });
-  blocks.forEach((block, index) => {
-    const text = block.type === 'text' ? block.text : JSON.stringify(block.input);
-    const half = Math.ceil(text.length / 2);
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
-    body += event({ type: 'content_block_start', index, content_block: start });
-    for (const part of [text.slice(0, half), text.slice(half)]) {
-      const delta = block.type === 'text' ? { type: 'text_delta', text: part } : { type: 'input_json_delta', partial_json: part };
-      body += event({ type: 'content_block_delta', index, delta });
-    }
-    body += event({ type: 'content_block_stop', index });
-  });
-  body += event({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } });
-  body += event({ type: 'message_stop' });
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(body);
-};
+const streamed =
+  (blocks: Block[]): Answer =>
+  (res) => {
+    const event = (data: Record<string, unknown>): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
+    let body = event({
+      type: 'message_start',
+      message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'alpha-haiku-4.5', content: [], usage: { input_tokens: 12, output_tokens: 1 } },
+    });
+    blocks.forEach((block, index) => {
+      const text = block.type === 'text' ? block.text : JSON.stringify(block.input);
+      const half = Math.ceil(text.length / 2);
+      const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
+      body += event({ type: 'content_block_start', index, content_block: start });
+      for (const part of [text.slice(0, half), text.slice(half)]) {
+        const delta = block.type === 'text' ? { type: 'text_delta', text: part } : { type: 'input_json_delta', partial_json: part };
+        body += event({ type: 'content_block_delta', index, delta });
+      }
+      body += event({ type: 'content_block_stop', index });
+    });
+    body += event({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } });
+    body += event({ type: 'message_stop' });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(body);
+  };
 
 t.test('JSON mode streamed: the content is what the whole reply holds', async (t) => {
   const upstream = await queuedUpstream(t);
@@ -44,9 +58,33 @@ t.test('JSON mode streamed: the content is what the whole reply holds', async (t
   const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
 
   const cases: Array<[string, Block[], Record<string, unknown>, string]> = [
-    ['text, then the JSON tool', [{ type: 'text', text: 'Here you go: ' }, { type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { a: 1 } }], {}, '{"a":1}'],
-    ['the JSON tool, then text', [{ type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { a: 1 } }, { type: 'text', text: 'Done.' }], {}, '{"a":1}'],
-    ["text beside a caller's tool, no JSON tool", [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'toolu_2', name: 'lookup', input: { q: 'a' } }], { tools }, 'Let me look.'],
+    [
+      'text, then the JSON tool',
+      [
+        { type: 'text', text: 'Here you go: ' },
+        { type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { a: 1 } },
+      ],
+      {},
+      '{"a":1}',
+    ],
+    [
+      'the JSON tool, then text',
+      [
+        { type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { a: 1 } },
+        { type: 'text', text: 'Done.' },
+      ],
+      {},
+      '{"a":1}',
+    ],
+    [
+      "text beside a caller's tool, no JSON tool",
+      [
+        { type: 'text', text: 'Let me look.' },
+        { type: 'tool_use', id: 'toolu_2', name: 'lookup', input: { q: 'a' } },
+      ],
+      { tools },
+      'Let me look.',
+    ],
   ];
   for (const [what, blocks, extra, content] of cases) {
     upstream.answers.push(message(blocks));

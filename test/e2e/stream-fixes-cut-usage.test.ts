@@ -34,7 +34,11 @@ t.test('cut by the upstream: gamma bills the estimated prompt; alpha and beta th
   const cutText = `${PROMPT} [[sim:tokens=20]] [[sim:reset_after=3]]`;
   const cut = await client.chat.completions.create({ model: 'gamma-5.4', stream: true, messages: ask(cutText) });
   await t.rejects(drain(cut), 'gamma: the caller sees the stream fail');
-  t.match(lastRow(), { model: 'gamma-5.4', outcome: 'upstream_error', usage_estimated: 1, prompt_tokens: estimate(cutText) }, 'gamma: the prompt by the estimate, not 0');
+  t.match(
+    lastRow(),
+    { model: 'gamma-5.4', outcome: 'upstream_error', usage_estimated: 1, prompt_tokens: estimate(cutText) },
+    'gamma: the prompt by the estimate, not 0',
+  );
   t.ok((lastRow()?.completion_tokens ?? 0) > 0, 'and the relayed deltas');
 
   const legacyText = `${PROMPT} [[sim:tokens=20]] [[sim:reset_after=2]]`;
@@ -60,11 +64,18 @@ t.test('gamma, a caller who leaves after the first token: the prompt is billed b
   // The first chunk, then nothing: the stream stays open until the caller leaves.
   upstream.answers.push((res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gamma-5.4', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }], usage: null })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gamma-5.4', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }], usage: null })}\n\n`,
+    );
   });
   const body = JSON.stringify({ model: 'gamma-5.4', stream: true, messages: ask(PROMPT) });
   const controller = new AbortController();
-  const res = await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, signal: controller.signal });
+  const res = await fetch(`${h.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+    signal: controller.signal,
+  });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   t.match(new TextDecoder().decode((await reader.read()).value), /"content":"Hi"/, 'the first token arrived');
   controller.abort();
@@ -82,11 +93,21 @@ t.test('gamma, a body relayed as it came that the chat format cannot read: the p
   // One chunk and the end, no finish reason: the stream was cut (a 502 event for the caller).
   upstream.answers.push((res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`data: ${JSON.stringify({ id: 'chatcmpl-u', model: 'gamma-5.4', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }], usage: null })}\n\n`);
+    res.end(
+      `data: ${JSON.stringify({ id: 'chatcmpl-u', model: 'gamma-5.4', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }], usage: null })}\n\n`,
+    );
   });
   // An audio part: only the vendor knows it, the gateway relays it.
-  const body = JSON.stringify({ model: 'gamma-5.4', stream: true, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg'.repeat(200), format: 'wav' } }] }] });
-  const res = await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+  const body = JSON.stringify({
+    model: 'gamma-5.4',
+    stream: true,
+    messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg'.repeat(200), format: 'wav' } }] }],
+  });
+  const res = await fetch(`${h.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  });
   t.match(await res.text(), /before choice 0 finished/);
   t.match(db.rows(id)[0], { outcome: 'upstream_error', usage_estimated: 1, prompt_tokens: Math.ceil(Buffer.byteLength(body) / 4), completion_tokens: 1 });
 });

@@ -23,7 +23,11 @@ const FAMILIES = Object.keys(MODELS) as Family[];
 const SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
-  properties: { city: { type: 'string', minLength: 1 }, days: { type: 'integer', minimum: 1, maximum: 7 }, note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+  properties: {
+    city: { type: 'string', minLength: 1 },
+    days: { type: 'integer', minimum: 1, maximum: 7 },
+    note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+  },
   required: ['city', 'days', 'note'],
   additionalProperties: false,
 };
@@ -41,16 +45,26 @@ const upstream = (h: Harness, family: Family): Json => JSON.parse(h[family].requ
 /** The structured output reached the vendor natively: alpha `output_config.format`, beta `responseJsonSchema`, gamma `strict` as sent. */
 function askedNatively(t: Test, h: Harness, family: Family, where: string): void {
   const body = upstream(h, family);
-  if (family === 'alpha') t.match(body, { output_config: { format: { type: 'json_schema', schema: { additionalProperties: false } } } }, `${where}: alpha output_config.format`);
+  if (family === 'alpha')
+    t.match(body, { output_config: { format: { type: 'json_schema', schema: { additionalProperties: false } } } }, `${where}: alpha output_config.format`);
   if (family === 'alpha') t.equal(body['tools'], undefined, `${where}: no forced tool`);
-  if (family === 'beta') t.match(body, { generationConfig: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object' } } }, `${where}: beta responseJsonSchema`);
+  if (family === 'beta')
+    t.match(body, { generationConfig: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object' } } }, `${where}: beta responseJsonSchema`);
 }
 
 /** A strict tool reached the vendor as its strict mode: alpha `strict` on the tool, beta `VALIDATED`, gamma `strict`. */
 function strictToolAsked(t: Test, h: Harness, family: Family, where: string): void {
   const body = upstream(h, family);
   if (family === 'alpha') t.match(body, { tools: [{ name: 'get_weather', strict: true, input_schema: PARAMETERS }] }, `${where}: alpha tool strict`);
-  if (family === 'beta') t.match(body, { toolConfig: { functionCallingConfig: { mode: 'VALIDATED' } }, tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: PARAMETERS }] }] }, `${where}: beta VALIDATED`);
+  if (family === 'beta')
+    t.match(
+      body,
+      {
+        toolConfig: { functionCallingConfig: { mode: 'VALIDATED' } },
+        tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: PARAMETERS }] }],
+      },
+      `${where}: beta VALIDATED`,
+    );
   if (family === 'beta') t.notOk('strict' in (body['tools'][0].functionDeclarations[0] as Json), `${where}: beta is not sent strict`);
   if (family === 'gamma') t.match(body, { tools: [{ function: { name: 'get_weather', strict: true } }] }, `${where}: gamma strict`);
 }
@@ -77,9 +91,18 @@ t.test('chat: response_format strict json_schema and strict tools, whole and str
 t.test('alpha: a JSON schema answer while the model thinks (no forced tool, so no refusal)', async (t) => {
   const h = await startHarness(t);
   const client = h.client((await h.createKey()).key);
-  const parsed = await client.chat.completions.parse({ model: MODELS.alpha, reasoning_effort: 'low', messages: [{ role: 'user', content: 'Weather in Oslo?' }], response_format: CHAT_FORMAT });
+  const parsed = await client.chat.completions.parse({
+    model: MODELS.alpha,
+    reasoning_effort: 'low',
+    messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    response_format: CHAT_FORMAT,
+  });
   t.same(parsed.choices[0]?.message.parsed, ANSWER);
-  t.match(upstream(h, 'alpha'), { thinking: { type: 'adaptive' }, output_config: { effort: 'low', format: { type: 'json_schema' } } }, 'effort and format in one output_config');
+  t.match(
+    upstream(h, 'alpha'),
+    { thinking: { type: 'adaptive' }, output_config: { effort: 'low', format: { type: 'json_schema' } } },
+    'effort and format in one output_config',
+  );
 });
 
 t.test('Responses: text.format strict and strict function tools, whole and streamed, on every family', async (t) => {
@@ -108,8 +131,20 @@ t.test('Responses: a tool without strict is strict for gamma only when its schem
   const h = await startHarness(t);
   const client = h.client((await h.createKey()).key);
   const { strict: _strict, ...absent } = RESPONSES_TOOL;
-  await client.responses.create({ model: MODELS.gamma, input: 'Weather?', tools: [absent, { ...absent, name: 'open', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] as unknown as Array<typeof RESPONSES_TOOL> });
-  t.same(upstream(h, 'gamma')['tools'].map((tool: Json) => [tool['function'].name, tool['function'].strict]), [['get_weather', true], ['open', false]]);
+  await client.responses.create({
+    model: MODELS.gamma,
+    input: 'Weather?',
+    tools: [absent, { ...absent, name: 'open', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] as unknown as Array<
+      typeof RESPONSES_TOOL
+    >,
+  });
+  t.same(
+    upstream(h, 'gamma')['tools'].map((tool: Json) => [tool['function'].name, tool['function'].strict]),
+    [
+      ['get_weather', true],
+      ['open', false],
+    ],
+  );
 });
 
 async function messages(h: Harness, key: string, model: string, body: Json): Promise<{ status: number; json: Json }> {
@@ -125,17 +160,27 @@ t.test('Messages: output_config.format and strict tools on every family', async 
   const h = await startHarness(t);
   const { key } = await h.createKey();
   // A schema as alpha takes it (the Messages body goes to alpha as it is).
-  const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+    additionalProperties: false,
+  };
   const tool = { name: 'get_weather', description: 'Weather of a city', input_schema: PARAMETERS, strict: true };
   for (const family of FAMILIES) {
     const answered = await messages(h, key, MODELS[family], { output_config: { format: { type: 'json_schema', schema } } });
     t.equal(answered.status, 200, `${family}: ${JSON.stringify(dig(answered.json, 'error'))}`);
     t.same(JSON.parse(String(dig(answered.json, 'content', 0, 'text'))), { city: 'sample', days: 1 }, `${family}: the JSON text`);
-    if (family === 'gamma') t.match(upstream(h, 'gamma'), { response_format: { type: 'json_schema', json_schema: { strict: true } } }, 'gamma: strict, the schema being compatible');
+    if (family === 'gamma')
+      t.match(upstream(h, 'gamma'), { response_format: { type: 'json_schema', json_schema: { strict: true } } }, 'gamma: strict, the schema being compatible');
     else askedNatively(t, h, family, family);
     const called = await messages(h, key, MODELS[family], { tools: [tool] });
     t.match([called.status, called.json['stop_reason']], [200, 'tool_use'], `${family}: a tool call`);
-    t.match((called.json['content'] as Json[]).find((block) => block['type'] === 'tool_use'), { name: 'get_weather', input: { city: 'sample' } }, `${family}: the tool call`);
+    t.match(
+      (called.json['content'] as Json[]).find((block) => block['type'] === 'tool_use'),
+      { name: 'get_weather', input: { city: 'sample' } },
+      `${family}: the tool call`,
+    );
     strictToolAsked(t, h, family, family);
   }
 });
@@ -150,13 +195,19 @@ t.test("Messages through the official alpha client: parse's JSON output and a st
     const model = MODELS[family];
     const parsed = await client.messages.parse({ model, max_tokens: 500, messages, output_config: { format: { type: 'json_schema', schema } } });
     t.same(parsed.parsed_output, { city: 'sample' }, `${family}: parsed_output`);
-    const streamed = await client.messages.stream({ model, max_tokens: 500, messages, output_config: { format: { type: 'json_schema', schema } } }).finalMessage();
+    const streamed = await client.messages
+      .stream({ model, max_tokens: 500, messages, output_config: { format: { type: 'json_schema', schema } } })
+      .finalMessage();
     // As with the openai client, the stream helper parses only its own (zod) formats.
     const text = streamed.content.find((block) => block.type === 'text');
     t.same(JSON.parse(text?.type === 'text' ? text.text : ''), { city: 'sample' }, `${family}: streamed, the JSON text`);
     const tools = [{ name: 'get_weather', input_schema: { ...PARAMETERS, type: 'object' as const }, strict: true }];
     const called = await client.messages.stream({ model, max_tokens: 500, messages, tools }).finalMessage();
-    t.match(called.content.find((block) => block.type === 'tool_use'), { name: 'get_weather', input: { city: 'sample' } }, `${family}: streamed strict tool call`);
+    t.match(
+      called.content.find((block) => block.type === 'tool_use'),
+      { name: 'get_weather', input: { city: 'sample' } },
+      `${family}: streamed strict tool call`,
+    );
   }
 });
 
@@ -185,13 +236,22 @@ t.test("the model's refusal is each format's refusal, whole and streamed: alpha'
   t.match(alpha['chat'], { finish_reason: 'content_filter', message: { refusal: explanation, content: 'I cannot help with that.' } }, 'alpha chat');
   t.same(alpha['chatStreamed'], { refusal: explanation, finish: 'content_filter' }, 'alpha chat streamed');
   for (const which of ['response', 'responseStreamed']) {
-    t.match(alpha[which], { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [{ type: 'message', content: [{ type: 'output_text' }, { type: 'refusal', refusal: explanation }] }] }, `alpha ${which}`);
+    t.match(
+      alpha[which],
+      {
+        status: 'incomplete',
+        incomplete_details: { reason: 'content_filter' },
+        output: [{ type: 'message', content: [{ type: 'output_text' }, { type: 'refusal', refusal: explanation }] }],
+      },
+      `alpha ${which}`,
+    );
   }
   t.match(alpha['message'], { stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber' } }, 'alpha Messages: as alpha said it');
   const beta = await refusedEverywhere(h, key, MODELS.beta);
   t.match(beta['chat'], { finish_reason: 'content_filter' }, 'beta chat');
   t.equal(beta['chatStreamed'].finish, 'content_filter', 'beta chat streamed');
-  for (const which of ['response', 'responseStreamed']) t.match(beta[which], { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }, `beta ${which}`);
+  for (const which of ['response', 'responseStreamed'])
+    t.match(beta[which], { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }, `beta ${which}`);
   t.match(beta['message'], { stop_reason: 'refusal' }, 'beta Messages');
 });
 
@@ -201,7 +261,11 @@ t.test('alpha: strict tools over its limit are announced in x-gateway-adjusted, 
   for (const policy of ['lenient', 'strict'] as const) {
     const h = await startHarness(t, { configure: (config) => void (config.parameters = policy) });
     const { key } = await h.createKey();
-    const res = await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
     const json = (await res.json()) as Json;
     if (policy === 'lenient') {
       t.equal(res.status, 200);

@@ -48,17 +48,36 @@ t.test('two tools of one name: a 400 naming the second, on every family', async 
   for (const [family, build] of Object.entries(builders)) {
     const error = refusal(() => build({ ...NEUTRAL, tools: [tool('f'), tool('g'), tool('f')] }));
     t.match(error, { status: 400, param: 'tools[2]', message: /named 'f' like an earlier tool/ }, family);
-    t.equal(refusal(() => build({ ...NEUTRAL, tools: [tool('f'), tool('g')] })), null, `${family}: distinct names pass`);
+    t.equal(
+      refusal(() => build({ ...NEUTRAL, tools: [tool('f'), tool('g')] })),
+      null,
+      `${family}: distinct names pass`,
+    );
   }
 });
 
 t.test(`alpha's JSON output tool: a caller's tool of that name is refused only when the JSON answer is that tool`, async (t) => {
   const build = builders['alpha'] as (request: NeutralRequest) => unknown;
-  t.match(refusal(() => build({ ...NEUTRAL, tools: [tool('g'), tool(JSON_TOOL)], responseFormat: JSON_FORMAT })), { status: 400, param: 'tools[1]' });
-  t.equal(refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)] })), null, 'without JSON output the name is free');
+  t.match(
+    refusal(() => build({ ...NEUTRAL, tools: [tool('g'), tool(JSON_TOOL)], responseFormat: JSON_FORMAT })),
+    { status: 400, param: 'tools[1]' },
+  );
+  t.equal(
+    refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)] })),
+    null,
+    'without JSON output the name is free',
+  );
   const native: NeutralRequest['responseFormat'] = { type: 'json_schema', name: 'x', schema: { type: 'object' }, param: 'text.format' };
-  t.equal(refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: native })), null, 'a JSON schema alpha answers natively leaves it free');
-  t.equal(refusal(() => (builders['gamma'] as (request: NeutralRequest) => unknown)({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: JSON_FORMAT })), null, 'other families have no such tool');
+  t.equal(
+    refusal(() => build({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: native })),
+    null,
+    'a JSON schema alpha answers natively leaves it free',
+  );
+  t.equal(
+    refusal(() => (builders['gamma'] as (request: NeutralRequest) => unknown)({ ...NEUTRAL, tools: [tool(JSON_TOOL)], responseFormat: JSON_FORMAT })),
+    null,
+    'other families have no such tool',
+  );
 });
 
 t.test('end to end through the Responses API: the 400, and no upstream call', async (t) => {

@@ -56,8 +56,16 @@ t.test('an oversized upload written in one go: every caller reads its 413, none 
     c.socket.write(Buffer.concat([Buffer.from(head(body.length, key, i % 2 ? 'close' : 'keep-alive')), body]));
     answers.push(await c.closed);
   }
-  t.same(answers.map((a) => a.text.startsWith("HTTP/1.1 413 ")), Array(20).fill(true), 'twenty 413s read whole');
-  t.same(answers.map((a) => a.reset), Array(20).fill(false), 'no connection reset');
+  t.same(
+    answers.map((a) => a.text.startsWith('HTTP/1.1 413 ')),
+    Array(20).fill(true),
+    'twenty 413s read whole',
+  );
+  t.same(
+    answers.map((a) => a.reset),
+    Array(20).fill(false),
+    'no connection reset',
+  );
   t.match(answers[0]?.text, /"code":"payload_too_large"/);
   t.match(answers[0]?.text, /connection: close/i, 'the connection is announced closed');
 
@@ -93,7 +101,7 @@ t.test('the discarding is bounded: an upload that drips on is cut after the ling
   c.socket.write(head(25 * LIMIT, key));
   c.socket.write(Buffer.alloc(LIMIT / 4, 0x20));
   const started = Date.now();
-  t.ok(await until(() => c.received().startsWith("HTTP/1.1 413 "), 5_000), 'the 413 comes at once');
+  t.ok(await until(() => c.received().startsWith('HTTP/1.1 413 '), 5_000), 'the 413 comes at once');
   // One byte every 100 ms: still uploading, never done. Once the gateway cut the connection, the next byte meets a reset.
   const drip = setInterval(() => c.socket.write(' '), 100);
   t.teardown(() => clearInterval(drip));

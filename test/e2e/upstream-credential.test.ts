@@ -34,7 +34,10 @@ t.test('scrubSecrets: the credential, pieces of it, and secret-shaped tokens; or
     ['Authorization: Bearer abc.def-123_456', `Authorization: Bearer ${REDACTED}`],
     ['API key provided: 3f9a1c0b7e2d4a6f8b9c0d1e2f3a4b5c', `API key provided: ${REDACTED}`],
     ['token=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==', `token=${REDACTED}`],
-    ["This model's maximum context length is 128000 tokens. However, your messages resulted in 130001 tokens.", "This model's maximum context length is 128000 tokens. However, your messages resulted in 130001 tokens."],
+    [
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130001 tokens.",
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130001 tokens.",
+    ],
     ["Invalid value for 'temperature': must be at most 2.", "Invalid value for 'temperature': must be at most 2."],
     ['The api_key header is missing_authentication_header_value', 'The api_key header is missing_authentication_header_value'],
   ];
@@ -93,7 +96,11 @@ const FAMILIES: Family[] = ['alpha', 'beta', 'gamma'];
 t.test('withoutSecrets: each secret whole, and nothing else', async (t) => {
   const text = '{"text":"a gamma-upstream-secret-key b sl-abcdefgh12345678 c sk-some-example-key-in-code x"}';
   t.equal(withoutSecrets(text, ['gamma-upstream-secret-key', 'sl-abcdefgh12345678']), `{"text":"a ${REDACTED} b ${REDACTED} c sk-some-example-key-in-code x"}`);
-  t.equal(withoutSecrets(text, ['gamma-upstream']), `{"text":"a ${REDACTED}-secret-key b sl-abcdefgh12345678 c sk-some-example-key-in-code x"}`, 'a secret found inside a longer text');
+  t.equal(
+    withoutSecrets(text, ['gamma-upstream']),
+    `{"text":"a ${REDACTED}-secret-key b sl-abcdefgh12345678 c sk-some-example-key-in-code x"}`,
+    'a secret found inside a longer text',
+  );
   t.equal(withoutSecrets(text, ['x', 'abc']), text, 'a placeholder credential shorter than 8 characters rewrites nothing');
 });
 
@@ -105,7 +112,11 @@ t.test('a vendor refusing our credential: our message only, in every family, str
       const answer = await ask(family, stream);
       const label = `${family}${stream ? ', streamed' : ''}`;
       t.equal(answer.status, 502, `${label}: 502`);
-      t.match(answer.text, `The ${family} upstream refused the gateway's own credentials or account. This is a gateway configuration problem, not your key.`, label);
+      t.match(
+        answer.text,
+        `The ${family} upstream refused the gateway's own credentials or account. This is a gateway configuration problem, not your key.`,
+        label,
+      );
       t.notMatch(answer.text, /Incorrect API key|API key not valid/, `${label}: the vendor's message is not relayed`);
       for (const piece of pieces(KEYS[family])) if (answer.text.includes(piece)) t.fail(`${label}: the caller saw ${piece}`);
     }

@@ -29,54 +29,65 @@ async function usage(h: Harness, key: string): Promise<{ cycle: Record<string, s
   return (await res.json()) as { cycle: Record<string, string | null>; totals: Record<string, unknown> };
 }
 
-t.test('40 prompts of 1 MiB to alpha-opus-4.6 under a $0.001 ceiling and a $5.00 upstream limit: refused once the limit is reached, without an upstream call', async (t) => {
-  const h = await startHarness(t, { clock: new FakeClock() });
-  const { id, key } = await h.createKey({ name: 'flood', monthly_ceiling_usd: '0.001', monthly_upstream_limit_usd: '5.00' });
-  const words = 209_715; // "word " × 209 715 = 1 048 575 bytes: the simulator counts one prompt token per word.
-  const body = chatBody('alpha-opus-4.6', { max_tokens: 1, messages: [{ role: 'user', content: 'word '.repeat(words) }] });
-  const bytes = Buffer.byteLength(body);
-  t.ok(bytes > 1024 * 1024 - 100 && bytes < 1024 * 1024 + 100, `a 1 MiB request (${bytes} bytes)`);
+t.test(
+  '40 prompts of 1 MiB to alpha-opus-4.6 under a $0.001 ceiling and a $5.00 upstream limit: refused once the limit is reached, without an upstream call',
+  async (t) => {
+    const h = await startHarness(t, { clock: new FakeClock() });
+    const { id, key } = await h.createKey({ name: 'flood', monthly_ceiling_usd: '0.001', monthly_upstream_limit_usd: '5.00' });
+    const words = 209_715; // "word " × 209 715 = 1 048 575 bytes: the simulator counts one prompt token per word.
+    const body = chatBody('alpha-opus-4.6', { max_tokens: 1, messages: [{ role: 'user', content: 'word '.repeat(words) }] });
+    const bytes = Buffer.byteLength(body);
+    t.ok(bytes > 1024 * 1024 - 100 && bytes < 1024 * 1024 + 100, `a 1 MiB request (${bytes} bytes)`);
 
-  // Reserved per call: 1 048 6xx bytes × 3000 + 1 × 15 000 ≈ $3.146. Costs: 209 715 × 3000 + 1 × 15 000 = $0.62916.
-  // Admitted while spent + $3.146 ≤ $5.00: at 0, $0.629 and $1.258 (→ $4.40); at $1.887 (→ $5.03) refused. Three calls.
-  const bound = bytes * OPUS.input + OPUS.output;
-  const cost = words * OPUS.input + 1 * OPUS.output;
-  const limit = parseUsd('5.00');
-  let expected = 0;
-  while (expected * cost + bound <= limit) expected++;
-  t.equal(expected, 3, 'by hand: three calls fit');
-  t.ok(40 * OPUS.charged < parseUsd('0.001'), 'the ceiling alone would admit all 40 (input is charged nothing)');
+    // Reserved per call: 1 048 6xx bytes × 3000 + 1 × 15 000 ≈ $3.146. Costs: 209 715 × 3000 + 1 × 15 000 = $0.62916.
+    // Admitted while spent + $3.146 ≤ $5.00: at 0, $0.629 and $1.258 (→ $4.40); at $1.887 (→ $5.03) refused. Three calls.
+    const bound = bytes * OPUS.input + OPUS.output;
+    const cost = words * OPUS.input + 1 * OPUS.output;
+    const limit = parseUsd('5.00');
+    let expected = 0;
+    while (expected * cost + bound <= limit) expected++;
+    t.equal(expected, 3, 'by hand: three calls fit');
+    t.ok(40 * OPUS.charged < parseUsd('0.001'), 'the ceiling alone would admit all 40 (input is charged nothing)');
 
-  const before = h.alpha.requests.length;
-  const results = [];
-  for (let i = 0; i < 40; i++) results.push(await post(h, key, body));
-  const statuses = results.map((r) => r.status);
-  t.same(statuses, [...Array<number>(expected).fill(200), ...Array<number>(40 - expected).fill(402)], `${expected} answered, then every one refused`);
-  t.equal(h.alpha.requests.length - before, expected, 'the refused calls never reached the upstream');
-  const refusal = results[expected]?.json.error;
-  t.match(refusal, { type: 'quota_exceeded', code: 'monthly_upstream_limit_exceeded' }, 'the 402 family of the ceiling, the code naming the upstream limit');
-  t.match(refusal?.message, 'monthly upstream cost limit of this API key, $5.00');
-  t.match(refusal?.message, `upstream cost at the vendors' list prices $${formatUsd(expected * cost)}`, 'with what the calls cost upstream');
-  t.notMatch(refusal?.message, 'spend ceiling', 'the ceiling did not refuse');
+    const before = h.alpha.requests.length;
+    const results = [];
+    for (let i = 0; i < 40; i++) results.push(await post(h, key, body));
+    const statuses = results.map((r) => r.status);
+    t.same(statuses, [...Array<number>(expected).fill(200), ...Array<number>(40 - expected).fill(402)], `${expected} answered, then every one refused`);
+    t.equal(h.alpha.requests.length - before, expected, 'the refused calls never reached the upstream');
+    const refusal = results[expected]?.json.error;
+    t.match(refusal, { type: 'quota_exceeded', code: 'monthly_upstream_limit_exceeded' }, 'the 402 family of the ceiling, the code naming the upstream limit');
+    t.match(refusal?.message, 'monthly upstream cost limit of this API key, $5.00');
+    t.match(refusal?.message, `upstream cost at the vendors' list prices $${formatUsd(expected * cost)}`, 'with what the calls cost upstream');
+    t.notMatch(refusal?.message, 'spend ceiling', 'the ceiling did not refuse');
 
-  const ledger = openLedgerDb(h.dbPath);
-  t.teardown(() => ledger.close());
-  const rows = ledger.rows(id);
-  t.same(rows.map((row) => [row.prompt_tokens, row.completion_tokens, row.charged_nano, row.list_nano]), Array(expected).fill([words, 1, OPUS.charged, cost]), 'each row: the upstream cost beside the charged cost, exactly');
-  const report = await usage(h, key);
-  t.match(report.cycle, {
-    ceiling_usd: '0.001',
-    spent_usd: formatUsd(expected * OPUS.charged),
-    upstream_limit_usd: '5.00',
-    upstream_spent_usd: formatUsd(expected * cost),
-    upstream_reserved_usd: '0.00',
-    upstream_remaining_usd: formatUsd(limit - expected * cost),
-  }, 'the key sees its upstream cost and what is left of its limit');
+    const ledger = openLedgerDb(h.dbPath);
+    t.teardown(() => ledger.close());
+    const rows = ledger.rows(id);
+    t.same(
+      rows.map((row) => [row.prompt_tokens, row.completion_tokens, row.charged_nano, row.list_nano]),
+      Array(expected).fill([words, 1, OPUS.charged, cost]),
+      'each row: the upstream cost beside the charged cost, exactly',
+    );
+    const report = await usage(h, key);
+    t.match(
+      report.cycle,
+      {
+        ceiling_usd: '0.001',
+        spent_usd: formatUsd(expected * OPUS.charged),
+        upstream_limit_usd: '5.00',
+        upstream_spent_usd: formatUsd(expected * cost),
+        upstream_reserved_usd: '0.00',
+        upstream_remaining_usd: formatUsd(limit - expected * cost),
+      },
+      'the key sees its upstream cost and what is left of its limit',
+    );
 
-  t.equal((await post(h, key, chatBody('alpha-opus-4.6', { max_tokens: 1 }))).status, 200, 'a small request still fits what is left');
-  t.equal((await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: null })).status, 200);
-  t.equal((await post(h, key, body)).status, 200, 'with the limit cleared the ceiling alone decides: admitted');
-});
+    t.equal((await post(h, key, chatBody('alpha-opus-4.6', { max_tokens: 1 }))).status, 200, 'a small request still fits what is left');
+    t.equal((await h.admin('PATCH', `/keys/${id}`, { monthly_upstream_limit_usd: null })).status, 200);
+    t.equal((await post(h, key, body)).status, 200, 'with the limit cleared the ceiling alone decides: admitted');
+  },
+);
 
 t.test('30 concurrent calls whose upstream reservations fit exactly 5: exactly 5 reach the upstream', async (t) => {
   const h = await startHarness(t, { clock: new FakeClock() });
@@ -84,7 +95,10 @@ t.test('30 concurrent calls whose upstream reservations fit exactly 5: exactly 5
   // The upstream holds every answer 1.5 s, so the admitted calls are in flight while the rest are decided.
   const body = chatBody('gamma-5.4', { max_tokens: 4, messages: [{ role: 'user', content: 'go [[sim:delay_ms=1500]]' }] });
   const bound = Buffer.byteLength(body) * 625 + 4 * 5000;
-  for (const [round, slack] of [[0, 0], [1, bound - 1]] as const) {
+  for (const [round, slack] of [
+    [0, 0],
+    [1, bound - 1],
+  ] as const) {
     const { key } = await h.createKey({ name: `round ${round}`, monthly_upstream_limit_usd: formatUsd(5 * bound + slack) });
     const before = h.gamma.requests.length;
     const results = await Promise.all(Array.from({ length: 30 }, () => post(h, key, body)));

@@ -45,18 +45,41 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
     },
     by_endpoint: [
       {
-        endpoint: 'chat.completions', requests: 3, prompt_tokens: 6, completion_tokens: 14, total_tokens: 20,
-        cost_usd: '0.00003', upstream_cost_usd: '0.000063375', list_cost_usd: '0.000063375', savings_usd: '0.000033375',
+        endpoint: 'chat.completions',
+        requests: 3,
+        prompt_tokens: 6,
+        completion_tokens: 14,
+        total_tokens: 20,
+        cost_usd: '0.00003',
+        upstream_cost_usd: '0.000063375',
+        list_cost_usd: '0.000063375',
+        savings_usd: '0.000033375',
       },
     ],
     data: [
       {
-        date: '2026-11-15', model: 'gamma-5.4', requests: 1, prompt_tokens: 3, completion_tokens: 4, total_tokens: 7,
-        cost_usd: '0.00001', upstream_cost_usd: '0.000021875', list_cost_usd: '0.000021875', savings_usd: '0.000011875',
+        date: '2026-11-15',
+        model: 'gamma-5.4',
+        requests: 1,
+        prompt_tokens: 3,
+        completion_tokens: 4,
+        total_tokens: 7,
+        cost_usd: '0.00001',
+        upstream_cost_usd: '0.000021875',
+        list_cost_usd: '0.000021875',
+        savings_usd: '0.000011875',
       },
       {
-        date: '2026-11-25', model: 'gamma-5.2', requests: 2, prompt_tokens: 3, completion_tokens: 10, total_tokens: 13,
-        cost_usd: '0.00002', upstream_cost_usd: '0.0000415', list_cost_usd: '0.0000415', savings_usd: '0.0000215',
+        date: '2026-11-25',
+        model: 'gamma-5.2',
+        requests: 2,
+        prompt_tokens: 3,
+        completion_tokens: 10,
+        total_tokens: 13,
+        cost_usd: '0.00002',
+        upstream_cost_usd: '0.0000415',
+        list_cost_usd: '0.0000415',
+        savings_usd: '0.0000215',
       },
     ],
   });
@@ -67,7 +90,11 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
   clock.advance(20 * 24 * 3600 * 1000); // 2026-12-15T12:00Z: the window starts 2026-11-16
   const later = await usage(h, key);
   t.equal(later.period.start, '2026-11-16T00:00:00.000Z');
-  t.same(later.data.map((row) => row.date), ['2026-11-25'], 'days older than 30 have left the window');
+  t.same(
+    later.data.map((row) => row.date),
+    ['2026-11-25'],
+    'days older than 30 have left the window',
+  );
   t.equal(later.totals.requests, 2);
   t.equal(later.cycle['start'], '2026-12-01T00:00:00.000Z');
   t.equal(later.cycle['spent_usd'], '0.00', 'a new cycle');
@@ -94,13 +121,27 @@ t.test('usage is isolated between keys', async (t) => {
   const ub = await usage(h, b.key);
   const ui = await usage(h, idle.key);
   t.same([ua.key_id, ub.key_id, ui.key_id], [a.id, b.id, idle.id]);
-  t.same(ua.data.map((row) => [row.model, row.requests, row.completion_tokens]), [['gamma-5.4', 3, 6]]);
-  t.same(ub.data.map((row) => [row.model, row.requests, row.completion_tokens]), [['gamma-5.1-code', 1, 7]]);
+  t.same(
+    ua.data.map((row) => [row.model, row.requests, row.completion_tokens]),
+    [['gamma-5.4', 3, 6]],
+  );
+  t.same(
+    ub.data.map((row) => [row.model, row.requests, row.completion_tokens]),
+    [['gamma-5.1-code', 1, 7]],
+  );
   t.equal(ub.totals.cost_usd, '0.0000105', '7 × 1500 nano-dollars');
   t.same(ui.data, []);
-  t.same(ui.totals, { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: '0.00', upstream_cost_usd: '0.00', list_cost_usd: '0.00', savings_usd: '0.00' });
+  t.same(ui.totals, {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    cost_usd: '0.00',
+    upstream_cost_usd: '0.00',
+    list_cost_usd: '0.00',
+    savings_usd: '0.00',
+  });
   t.equal(ui.cycle['spent_usd'], '0.00');
   const adminB = (await (await h.admin('GET', `/keys/${b.id}/usage`)).json()) as UsageBody;
   t.same(adminB, ub);
 });
-

@@ -17,8 +17,12 @@ t.test('tokenCount: whole tokens, rounded up, capped', async (t) => {
 t.test('a reply whose counts are fractions is billed in whole tokens, and the key and its usage views go on working', async (t) => {
   const { upstream, h, id, key, db } = await gatewayOnQueuedGamma(t);
   const reply = (usage: object) => ({
-    id: 'x', object: 'chat.completion', created: 1, model: 'gamma-5.4',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage,
+    id: 'x',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gamma-5.4',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+    usage,
   });
   upstream.answers.push(jsonAnswer(reply({ prompt_tokens: 3.3, completion_tokens: 10.3, total_tokens: 13.6 })));
   upstream.answers.push(jsonAnswer(reply({ prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 })));

@@ -20,7 +20,13 @@ const ANSWER = 'Oslo is cold.';
 const COMPLETION = 4;
 
 const betaReply = { candidates: [{ content: { role: 'model', parts: [{ text: ANSWER }] }, finishReason: 'STOP', index: 0 }] };
-const gammaReply = { id: 'x', object: 'chat.completion', created: 1, model: 'gamma-5.4', choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }] };
+const gammaReply = {
+  id: 'x',
+  object: 'chat.completion',
+  created: 1,
+  model: 'gamma-5.4',
+  choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }],
+};
 
 async function gateway(t: Test, family: 'BETA' | 'GAMMA') {
   const upstream = await queuedUpstream(t);
@@ -71,6 +77,10 @@ t.test('beta embeddings bill their input by the estimate and count against the u
   t.same(first.usage, { prompt_tokens: 101, total_tokens: 101 }, 'a token per 4 characters of each input, at least 1');
   t.match(ledger.rows(id).at(-1), { endpoint: 'embeddings', prompt_tokens: 101, usage_estimated: 1 });
   t.ok(Number(ledger.rows(id).at(-1)?.list_nano) > 0, 'an upstream cost');
-  const again = await fetch(`${h.origin}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'beta-3-flash', input }) });
+  const again = await fetch(`${h.origin}/v1/embeddings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'beta-3-flash', input }),
+  });
   t.equal(again.status, 402, 'the upstream limit, once spent, refuses the next');
 });

@@ -59,5 +59,7 @@ t.test(`fuzzing the API and the admin API (seed ${SEED})`, async (t) => {
   t.notOk(details.failed, details.failed ? why : `${details.numRuns} runs kept the contract`);
   t.ok(await gateway.healthy(), 'the gateway is alive at the end');
   t.ok(details.numRuns >= Math.min(RUNS, 100), `${details.numRuns} runs made (of ${RUNS})`);
-  t.comment(`seed ${SEED}: ${details.numRuns} runs, ${sent} answers within the contract, RSS ${gateway.baselineMiB.toFixed(0)} MiB +${peakGrowth.toFixed(0)} MiB at most`);
+  t.comment(
+    `seed ${SEED}: ${details.numRuns} runs, ${sent} answers within the contract, RSS ${gateway.baselineMiB.toFixed(0)} MiB +${peakGrowth.toFixed(0)} MiB at most`,
+  );
 });

@@ -56,14 +56,22 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
   aggregator.activity.set(secrets['or'] as string, [{ date: '2026-11-01', model: 'gamma-5.2', prompt_tokens: 10, completion_tokens: 5000, usage: 0.02 }]);
 
   const db = join(dir, 'gateway.db');
-  const gateway = spawnGateway({
-    GATEWAY_CONFIG: configFileWith(dir, 'metrics', { token: secrets['metrics'] }),
-    GATEWAY_DB: db,
-    GATEWAY_ADMIN_TOKEN: secrets['admin'] as string,
-    LOG_LEVEL: 'debug',
-    IMPORT_AGGREGATOR_BASE_URL: aggregator.url,
-    ...Object.fromEntries((Object.keys(sims) as Family[]).flatMap((family) => [[`${family.toUpperCase()}_BASE_URL`, sims[family].url], [`${family.toUpperCase()}_API_KEY`, upstream[family]]])),
-  }, await compiledGateway());
+  const gateway = spawnGateway(
+    {
+      GATEWAY_CONFIG: configFileWith(dir, 'metrics', { token: secrets['metrics'] }),
+      GATEWAY_DB: db,
+      GATEWAY_ADMIN_TOKEN: secrets['admin'] as string,
+      LOG_LEVEL: 'debug',
+      IMPORT_AGGREGATOR_BASE_URL: aggregator.url,
+      ...Object.fromEntries(
+        (Object.keys(sims) as Family[]).flatMap((family) => [
+          [`${family.toUpperCase()}_BASE_URL`, sims[family].url],
+          [`${family.toUpperCase()}_API_KEY`, upstream[family]],
+        ]),
+      ),
+    },
+    await compiledGateway(),
+  );
   t.teardown(() => gateway.kill('SIGKILL'));
   const origin = await gateway.ready;
 
@@ -85,7 +93,8 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
     }
     return { status: res.status, body: parsed };
   };
-  const admin = (label: string, method: string, path: string, body?: unknown): Promise<Answer> => ask(`admin ${label}`, method, `/admin/v1${path}`, secrets['admin'], body);
+  const admin = (label: string, method: string, path: string, body?: unknown): Promise<Answer> =>
+    ask(`admin ${label}`, method, `/admin/v1${path}`, secrets['admin'], body);
   /** A create or rotate answer: it shows the key it mints, and only that one. */
   const minted = async (answer: Promise<Answer>, name: string): Promise<Answer & { key: string; id: string }> => {
     const { status, body } = await answer;
@@ -103,14 +112,24 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
   const revoked = await minted(admin('create', 'POST', '/keys', { name: 'revoked' }), 'sl revoked');
   await admin('revoke', 'POST', `/keys/${revoked.id}/revoke`);
   t.ok(findLeaks(secrets, [{ label: 'self-test', text: JSON.stringify(live.body) }]).length > 0, 'the search finds a minted key where it is shown');
-  for (const [path, method, body] of [['/keys', 'GET'], [`/keys/${live.id}`, 'GET'], [`/keys/${live.id}`, 'PATCH', { name: 'live!' }], [`/keys/${rotating.id}`, 'GET'], ['/usage', 'GET'], ['/usage/keys', 'GET']] as const) {
+  for (const [path, method, body] of [
+    ['/keys', 'GET'],
+    [`/keys/${live.id}`, 'GET'],
+    [`/keys/${live.id}`, 'PATCH', { name: 'live!' }],
+    [`/keys/${rotating.id}`, 'GET'],
+    ['/usage', 'GET'],
+    ['/usage/keys', 'GET'],
+  ] as const) {
     await admin(path, method, path, body);
   }
 
   // Imported keys: an upload of each format, a live fetch, a removal.
   const csv = 'date,model,input_tokens,output_tokens,cost\n2026-11-01,gamma-5.4,10,100,0.01\n';
   const qua = await admin('import qua', 'POST', '/imports', { key: secrets['qua'], label: 'old gateway', history: { format: 'csv', content: csv } });
-  const sk = await admin('import sk', 'POST', '/imports', { key: secrets['sk'], history: { format: 'json', content: '[{"date":"2026-11-02","model":"alpha-sonnet-4.6","input_tokens":1,"output_tokens":2,"cost":"0.01"}]' } });
+  const sk = await admin('import sk', 'POST', '/imports', {
+    key: secrets['sk'],
+    history: { format: 'json', content: '[{"date":"2026-11-02","model":"alpha-sonnet-4.6","input_tokens":1,"output_tokens":2,"cost":"0.01"}]' },
+  });
   const or = await admin('import or (live fetch)', 'POST', '/imports', { key: secrets['or'], fetch: true });
   t.same([qua.status, sk.status, or.status], [201, 201, 201], 'imported');
   t.same(aggregator.seenKeys, [secrets['or']], 'the or- key reached its aggregator once');
@@ -123,9 +142,25 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
 
   // Refused credentials, in every place a caller might put them.
   const wrongAdmin = `${(secrets['admin'] as string).slice(0, -1)}X`;
-  for (const [label, token] of [['wrong admin token', wrongAdmin], ['sl- key as admin token', live.key], ['no token', undefined]] as const) await ask(label, 'GET', '/admin/v1/keys', token);
-  const chat = (model: string, stream = false, content = 'Hi [[sim:tokens=3]]'): Record<string, unknown> => ({ model, stream, messages: [{ role: 'user', content }] });
-  for (const [label, token] of [['revoked', revoked.key], ['qua', secrets['qua']], ['sk', secrets['sk']], ['or', secrets['or']], ['admin', secrets['admin']], ['metrics', secrets['metrics']]] as const) {
+  for (const [label, token] of [
+    ['wrong admin token', wrongAdmin],
+    ['sl- key as admin token', live.key],
+    ['no token', undefined],
+  ] as const)
+    await ask(label, 'GET', '/admin/v1/keys', token);
+  const chat = (model: string, stream = false, content = 'Hi [[sim:tokens=3]]'): Record<string, unknown> => ({
+    model,
+    stream,
+    messages: [{ role: 'user', content }],
+  });
+  for (const [label, token] of [
+    ['revoked', revoked.key],
+    ['qua', secrets['qua']],
+    ['sk', secrets['sk']],
+    ['or', secrets['or']],
+    ['admin', secrets['admin']],
+    ['metrics', secrets['metrics']],
+  ] as const) {
     t.equal((await ask(`${label} as a key`, 'POST', '/v1/chat/completions', token, chat('gamma-5.4'))).status, 401, `${label}: 401`);
   }
   await ask('key in x-api-key', 'POST', '/v1/chat/completions', undefined, chat('gamma-5.4'), { 'x-api-key': live.key });
@@ -134,9 +169,14 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
   // Every endpoint with the live, rotated and new keys; every family, plain and streamed.
   for (const token of [live.key, rotating.key, rotated.key]) {
     for (const [family, model] of Object.entries(FAMILIES)) {
-      for (const stream of [false, true]) t.equal((await ask(`${family} chat`, 'POST', '/v1/chat/completions', token, chat(model, stream))).status, 200, `${family} chat`);
+      for (const stream of [false, true])
+        t.equal((await ask(`${family} chat`, 'POST', '/v1/chat/completions', token, chat(model, stream))).status, 200, `${family} chat`);
       const credentialEcho = `key ${upstream[family as Family]} rejected`;
-      sims[family as Family].faults.push({ status: 400, message: credentialEcho }, { errorAfterFrames: 2, message: credentialEcho }, { status: 401, message: credentialEcho });
+      sims[family as Family].faults.push(
+        { status: 400, message: credentialEcho },
+        { errorAfterFrames: 2, message: credentialEcho },
+        { status: 401, message: credentialEcho },
+      );
       await ask(`${family} error echoing its credential`, 'POST', '/v1/chat/completions', token, chat(model));
       await ask(`${family} stream error echoing its credential`, 'POST', '/v1/chat/completions', token, chat(model, true));
       await ask(`${family} refusing its credential`, 'POST', '/v1/chat/completions', token, chat(model));
@@ -152,9 +192,14 @@ t.test('secrets sweep: no piece of a secret in any log line, answer, metric or d
   await ask('metrics with a wrong token', 'GET', '/metrics', `${(secrets['metrics'] as string).slice(0, -1)}X`);
 
   const files = (): Artifact[] =>
-    ['', '-wal', '-shm'].filter((suffix) => existsSync(db + suffix)).map((suffix) => ({ label: `gateway.db${suffix}`, text: readFileSync(db + suffix).toString('latin1') }));
+    ['', '-wal', '-shm']
+      .filter((suffix) => existsSync(db + suffix))
+      .map((suffix) => ({ label: `gateway.db${suffix}`, text: readFileSync(db + suffix).toString('latin1') }));
   const whileRunning = files();
-  t.ok(whileRunning.some((file) => file.label.endsWith('-wal') && file.text.length > 0), 'the WAL is searched while it holds the recent writes');
+  t.ok(
+    whileRunning.some((file) => file.label.endsWith('-wal') && file.text.length > 0),
+    'the WAL is searched while it holds the recent writes',
+  );
   gateway.kill('SIGTERM');
   t.equal(await gateway.exited, 0, 'clean stop');
   const output = gateway.output();

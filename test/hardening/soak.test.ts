@@ -65,7 +65,16 @@ function mix(gateway: ProbeGateway): () => LoadRequest {
     [2, () => chat('alpha-sonnet-4.6', 'Hi [[sim:chunk_delay_ms=20]]', true)],
     [2, () => chat('beta-3-flash', 'Hi [[sim:chunk_delay_ms=20]]', true)],
     [1, () => ({ kind: 'embeddings', method: 'POST', path: '/v1/embeddings', token: gateway.token.key, body: { model: 'beta-3-flash', input: ['a', 'b c'] } })],
-    [1, () => ({ kind: 'legacy', method: 'POST', path: '/v1/completions', token: gateway.token.key, body: { model: 'alpha-haiku-4.5', prompt: 'Once', max_tokens: 5 } })],
+    [
+      1,
+      () => ({
+        kind: 'legacy',
+        method: 'POST',
+        path: '/v1/completions',
+        token: gateway.token.key,
+        body: { model: 'alpha-haiku-4.5', prompt: 'Once', max_tokens: 5 },
+      }),
+    ],
     [0.5, () => chat('gamma-5.2', 'x [[sim:status=503]]')],
     [0.5, () => chat('gamma-5.4', 'x [[sim:reset_after=3]]', true)],
     [0.5, () => chat('alpha-sonnet-4.6', 'x [[sim:error_after=2]]', true)],
@@ -101,7 +110,12 @@ t.test(`soak: ${SOAK_MS / 1000} s at ${PER_SECOND} requests/s with faults`, { ti
   const { tally } = load;
 
   let fdsAfter = fdsOf(gateway.pid);
-  for (const waitStarted = performance.now(); fdsAfter > idle.fds + FD_SLACK && performance.now() - waitStarted < FDS_BACK_WITHIN_MS; fdsAfter = fdsOf(gateway.pid)) await sleep(1000);
+  for (
+    const waitStarted = performance.now();
+    fdsAfter > idle.fds + FD_SLACK && performance.now() - waitStarted < FDS_BACK_WITHIN_MS;
+    fdsAfter = fdsOf(gateway.pid)
+  )
+    await sleep(1000);
 
   const rss = samples.map((s) => s.rssMiB);
   const third = Math.max(1, Math.floor(samples.length / 3));
@@ -111,12 +125,23 @@ t.test(`soak: ${SOAK_MS / 1000} s at ${PER_SECOND} requests/s with faults`, { ti
   t.same(failures, [], `${tally.sent} requests: none unanswered or a 500`);
   t.ok(tally.skipped === 0, `the rate held: ${tally.skipped} starts skipped at ${MAX_IN_FLIGHT} in flight`);
   t.ok(growth < BOUNDS.rssGrowthMiB, `RSS flat: the last third averages ${growth.toFixed(1)} MiB over the middle third (< ${BOUNDS.rssGrowthMiB})`);
-  t.ok(Math.max(...rss) < idle.rssMiB + BOUNDS.rssAboveIdleMiB, `RSS at most ${Math.max(...rss).toFixed(0)} MiB, idle ${idle.rssMiB.toFixed(0)} MiB (+${BOUNDS.rssAboveIdleMiB} allowed)`);
+  t.ok(
+    Math.max(...rss) < idle.rssMiB + BOUNDS.rssAboveIdleMiB,
+    `RSS at most ${Math.max(...rss).toFixed(0)} MiB, idle ${idle.rssMiB.toFixed(0)} MiB (+${BOUNDS.rssAboveIdleMiB} allowed)`,
+  );
   t.ok(median(lag) < BOUNDS.lagP99MedianMs, `event-loop delay p99: median ${median(lag).toFixed(1)} ms over the samples (< ${BOUNDS.lagP99MedianMs})`);
   t.ok(Math.max(...lag) < BOUNDS.lagP99MaxMs, `event-loop delay p99: at most ${Math.max(...lag).toFixed(1)} ms (< ${BOUNDS.lagP99MaxMs})`);
-  t.ok(Math.max(...samples.map((s) => s.healthMs)) < BOUNDS.healthMaxMs, `/healthz within ${Math.max(...samples.map((s) => s.healthMs)).toFixed(0)} ms at worst`);
+  t.ok(
+    Math.max(...samples.map((s) => s.healthMs)) < BOUNDS.healthMaxMs,
+    `/healthz within ${Math.max(...samples.map((s) => s.healthMs)).toFixed(0)} ms at worst`,
+  );
   t.ok(fdsAfter <= idle.fds + FD_SLACK, `descriptors: idle ${idle.fds}, at most ${Math.max(...samples.map((s) => s.fds))} under load, ${fdsAfter} after`);
   t.ok(await gateway.healthy(), 'alive');
-  const statuses = [...tally.answers].sort().map(([key, n]) => `${key}: ${n}`).join(', ');
-  t.comment(`${LONG ? 'long' : 'short'} soak, seed ${SEED}: ${samples.length} samples; RSS ${rss.map((value) => value.toFixed(0)).join(' ')} MiB; answers ${statuses}`);
+  const statuses = [...tally.answers]
+    .sort()
+    .map(([key, n]) => `${key}: ${n}`)
+    .join(', ');
+  t.comment(
+    `${LONG ? 'long' : 'short'} soak, seed ${SEED}: ${samples.length} samples; RSS ${rss.map((value) => value.toFixed(0)).join(' ')} MiB; answers ${statuses}`,
+  );
 });

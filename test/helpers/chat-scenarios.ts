@@ -48,19 +48,32 @@ export async function plainAndStreamed(t: T, client: Client, model: string, alia
   t.equal(chunks.filter((c) => c.choices[0]?.finish_reason).length, 1, 'exactly one finish chunk');
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
   t.ok(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0]?.id && c.model === model && c.created === chunks[0]?.created));
-  t.ok(chunks.every((c) => c.choices.length === 1 && !('usage' in c)), 'no usage anywhere when not asked');
+  t.ok(
+    chunks.every((c) => c.choices.length === 1 && !('usage' in c)),
+    'no usage anywhere when not asked',
+  );
 
   const withUsage = await collect(
-    await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'go [[sim:tokens=4]]' }] }),
+    await client.chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'go [[sim:tokens=4]]' }],
+    }),
   );
-  t.ok(withUsage.slice(0, -1).every((c) => c.usage === null), 'every other chunk carries usage: null');
+  t.ok(
+    withUsage.slice(0, -1).every((c) => c.usage === null),
+    'every other chunk carries usage: null',
+  );
   t.same(withUsage.at(-1)?.choices, [], 'the usage chunk has no choices');
   t.same(withUsage.at(-1)?.usage, { prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 });
 
   const limited = await client.chat.completions.create({ model, max_tokens: 3, messages: [{ role: 'user', content: 'x' }] });
   t.equal(limited.choices[0]?.finish_reason, 'length', 'max_tokens → length');
   t.equal(limited.usage?.completion_tokens, 3);
-  const limitedStream = await collect(await client.chat.completions.create({ model, max_completion_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] }));
+  const limitedStream = await collect(
+    await client.chat.completions.create({ model, max_completion_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+  );
   t.equal(limitedStream.at(-1)?.choices[0]?.finish_reason, 'length', 'streamed too');
 }
 
@@ -116,7 +129,11 @@ export async function jsonMode(t: T, client: Client, model: string): Promise<voi
   t.same(JSON.parse(structured.choices[0]?.message.content ?? ''), { city: 'sample', population: 1 });
   t.notOk(structured.choices[0]?.message.tool_calls, 'no tool call shows');
 
-  const anyObject = await client.chat.completions.create({ model, response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'JSON please' }] });
+  const anyObject = await client.chat.completions.create({
+    model,
+    response_format: { type: 'json_object' },
+    messages: [{ role: 'user', content: 'JSON please' }],
+  });
   t.type(JSON.parse(anyObject.choices[0]?.message.content ?? ''), 'object');
 
   const streamed = await collect(
@@ -129,7 +146,10 @@ export async function jsonMode(t: T, client: Client, model: string): Promise<voi
   );
   t.same(JSON.parse(streamed.map((c) => c.choices[0]?.delta.content ?? '').join('')), { city: 'sample', population: 1 });
   t.equal(streamed.at(-1)?.choices[0]?.finish_reason, 'stop');
-  t.ok(streamed.every((c) => !c.choices[0]?.delta.tool_calls), 'streamed as text, not tool calls');
+  t.ok(
+    streamed.every((c) => !c.choices[0]?.delta.tool_calls),
+    'streamed as text, not tool calls',
+  );
 }
 
 /** Legacy /v1/completions, plain and streamed. */
@@ -140,7 +160,9 @@ export async function legacyCompletions(t: T, client: Client, model: string): Pr
   t.equal(legacy.model, model);
   t.same(legacy.choices, [{ text: 'Hello from the simulated', index: 0, logprobs: null, finish_reason: 'length' }]);
   t.same(legacy.usage, { prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 });
-  const chunks = await collect(await client.completions.create({ model, prompt: 'Once upon [[sim:tokens=3]]', stream: true, stream_options: { include_usage: true } }));
+  const chunks = await collect(
+    await client.completions.create({ model, prompt: 'Once upon [[sim:tokens=3]]', stream: true, stream_options: { include_usage: true } }),
+  );
   t.ok(chunks.every((c) => c.object === 'text_completion' && c.id.startsWith('cmpl-')));
   t.equal(chunks.map((c) => c.choices[0]?.text ?? '').join(''), 'Hello from the');
   t.equal(chunks.at(-2)?.choices[0]?.finish_reason, 'stop');
@@ -162,7 +184,9 @@ export async function midStreamFailures(t: T, client: Client, model: string, ven
   t.match((reset as Error).message, /broke off/);
   t.ok(seen.join('').length > 0, 'what came before the reset was relayed');
 
-  const failed = await collect(await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'x [[sim:error_after=4]]' }] })).catch((e: unknown) => e);
+  const failed = await collect(
+    await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'x [[sim:error_after=4]]' }] }),
+  ).catch((e: unknown) => e);
   t.type(failed, OpenAI.APIError, "the vendor's error event ends the stream with ours");
   t.match((failed as Error).message, vendorMessage);
   t.equal((failed as InstanceType<typeof OpenAI.APIError>).type, 'unavailable', 'in our envelope');

@@ -33,7 +33,8 @@ export interface CallSummary {
 export const summary = (rows: LedgerDbRow[]): CallSummary[] => rows.map(({ model, endpoint, status, outcome }) => ({ model, endpoint, status, outcome }));
 
 /** `count` calls of `model` at `endpoint`, answered. */
-export const answered = (model: string, endpoint: string, count: number): CallSummary[] => Array.from({ length: count }, () => ({ model, endpoint, status: 200, outcome: 'ok' }));
+export const answered = (model: string, endpoint: string, count: number): CallSummary[] =>
+  Array.from({ length: count }, () => ({ model, endpoint, status: 200, outcome: 'ok' }));
 
 export interface ClientGateway {
   h: Harness;

@@ -38,12 +38,22 @@ export async function twoWorkers(t: Test, database: Record<string, string>): Pro
   let lines = await waitForLog(gateway, 'both workers listening', (l) => workerPids(l).size === 2);
   const pids = workerPids(lines);
   t.equal(new Set(pids.values()).size, 2, 'two worker processes');
-  t.same(lines.filter((l) => l.msg === 'worker listening').map((l) => l['instance']).sort(), ['default-w1', 'default-w2'], 'an instance id per slot');
+  t.same(
+    lines
+      .filter((l) => l.msg === 'worker listening')
+      .map((l) => l['instance'])
+      .sort(),
+    ['default-w1', 'default-w2'],
+    'an instance id per slot',
+  );
 
   const { id, key } = (await adminAlone(origin, 'POST', '/keys', { name: 'cluster', monthly_ceiling_usd: '100.00' })) as { id: string; key: string };
   const calls = 12;
   const answers = await staggered(calls, 0, () => chatAlone(origin, key, 'hi'));
-  t.same(answers.map((a) => a.status), Array(calls).fill(200));
+  t.same(
+    answers.map((a) => a.status),
+    Array(calls).fill(200),
+  );
   lines = await waitForLog(gateway, 'every call logged', (l) => l.filter(isChat).length === calls);
   const served = perWorker(lines);
   t.ok((served.get(1) ?? 0) > 0 && (served.get(2) ?? 0) > 0, `both workers answered calls (${JSON.stringify([...served])})`);
@@ -64,9 +74,16 @@ export async function twoWorkers(t: Test, database: Record<string, string>): Pro
   // A connection the primary hands to a worker in the instant it dies is lost with it (node:cluster's
   // round robin): callers would retry. Once the primary has seen the death, every call is answered.
   lines = await waitForLog(gateway, 'the death of worker 1', (l) => l.some((x) => x.msg.startsWith('worker died')));
-  t.ok(lines.find((l) => l.msg.startsWith('worker died') && l.worker === 1 && l.signal === 'SIGKILL' && l['level'] === 50), 'the death is logged at error');
+  t.ok(
+    lines.find((l) => l.msg.startsWith('worker died') && l.worker === 1 && l.signal === 'SIGKILL' && l['level'] === 50),
+    'the death is logged at error',
+  );
   const meanwhile = await staggered(4, 0, () => chatAlone(origin, key, 'hi'));
-  t.same(meanwhile.map((a) => a.status), [200, 200, 200, 200], 'the other worker keeps answering');
+  t.same(
+    meanwhile.map((a) => a.status),
+    [200, 200, 200, 200],
+    'the other worker keeps answering',
+  );
   lines = await waitForLog(gateway, 'worker 1 replaced', (l) => (workerPids(l).get(1) ?? killed) !== killed && l.some((x) => x.msg === RELEASED));
   const released = lines.find((l) => l.msg === RELEASED);
   t.equal(released?.['instance'], 'default-w1', 'the replacement runs under the same instance id');
@@ -77,18 +94,38 @@ export async function twoWorkers(t: Test, database: Record<string, string>): Pro
   t.equal(usage.cycle.reserved_usd, '0.00', 'nothing stays held');
   // The dead worker's calls, as last scraped, stay in the group's counters: they never go down.
   const after = parseMetrics((await alone(`${origin}/metrics`)).text).get(REQUESTS_OK);
-  t.equal(after, calls + (6 - lost) + meanwhile.length, 'the counters carry the dead worker\'s calls over');
+  t.equal(after, calls + (6 - lost) + meanwhile.length, "the counters carry the dead worker's calls over");
 
   // SIGTERM: the primary has both workers drain their in-flight calls, then exits 0.
   const before = lines.filter(isChat).length;
   const draining = staggered(2, 150, () => chatAlone(origin, key, 'drain [[sim:delay_ms=1500]]'));
   await sleep(700);
   gateway.kill('SIGTERM');
-  t.same((await draining).map((a) => a.status), [200, 200], 'both in-flight calls finished');
+  t.same(
+    (await draining).map((a) => a.status),
+    [200, 200],
+    'both in-flight calls finished',
+  );
   t.equal(await gateway.exited, 0);
   lines = await waitForLog(gateway, 'the final lines', () => true);
-  t.same(new Set(lines.filter(isChat).slice(before).map((l) => l.worker)), new Set([1, 2]), 'one on each worker');
-  t.same(lines.filter((l) => l.msg === 'stopped').map((l) => l.worker ?? 'primary').sort(), [1, 2, 'primary'], 'both workers, then the primary, stopped');
+  t.same(
+    new Set(
+      lines
+        .filter(isChat)
+        .slice(before)
+        .map((l) => l.worker),
+    ),
+    new Set([1, 2]),
+    'one on each worker',
+  );
+  t.same(
+    lines
+      .filter((l) => l.msg === 'stopped')
+      .map((l) => l.worker ?? 'primary')
+      .sort(),
+    [1, 2, 'primary'],
+    'both workers, then the primary, stopped',
+  );
 }
 
 /** A broken config with several workers is still one line and exit 1, and no worker is forked. */
@@ -97,7 +134,11 @@ export async function brokenConfig(t: Test, env: Record<string, string>, expecte
   const run = start({ GATEWAY_WORKERS: '2', ...env });
   t.equal(await run.exited, 1);
   // What is not the structured log (simulator warnings of the primary, say) is the error.
-  const said = run.output().trim().split('\n').filter((line) => !line.startsWith('{'));
+  const said = run
+    .output()
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('{'));
   t.equal(said.length, 1, `one line: ${said.join('\n')}`);
   t.match(said[0], expected);
   t.notMatch(run.output(), /worker listening/, 'no worker served');

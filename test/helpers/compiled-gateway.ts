@@ -23,7 +23,15 @@ export function compiledGateway(): Promise<string> {
     mkdirSync('test-output', { recursive: true });
     const outdir = mkdtempSync(join('test-output', 'gateway-js-'));
     process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
-    await build({ entryPoints: [...sources('src'), ...sources('plugins')], outdir, outbase: '.', format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' });
+    await build({
+      entryPoints: [...sources('src'), ...sources('plugins')],
+      outdir,
+      outbase: '.',
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'error',
+    });
     return join(outdir, 'src', 'main.js');
   })();
   return built;

@@ -5,7 +5,9 @@ import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 import { ADMIN_TOKEN, chatBody, GAMMA_UPSTREAM_KEY } from './harness.js';
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js';
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 export interface GatewayProcesses {
   /** The SQLite file every process started here shares. */
@@ -26,7 +28,10 @@ export async function gatewayProcesses(t: Teardown, chunkDelayMs: number, entry?
   t.teardown(() => sim.close());
   const db = join(dir, 'gateway.db');
   const start = (env: Record<string, string> = {}): SpawnedGateway => {
-    const gateway = spawnGateway({ GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env }, entry);
+    const gateway = spawnGateway(
+      { GATEWAY_DB: db, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GAMMA_BASE_URL: sim.url, GAMMA_API_KEY: GAMMA_UPSTREAM_KEY, ...env },
+      entry,
+    );
     t.teardown(() => gateway.kill('SIGKILL'));
     return gateway;
   };

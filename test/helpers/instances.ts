@@ -16,7 +16,9 @@ import type { SpawnedGateway } from './spawn-gateway.js';
  * test's teardown at the latest; the server and its files go with the file.
  */
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 export interface InstancesOptions {
   /** The simulator's pause between stream chunks. */

@@ -24,12 +24,13 @@ for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('.json'))
 }
 for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('StreamingEvent.json'))) {
   const validate = ajv.getSchema(BASE + file) as ValidateFunction;
-  const type = ((validate.schema as { properties: { type: { enum: string[] } } }).properties.type.enum)[0] as string;
+  const type = (validate.schema as { properties: { type: { enum: string[] } } }).properties.type.enum[0] as string;
   eventSchemas.set(type, validate);
 }
 const responseSchema = ajv.getSchema(`${BASE}ResponseResource.json`) as ValidateFunction;
 
-const described = (errors: ErrorObject[] | null | undefined): string[] => (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+const described = (errors: ErrorObject[] | null | undefined): string[] =>
+  (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 
 /** What makes a response object fail `ResponseResource.json` (empty when it passes). */
 export function responseProblems(response: unknown): string[] {
@@ -71,7 +72,9 @@ export function streamProblems(events: readonly ParsedEvent[]): string[] {
     if (!validate) problems.push(`event ${i}: '${type}' is not an event of the specification`);
     else if (!validate(data)) problems.push(...described(validate.errors).map((problem) => `event ${i} (${type}): ${problem}`));
   });
-  const terminal = events.flatMap(({ data }, i) => (['response.completed', 'response.incomplete', 'response.failed'].includes(String(data['type'])) ? [i] : []));
+  const terminal = events.flatMap(({ data }, i) =>
+    ['response.completed', 'response.incomplete', 'response.failed'].includes(String(data['type'])) ? [i] : [],
+  );
   if (terminal.length !== 1 || terminal[0] !== events.length - 1) problems.push(`terminal events at ${JSON.stringify(terminal)} of ${events.length}`);
   return problems;
 }

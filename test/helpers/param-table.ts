@@ -11,7 +11,12 @@ export function tableCells(file: string, marker: string): string[][] {
   return table
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 /** The first code span of a cell. */

@@ -19,13 +19,21 @@ export const catalogue = loadCatalogue('config/models.yaml');
 export const silentLog = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 export const LIMITS = { upstreamMs: 2000, streamIdleMs: 1000 };
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 /** A hook set as a test writes it: optionally named, with the facts its plugin would declare. */
 type TestHooks = PluginHooks<Fact> & { name?: string; needs?: Fact[]; provides?: Fact[] };
 
 export function chainOf(...hooks: TestHooks[]): Chain {
-  const plugins: LoadedPlugin[] = hooks.map((h, i) => ({ name: h.name ?? `p${i}`, where: `config /plugins/${i}`, hooks: h, ...(h.needs ? { needs: h.needs } : {}), ...(h.provides ? { provides: h.provides } : {}) }));
+  const plugins: LoadedPlugin[] = hooks.map((h, i) => ({
+    name: h.name ?? `p${i}`,
+    where: `config /plugins/${i}`,
+    hooks: h,
+    ...(h.needs ? { needs: h.needs } : {}),
+    ...(h.provides ? { provides: h.provides } : {}),
+  }));
   return new Chain(plugins, silentLog);
 }
 
@@ -41,9 +49,11 @@ export function scriptedTranslator(options: { stream?: () => StreamTranslator } 
       if (!json.ok) throw new GatewayError(502, 'not a completion');
       return { body: raw, usage: { promptTokens: 1, completionTokens: 2 } };
     },
-    stream: options.stream ?? (() => {
-      throw new Error('no stream scripted');
-    }),
+    stream:
+      options.stream ??
+      (() => {
+        throw new Error('no stream scripted');
+      }),
     error: (status) => new GatewayError(status === 503 ? 503 : 502, `upstream said ${status}`),
   };
 }
@@ -56,7 +66,10 @@ export function detachedCall(model = 'gamma-5.4', endpoint: keyof typeof ENDPOIN
 }
 
 /** An upstream on loopback answering each request with the next scripted (status, body); the sender asks it. */
-export async function scriptedUpstream(t: Teardown, answers: Array<{ status: number; body: string; headers?: Record<string, string> }>): Promise<{ sender: UpstreamSender; asked: () => number }> {
+export async function scriptedUpstream(
+  t: Teardown,
+  answers: Array<{ status: number; body: string; headers?: Record<string, string> }>,
+): Promise<{ sender: UpstreamSender; asked: () => number }> {
   let asked = 0;
   const server: Server = createServer((_req, res) => {
     const answer = answers[Math.min(asked, answers.length - 1)] ?? { status: 500, body: '' };

@@ -7,16 +7,20 @@ import { openLedgerDb, type LedgerDb } from './ledger-db.js';
 export type Answer = (res: ServerResponse) => void;
 
 /** A JSON 200 whose body is `body`. */
-export const jsonAnswer = (body: unknown): Answer => (res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+export const jsonAnswer =
+  (body: unknown): Answer =>
+  (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 /** A 200 event stream of reference chunks, each one `data:` frame, then `data: [DONE]`. */
-export const sseAnswer = (chunks: unknown[]): Answer => (res) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
-};
+export const sseAnswer =
+  (chunks: unknown[]): Answer =>
+  (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
+  };
 
 export interface QueuedUpstream {
   origin: string;
@@ -56,7 +60,9 @@ export async function queuedUpstream(t: { teardown(fn: () => unknown): void }): 
  * The gateway with gamma answered by a queued upstream (no retries: each queued answer is one
  * attempt), a key, and the ledger opened for reading: for tests of what gamma should not send.
  */
-export async function gatewayOnQueuedGamma(t: { teardown(fn: () => unknown): void }): Promise<{ upstream: QueuedUpstream; h: Harness; id: string; key: string; db: LedgerDb }> {
+export async function gatewayOnQueuedGamma(t: {
+  teardown(fn: () => unknown): void;
+}): Promise<{ upstream: QueuedUpstream; h: Harness; id: string; key: string; db: LedgerDb }> {
   const upstream = await queuedUpstream(t);
   const h = await startHarness(t, { env: { GAMMA_BASE_URL: upstream.origin, GATEWAY_RETRY_MAX: '0' } });
   const { id, key } = await h.createKey();

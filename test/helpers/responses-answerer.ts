@@ -15,7 +15,10 @@ type Json = Record<string, unknown>;
 const textOfContent = (content: unknown): string => {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return (content as Json[]).map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).filter(Boolean).join(' ');
+  return (content as Json[])
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
+    .filter(Boolean)
+    .join(' ');
 };
 
 function toolChoiceOf(value: unknown): SimToolChoice {
@@ -58,9 +61,16 @@ const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('
 function outputItems(choice: SimChoice): Json[] {
   const items: Json[] = [];
   if (choice.pieces.length) {
-    items.push({ type: 'message', id: newId('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: choice.pieces.join(''), annotations: [], logprobs: [] }] });
+    items.push({
+      type: 'message',
+      id: newId('msg_'),
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: choice.pieces.join(''), annotations: [], logprobs: [] }],
+    });
   }
-  for (const call of choice.toolCalls) items.push({ type: 'function_call', id: newId('fc_'), call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' });
+  for (const call of choice.toolCalls)
+    items.push({ type: 'function_call', id: newId('fc_'), call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' });
   return items;
 }
 
@@ -107,7 +117,13 @@ function streamEvents(body: Json, plan: ReplyPlan): Json[] {
       const text = String(((item['content'] as Json[])[0] as Json)['text']);
       events.push(
         { type: 'response.output_item.added', output_index, item: { ...item, status: 'in_progress', content: [] } },
-        { type: 'response.content_part.added', output_index, item_id, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+        {
+          type: 'response.content_part.added',
+          output_index,
+          item_id,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        },
         { type: 'response.output_text.delta', output_index, item_id, content_index: 0, delta: text, logprobs: [] },
         { type: 'response.output_text.done', output_index, item_id, content_index: 0, text, logprobs: [] },
         { type: 'response.content_part.done', output_index, item_id, content_index: 0, part: { type: 'output_text', text, annotations: [], logprobs: [] } },

@@ -102,9 +102,7 @@ export async function postgresDatabase(): Promise<TestDatabase> {
     outage: () => pgServer.outage(),
     query,
     tables: async () =>
-      (await query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY name")).map((r) =>
-        String(r['name']),
-      ),
+      (await query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY name")).map((r) => String(r['name'])),
   };
 }
 

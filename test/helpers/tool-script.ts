@@ -61,15 +61,30 @@ export function scriptVendorBody(family: string, body: Json, script: ToolScript)
   const schema = pinnedSchema(script.arguments);
   let pinned: Json[] | null = null;
   if (family === 'gamma') {
-    pinned = pinFirst(tools, (tool) => (tool['function'] as Json | undefined)?.['name'], (tool) => ({ ...tool, function: { ...(tool['function'] as Json), parameters: schema } }), script);
+    pinned = pinFirst(
+      tools,
+      (tool) => (tool['function'] as Json | undefined)?.['name'],
+      (tool) => ({ ...tool, function: { ...(tool['function'] as Json), parameters: schema } }),
+      script,
+    );
   } else if (family === 'alpha') {
-    pinned = pinFirst(tools, (tool) => tool['name'], (tool) => ({ ...tool, input_schema: schema }), script);
+    pinned = pinFirst(
+      tools,
+      (tool) => tool['name'],
+      (tool) => ({ ...tool, input_schema: schema }),
+      script,
+    );
   } else if (family === 'beta') {
     const declarations = tools.flatMap((tool) => (tool['functionDeclarations'] ?? []) as Json[]);
-    const found = pinFirst(declarations, (declaration) => declaration['name'], (declaration) => {
-      const { parameters: _parameters, parametersJsonSchema: _jsonSchema, ...rest } = declaration;
-      return { ...rest, parametersJsonSchema: schema };
-    }, script);
+    const found = pinFirst(
+      declarations,
+      (declaration) => declaration['name'],
+      (declaration) => {
+        const { parameters: _parameters, parametersJsonSchema: _jsonSchema, ...rest } = declaration;
+        return { ...rest, parametersJsonSchema: schema };
+      },
+      script,
+    );
     if (found) pinned = [{ functionDeclarations: found }, ...tools.filter((tool) => !tool['functionDeclarations'])];
   }
   return pinned ? { ...body, tools: pinned } : body;

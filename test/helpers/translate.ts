@@ -55,7 +55,10 @@ export function runStream(translator: Translator, sse: string): string {
 
 /** Ids are random: fixtures say `chatcmpl-ID`, `cmpl-ID`, `call_ID`. */
 export const fixedIds = (text: string): string =>
-  text.replace(/chatcmpl-[A-Za-z0-9]{24}/g, 'chatcmpl-ID').replace(/\bcmpl-[A-Za-z0-9]{24}/g, 'cmpl-ID').replace(/call_[A-Za-z0-9]{24}/g, 'call_ID');
+  text
+    .replace(/chatcmpl-[A-Za-z0-9]{24}/g, 'chatcmpl-ID')
+    .replace(/\bcmpl-[A-Za-z0-9]{24}/g, 'cmpl-ID')
+    .replace(/call_[A-Za-z0-9]{24}/g, 'call_ID');
 
 /** The SSE frames of a literal fixture, one JSON per `data:` line, for exact comparison. */
 export const frames = (sse: string): unknown[] =>

@@ -24,7 +24,10 @@ t.test('the probe runs as a process of its own and answers over its stdout', asy
   const trips = await roundTripsFrom(null, await server.createDatabase(), 5, 1);
   t.ok(positive(trips.backToBackUs) && positive(trips.pacedUs), `measured in the child: ${JSON.stringify(trips)}`);
   const unreachable = 'postgres://nobody:sekrit-password@127.0.0.1:1/none';
-  const error = await roundTripsFrom(null, unreachable, 5, 1).then(() => null, (e: unknown) => e as Error);
+  const error = await roundTripsFrom(null, unreachable, 5, 1).then(
+    () => null,
+    (e: unknown) => e as Error,
+  );
   t.match(error?.message, /round-trip probe failed/, 'a server it cannot reach fails the bench loudly');
   t.notMatch(error?.message, /sekrit-password/, 'without quoting the URL it was given');
 });
@@ -34,5 +37,8 @@ t.test('the report states both figures and what one or two paced round trips tak
   const trips: RoundTrips = { backToBackUs: 83.4, pacedUs: 181.6, paceMs: 5, calls: 400 };
   const text = roundTripLines(trips, 0.5).join('\n');
   t.match(text, /83 µs one after another, 182 µs at one every 5 ms/);
-  t.match(text, /one \(its ledger row; its admission granted ahead\) or two in turn \(admission, ledger row\): 0\.18 or 0\.36 ms at that pace, against the target's \+0\.5 ms/);
+  t.match(
+    text,
+    /one \(its ledger row; its admission granted ahead\) or two in turn \(admission, ledger row\): 0\.18 or 0\.36 ms at that pace, against the target's \+0\.5 ms/,
+  );
 });

@@ -16,8 +16,20 @@ const MODELS = { alpha: 'alpha-sonnet-4.6', beta: 'beta-3-flash', gamma: 'gamma-
 type Family = keyof typeof MODELS;
 const FAMILIES = Object.keys(MODELS) as Family[];
 
-const EXEC = { type: 'function', name: 'exec_command', description: 'Runs a command.', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] }, strict: false };
-const SPAWN = { type: 'function', name: 'spawn_agent', description: 'Starts an agent.', parameters: { type: 'object', properties: { task: { type: 'string' } } }, strict: false };
+const EXEC = {
+  type: 'function',
+  name: 'exec_command',
+  description: 'Runs a command.',
+  parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+  strict: false,
+};
+const SPAWN = {
+  type: 'function',
+  name: 'spawn_agent',
+  description: 'Starts an agent.',
+  parameters: { type: 'object', properties: { task: { type: 'string' } } },
+  strict: false,
+};
 const AGENTS = { type: 'namespace', name: 'multi_agent', description: 'Agents.', tools: [SPAWN] };
 
 /** Codex CLI 0.171's first request, as observed: the base prompt as a developer message, no instructions. */
@@ -72,7 +84,11 @@ t.test("Codex CLI's first request: answered on every family, web_search left out
     t.equal(got.headers.get('x-gateway-adjusted'), 'tools[2]=omitted:web_search', `${family}: the hosted tool announced`);
     const upstream = lastUpstream(h, family);
     t.same(offeredNames(family, upstream), ['exec_command', 'multi_agent__spawn_agent'], `${family}: the functions offered, the namespace's flattened`);
-    t.notMatch(h[family].requests.at(-1)?.body ?? '', /inst-1|conv-0199|web_search/, `${family}: client_metadata, the cache key and the hosted tool are not sent`);
+    t.notMatch(
+      h[family].requests.at(-1)?.body ?? '',
+      /inst-1|conv-0199|web_search/,
+      `${family}: client_metadata, the cache key and the hosted tool are not sent`,
+    );
     const terminal = events(got.text).at(-1) as Json;
     t.equal(terminal['type'], 'response.completed', `${family}: the stream completes`);
     t.equal(terminal['response'].store, false);
@@ -98,7 +114,11 @@ t.test('a tool_choice that forces a tool left out is refused; one that forces a 
   const forced = await post(h, key, { ...codexFirst(MODELS.gamma), stream: false, tool_choice: { type: 'web_search' } });
   t.equal(forced.status, 400);
   t.match(JSON.parse(forced.text), { error: { param: 'tool_choice', message: /forces a 'web_search' tool, which is not offered/ } });
-  const named = await post(h, key, { ...codexFirst(MODELS.gamma), stream: false, tool_choice: { type: 'function', namespace: 'multi_agent', name: 'spawn_agent' } });
+  const named = await post(h, key, {
+    ...codexFirst(MODELS.gamma),
+    stream: false,
+    tool_choice: { type: 'function', namespace: 'multi_agent', name: 'spawn_agent' },
+  });
   t.equal(named.status, 200);
   t.same(lastUpstream(h, 'gamma')['tool_choice'], { type: 'function', function: { name: 'multi_agent__spawn_agent' } });
 });
@@ -127,12 +147,25 @@ t.test("a namespace function's call comes back with its name and namespace, stre
     const replay = await post(h, key, {
       ...body,
       stream: false,
-      input: [...body['input'], { type: 'function_call', call_id: call['call_id'], name: 'spawn_agent', namespace: 'multi_agent', arguments: call['arguments'] }, { type: 'function_call_output', call_id: call['call_id'], output: 'spawned' }],
+      input: [
+        ...body['input'],
+        { type: 'function_call', call_id: call['call_id'], name: 'spawn_agent', namespace: 'multi_agent', arguments: call['arguments'] },
+        { type: 'function_call_output', call_id: call['call_id'], output: 'spawned' },
+      ],
     });
     t.equal(replay.status, 200, `${family}: the replayed call is answered`);
-    t.match(h[family].requests.at(-1)?.body, /multi_agent__spawn_agent[\s\S]*multi_agent__spawn_agent/, `${family}: the call goes back under the flattened name`);
+    t.match(
+      h[family].requests.at(-1)?.body,
+      /multi_agent__spawn_agent[\s\S]*multi_agent__spawn_agent/,
+      `${family}: the call goes back under the flattened name`,
+    );
     // And a continued stored response replays it too.
-    const continued = await post(h, key, { model: MODELS[family], previous_response_id: response['id'], input: [{ type: 'function_call_output', call_id: call['call_id'], output: 'spawned' }], tools: [AGENTS, EXEC] });
+    const continued = await post(h, key, {
+      model: MODELS[family],
+      previous_response_id: response['id'],
+      input: [{ type: 'function_call_output', call_id: call['call_id'], output: 'spawned' }],
+      tools: [AGENTS, EXEC],
+    });
     t.equal(continued.status, 200, `${family}: continued with previous_response_id (${continued.text.slice(0, 200)})`);
   }
 });
@@ -146,7 +179,14 @@ async function itemReferenceLoop(t: Test, env: Record<string, string>): Promise<
   const message = first['output'].find((item: Json) => item['type'] === 'message') as Json;
   const text = message['content'][0].text as string;
   for (const family of FAMILIES) {
-    const next = await post(h, key, { model: MODELS[family], input: [{ role: 'user', content: 'Remember the apple.' }, { type: 'item_reference', id: message['id'] }, { role: 'user', content: 'What was it?' }] });
+    const next = await post(h, key, {
+      model: MODELS[family],
+      input: [
+        { role: 'user', content: 'Remember the apple.' },
+        { type: 'item_reference', id: message['id'] },
+        { role: 'user', content: 'What was it?' },
+      ],
+    });
     t.equal(next.status, 200, `${family}: answered (${next.text.slice(0, 200)})`);
     t.match(h[family].requests.at(-1)?.body, text, `${family}: the referenced answer reaches the vendor`);
     const stored = JSON.parse(next.text) as Json;
@@ -163,9 +203,19 @@ async function itemReferenceLoop(t: Test, env: Record<string, string>): Promise<
   ];
   for (const [what, caller, id] of refusals) {
     const before = h.gamma.requests.length;
-    const got = await post(h, caller, { model: MODELS.gamma, input: [{ role: 'user', content: 'Hi' }, { type: 'item_reference', id }] });
+    const got = await post(h, caller, {
+      model: MODELS.gamma,
+      input: [
+        { role: 'user', content: 'Hi' },
+        { type: 'item_reference', id },
+      ],
+    });
     t.equal(got.status, 400, what);
-    t.same(JSON.parse(got.text), { error: { type: 'invalid_request', code: 'item_not_found', param: 'input[1]', message: `Item with id '${id}' not found.` } }, `${what}: the answer`);
+    t.same(
+      JSON.parse(got.text),
+      { error: { type: 'invalid_request', code: 'item_not_found', param: 'input[1]', message: `Item with id '${id}' not found.` } },
+      `${what}: the answer`,
+    );
     t.equal(h.gamma.requests.length, before, `${what}: no upstream request`);
   }
 }

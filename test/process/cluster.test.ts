@@ -18,7 +18,9 @@ t.test('two workers on SQLite: both serve, metrics summed, a killed worker repla
 
 t.test('a broken config with workers is one line and exit 1', async (t) => {
   await t.test('a bad port', (t) => brokenConfig(t, { PORT: 'eighty' }, /^gateway: .*gateway\.yaml: \/server\/port must be an integer/));
-  await t.test('a bad worker count', (t) => brokenConfig(t, { GATEWAY_WORKERS: 'many' }, /^gateway: .*gateway\.yaml: \/server\/workers must be an integer or "auto"/));
+  await t.test('a bad worker count', (t) =>
+    brokenConfig(t, { GATEWAY_WORKERS: 'many' }, /^gateway: .*gateway\.yaml: \/server\/workers must be an integer or "auto"/),
+  );
   await t.test('an instance id too long for the workers', (t) =>
     brokenConfig(t, { GATEWAY_INSTANCE_ID: 'x'.repeat(99) }, /^gateway: .*gateway\.yaml: \/server\/instance_id must be at most 97 characters with 2 workers/),
   );
@@ -30,7 +32,11 @@ t.test('a broken config with workers is one line and exit 1', async (t) => {
       .replace('catalogue: models.yaml', `catalogue: ${resolve('config/models.yaml')}`)
       .replace('  - name: retry ', '  - name: retry\n    config: { fallback: { gamma: { gamma-5.4: gamma-9 } } }\n    #');
     writeFileSync(file, yaml);
-    return brokenConfig(t, { GATEWAY_CONFIG: file }, /^gateway: .*gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: unknown sibling 'gamma-9'$/);
+    return brokenConfig(
+      t,
+      { GATEWAY_CONFIG: file },
+      /^gateway: .*gateway\.yaml: \/plugins\/\d+\/config\/fallback\/gamma\/gamma-5\.4: unknown sibling 'gamma-9'$/,
+    );
   });
 });
 
@@ -68,7 +74,10 @@ t.test('a worker killed before it listens while another serves: replaced, and th
   const { booting, origin } = await secondWorkerBooting(t, gateway);
   process.kill(booting, 'SIGKILL');
   const lines = await waitForLog(gateway, 'a second worker listening', (l) => (workerPids(l).get(2) ?? booting) !== booting);
-  t.ok(lines.some((l) => l.msg.startsWith('worker died') && l.worker === 2 && l.signal === 'SIGKILL'), 'its death is logged, and it is replaced');
+  t.ok(
+    lines.some((l) => l.msg.startsWith('worker died') && l.worker === 2 && l.signal === 'SIGKILL'),
+    'its death is logged, and it is replaced',
+  );
   t.equal(gateway.process.exitCode, null, 'the group did not stop');
   t.equal((await alone(`${origin}/readyz`)).status, 200, 'and serves');
 });
@@ -80,7 +89,10 @@ t.test('SIGTERM while a worker is still starting: it acknowledged nothing, so th
   gateway.kill('SIGTERM');
   t.equal(await gateway.exited, 0);
   const lines = logLines(gateway.output());
-  t.notOk(lines.some((l) => l.msg === 'shutdown failed'), 'no failure reported');
+  t.notOk(
+    lines.some((l) => l.msg === 'shutdown failed'),
+    'no failure reported',
+  );
   t.same(stoppedBy(lines), [1, 'primary'], 'the listening worker, then the primary, stopped');
 });
 
@@ -93,7 +105,13 @@ t.test('a worker that does not stop within the bound: killed, and the primary ex
   gateway.kill('SIGTERM');
   t.equal(await gateway.exited, 1);
   const lines = logLines(gateway.output());
-  t.ok(lines.some((l) => l.msg.startsWith('worker still running after the drain bound') && l.worker === 1), 'the stuck worker is killed');
-  t.ok(lines.some((l) => l.msg === 'shutdown failed' && l.worker === undefined), 'the primary reports the failure');
+  t.ok(
+    lines.some((l) => l.msg.startsWith('worker still running after the drain bound') && l.worker === 1),
+    'the stuck worker is killed',
+  );
+  t.ok(
+    lines.some((l) => l.msg === 'shutdown failed' && l.worker === undefined),
+    'the primary reports the failure',
+  );
   t.same(stoppedBy(lines), [2], 'and only the worker that stopped says so');
 });

@@ -121,12 +121,19 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   const forbidden = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
   t.equal((forbidden as { status?: number }).status, 403, 'the allowlist change takes effect');
   // The dialog closes before the table reloads, so wait for the row to show the new allowlist.
-  await row.locator('td').nth(3).filter({ hasText: /^gamma-5\.2$/ }).waitFor();
+  await row
+    .locator('td')
+    .nth(3)
+    .filter({ hasText: /^gamma-5\.2$/ })
+    .waitFor();
   t.equal(await row.locator('td').nth(3).textContent(), 'gamma-5.2', 'the allowlist shows the change');
 
   // A tiny ceiling (what was already spent) → 402.
   await row.getByRole('button', { name: /^Edit/ }).click();
-  await page.getByRole('dialog').getByLabel(/Monthly spend ceiling/).fill('0.0001');
+  await page
+    .getByRole('dialog')
+    .getByLabel(/Monthly spend ceiling/)
+    .fill('0.0001');
   await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
   await page.getByRole('dialog').waitFor({ state: 'detached' });
   const capped = await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
@@ -153,9 +160,21 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await edit.getByLabel(/Rate cap/).fill('');
   await edit.getByRole('button', { name: 'Save' }).click();
   await edit.waitFor({ state: 'detached' });
-  t.match(await keyNamed(h, 'bot'), { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: null }, 'an emptied rate cap is cleared (the default applies)');
-  t.equal((await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the new value works');
-  t.equal((await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model, 'gamma-5.2', 'the old value works in its grace');
+  t.match(
+    await keyNamed(h, 'bot'),
+    { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: null },
+    'an emptied rate cap is cleared (the default applies)',
+  );
+  t.equal(
+    (await rotatedClient.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model,
+    'gamma-5.2',
+    'the new value works',
+  );
+  t.equal(
+    (await client.chat.completions.create({ model: 'gamma-5.2', messages: [{ role: 'user', content: 'hi' }] })).model,
+    'gamma-5.2',
+    'the old value works in its grace',
+  );
 
   // Import a qua- key with a CSV history and see the projected savings.
   await page.getByRole('link', { name: 'Imports' }).click();

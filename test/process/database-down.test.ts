@@ -67,7 +67,10 @@ t.test('PostgreSQL frozen (nothing answers): calls answer 503 within the timeout
   const h = await startHarness(t, { env: { GATEWAY_DATABASE_URL: await server.createDatabase(), GATEWAY_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) } });
   const { key } = await h.createKey({ monthly_ceiling_usd: '1.00' });
   const call = () =>
-    raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody('gamma-5.4', { max_tokens: 4 }) });
+    raw(h.origin, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: chatBody('gamma-5.4', { max_tokens: 4 }),
+    });
   t.equal((await call()).status, 200);
   await sleep(1100);
   const thaw = server.freeze();

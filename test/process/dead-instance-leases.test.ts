@@ -55,7 +55,10 @@ interface Cycle {
   remaining_usd: string | null;
 }
 
-for (const [backendName, open] of [['sqlite', sqlite], ['postgres', postgres]] as const) {
+for (const [backendName, open] of [
+  ['sqlite', sqlite],
+  ['postgres', postgres],
+] as const) {
   t.test(`a dead instance's reservations stop counting at the end of its lease, swept or not [${backendName}]`, async (t) => {
     const backend = await open(t);
     const b = await backend.start('gw-b', { GATEWAY_LEASE_MS: String(LONGEST_LEASE_MS) }).ready;
@@ -82,13 +85,19 @@ for (const [backendName, open] of [['sqlite', sqlite], ['postgres', postgres]] a
     t.same(await cycle(), { reserved_usd: '0.00', remaining_usd: CEILING }, "past the lease, the key's usage shows nothing held");
     const everyKey = (await admin(b, 'GET', '/usage')) as { cycle: Cycle };
     t.equal(everyKey.cycle.reserved_usd, '0.00', 'nor does the usage of every key');
-    const table = (await admin(b, 'GET', '/usage/keys')) as { data: Array<{ key_id: string; cycle_reserved_usd: string; cycle_upstream_reserved_usd: string }> };
+    const table = (await admin(b, 'GET', '/usage/keys')) as {
+      data: Array<{ key_id: string; cycle_reserved_usd: string; cycle_upstream_reserved_usd: string }>;
+    };
     const row = table.data.find((r) => r.key_id === held.id);
     t.same([row?.cycle_reserved_usd, row?.cycle_upstream_reserved_usd], ['0.00', '0.00'], 'nor the key table');
     t.equal(await backend.reservationsOf('gw-a'), 5, "though A's reservations are still in the store: nothing swept them");
 
     const five = await Promise.all(Array.from({ length: 5 }, () => chat(b, held.key, 'after [[sim:delay_ms=1500]]')));
-    t.same(five.map((r) => r.status), [200, 200, 200, 200, 200], 'B admits the key up to its whole ceiling');
+    t.same(
+      five.map((r) => r.status),
+      [200, 200, 200, 200, 200],
+      'B admits the key up to its whole ceiling',
+    );
     t.equal(await backend.reservationsOf('gw-a'), 0, "the admissions A's ended leases stood in the way of dropped them");
   });
 }

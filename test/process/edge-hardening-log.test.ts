@@ -18,7 +18,15 @@ import { createLogger, stdoutDestination } from '../../src/log.js';
 
 t.test('the request log cuts a long path and marks the cut', async (t) => {
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
+  const log = createLogger(
+    'info',
+    new Writable({
+      write: (chunk: Buffer, _e, done) => {
+        lines.push(chunk.toString());
+        done();
+      },
+    }),
+  );
   const path = `/v1/${'a'.repeat(16_000)}`;
   const res = Object.assign(new EventEmitter(), { statusCode: 404 });
   logRequests(log)({ method: 'GET', url: `${path}?q=1` } as IncomingMessage, res as unknown as ServerResponse);

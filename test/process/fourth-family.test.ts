@@ -45,7 +45,11 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
   const h = await startHarness(t, { configFile: join(dir, 'gateway.yaml'), env: { ZETA_BASE_URL: upstream.url, ZETA_API_KEY: ZETA_KEY } });
 
   const models = (await (await fetch(`${h.baseURL}/models`)).json()) as { data: Array<{ id: string; family: string; owned_by: string }> };
-  t.match(models.data.find((m) => m.id === 'zeta-1'), { family: 'zeta', owned_by: 'vendor-z' }, 'listed with its family');
+  t.match(
+    models.data.find((m) => m.id === 'zeta-1'),
+    { family: 'zeta', owned_by: 'vendor-z' },
+    'listed with its family',
+  );
 
   const { id, key } = await h.createKey({ models: ['zeta-one', 'gamma-5.4'], monthly_ceiling_usd: '1.00' });
   const client = h.client(key);
@@ -62,12 +66,22 @@ t.test('a fourth family, registered by its plugin alone, is served end to end', 
   t.ok(text.length > 0, 'streamed');
 
   const rows = openLedgerDb(h.dbPath).rows(id);
-  t.same(rows.map((r) => [r.model, r.family, r.completion_tokens, r.charged_nano]), [
-    ['zeta-1', 'zeta', 3, 3000],
-    ['zeta-1', 'zeta', 4, 4000],
-  ], 'billed by the ledger at its catalogue price, family named');
-  const forbidden = await client.chat.completions.create({ model: 'alpha-sonnet-4.6', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => (e as { status: number }).status);
+  t.same(
+    rows.map((r) => [r.model, r.family, r.completion_tokens, r.charged_nano]),
+    [
+      ['zeta-1', 'zeta', 3, 3000],
+      ['zeta-1', 'zeta', 4, 4000],
+    ],
+    'billed by the ledger at its catalogue price, family named',
+  );
+  const forbidden = await client.chat.completions
+    .create({ model: 'alpha-sonnet-4.6', messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => (e as { status: number }).status);
   t.equal(forbidden, 403, 'the allowlist applies as to any family');
   const status = (await (await fetch(`${h.origin}/status.json`)).json()) as { models: Array<{ id: string; family: string }> };
-  t.match(status.models.find((m) => m.id === 'zeta-1'), { family: 'zeta' }, 'and the status page shows it');
+  t.match(
+    status.models.find((m) => m.id === 'zeta-1'),
+    { family: 'zeta' },
+    'and the status page shows it',
+  );
 });

@@ -99,49 +99,70 @@ t.test('a budget smaller than one request may hold is refused at start', async (
     await compiledGateway(),
   );
   t.teardown(() => gateway.kill('SIGKILL'));
-  const outcome = await Promise.race([gateway.exited, gateway.ready.then(() => 'listening', () => gateway.exited)]);
+  const outcome = await Promise.race([
+    gateway.exited,
+    gateway.ready.then(
+      () => 'listening',
+      () => gateway.exited,
+    ),
+  ]);
   t.equal(outcome, 1, 'exit 1, never listening');
   t.match(gateway.output(), /max_bytes_held must be >= 83886080/, 'naming the setting and its least value');
 });
 
-t.test('concurrent calls whose images exceed the budget: some 503, memory bounded, the budget back to zero', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
-  const gateway = await imageGateway(t, { max_bytes_held: BUDGET, budget_wait_ms: 300 });
-  const pid = gateway.process.process.pid as number;
-  const { chat, held } = gateway;
-  t.equal((await chat(IMAGES_PER_CALL, IMAGE_BYTES)).status, 200, 'one call alone fits and succeeds (and warms the gateway up)');
-  // Peak RSS from here on: writing 5 to clear_refs resets VmHWM to the current RSS.
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  const before = statusField(pid, 'VmRSS');
+t.test(
+  'concurrent calls whose images exceed the budget: some 503, memory bounded, the budget back to zero',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async (t) => {
+    const gateway = await imageGateway(t, { max_bytes_held: BUDGET, budget_wait_ms: 300 });
+    const pid = gateway.process.process.pid as number;
+    const { chat, held } = gateway;
+    t.equal((await chat(IMAGES_PER_CALL, IMAGE_BYTES)).status, 200, 'one call alone fits and succeeds (and warms the gateway up)');
+    // Peak RSS from here on: writing 5 to clear_refs resets VmHWM to the current RSS.
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    const before = statusField(pid, 'VmRSS');
 
-  const burst = Promise.all(Array.from({ length: CALLS }, () => chat(IMAGES_PER_CALL, IMAGE_BYTES)));
-  // What the gateway says it holds, every 100 ms while the calls run (a bounded loop: they end within seconds).
-  const samples: number[] = [];
-  let done = false;
-  void burst.finally(() => (done = true));
-  for (let i = 0; i < 100 && !done; i++) {
-    samples.push(await held());
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const results = await burst;
-  const peak = statusField(pid, 'VmHWM');
-  const statuses = results.map((result) => result.status).sort();
-  t.comment(`statuses ${statuses.join(' ')}; RSS before ${(before / MIB).toFixed(1)} MiB, peak ${(peak / MIB).toFixed(1)} MiB (+${((peak - before) / MIB).toFixed(1)} MiB) for ${(CALLS * IMAGES_PER_CALL * IMAGE_BYTES) / MIB} MiB of images against a ${BUDGET / MIB} MiB budget`);
+    const burst = Promise.all(Array.from({ length: CALLS }, () => chat(IMAGES_PER_CALL, IMAGE_BYTES)));
+    // What the gateway says it holds, every 100 ms while the calls run (a bounded loop: they end within seconds).
+    const samples: number[] = [];
+    let done = false;
+    void burst.finally(() => (done = true));
+    for (let i = 0; i < 100 && !done; i++) {
+      samples.push(await held());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const results = await burst;
+    const peak = statusField(pid, 'VmHWM');
+    const statuses = results.map((result) => result.status).sort();
+    t.comment(
+      `statuses ${statuses.join(' ')}; RSS before ${(before / MIB).toFixed(1)} MiB, peak ${(peak / MIB).toFixed(1)} MiB (+${((peak - before) / MIB).toFixed(1)} MiB) for ${(CALLS * IMAGES_PER_CALL * IMAGE_BYTES) / MIB} MiB of images against a ${BUDGET / MIB} MiB budget`,
+    );
 
-  t.ok(statuses.includes(200), 'some calls got their images');
-  const refused = results.filter((result) => result.status === 503);
-  t.ok(refused.length > 0, 'some calls found no room within the wait');
-  t.ok(statuses.every((status) => status === 200 || status === 503), 'and nothing else: no crash, no hang');
-  for (const result of refused) {
-    t.equal(result.body.error?.code, 'service_unavailable');
-    t.match(result.body.error?.message, `holds as many remote image bytes as it may, so the image at messages[0].content[`);
-    t.match(result.body.error?.message, `no room for 4 MiB more within 300 ms: the ${BUDGET / MIB} MiB held at once by all calls together). Try again shortly.`);
-  }
-  // The margin: while a call is translated its images exist about four times over for a moment
-  // (bytes, base64 text, the JSON text, its Buffer), plus the collector's slack: four budgets.
-  // Measured: +327 MiB (with a 32 MiB budget, the least before a budget had to hold a whole
-  // request: +81 to +140 MiB; without a budget: +409 MiB).
-  const margin = 4 * BUDGET;
-  t.ok(peak - before < BUDGET + margin, `peak RSS grew ${((peak - before) / MIB).toFixed(1)} MiB: within the budget + ${margin / MIB} MiB`);
-  t.ok(Math.max(...samples) > 0 && Math.max(...samples) <= BUDGET, `at most the budget held while the calls ran (largest sample ${(Math.max(...samples) / MIB).toFixed(1)} MiB)`);
-  t.equal(await held(), 0, 'the budget is back to zero');
-});
+    t.ok(statuses.includes(200), 'some calls got their images');
+    const refused = results.filter((result) => result.status === 503);
+    t.ok(refused.length > 0, 'some calls found no room within the wait');
+    t.ok(
+      statuses.every((status) => status === 200 || status === 503),
+      'and nothing else: no crash, no hang',
+    );
+    for (const result of refused) {
+      t.equal(result.body.error?.code, 'service_unavailable');
+      t.match(result.body.error?.message, `holds as many remote image bytes as it may, so the image at messages[0].content[`);
+      t.match(
+        result.body.error?.message,
+        `no room for 4 MiB more within 300 ms: the ${BUDGET / MIB} MiB held at once by all calls together). Try again shortly.`,
+      );
+    }
+    // The margin: while a call is translated its images exist about four times over for a moment
+    // (bytes, base64 text, the JSON text, its Buffer), plus the collector's slack: four budgets.
+    // Measured: +327 MiB (with a 32 MiB budget, the least before a budget had to hold a whole
+    // request: +81 to +140 MiB; without a budget: +409 MiB).
+    const margin = 4 * BUDGET;
+    t.ok(peak - before < BUDGET + margin, `peak RSS grew ${((peak - before) / MIB).toFixed(1)} MiB: within the budget + ${margin / MIB} MiB`);
+    t.ok(
+      Math.max(...samples) > 0 && Math.max(...samples) <= BUDGET,
+      `at most the budget held while the calls ran (largest sample ${(Math.max(...samples) / MIB).toFixed(1)} MiB)`,
+    );
+    t.equal(await held(), 0, 'the budget is back to zero');
+  },
+);

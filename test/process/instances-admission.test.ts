@@ -22,7 +22,19 @@ const count = (statuses: readonly number[], status: number): number => statuses.
 t.test('rpm_limit 30: 90 calls at once over the three, exactly 30 admitted in the window', async (t) => {
   const { key } = await newKey({ rpm_limit: 30 });
   const results = await Promise.all(Array.from({ length: 90 }, (_, i) => chat(originOf(i), key, 'go')));
-  t.same([count(results.map((r) => r.status), 200), count(results.map((r) => r.status), 429)], [30, 60]);
+  t.same(
+    [
+      count(
+        results.map((r) => r.status),
+        200,
+      ),
+      count(
+        results.map((r) => r.status),
+        429,
+      ),
+    ],
+    [30, 60],
+  );
   const late = await fetch(`${originOf(2)}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -47,7 +59,10 @@ t.test('a key revoked through A is refused by B and C within the bound (measured
     }),
   );
   t.comment(`refused by B after ${refusedAfter[0]} ms, by C after ${refusedAfter[1]} ms`);
-  t.ok(refusedAfter.every((ms) => ms < 1000), 'within the stated second (NOTIFY makes it immediate)');
+  t.ok(
+    refusedAfter.every((ms) => ms < 1000),
+    'within the stated second (NOTIFY makes it immediate)',
+  );
 });
 
 t.test('10 wrong admin tokens through A from one client behind the proxy lock it out on B; another client is not', async (t) => {

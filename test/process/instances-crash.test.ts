@@ -71,7 +71,11 @@ t.test('an instance killed under load: nothing it acknowledged is missing, its r
   const byA = acknowledged.filter((r) => r.origin === a);
   t.comment(`${acknowledged.length} of 150 acknowledged (${byA.length} by A before the kill), ${rows.length} ledger rows`);
   t.ok(byA.length > 0 && byA.length < 50, 'A acknowledged some calls and was killed during others');
-  t.same(acknowledged.filter((r) => !recorded.has(r.tokens)), [], 'every acknowledged call has its row');
+  t.same(
+    acknowledged.filter((r) => !recorded.has(r.tokens)),
+    [],
+    'every acknowledged call has its row',
+  );
   await sleep(LEASE_MS / 4 + 200); // a heartbeat of B or C sweeps whatever is left
   t.same(await instances.query("SELECT COUNT(*)::int AS n FROM reservations WHERE instance = 'gw-a'"), [{ n: 0 }], "none of A's reservations is left");
 });

@@ -33,7 +33,10 @@ async function load(origin: string, key: string, calls: number): Promise<number[
 }
 
 t.test(`rpm_limit ${RPM}: ${3 * CALLS_PER_INSTANCE} calls over three busy instances, granted ahead, never more than the cap`, async (t) => {
-  const { id, key } = (await admin(origins[0] as string, 'POST', '/keys', { name: 'grants', rpm_limit: RPM, monthly_ceiling_usd: '100.00' })) as { id: string; key: string };
+  const { id, key } = (await admin(origins[0] as string, 'POST', '/keys', { name: 'grants', rpm_limit: RPM, monthly_ceiling_usd: '100.00' })) as {
+    id: string;
+    key: string;
+  };
   const statuses = (await Promise.all(origins.map((origin) => load(origin, key, CALLS_PER_INSTANCE)))).flat();
   const admitted = statuses.filter((s) => s === 200).length;
   t.equal(admitted + statuses.filter((s) => s === 429).length, statuses.length, 'every call admitted or refused by the rate cap');
@@ -60,9 +63,15 @@ t.test(`rpm_limit ${RPM}: ${3 * CALLS_PER_INSTANCE} calls over three busy instan
 
 t.test('a ceiling: grants stop short of it, and the instances together admit exactly what fits', async (t) => {
   // gamma-5.4 with max_tokens 4 reserves $0.00001 (and is charged as much here): 300 fit $0.003.
-  const { id, key } = (await admin(origins[1] as string, 'POST', '/keys', { name: 'grants ceiling', monthly_ceiling_usd: '0.003' })) as { id: string; key: string };
+  const { id, key } = (await admin(origins[1] as string, 'POST', '/keys', { name: 'grants ceiling', monthly_ceiling_usd: '0.003' })) as {
+    id: string;
+    key: string;
+  };
   const statuses = (await Promise.all(origins.map((origin) => load(origin, key, CALLS_PER_INSTANCE)))).flat();
-  t.ok(statuses.every((s) => s === 200 || s === 402), 'admitted or refused by the ceiling');
+  t.ok(
+    statuses.every((s) => s === 200 || s === 402),
+    'admitted or refused by the ceiling',
+  );
   await sleep(GRANT_LIFE_MS + 500);
   const [spend] = await instances.query('SELECT charged_nano, reserved_nano FROM spend WHERE key_id = $1', [id]);
   t.equal(Number(spend?.['reserved_nano']), 0, 'nothing held');
@@ -71,7 +80,10 @@ t.test('a ceiling: grants stop short of it, and the instances together admit exa
   while (more < 5_000 && (await chat(origins[more % 3] as string, key, 'go')).status === 200) more++;
   const [after] = await instances.query('SELECT charged_nano FROM spend WHERE key_id = $1', [id]);
   const charged = Number(after?.['charged_nano']);
-  t.ok(charged <= 3_000_000 && charged + 10_000 > 3_000_000, `spent ${charged} nano-dollars of 3,000,000: the ceiling is reached exactly (less than one reservation left)`);
+  t.ok(
+    charged <= 3_000_000 && charged + 10_000 > 3_000_000,
+    `spent ${charged} nano-dollars of 3,000,000: the ceiling is reached exactly (less than one reservation left)`,
+  );
   const underLoad = statuses.filter((s) => s === 200).length;
   t.equal(underLoad + more, 300, `${underLoad} admitted under load, ${more} more one by one: the 300 that fit`);
 });

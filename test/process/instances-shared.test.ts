@@ -38,7 +38,9 @@ const statusOf = async (origin: string): Promise<StatusReport> => (await fetch(`
 t.test('three first starts at once on an empty database: one migration run, one admin token, one key', async (t) => {
   t.equal(outputs.filter((output) => output.includes('First API key')).length, 1, 'exactly one printed the banner');
   for (const track of ['core', 'status', 'ingress-responses', 'vendor-beta']) {
-    const appliers = outputs.filter((output) => output.split('\n').some((line) => line.includes('database migrations applied') && line.includes(`"track":"${track}"`)));
+    const appliers = outputs.filter((output) =>
+      output.split('\n').some((line) => line.includes('database migrations applied') && line.includes(`"track":"${track}"`)),
+    );
     t.equal(appliers.length, 1, `exactly one applied the migrations of the ${track} track`);
   }
   t.same(await instances.query('SELECT COUNT(*)::int AS n FROM keys'), [{ n: 1 }], 'one key in the database');
@@ -70,7 +72,11 @@ t.test('upstream errors spread over the three open one automatic incident; their
   const reports = await Promise.all(origins.map(statusOf));
   for (const report of reports) {
     const open = report.incidents.filter((i) => i.automatic && i.resolved_at === null);
-    t.same(open.map((i) => i.models), [[FAILING]], 'one open automatic incident, seen by every instance');
+    t.same(
+      open.map((i) => i.models),
+      [[FAILING]],
+      'one open automatic incident, seen by every instance',
+    );
     t.match(open[0]?.updates.at(-1)?.message, /100% of 6 upstream attempts failed/, 'decided on the attempts of all three');
     t.equal(report.models.find((m) => m.id === FAILING)?.requests_24h, 6, "every instance's calls in its figures");
     t.same(report.models.find((m) => m.id === FAILING)?.requests_24h_by_endpoint, { 'chat.completions': 6 }, 'by endpoint too');

@@ -19,10 +19,14 @@ const rssMib = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFile
 /** One keyless upload of `size` bytes (the same buffer written repeatedly); resolves with the status, or 0 if cut off. */
 function keylessUpload(origin: string, size: number, chunk: Buffer): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(`${origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(size) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      `${origin}/v1/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(size) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     let sent = 0;
     const pump = (): void => {
@@ -58,7 +62,10 @@ t.test('50 concurrent keyless 19 MiB uploads: 401s, flat memory, health still qu
 
   t.equal(health.status, 200);
   t.ok(healthMs < 1000, `/healthz answered in ${Math.round(healthMs)} ms during the uploads`);
-  t.ok(statuses.every((s) => s === 401 || s === 0), 'each upload was refused (401) or cut off, never read');
+  t.ok(
+    statuses.every((s) => s === 401 || s === 0),
+    'each upload was refused (401) or cut off, never read',
+  );
   t.ok(statuses.filter((s) => s === 401).length >= 1, 'refusals reach the caller');
   t.ok(peak - before < 60, `RSS grew ${Math.round(peak - before)} MiB for 950 MiB of keyless uploads (bound 60 MiB)`);
 });

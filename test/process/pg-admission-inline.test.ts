@@ -37,10 +37,12 @@ async function takeThenAdmit(keyId: string, nanos: number, ceiling: number): Pro
     await client.query("SET LOCAL track_functions = 'pl'");
     // The backend's counts not yet reported (reported at most once a second) include earlier transactions': a difference.
     const before = await nestedCalls(client);
-    const decided = (await client.query<{ wait: number; reservation_id: number | null }>(
-      `SELECT wait, reservation_id FROM gateway_take_then_admit($1, 1000, 60000, $2::bigint, '2026-11', $3, 0, $4, NULL, 'test', $2::bigint, $2::bigint + 60000)`,
-      [keyId, Date.now(), nanos, ceiling],
-    )).rows[0];
+    const decided = (
+      await client.query<{ wait: number; reservation_id: number | null }>(
+        `SELECT wait, reservation_id FROM gateway_take_then_admit($1, 1000, 60000, $2::bigint, '2026-11', $3, 0, $4, NULL, 'test', $2::bigint, $2::bigint + 60000)`,
+        [keyId, Date.now(), nanos, ceiling],
+      )
+    ).rows[0];
     return { wait: Number(decided?.wait), reservation_id: decided?.reservation_id ?? null, nested: (await nestedCalls(client)) - before };
   });
 }
@@ -55,5 +57,9 @@ t.test('an admitted call runs no nested gateway_admit; a first admission and a r
   t.ok(second.reservation_id !== null, 'admitted');
   const refused = await takeThenAdmit(key.id, 400, 1000);
   t.match(refused, { wait: 0, reservation_id: null, nested: 1 }, 'a refusal: gateway_admit decides under the lock');
-  t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), { spent: 0, reserved: 800, upstreamSpent: 0, upstreamReserved: 0 }, 'two reservations held, nothing more');
+  t.same(
+    await store.ledger.cycleSpend(key.id, '2026-11', 0),
+    { spent: 0, reserved: 800, upstreamSpent: 0, upstreamReserved: 0 },
+    'two reservations held, nothing more',
+  );
 });

@@ -42,7 +42,9 @@ interface Input {
   upstreamLimit: number | null;
 }
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 interface Twin {
   client: pg.Client;
@@ -65,8 +67,18 @@ async function twin(t: Teardown): Promise<Twin> {
 }
 
 const valuesOf = (twin: Twin, input: Input): unknown[] => [
-  twin.keys[input.key], input.limit, input.limit === null ? null : 60_000, input.limit === null ? null : input.takeNow, input.cycle,
-  input.nanos, input.upstream, input.ceiling, input.upstreamLimit, 'instance-a', input.takeNow, input.takeNow + 120_000,
+  twin.keys[input.key],
+  input.limit,
+  input.limit === null ? null : 60_000,
+  input.limit === null ? null : input.takeNow,
+  input.cycle,
+  input.nanos,
+  input.upstream,
+  input.ceiling,
+  input.upstreamLimit,
+  'instance-a',
+  input.takeNow,
+  input.takeNow + 120_000,
 ];
 
 async function calls(twin: Twin): Promise<Record<string, number>> {
@@ -138,7 +150,8 @@ for (const [name, scenario] of Object.entries(SCENARIOS)) {
       for (const [i, input] of batchInputs.entries()) {
         const values = valuesOf(single, input);
         // gateway_admit takes no take's limit, window or time.
-        const row = (await (input.limit === null ? single.client.query(ADMIT, [values[0], ...values.slice(4)]) : single.client.query(TAKE_THEN_ADMIT, values))).rows[0];
+        const row = (await (input.limit === null ? single.client.query(ADMIT, [values[0], ...values.slice(4)]) : single.client.query(TAKE_THEN_ADMIT, values)))
+          .rows[0];
         one.push({ ord: i + 1, ...row });
       }
       answers.single.push(one);
@@ -161,8 +174,20 @@ for (const [name, scenario] of Object.entries(SCENARIOS)) {
 t.test('a run that fits is decided at once; one that does not goes call by call', async (t) => {
   const db = await twin(t);
   const run = (n: number, nanos: number, limit: number | null): Promise<pg.QueryResult> => {
-    const inputs: Input[] = Array.from({ length: n }, () => ({ key: 0, limit, takeNow: 5_000_000, cycle: '2026-11', nanos, upstream: 0, ceiling: 10_000, upstreamLimit: null }));
-    return db.client.query(RUNS, COLUMNS.map((_, c) => inputs.map((input) => valuesOf(db, input)[c])));
+    const inputs: Input[] = Array.from({ length: n }, () => ({
+      key: 0,
+      limit,
+      takeNow: 5_000_000,
+      cycle: '2026-11',
+      nanos,
+      upstream: 0,
+      ceiling: 10_000,
+      upstreamLimit: null,
+    }));
+    return db.client.query(
+      RUNS,
+      COLUMNS.map((_, c) => inputs.map((input) => valuesOf(db, input)[c])),
+    );
   };
   await run(1, 100, 1000); // the cycle's first admission creates the counter and the spend row
   const before = await calls(db);
@@ -170,13 +195,25 @@ t.test('a run that fits is decided at once; one that does not goes call by call'
   const after = await calls(db);
   t.equal(fits.rows.filter((row) => row.reservation_id !== null && Number(row.wait) === 0).length, 12, 'all twelve admitted');
   t.equal(after['gateway_take_then_admit'], before['gateway_take_then_admit'], 'no call-by-call admission');
-  t.same(fits.rows.map((row) => Number(row.reserved)), Array.from({ length: 12 }, (_, i) => 100 + i * 100), 'each call sees the run before it');
+  t.same(
+    fits.rows.map((row) => Number(row.reserved)),
+    Array.from({ length: 12 }, (_, i) => 100 + i * 100),
+    'each call sees the run before it',
+  );
   const ids = fits.rows.map((row) => Number(row.reservation_id));
   const held = (await db.client.query<{ amount_nano: string }>('SELECT amount_nano FROM reservations WHERE id = ANY($1::bigint[])', [ids])).rows;
   t.equal(new Set(ids).size, 12, 'twelve reservations of their own');
-  t.same(held.map((row) => Number(row.amount_nano)), Array(12).fill(100), "each held, with its call's amount");
+  t.same(
+    held.map((row) => Number(row.amount_nano)),
+    Array(12).fill(100),
+    "each held, with its call's amount",
+  );
   const tooMuch = await run(3, 4000, 1000);
-  t.same(tooMuch.rows.map((row) => row.reservation_id !== null), [true, true, false], 'over the ceiling: the run goes call by call, the first two fit');
+  t.same(
+    tooMuch.rows.map((row) => row.reservation_id !== null),
+    [true, true, false],
+    'over the ceiling: the run goes call by call, the first two fit',
+  );
   t.equal((await calls(db))['gateway_take_then_admit'], (after['gateway_take_then_admit'] ?? 0) + 3, 'three calls by call');
   const oneCall = async (): Promise<number[]> => {
     const counts = await calls(db);

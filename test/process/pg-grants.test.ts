@@ -28,7 +28,15 @@ const rates = new PgRateStore(pool);
 const WINDOW = 60_000;
 const LEAD = 1_000;
 const reserveInput = (keyId: string, now: number, ceilingNanos: number | null): ReserveInput => ({
-  keyId, cycle: '2026-11', nanos: 100, upstreamNanos: 7, ceilingNanos, upstreamLimitNanos: null, instance: 'grant-test', now, expiresAt: now + 120_000,
+  keyId,
+  cycle: '2026-11',
+  nanos: 100,
+  upstreamNanos: 7,
+  ceilingNanos,
+  upstreamLimitNanos: null,
+  instance: 'grant-test',
+  now,
+  expiresAt: now + 120_000,
 });
 const grantInput = (keyId: string, now: number, settings: { limit?: number | null; ceiling?: number | null; count: number; spare: number }): GrantInput => ({
   take: settings.limit === null ? null : { keyId, limit: settings.limit ?? 1_000, windowMs: WINDOW, now },
@@ -38,15 +46,20 @@ const grantInput = (keyId: string, now: number, settings: { limit?: number | nul
   leadMs: LEAD,
 });
 const one = async (sql: string, values: unknown[]): Promise<Record<string, unknown>> => (await pool.query(sql, values)).rows[0] as Record<string, unknown>;
-const spendOf = (keyId: string) => one('SELECT charged_nano AS spent, reserved_nano AS reserved, reserved_upstream_nano AS upstream FROM spend WHERE key_id = $1', [keyId]);
+const spendOf = (keyId: string) =>
+  one('SELECT charged_nano AS spent, reserved_nano AS reserved, reserved_upstream_nano AS upstream FROM spend WHERE key_id = $1', [keyId]);
 const counterOf = async (keyId: string): Promise<unknown> => (await one('SELECT admitted FROM rate_counters WHERE key_id = $1', [keyId]))['admitted'];
 
 t.test("a key's first calls go one by one: no grant without its rate counter and spend row", async (t) => {
   const { key } = await newKey(store);
   t.same(await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 })), []);
-  t.equal((await rates.take({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 })), 0, 'a take makes the counter');
+  t.equal(await rates.take({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 }), 0, 'a take makes the counter');
   t.same(await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 })), [], 'still no spend row');
-  t.same(await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0, ceiling: null })), [null, null, null, null], 'a rate cap alone: four takes, no reservations');
+  t.same(
+    await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0, ceiling: null })),
+    [null, null, null, null],
+    'a rate cap alone: four takes, no reservations',
+  );
 });
 
 t.test('a grant holds real reservations and takes; its release gives the money back', async (t) => {
@@ -55,7 +68,10 @@ t.test('a grant holds real reservations and takes; its release gives the money b
   t.ok(first.result?.admitted, 'the first call, one by one');
   const ids = await grants.grant(grantInput(key.id, 10, { count: 5, spare: 2 }));
   t.equal(ids.length, 5);
-  t.ok(ids.every((id) => typeof id === 'number'), 'each a reservation');
+  t.ok(
+    ids.every((id) => typeof id === 'number'),
+    'each a reservation',
+  );
   t.same(await spendOf(key.id), { spent: 0, reserved: 600, upstream: 42 }, 'six held: the call and the five granted');
   t.equal(await counterOf(key.id), 6, 'six takes counted');
   const rows = (await pool.query('SELECT instance, created_at, expires_at, amount_nano FROM reservations WHERE id = ANY($1::bigint[])', [ids])).rows;

@@ -35,8 +35,15 @@ function countedPool(): { pool: Pool; statements: string[] } {
 
 const reserve = async (keyId: string): Promise<number> => {
   const result = await store.ledger.reserve({
-    keyId, cycle: '2026-11', nanos: 500, upstreamNanos: 0, ceilingNanos: 10 ** 12, upstreamLimitNanos: null,
-    instance: 'test', now: 1, expiresAt: Date.now() + 60_000,
+    keyId,
+    cycle: '2026-11',
+    nanos: 500,
+    upstreamNanos: 0,
+    ceilingNanos: 10 ** 12,
+    upstreamLimitNanos: null,
+    instance: 'test',
+    now: 1,
+    expiresAt: Date.now() + 60_000,
   });
   if (!result.admitted) throw new Error('refused');
   return result.reservation.id;
@@ -56,7 +63,9 @@ t.test('concurrent settlements: one statement, each row committed when its promi
   const ledger = new PgLedgerStore(pool);
   const seen = await Promise.all(
     ids.map((id, i) =>
-      ledger.record(ledgerRow(key.id, { promptTokens: 100 + i, chargedNanos: 100, listNanos: 7, ttftMs: i % 2 ? 3.5 : null }), id).then(() => ledgerCount(key.id, 100 + i)),
+      ledger
+        .record(ledgerRow(key.id, { promptTokens: 100 + i, chargedNanos: 100, listNanos: 7, ttftMs: i % 2 ? 3.5 : null }), id)
+        .then(() => ledgerCount(key.id, 100 + i)),
     ),
   );
   t.same(statements, ['ledger_record_many'], 'one statement for the eight');
@@ -76,7 +85,10 @@ t.test('a batch the server refuses: one statement each, only the bad one fails',
     ledger.record(ledgerRow('key_missing', { promptTokens: 201 }), ids[1] ?? null),
     ledger.record(ledgerRow(key.id, { promptTokens: 202, chargedNanos: 100 }), ids[2] ?? null),
   ]);
-  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   t.same(statements, ['ledger_record_many', 'ledger_record', 'ledger_record', 'ledger_record']);
   t.same([await ledgerCount(key.id, 200), await ledgerCount(key.id, 202)], [1, 1]);
   t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(200, 500, 40_000), "the failed settlement's reservation still held");
@@ -88,20 +100,35 @@ t.test('concurrent admissions: one statement, each decided as if alone, in order
   const { pool, statements } = countedPool();
   const ledger = new PgLedgerStore(pool);
   const input = (keyId: string, now: number): ReserveInput => ({
-    keyId, cycle: '2026-11', nanos: 500, upstreamNanos: 0, ceilingNanos: keyId === key.id ? 1_500 : 10 ** 12, upstreamLimitNanos: null,
-    instance: 'test', now, expiresAt: Date.now() + 60_000,
+    keyId,
+    cycle: '2026-11',
+    nanos: 500,
+    upstreamNanos: 0,
+    ceilingNanos: keyId === key.id ? 1_500 : 10 ** 12,
+    upstreamLimitNanos: null,
+    instance: 'test',
+    now,
+    expiresAt: Date.now() + 60_000,
   });
   // Interleaved keys: the batch is sent sorted by key, the answers come back in the callers' order.
   const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.reserve(input(i % 2 ? other.id : key.id, i))));
   t.same(statements, ['admit_runs'], 'one statement for the eight');
-  t.same(results.map((r) => r.admitted), [true, true, true, true, true, true, false, true], 'the ceiling admits exactly three, the first three');
+  t.same(
+    results.map((r) => r.admitted),
+    [true, true, true, true, true, true, false, true],
+    'the ceiling admits exactly three, the first three',
+  );
   t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 1_500));
   t.same(await store.ledger.cycleSpend(other.id, '2026-11', 0), figures(0, 2_000));
 
   const rates = new PgRateStore(pool);
   const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
   t.same(statements, ['admit_runs', 'rate_take_many'], 'the rate takes: one statement too');
-  t.same(waits, [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)), 'three admitted, then the wait of the oldest');
+  t.same(
+    waits,
+    [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)),
+    'three admitted, then the wait of the oldest',
+  );
 });
 
 t.test('takes then admissions (a key with a rate cap and a ceiling): one statement for both steps of every call', async (t) => {
@@ -111,12 +138,30 @@ t.test('takes then admissions (a key with a rate cap and a ceiling): one stateme
   const call = (i: number) =>
     ledger.reserveAfterTake(
       { keyId: key.id, limit: 4, windowMs: 60_000, now: 1_000 + i },
-      { keyId: key.id, cycle: '2026-11', nanos: 400, upstreamNanos: 0, ceilingNanos: 1_000, upstreamLimitNanos: null, instance: 'test', now: 1_000 + i, expiresAt: Date.now() + 60_000 },
+      {
+        keyId: key.id,
+        cycle: '2026-11',
+        nanos: 400,
+        upstreamNanos: 0,
+        ceilingNanos: 1_000,
+        upstreamLimitNanos: null,
+        instance: 'test',
+        now: 1_000 + i,
+        expiresAt: Date.now() + 60_000,
+      },
     );
   const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(i)));
   t.same(statements, ['admit_runs'], 'one statement for the six calls, takes and admissions');
-  t.same(answers.map((a) => a.waitMs > 0), [false, false, false, false, true, true], 'the cap admits four, in order');
-  t.same(answers.map((a) => a.result?.admitted ?? null), [true, true, false, false, null, null], 'of which the ceiling admits two; the refused takes reserve nothing');
+  t.same(
+    answers.map((a) => a.waitMs > 0),
+    [false, false, false, false, true, true],
+    'the cap admits four, in order',
+  );
+  t.same(
+    answers.map((a) => a.result?.admitted ?? null),
+    [true, true, false, false, null, null],
+    'of which the ceiling admits two; the refused takes reserve nothing',
+  );
   t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 800));
   await call(10);
   t.same(statements, ['admit_runs', 'take_then_admit'], 'a lone call: the one-call statement');

@@ -41,7 +41,13 @@ t.test('a listening connection that stops answering is made again', async (t) =>
 
   let connections = 0;
   const errors: Error[] = [];
-  const listener = new KeyChangeListener(url.toString(), 1500, () => (connections += 1), (error) => errors.push(error), 200);
+  const listener = new KeyChangeListener(
+    url.toString(),
+    1500,
+    () => (connections += 1),
+    (error) => errors.push(error),
+    200,
+  );
   t.teardown(() => listener.close());
   await listener.started;
   t.equal(connections, 1, 'listening');

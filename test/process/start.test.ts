@@ -32,7 +32,10 @@ t.test('a fresh start with no env: models answer, the printed key works, once', 
   t.ok(key, 'a first key is printed');
   t.ok(adminToken, 'an admin token is printed');
   const logLines = output.split('\n').filter((line) => line.startsWith('{'));
-  t.notOk(logLines.some((line) => line.includes(key as string) || line.includes(adminToken as string)), 'the secrets are not in the structured log');
+  t.notOk(
+    logLines.some((line) => line.includes(key as string) || line.includes(adminToken as string)),
+    'the secrets are not in the structured log',
+  );
 
   const client = new OpenAI({ apiKey: key, baseURL: `${origin}/v1`, maxRetries: 0 });
   const reply = await client.chat.completions.create({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }] });

@@ -12,7 +12,15 @@ const CYCLE = '2026-11';
 const WINDOW = 60_000;
 
 const input = (keyId: string, nanos: number, now: number): ReserveInput => ({
-  keyId, cycle: CYCLE, nanos, upstreamNanos: 0, ceilingNanos: 1000, upstreamLimitNanos: null, instance: 'gw-a', now, expiresAt: now + 120_000,
+  keyId,
+  cycle: CYCLE,
+  nanos,
+  upstreamNanos: 0,
+  ceilingNanos: 1000,
+  upstreamLimitNanos: null,
+  instance: 'gw-a',
+  now,
+  expiresAt: now + 120_000,
 });
 
 const admitter = (store: Store, keyId: string) => (limit: number, nanos: number, now: number) =>
@@ -32,7 +40,11 @@ contract('admission step: a refused take reserves nothing; an admitted take coun
   const third = await admit(2, 100, 20);
   t.same(third, { waitMs: 59_980, result: null }, 'the refused reservation still counted for the cap: no room until 60 000');
   t.same(await store.ledger.cycleSpend(key.id, CYCLE, 0), figures(0, 600), 'the refused take reserved nothing');
-  t.equal(await store.rates.take({ keyId: key.id, limit: 2, windowMs: WINDOW, now: 30 }), 59_970, 'nor moved the cap: the wait is still for the admission at 0');
+  t.equal(
+    await store.rates.take({ keyId: key.id, limit: 2, windowMs: WINDOW, now: 30 }),
+    59_970,
+    'nor moved the cap: the wait is still for the admission at 0',
+  );
   const later = await admit(2, 100, 60_000);
   t.equal(later.waitMs, 0);
   t.ok(later.result?.admitted, 'a minute on, both admit again');

@@ -4,11 +4,22 @@ import { contract } from '../helpers/store-backends.js';
 /** The store contract, part 5: ImportStore and AuditStore — on SQLite and PostgreSQL. */
 
 const row = (day: string, modelRaw: string, fields: Partial<ImportedUsageRow> = {}): ImportedUsageRow => ({
-  day, modelRaw, modelId: null, inputTokens: 10, outputTokens: 20, costNanos: 30, ...fields,
+  day,
+  modelRaw,
+  modelId: null,
+  inputTokens: 10,
+  outputTokens: 20,
+  costNanos: 30,
+  ...fields,
 });
 const FINGERPRINT = 'a'.repeat(64);
 const input = (fields: Partial<{ label: string; now: number; last4: string; fingerprint: string }> = {}) => ({
-  kind: 'sk-' as const, fingerprint: FINGERPRINT, last4: 'wxyz', label: 'vendor key', now: 100, ...fields,
+  kind: 'sk-' as const,
+  fingerprint: FINGERPRINT,
+  last4: 'wxyz',
+  label: 'vendor key',
+  now: 100,
+  ...fields,
 });
 
 contract('imports: upsert creates, then updates the label and replaces the history; null keeps it', async (t, db) => {
@@ -39,13 +50,19 @@ contract('imports: list oldest first, get, remove (with its history)', async (t,
   const store = await db.open();
   const b = (await store.imports.upsert(input({ fingerprint: 'b'.repeat(64), now: 2 }), [row('2026-11-01', 'm')])).key;
   const a = (await store.imports.upsert(input({ fingerprint: 'c'.repeat(64), now: 1 }), null)).key;
-  t.same((await store.imports.list()).map((k) => k.id), [a.id, b.id]);
+  t.same(
+    (await store.imports.list()).map((k) => k.id),
+    [a.id, b.id],
+  );
   t.same(await store.imports.get(b.id), b);
   t.equal(await store.imports.get('imp_nope'), undefined);
   t.equal(await store.imports.remove(b.id), true);
   t.equal(await store.imports.remove(b.id), false);
   t.same(await store.imports.history(b.id), []);
-  t.same((await store.imports.list()).map((k) => k.id), [a.id]);
+  t.same(
+    (await store.imports.list()).map((k) => k.id),
+    [a.id],
+  );
 });
 
 contract('imports: all or nothing — a failing row leaves neither a new import nor a changed one', async (t, db) => {
@@ -68,19 +85,31 @@ contract('audit: entries newest first, up to a limit', async (t, db) => {
   await store.audit.record({ at: 2, actor: 'unauthenticated', action: 'GET /keys', target: null, status: 401 });
   await store.audit.record({ at: 2, actor: 'fp1', action: 'POST /keys/key_a/revoke', target: 'key_a', status: 200 });
   const all = await store.audit.list(10);
-  t.same(all.map((e) => e.action), ['POST /keys/key_a/revoke', 'GET /keys', 'POST /keys']);
+  t.same(
+    all.map((e) => e.action),
+    ['POST /keys/key_a/revoke', 'GET /keys', 'POST /keys'],
+  );
   t.same(all[1], { id: all[1]?.id, at: 2, actor: 'unauthenticated', action: 'GET /keys', target: null, status: 401 });
   t.equal(typeof all[0]?.id, 'number');
   t.ok((all[0]?.id ?? 0) > (all[1]?.id ?? 0), 'ids grow');
-  t.same((await store.audit.list(2)).map((e) => e.action), ['POST /keys/key_a/revoke', 'GET /keys']);
+  t.same(
+    (await store.audit.list(2)).map((e) => e.action),
+    ['POST /keys/key_a/revoke', 'GET /keys'],
+  );
 });
 
 contract('audit: pruning keeps what is newer than a date and at most the newest N rows', async (t, db) => {
   const store = await db.open();
   for (let at = 1; at <= 6; at++) await store.audit.record({ at, actor: 'fp1', action: `POST /keys/${at}`, target: null, status: 201 });
   t.equal(await store.audit.prune(3, 100), 2, 'rows before the date go');
-  t.same((await store.audit.list(10)).map((e) => e.at), [6, 5, 4, 3]);
+  t.same(
+    (await store.audit.list(10)).map((e) => e.at),
+    [6, 5, 4, 3],
+  );
   t.equal(await store.audit.prune(0, 2), 2, 'then all but the newest two');
-  t.same((await store.audit.list(10)).map((e) => e.at), [6, 5]);
+  t.same(
+    (await store.audit.list(10)).map((e) => e.at),
+    [6, 5],
+  );
   t.equal(await store.audit.prune(0, 10), 0, 'nothing to do');
 });

@@ -14,12 +14,30 @@ import { newKey, sleep } from '../helpers/store-fixtures.js';
 
 /** What the core store makes alone. */
 const CORE_TABLES = [
-  'admin_failures', 'audit_log', 'imported_keys', 'imported_usage', 'key_values', 'keys', 'ledger', 'rate_counters', 'rate_slots', 'reservations',
-  'schema_migrations', 'settings', 'spend',
+  'admin_failures',
+  'audit_log',
+  'imported_keys',
+  'imported_usage',
+  'key_values',
+  'keys',
+  'ledger',
+  'rate_counters',
+  'rate_slots',
+  'reservations',
+  'schema_migrations',
+  'settings',
+  'spend',
 ];
 /** What the built-in plugins' state adds, and the record of their tracks. */
 const PLUGIN_TABLES = [
-  'incident_attempts', 'incident_updates', 'incidents', 'responses', 'status_endpoint_minutes', 'status_latency', 'status_rollups', 'store_migrations',
+  'incident_attempts',
+  'incident_updates',
+  'incidents',
+  'responses',
+  'status_endpoint_minutes',
+  'status_latency',
+  'status_rollups',
+  'store_migrations',
   'thought_signatures',
 ];
 
@@ -27,7 +45,8 @@ const numbering = (migrations: readonly Migration[]): Array<{ version: number; n
 
 contract('migrations: the same tables on both backends, each migration recorded once across two opens', async (t, db) => {
   t.same(numbering(PG_MIGRATIONS), numbering(MIGRATIONS), 'same numbering');
-  for (const state of [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE]) t.same(numbering(state.postgres.migrations), numbering(state.sqlite.migrations), `same numbering on ${state.name}'s track`);
+  for (const state of [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE])
+    t.same(numbering(state.postgres.migrations), numbering(state.sqlite.migrations), `same numbering on ${state.name}'s track`);
   await (await db.open()).close();
   await db.open();
   t.same(await db.tables(), CORE_TABLES, "the core's tables alone");
@@ -37,27 +56,55 @@ contract('migrations: the same tables on both backends, each migration recorded 
   await withPluginStates(await db.open());
   t.same(await db.tables(), [...CORE_TABLES, ...PLUGIN_TABLES].sort(), "the plugins' tables come with their state");
   const tracks = await db.query('SELECT track, version, name FROM store_migrations ORDER BY track, version');
-  t.same(tracks, [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => numbering(state.sqlite.migrations).map((m) => ({ track: state.name, ...m }))), 'each recorded once on its track');
+  t.same(
+    tracks,
+    [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => numbering(state.sqlite.migrations).map((m) => ({ track: state.name, ...m }))),
+    'each recorded once on its track',
+  );
 });
 
 contract('keys: create, get, list, count, find by value hash', async (t, db) => {
   const store = await db.open();
   t.equal(await store.keys.count(), 0);
   const { key: first, hash } = await newKey(store, {
-    name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, monthlyUpstreamLimitNanos: 80_000_000_001,
-    expiresAt: 9_000_000_000_000, rpmLimit: 60, now: 5,
+    name: 'ci bot',
+    models: ['gamma-5.4', 'alpha-opus-4.6'],
+    monthlyCeilingNanos: 50_000_000_000,
+    monthlyUpstreamLimitNanos: 80_000_000_001,
+    expiresAt: 9_000_000_000_000,
+    rpmLimit: 60,
+    now: 5,
   });
   t.match(first.id, /^key_[A-Za-z0-9]{20}$/);
   t.same(first, {
-    id: first.id, name: 'ci bot', models: ['gamma-5.4', 'alpha-opus-4.6'], monthlyCeilingNanos: 50_000_000_000, monthlyUpstreamLimitNanos: 80_000_000_001, status: 'active',
-    expiresAt: 9_000_000_000_000, createdAt: 5, updatedAt: 5, revokedAt: null, rotatedAt: null, previousValidUntil: null,
-    display: 'sl-test…test', rpmLimit: 60,
+    id: first.id,
+    name: 'ci bot',
+    models: ['gamma-5.4', 'alpha-opus-4.6'],
+    monthlyCeilingNanos: 50_000_000_000,
+    monthlyUpstreamLimitNanos: 80_000_000_001,
+    status: 'active',
+    expiresAt: 9_000_000_000_000,
+    createdAt: 5,
+    updatedAt: 5,
+    revokedAt: null,
+    rotatedAt: null,
+    previousValidUntil: null,
+    display: 'sl-test…test',
+    rpmLimit: 60,
   });
   const { key: second } = await newKey(store, { name: 'plain', now: 6 });
-  t.same([second.models, second.monthlyCeilingNanos, second.monthlyUpstreamLimitNanos, second.expiresAt, second.rpmLimit], [null, null, null, null, null], 'nulls stay null');
+  t.same(
+    [second.models, second.monthlyCeilingNanos, second.monthlyUpstreamLimitNanos, second.expiresAt, second.rpmLimit],
+    [null, null, null, null, null],
+    'nulls stay null',
+  );
   t.same(await store.keys.get(first.id), first);
   t.equal(await store.keys.get('key_nope'), undefined);
-  t.same((await store.keys.list()).map((k) => k.id), [first.id, second.id], 'oldest first');
+  t.same(
+    (await store.keys.list()).map((k) => k.id),
+    [first.id, second.id],
+    'oldest first',
+  );
   t.equal(await store.keys.count(), 2);
 
   const match = await store.keys.findByValueHash(hash);
@@ -72,9 +119,20 @@ contract('keys: update sets what the patch names, null clears, an unknown id ans
   const { key } = await newKey(store, { name: 'a', monthlyCeilingNanos: 100, rpmLimit: 5, now: 10 });
   const updated = await store.keys.update(key.id, { name: 'b', models: ['gamma-5.2'], expiresAt: 50_000, monthlyUpstreamLimitNanos: 700 }, 20);
   t.match(updated, {
-    name: 'b', models: ['gamma-5.2'], expiresAt: 50_000, monthlyCeilingNanos: 100, monthlyUpstreamLimitNanos: 700, rpmLimit: 5, updatedAt: 20, createdAt: 10,
+    name: 'b',
+    models: ['gamma-5.2'],
+    expiresAt: 50_000,
+    monthlyCeilingNanos: 100,
+    monthlyUpstreamLimitNanos: 700,
+    rpmLimit: 5,
+    updatedAt: 20,
+    createdAt: 10,
   });
-  const cleared = await store.keys.update(key.id, { models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null }, 30);
+  const cleared = await store.keys.update(
+    key.id,
+    { models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null },
+    30,
+  );
   t.match(cleared, { name: 'b', models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null, updatedAt: 30 });
   t.match(await store.keys.update(key.id, { rpmLimit: 0 }, 31), { rpmLimit: 0, updatedAt: 31 }, '0 is a value, not null');
   t.match(await store.keys.update(key.id, {}, 40), { name: 'b', updatedAt: 40 }, 'an empty patch only touches updated_at');
@@ -170,7 +228,7 @@ contract('settings: absent, set, overwritten', async (t, db) => {
   t.equal(await store.settings.get('admin_token_sha256'), 'abc');
   await store.settings.set('admin_token_sha256', 'def');
   t.equal(await store.settings.get('admin_token_sha256'), 'def');
-  t.equal((await (await db.open()).settings.get('admin_token_sha256')), 'def', 'another instance reads it');
+  t.equal(await (await db.open()).settings.get('admin_token_sha256'), 'def', 'another instance reads it');
   t.equal(await store.settings.claim('admin_token_sha256', 'ghi'), false, 'a claim of a set name fails…');
   t.equal(await store.settings.get('admin_token_sha256'), 'def', '…and changes nothing');
   t.equal(await store.settings.claim('bootstrapped_at', 'now'), true, 'a claim of a free name sets it');

@@ -14,10 +14,21 @@ import { figures, ledgerRow, newKey } from '../helpers/store-fixtures.js';
 
 const CYCLE = '2026-11';
 
-const reserver = (store: Store, keyId: string) => (nanos: number, now: number, expiresAt: number, extra: Partial<ReserveInput> = {}) =>
-  store.ledger.reserve({
-    keyId, cycle: CYCLE, nanos, upstreamNanos: 2 * nanos, ceilingNanos: 1000, upstreamLimitNanos: 2000, instance: 'gw-a', now, expiresAt, ...extra,
-  });
+const reserver =
+  (store: Store, keyId: string) =>
+  (nanos: number, now: number, expiresAt: number, extra: Partial<ReserveInput> = {}) =>
+    store.ledger.reserve({
+      keyId,
+      cycle: CYCLE,
+      nanos,
+      upstreamNanos: 2 * nanos,
+      ceilingNanos: 1000,
+      upstreamLimitNanos: 2000,
+      instance: 'gw-a',
+      now,
+      expiresAt,
+      ...extra,
+    });
 
 interface Held {
   column: number;
@@ -55,7 +66,11 @@ contract('leases: an ended lease stops counting; renewals move live leases only;
   if (!b.admitted) return;
 
   t.equal(await store.ledger.renewLeases([b.reservation.id, a.reservation.id], 2000, 500), 1, 'the live lease renewed, the dropped one not');
-  t.same(await reserve(600, 1500, 2500), { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 500, 0, 1000) }, 'renewed: still held after its first end');
+  t.same(
+    await reserve(600, 1500, 2500),
+    { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 500, 0, 1000) },
+    'renewed: still held after its first end',
+  );
   t.equal(await store.ledger.renewLeases([b.reservation.id], 3000, 2000), 0, 'a lease that has ended cannot be renewed');
   t.equal(await store.ledger.renewLeases([], 3000, 0), 0, 'nothing to renew');
 
@@ -108,7 +123,11 @@ contract('leases: an ended lease an admission leaves in place still never refuse
   const third = await reserve(500, 200, 10_000);
   t.ok(third.admitted, 'the ended lease stood in the way, so it was dropped and the call admitted');
   t.same(await store.ledger.cycleSpend(key.id, CYCLE, 200), figures(0, 800, 0, 1600), 'only the live leases are held');
-  t.same(await reserve(300, 200, 10_000), { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 800, 0, 1600) }, 'a refusal names the live figures');
+  t.same(
+    await reserve(300, 200, 10_000),
+    { admitted: false, refusedBy: ['ceiling', 'upstream'], ...figures(0, 800, 0, 1600) },
+    'a refusal names the live figures',
+  );
   const held = await heldExactly(db, key.id);
   if (held) t.same([held.column, held.upstreamColumn], [held.rows, held.upstreamRows], 'reserved_nano and reserved_upstream_nano exact');
 });

@@ -4,10 +4,21 @@ import { figures, ledgerRow, newKey } from '../helpers/store-fixtures.js';
 
 /** The store contract, part 2: LedgerStore, and money kept exact — on SQLite and PostgreSQL. */
 
-const reserver = (store: Store, keyId: string, ceilingNanos: number | null) => (nanos: number, extra: Partial<ReserveInput> = {}) =>
-  store.ledger.reserve({
-    keyId, cycle: '2026-11', nanos, upstreamNanos: 0, ceilingNanos, upstreamLimitNanos: null, instance: 'default', now: 0, expiresAt: 120_000, ...extra,
-  });
+const reserver =
+  (store: Store, keyId: string, ceilingNanos: number | null) =>
+  (nanos: number, extra: Partial<ReserveInput> = {}) =>
+    store.ledger.reserve({
+      keyId,
+      cycle: '2026-11',
+      nanos,
+      upstreamNanos: 0,
+      ceilingNanos,
+      upstreamLimitNanos: null,
+      instance: 'default',
+      now: 0,
+      expiresAt: 120_000,
+      ...extra,
+    });
 
 contract('reserve: exact fit admitted, one nano-dollar over refused, cycles apart, a reached ceiling refuses even a free call', async (t, db) => {
   const store = await db.open();
@@ -93,10 +104,15 @@ contract('record without a reservation, release twice, reservations of another c
   t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(57, 40, 114), "other instances' holds stay");
   t.same(await store.ledger.cycleSpend(key.id, '2026-12', 0), figures(0, 0));
   // Migration 19: the release at start scans the few reservations in flight; no admission writes an index by instance.
-  const indexes = db.backend === 'sqlite'
-    ? await db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reservations' AND sql IS NOT NULL ORDER BY name")
-    : await db.query("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'reservations' AND indexname <> 'reservations_pkey' ORDER BY name");
-  t.same(indexes.map((row) => row['name']), ['reservations_by_expiry', 'reservations_by_key_expiry'], 'reservations are indexed by expiry and by key, not by instance');
+  const indexes =
+    db.backend === 'sqlite'
+      ? await db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reservations' AND sql IS NOT NULL ORDER BY name")
+      : await db.query("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'reservations' AND indexname <> 'reservations_pkey' ORDER BY name");
+  t.same(
+    indexes.map((row) => row['name']),
+    ['reservations_by_expiry', 'reservations_by_key_expiry'],
+    'reservations are indexed by expiry and by key, not by instance',
+  );
 });
 
 contract('cycleSpend of every key, keyActivity per key, oldest key first', async (t, db) => {

@@ -27,8 +27,15 @@ contract('lockouts: a window opens at a failure, counts for a minute, then start
 contract('lockouts: 2×15 failures of one address at once from two stores are all counted, and the lockout noted once', async (t, db) => {
   const stores = [await db.open(), await db.open()] as const;
   const windows = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 2 === 0 ? 0 : 1].lockouts.fail('198.51.100.7', 1_000 + i, MINUTE)));
-  t.same(windows.map((w) => w.failures).sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i + 1), 'each failure counted once, in order');
-  t.ok(windows.every((w) => w.start === windows.find((x) => x.failures === 1)?.start), 'all in one window');
+  t.same(
+    windows.map((w) => w.failures).sort((a, b) => a - b),
+    Array.from({ length: 30 }, (_, i) => i + 1),
+    'each failure counted once, in order',
+  );
+  t.ok(
+    windows.every((w) => w.start === windows.find((x) => x.failures === 1)?.start),
+    'all in one window',
+  );
   const notes = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 2 === 0 ? 0 : 1].lockouts.noteLockout('198.51.100.7', 2_000, MINUTE)));
   t.equal(notes.filter(Boolean).length, 1, 'one note');
 });

@@ -83,13 +83,17 @@ contract("trim: a key's sizes are summed from the index by key alone, never from
   const [key, other] = keys as [KeyRecord, KeyRecord];
   const saves = [];
   for (let i = 0; i < 200; i++) {
-    for (const k of keys) saves.push(store.responses.save({ id: `resp_${k.id}_${i}`, keyId: k.id, previousId: null, createdAt: 1_000 + i, items: 'x'.repeat(300) }));
+    for (const k of keys)
+      saves.push(store.responses.save({ id: `resp_${k.id}_${i}`, keyId: k.id, previousId: null, createdAt: 1_000 + i, items: 'x'.repeat(300) }));
   }
   await Promise.all(saves);
   if (db.backend === 'sqlite') {
     const literals = [`'${key.id}'`, String(Number.MAX_SAFE_INTEGER), "''"];
     const plan = (await db.query(`EXPLAIN QUERY PLAN ${TRIM_CHUNK_SQL.replace(/\?/g, () => literals.shift() as string)}`)).map((row) => String(row['detail']));
-    t.ok(plan.some((line) => line.includes('USING COVERING INDEX responses_by_key')), `the index alone: ${plan.join(' | ')}`);
+    t.ok(
+      plan.some((line) => line.includes('USING COVERING INDEX responses_by_key')),
+      `the index alone: ${plan.join(' | ')}`,
+    );
   } else {
     // The planner picks an index-only scan by the table's size and visibility map (a large table
     // that autovacuum keeps, as measured in docs/notebook/performance-log.md): what holds at any size is that
@@ -97,7 +101,7 @@ contract("trim: a key's sizes are summed from the index by key alone, never from
     const [index] = await db.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'responses_by_key'");
     t.match(String(index?.['indexdef']), /\(key_id, created_at, id\) INCLUDE \(bytes\)$/, 'the index by key carries the sizes');
     const [column] = await db.query("SELECT generation_expression FROM information_schema.columns WHERE table_name = 'responses' AND column_name = 'bytes'");
-    t.equal(column?.['generation_expression'], 'octet_length(items)', 'each response\'s size in bytes, kept by the server');
+    t.equal(column?.['generation_expression'], 'octet_length(items)', "each response's size in bytes, kept by the server");
     t.match(TRIM_SIZES_SQL, /SUM\(bytes\)/, 'and the trim sums that column');
   }
   t.equal(await store.responses.trim(key.id, 300 * 150), 50, 'and the trim still keeps the newest within the budget');

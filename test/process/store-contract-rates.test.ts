@@ -58,7 +58,10 @@ contract('rates: 3 rounds of 2×100 concurrent takes from two stores, a cap of 1
     t.equal(waits.filter((w) => w === 0).length, 10, `round ${round}: exactly 10 admitted`);
     // Takes of one round carry times up to 4 ms apart and are decided in any order: a refusal
     // may wait up to those 4 ms more than the window.
-    t.ok(waits.every((w) => w >= 0 && w <= WINDOW + 4), 'every refusal says when to come back');
+    t.ok(
+      waits.every((w) => w >= 0 && w <= WINDOW + 4),
+      'every refusal says when to come back',
+    );
   }
 });
 
@@ -77,7 +80,11 @@ async function replay(t: Test, take: ReturnType<typeof taker>, sequence: Array<[
   const admitted: Array<{ limit: number; at: number }> = [];
   const wrong: string[] = [];
   for (const [limit, now] of sequence) {
-    const expected = exactWait(admitted.map((a) => a.at), limit, now);
+    const expected = exactWait(
+      admitted.map((a) => a.at),
+      limit,
+      now,
+    );
     const wait = await take(limit, now);
     if (wait !== expected) wrong.push(`limit ${limit} at ${now}: ${wait}, not ${expected}`);
     if (wait === 0) admitted.push({ limit, at: now });

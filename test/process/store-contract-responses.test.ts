@@ -6,7 +6,11 @@ import { newKey } from '../helpers/store-fixtures.js';
 /** The store contract, part 6: ResponseStore (Responses API responses kept for previous_response_id) — on SQLite and PostgreSQL. */
 
 const response = (id: string, keyId: string, previousId: string | null, createdAt: number): StoredResponse => ({
-  id, keyId, previousId, createdAt, items: JSON.stringify({ input: [{ role: 'user', content: `to ${id}` }], output: [] }),
+  id,
+  keyId,
+  previousId,
+  createdAt,
+  items: JSON.stringify({ input: [{ role: 'user', content: `to ${id}` }], output: [] }),
 });
 
 contract('responses: a thread comes back whole, oldest first, and only to its own key', async (t, db) => {
@@ -23,7 +27,7 @@ contract('responses: a thread comes back whole, oldest first, and only to its ow
   t.same(await store.responses.thread(mine.id, 'resp_d', 0), [first, branch], 'a branch has only its own ancestors');
   t.same(await store.responses.thread(mine.id, 'resp_a', 0), [first]);
   t.same(await store.responses.thread(other.id, 'resp_c', 0), [], "another key's response is not found");
-  t.same(await store.responses.thread(mine.id, 'resp_x', 0), [], 'nor is another key\'s id asked by this key');
+  t.same(await store.responses.thread(mine.id, 'resp_x', 0), [], "nor is another key's id asked by this key");
   t.same(await store.responses.thread(mine.id, 'resp_nope', 0), [], 'an unknown id');
   const big = 'é'.repeat(300_000);
   await store.responses.save({ ...response('resp_big', mine.id, null, 5_000), items: big });
@@ -52,13 +56,21 @@ contract('responses: expired links break the thread; prune deletes by age', asyn
   await store.responses.save(response('resp_1', key.id, null, 1_000));
   await store.responses.save(response('resp_2', key.id, 'resp_1', 2_000));
   await store.responses.save(response('resp_3', key.id, 'resp_2', 3_000));
-  t.same((await store.responses.thread(key.id, 'resp_3', 3_000)).map((r) => r.id), [], 'an ancestor older than `since` ends the conversation');
+  t.same(
+    (await store.responses.thread(key.id, 'resp_3', 3_000)).map((r) => r.id),
+    [],
+    'an ancestor older than `since` ends the conversation',
+  );
   t.same(await store.responses.thread(key.id, 'resp_3', 3_001), [], 'itself expired');
-  t.same((await store.responses.thread(key.id, 'resp_3', 1_000)).map((r) => r.id), ['resp_1', 'resp_2', 'resp_3'], 'at `since` is kept');
+  t.same(
+    (await store.responses.thread(key.id, 'resp_3', 1_000)).map((r) => r.id),
+    ['resp_1', 'resp_2', 'resp_3'],
+    'at `since` is kept',
+  );
 
   t.equal(await store.responses.prune(2_000), 1, 'only the response created before the bound');
   t.same(await store.responses.thread(key.id, 'resp_3', 0), [], 'a pruned ancestor breaks the thread');
-  t.same((await store.responses.thread(key.id, 'resp_2', 0)), [], 'for every descendant');
+  t.same(await store.responses.thread(key.id, 'resp_2', 0), [], 'for every descendant');
   t.equal(await store.responses.prune(2_000), 0);
   t.equal(await store.responses.prune(10_000), 2);
   const left = await db.query('SELECT COUNT(*) AS n FROM responses');
@@ -75,8 +87,16 @@ contract('responses: the saves of one turn are written together, and a bad one f
     store.responses.save(response('resp_taken', key.id, null, 2_000)),
     store.responses.save(response('resp_p2', key.id, 'resp_p1', 2_000)),
   ]);
-  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the duplicate id is refused');
-  t.same((await store.responses.thread(key.id, 'resp_p2', 0)).map((r) => r.id), ['resp_p1', 'resp_p2'], 'the others are stored');
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+    'only the duplicate id is refused',
+  );
+  t.same(
+    (await store.responses.thread(key.id, 'resp_p2', 0)).map((r) => r.id),
+    ['resp_p1', 'resp_p2'],
+    'the others are stored',
+  );
   t.equal((await store.responses.thread(key.id, 'resp_taken', 0))[0]?.createdAt, 1_000, 'the first response under the id is untouched');
 });
 
@@ -86,7 +106,8 @@ contract("responses: trim keeps a key's newest within its byte budget and delete
   const { key: other } = await newKey(store);
   // 100, 200 (100 characters: the budget counts bytes) and 100 bytes; the last two share their millisecond, the id orders them.
   const sized = (id: string, createdAt: number, items: string): StoredResponse => ({ id, keyId: key.id, previousId: null, createdAt, items });
-  for (const r of [sized('resp_1', 1_000, 'a'.repeat(100)), sized('resp_2', 2_000, 'é'.repeat(100)), sized('resp_3', 2_000, 'b'.repeat(100))]) await store.responses.save(r);
+  for (const r of [sized('resp_1', 1_000, 'a'.repeat(100)), sized('resp_2', 2_000, 'é'.repeat(100)), sized('resp_3', 2_000, 'b'.repeat(100))])
+    await store.responses.save(r);
   await store.responses.save({ ...response('resp_x', other.id, null, 500), items: 'x'.repeat(1_000) });
   const left = async (keyId: string, ids: string[]): Promise<string[]> => {
     const found = await Promise.all(ids.map(async (id) => ((await store.responses.thread(keyId, id, 0)).length ? [id] : [])));

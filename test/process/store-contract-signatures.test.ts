@@ -18,7 +18,14 @@ contract('signatures: kept per key and call id until they expire, replaced by a 
     ],
     1_000,
   );
-  t.same(await b.signatures.get('key_a', ['call_1', 'call_2', 'call_3'], 0), new Map([['call_1', 'SIG1'], ['call_2', 'two']]), 'the last of a batch wins; unknown ids absent');
+  t.same(
+    await b.signatures.get('key_a', ['call_1', 'call_2', 'call_3'], 0),
+    new Map([
+      ['call_1', 'SIG1'],
+      ['call_2', 'two'],
+    ]),
+    'the last of a batch wins; unknown ids absent',
+  );
   t.same(await b.signatures.get('key_b', ['call_1', 'call_2'], 0), new Map([['call_1', "b's"]]), "another key's signatures are its own");
   t.same(await b.signatures.get('key_a', [], 0), new Map());
   await b.signatures.put([{ keyId: 'key_a', callId: 'call_2', signature: 'renewed' }], 5_000);

@@ -12,7 +12,20 @@ contract('status rollups: samples added into their minute and their hour, summed
   const store = await withPluginStates(await db.open());
   await store.status.record([]);
   await store.status.record([
-    { model: 'gamma-5.4', minute: T0, requests: 10, failures: 1, latency: new Map([[3, 4], [5, 5]]), endpoints: new Map([['responses', 3], ['chat.completions', 7]]) },
+    {
+      model: 'gamma-5.4',
+      minute: T0,
+      requests: 10,
+      failures: 1,
+      latency: new Map([
+        [3, 4],
+        [5, 5],
+      ]),
+      endpoints: new Map([
+        ['responses', 3],
+        ['chat.completions', 7],
+      ]),
+    },
     { model: 'gamma-5.4', minute: T0 + MINUTE, requests: 5, failures: 0, latency: new Map([[3, 5]]), endpoints: new Map([['chat.completions', 5]]) },
     { model: 'alpha-opus-4.6', minute: T0 + MINUTE, requests: 2, failures: 2, latency: new Map(), endpoints: new Map([['messages', 2]]) },
   ]);
@@ -29,35 +42,55 @@ contract('status rollups: samples added into their minute and their hour, summed
     { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
     { model: 'gamma-5.4', requests: 5, failures: 0 },
   ]);
-  t.same(await store.status.totals('hour', T0), [
-    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
-    { model: 'gamma-5.4', requests: 16, failures: 2 },
-  ], 'both minutes in the hour of T0');
+  t.same(
+    await store.status.totals('hour', T0),
+    [
+      { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+      { model: 'gamma-5.4', requests: 16, failures: 2 },
+    ],
+    'both minutes in the hour of T0',
+  );
   t.same(await store.status.latency('hour', T0), [
     { model: 'gamma-5.4', bucket: 3, count: 9 },
     { model: 'gamma-5.4', bucket: 5, count: 6 },
   ]);
   t.same(await store.status.latency('minute', T0 + MINUTE), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
-  t.same(await store.status.endpointTotals(T0), [
-    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
-    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 12 },
-    { model: 'gamma-5.4', endpoint: 'responses', requests: 4 },
-  ], 'requests per model and endpoint over the minutes since, ordered by both');
-  t.same(await store.status.endpointTotals(T0 + 1), [
-    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
-    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
-  ], 'only minutes that start at or after since');
+  t.same(
+    await store.status.endpointTotals(T0),
+    [
+      { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+      { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 12 },
+      { model: 'gamma-5.4', endpoint: 'responses', requests: 4 },
+    ],
+    'requests per model and endpoint over the minutes since, ordered by both',
+  );
+  t.same(
+    await store.status.endpointTotals(T0 + 1),
+    [
+      { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+      { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
+    ],
+    'only minutes that start at or after since',
+  );
 
   await store.status.prune(T0 + MINUTE, T0, 0);
-  t.same(await store.status.totals('minute', 0), [
-    { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
-    { model: 'gamma-5.4', requests: 5, failures: 0 },
-  ], 'minutes before the cut are gone');
+  t.same(
+    await store.status.totals('minute', 0),
+    [
+      { model: 'alpha-opus-4.6', requests: 2, failures: 2 },
+      { model: 'gamma-5.4', requests: 5, failures: 0 },
+    ],
+    'minutes before the cut are gone',
+  );
   t.same(await store.status.latency('minute', 0), [{ model: 'gamma-5.4', bucket: 3, count: 5 }]);
-  t.same(await store.status.endpointTotals(0), [
-    { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
-    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
-  ], 'endpoint counts of minutes before the cut are gone with them');
+  t.same(
+    await store.status.endpointTotals(0),
+    [
+      { model: 'alpha-opus-4.6', endpoint: 'messages', requests: 2 },
+      { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 5 },
+    ],
+    'endpoint counts of minutes before the cut are gone with them',
+  );
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
   await store.status.prune(T0 + MINUTE, T0 + HOUR, 0);
   t.same(await store.status.totals('hour', 0), []);
@@ -67,7 +100,13 @@ contract('status rollups: samples added into their minute and their hour, summed
 });
 
 const incident = (fields: Partial<NewIncident> = {}): NewIncident => ({
-  title: 'Slow replies', status: 'investigating', impact: 'minor', models: ['gamma-5.4'], automatic: false, message: 'Looking.', now: T0,
+  title: 'Slow replies',
+  status: 'investigating',
+  impact: 'minor',
+  models: ['gamma-5.4'],
+  automatic: false,
+  message: 'Looking.',
+  now: T0,
   ...fields,
 });
 
@@ -76,8 +115,16 @@ contract('incidents: created with their first update; a patch adds an update onl
   const created = await store.status.createIncident(incident());
   t.match(created.id, /^inc_[A-Za-z0-9]{16}$/);
   t.same(created, {
-    id: created.id, title: 'Slow replies', status: 'investigating', impact: 'minor', models: ['gamma-5.4'], automatic: false,
-    startedAt: T0, resolvedAt: null, updatedAt: T0, updates: [{ at: T0, status: 'investigating', message: 'Looking.' }],
+    id: created.id,
+    title: 'Slow replies',
+    status: 'investigating',
+    impact: 'minor',
+    models: ['gamma-5.4'],
+    automatic: false,
+    startedAt: T0,
+    resolvedAt: null,
+    updatedAt: T0,
+    updates: [{ at: T0, status: 'investigating', message: 'Looking.' }],
   });
   const quiet = await store.status.updateIncident(created.id, { title: 'Very slow', impact: 'major', models: [], now: T0 + 1 });
   t.match(quiet, { title: 'Very slow', impact: 'major', models: [], updatedAt: T0 + 1, status: 'investigating' });
@@ -89,10 +136,15 @@ contract('incidents: created with their first update; a patch adds an update onl
   const resolved = await store.status.updateIncident(created.id, { status: 'resolved', message: 'Fixed.', now: T0 + 4 });
   t.match(resolved, { status: 'resolved', resolvedAt: T0 + 4 });
   t.match(await store.status.updateIncident(created.id, { status: 'resolved', now: T0 + 5 }), { resolvedAt: T0 + 4 }, 'stamped once');
-  t.match(await store.status.updateIncident(created.id, { status: 'monitoring', now: T0 + 6 }), { status: 'monitoring', resolvedAt: null }, 'reopening clears it');
-  t.same((await store.status.getIncident(created.id))?.updates.map((u) => u.status), [
-    'monitoring', 'resolved', 'resolved', 'identified', 'identified', 'investigating',
-  ]);
+  t.match(
+    await store.status.updateIncident(created.id, { status: 'monitoring', now: T0 + 6 }),
+    { status: 'monitoring', resolvedAt: null },
+    'reopening clears it',
+  );
+  t.same(
+    (await store.status.getIncident(created.id))?.updates.map((u) => u.status),
+    ['monitoring', 'resolved', 'resolved', 'identified', 'identified', 'investigating'],
+  );
   t.equal(await store.status.updateIncident('inc_nope', { status: 'resolved', now: T0 }), undefined);
   t.equal(await store.status.getIncident('inc_nope'), undefined);
   t.match(await store.status.createIncident(incident({ status: 'resolved' })), { resolvedAt: T0 }, 'created resolved: stamped at once');
@@ -110,8 +162,16 @@ contract('incidents: the list holds open ones and those started since, newest fi
   await store.status.updateIncident(autoResolved.id, { status: 'resolved', now: T0 + 3 * MINUTE });
 
   const listed = await store.status.listIncidents(T0 - HOUR);
-  t.same(listed.map((i) => i.id), [autoResolved.id, auto.id, second.id, first.id, oldOpen.id], 'newest first; the same instant in creation order, newest first');
-  t.same(listed[0]?.updates.map((u) => u.status), ['resolved', 'investigating'], 'each with its own updates');
+  t.same(
+    listed.map((i) => i.id),
+    [autoResolved.id, auto.id, second.id, first.id, oldOpen.id],
+    'newest first; the same instant in creation order, newest first',
+  );
+  t.same(
+    listed[0]?.updates.map((u) => u.status),
+    ['resolved', 'investigating'],
+    'each with its own updates',
+  );
   t.same(listed[2]?.models, [], 'the whole gateway');
   t.same((await store.status.listIncidents(0)).length, 6);
   t.same((await store.status.openAutomaticIncidents()).map((i) => i.title).sort(), ['auto', 'old but open']);
@@ -121,17 +181,51 @@ contract('incidents: the list holds open ones and those started since, newest fi
 contract('status rollups from two instances: their figures of one minute and hour, endpoint counts too, are merged', async (t, db) => {
   const [a, b] = [await withPluginStates(await db.open()), await withPluginStates(await db.open())];
   await Promise.all([
-    a.status.record([{ model: 'gamma-5.4', minute: T0, requests: 3, failures: 1, latency: new Map([[2, 2]]), endpoints: new Map([['chat.completions', 2], ['responses', 1]]) }]),
-    b.status.record([{ model: 'gamma-5.4', minute: T0, requests: 4, failures: 0, latency: new Map([[2, 1], [7, 3]]), endpoints: new Map([['messages', 3], ['responses', 1]]) }]),
+    a.status.record([
+      {
+        model: 'gamma-5.4',
+        minute: T0,
+        requests: 3,
+        failures: 1,
+        latency: new Map([[2, 2]]),
+        endpoints: new Map([
+          ['chat.completions', 2],
+          ['responses', 1],
+        ]),
+      },
+    ]),
+    b.status.record([
+      {
+        model: 'gamma-5.4',
+        minute: T0,
+        requests: 4,
+        failures: 0,
+        latency: new Map([
+          [2, 1],
+          [7, 3],
+        ]),
+        endpoints: new Map([
+          ['messages', 3],
+          ['responses', 1],
+        ]),
+      },
+    ]),
   ]);
-  t.same(await a.status.endpointTotals(T0), [
-    { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 2 },
-    { model: 'gamma-5.4', endpoint: 'messages', requests: 3 },
-    { model: 'gamma-5.4', endpoint: 'responses', requests: 2 },
-  ], 'their endpoint counts of the minute summed');
+  t.same(
+    await a.status.endpointTotals(T0),
+    [
+      { model: 'gamma-5.4', endpoint: 'chat.completions', requests: 2 },
+      { model: 'gamma-5.4', endpoint: 'messages', requests: 3 },
+      { model: 'gamma-5.4', endpoint: 'responses', requests: 2 },
+    ],
+    'their endpoint counts of the minute summed',
+  );
   t.same(await a.status.totals('minute', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
   t.same(await b.status.totals('hour', T0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }]);
-  t.same(await b.status.latency('minute', T0), [{ model: 'gamma-5.4', bucket: 2, count: 3 }, { model: 'gamma-5.4', bucket: 7, count: 3 }]);
+  t.same(await b.status.latency('minute', T0), [
+    { model: 'gamma-5.4', bucket: 2, count: 3 },
+    { model: 'gamma-5.4', bucket: 7, count: 3 },
+  ]);
 });
 
 contract('incident watch counts: every instance adds into (model, slot); totals since a slot; pruned', async (t, db) => {
@@ -147,19 +241,31 @@ contract('incident watch counts: every instance adds into (model, slot); totals 
     { model: 'alpha-opus-4.6', slot: T0 + SLOT, attempts: 5, errors: 1 },
     { model: 'alpha-opus-4.6', slot: T0 + SLOT, attempts: 1, errors: 1 },
   ]);
-  t.same(await b.status.attemptTotals(T0), [
-    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
-    { model: 'gamma-5.4', attempts: 6, errors: 4 },
-  ], 'summed over instances and slots, ordered by model');
-  t.same(await a.status.attemptTotals(T0 + 1), [
-    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
-    { model: 'gamma-5.4', attempts: 1, errors: 0 },
-  ], 'only slots that start at or after since');
+  t.same(
+    await b.status.attemptTotals(T0),
+    [
+      { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+      { model: 'gamma-5.4', attempts: 6, errors: 4 },
+    ],
+    'summed over instances and slots, ordered by model',
+  );
+  t.same(
+    await a.status.attemptTotals(T0 + 1),
+    [
+      { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+      { model: 'gamma-5.4', attempts: 1, errors: 0 },
+    ],
+    'only slots that start at or after since',
+  );
   await a.status.prune(0, 0, T0 + SLOT);
-  t.same(await a.status.attemptTotals(0), [
-    { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
-    { model: 'gamma-5.4', attempts: 1, errors: 0 },
-  ], 'slots before the cut are gone');
+  t.same(
+    await a.status.attemptTotals(0),
+    [
+      { model: 'alpha-opus-4.6', attempts: 6, errors: 2 },
+      { model: 'gamma-5.4', attempts: 1, errors: 0 },
+    ],
+    'slots before the cut are gone',
+  );
 });
 
 contract('automatic incidents: at most one open per model; resolved (or reopened by hand) it makes room; ifOpen leaves a resolved one alone', async (t, db) => {
@@ -173,14 +279,18 @@ contract('automatic incidents: at most one open per model; resolved (or reopened
 
   const resolved = await store.status.updateIncident(first?.id ?? '', { status: 'resolved', message: 'Recovered.', now: T0 + 4, ifOpen: true });
   t.match(resolved, { status: 'resolved', resolvedAt: T0 + 4 });
-  t.equal(await store.status.updateIncident(first?.id ?? '', { status: 'resolved', message: 'Again.', now: T0 + 5, ifOpen: true }), undefined, 'ifOpen: a resolved one is left alone');
+  t.equal(
+    await store.status.updateIncident(first?.id ?? '', { status: 'resolved', message: 'Again.', now: T0 + 5, ifOpen: true }),
+    undefined,
+    'ifOpen: a resolved one is left alone',
+  );
   t.equal((await store.status.getIncident(first?.id ?? ''))?.updates.length, 2, 'no update added');
 
   const second = await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 6));
   t.ok(second, 'a resolved one makes room for the next');
   await store.status.updateIncident(second?.id ?? '', { status: 'resolved', now: T0 + 7 });
   await store.status.updateIncident(second?.id ?? '', { status: 'monitoring', message: 'Reopened by hand.', now: T0 + 8 });
-  t.ok(await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 9)), 'reopened by hand it is the operator\'s: the watch opens its own');
+  t.ok(await store.status.openAutomaticIncident('gamma-5.4', auto(T0 + 9)), "reopened by hand it is the operator's: the watch opens its own");
   t.same((await store.status.openAutomaticIncidents()).map((i) => i.startedAt).sort(), [T0 + 2, T0 + 6, T0 + 9]);
 });
 
@@ -196,7 +306,7 @@ contract('last automatic resolve of a model: the latest resolve of an automatic 
   t.equal(await last('gamma-5.4'), undefined, 'an open one has no resolve');
   const manual = await store.status.createIncident(incident({ now: T0 }));
   await resolve(manual.id, T0 + 9 * MINUTE);
-  t.equal(await last('gamma-5.4'), undefined, 'a manual incident\'s resolve does not count');
+  t.equal(await last('gamma-5.4'), undefined, "a manual incident's resolve does not count");
 
   await resolve(first?.id, T0 + MINUTE, true);
   t.equal(await last('gamma-5.4'), T0 + MINUTE, 'resolved on recovery (ifOpen)');
@@ -209,7 +319,7 @@ contract('last automatic resolve of a model: the latest resolve of an automatic 
   await resolve((await auto('gamma-5.2', T0 + 5 * MINUTE))?.id, T0 + 6 * MINUTE);
   t.equal(await last('gamma-5.4'), T0 + 3 * MINUTE, "another model's resolve is not counted");
   t.equal(await last('gamma-5.2'), T0 + 6 * MINUTE);
-  t.equal(await last('gamma-5'), undefined, 'a model whose ID only begins the other\'s');
+  t.equal(await last('gamma-5'), undefined, "a model whose ID only begins the other's");
 
   // Started earlier, resolved later: the resolve, not the start, decides; named among others by a patch.
   const early = await store.status.createIncident(incident({ models: ['alpha-opus-4.6'], automatic: true, now: T0 - HOUR }));
@@ -222,7 +332,9 @@ contract('last automatic resolve of a model: the latest resolve of an automatic 
 
   // The same answers as reading the whole log (what the watch did before).
   for (const model of ['gamma-5.4', 'gamma-5.2', 'gamma-5', 'alpha-opus-4.6']) {
-    const resolves = (await store.status.listIncidents(0)).flatMap((i) => (i.automatic && i.resolvedAt !== null && i.models.includes(model) ? [i.resolvedAt] : []));
+    const resolves = (await store.status.listIncidents(0)).flatMap((i) =>
+      i.automatic && i.resolvedAt !== null && i.models.includes(model) ? [i.resolvedAt] : [],
+    );
     t.equal(await last(model), resolves.length > 0 ? Math.max(...resolves) : undefined, model);
   }
 });

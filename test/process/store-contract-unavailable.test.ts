@@ -25,7 +25,17 @@ async function failure(call: () => Promise<unknown>): Promise<unknown> {
 contract('unavailable: calls fail as StoreUnavailableError within the timeout, and the store recovers', async (t, db) => {
   const store = await db.open({ timeoutMs: TIMEOUT_MS });
   const { key } = await newKey(store, { monthlyCeilingNanos: 1000 });
-  const reserve = { keyId: key.id, cycle: '2026-11', nanos: 100, upstreamNanos: 0, ceilingNanos: 1000, upstreamLimitNanos: null, instance: 'gw', now: 1, expiresAt: 120_001 };
+  const reserve = {
+    keyId: key.id,
+    cycle: '2026-11',
+    nanos: 100,
+    upstreamNanos: 0,
+    ceilingNanos: 1000,
+    upstreamLimitNanos: null,
+    instance: 'gw',
+    now: 1,
+    expiresAt: 120_001,
+  };
   const resume = await db.outage();
   try {
     const started = Date.now();

@@ -23,7 +23,7 @@ function notesState(migrations: StoreExtension<Notes>['sqlite']['migrations']): 
       migrations,
       open: ({ db, writes }) => ({
         add: (text) => writes.writeStatement(() => void db.prepare('INSERT INTO plugin_notes (text) VALUES (?)').run(text)),
-        all: async () => (db.prepare('SELECT text FROM plugin_notes ORDER BY text').pluck().all() as string[]),
+        all: async () => db.prepare('SELECT text FROM plugin_notes ORDER BY text').pluck().all() as string[],
       }),
     },
     postgres: {
@@ -71,8 +71,12 @@ contract('extensions: a failing migration leaves nothing of its version behind a
   await t.rejects(store.extend(broken), /no_such_table/);
   const fixed = await (await db.open()).extend(notesState([NOTES_V1, NOTES_V2]));
   await fixed.add('after');
-  t.same(await db.query("SELECT version, name FROM store_migrations WHERE track = 'notes' ORDER BY version"), [
-    { version: 1, name: 'notes' },
-    { version: 2, name: 'note order' },
-  ], 'the broken version left no record: the fixed one applies');
+  t.same(
+    await db.query("SELECT version, name FROM store_migrations WHERE track = 'notes' ORDER BY version"),
+    [
+      { version: 1, name: 'notes' },
+      { version: 2, name: 'note order' },
+    ],
+    'the broken version left no record: the fixed one applies',
+  );
 });

@@ -33,14 +33,25 @@ function shippedCore(core: readonly Migration[], tracks: ReadonlyArray<readonly 
   const byVersion = new Map(core.map((m) => [m.version, { ...m }]));
   for (const migration of tracks.flat().filter((m) => m.wasCore)) {
     const own = byVersion.get(migration.version);
-    byVersion.set(migration.version, own ? { version: own.version, name: migration.name, sql: `${own.sql}\n${migration.sql}` } : { version: migration.version, name: migration.name, sql: migration.sql });
+    byVersion.set(
+      migration.version,
+      own
+        ? { version: own.version, name: migration.name, sql: `${own.sql}\n${migration.sql}` }
+        : { version: migration.version, name: migration.name, sql: migration.sql },
+    );
   }
   return [...byVersion.values()].sort((a, b) => a.version - b.version);
 }
 
 const SHIPPED = {
-  sqlite: shippedCore(MIGRATIONS, STATES.map((s) => s.sqlite.migrations)),
-  postgres: shippedCore(PG_MIGRATIONS, STATES.map((s) => s.postgres.migrations)),
+  sqlite: shippedCore(
+    MIGRATIONS,
+    STATES.map((s) => s.sqlite.migrations),
+  ),
+  postgres: shippedCore(
+    PG_MIGRATIONS,
+    STATES.map((s) => s.postgres.migrations),
+  ),
 };
 
 /** A row in each moved table, in SQL both backends take. */
@@ -55,14 +66,20 @@ async function shippedDatabase(db: TestDatabase, upTo: number): Promise<void> {
   if (db.backend === 'sqlite') {
     const sqlite = new Database(db.path ?? '');
     configureConnection(sqlite);
-    migrateSqlite(sqlite, SHIPPED.sqlite.filter((m) => m.version <= upTo));
+    migrateSqlite(
+      sqlite,
+      SHIPPED.sqlite.filter((m) => m.version <= upTo),
+    );
     sqlite.exec(ROWS);
     sqlite.close();
     return;
   }
   const pool = createPool(db.url ?? '');
   try {
-    await migratePostgres(pool, SHIPPED.postgres.filter((m) => m.version <= upTo));
+    await migratePostgres(
+      pool,
+      SHIPPED.postgres.filter((m) => m.version <= upTo),
+    );
     await pool.query(ROWS);
   } finally {
     await pool.end();
@@ -78,8 +95,10 @@ async function schema(db: TestDatabase): Promise<unknown[]> {
     ...(await db.query(`SELECT table_name, column_name, ordinal_position, data_type, column_default, is_nullable, is_generated, generation_expression
       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`)),
     ...(await db.query("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname")),
-    ...(await db.query("SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' ORDER BY p.proname")),
-    ...(await db.query("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname")),
+    ...(await db.query(
+      "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' ORDER BY p.proname",
+    )),
+    ...(await db.query('SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname')),
   ];
 }
 
@@ -101,12 +120,20 @@ for (const upTo of [22, 15]) {
       .filter(({ versions }) => versions.length > 0);
     t.same(applied, lacked, 'each track applies only the migrations the database lacked');
 
-    t.same((await store.responses.thread('key_old', 'resp_old', 0)).map((r) => r.id), ['resp_old'], 'stored responses kept');
+    t.same(
+      (await store.responses.thread('key_old', 'resp_old', 0)).map((r) => r.id),
+      ['resp_old'],
+      'stored responses kept',
+    );
     t.same(await store.signatures.get('key_old', ['call_old'], 0), new Map([['call_old', 'SIG']]), 'thought signatures kept');
     t.same(await store.status.totals('minute', 0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }], 'status rollups kept');
 
     const tracks = await db.query('SELECT track, version FROM store_migrations ORDER BY track, version');
-    t.same(tracks, [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => state[db.backend].migrations.map(({ version }) => ({ track: state.name, version }))), "every plugin migration recorded on its track, once");
+    t.same(
+      tracks,
+      [RESPONSE_STATE, STATUS_STATE, SIGNATURE_STATE].flatMap((state) => state[db.backend].migrations.map(({ version }) => ({ track: state.name, version }))),
+      'every plugin migration recorded on its track, once',
+    );
     t.same(await schema(db), await freshSchema(t, db.backend), 'the same schema as a fresh database');
   });
 }

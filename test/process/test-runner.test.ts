@@ -46,7 +46,9 @@ t.test('on the run-wide server a file gets fresh databases, dropped at its end; 
     const admin = new pg.Client({ connectionString: `${server.url}/postgres` });
     await admin.connect();
     try {
-      return (await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'file_%' ORDER BY datname")).rows.map((r) => r.datname);
+      return (await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'file_%' ORDER BY datname")).rows.map(
+        (r) => r.datname,
+      );
     } finally {
       await admin.end();
     }

@@ -205,7 +205,20 @@ function resolvingTo(address: string, asked: string[]): Resolver {
 t.test('the guarded fetcher refuses a name resolving to a non-public spelling before connecting', async (t) => {
   const server = await startImageServer(t);
   const ca = readFileSync(CA_FILE);
-  const sample = ['127.0.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::7f00:1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '169.254.169.254', '::ffff:a9fe:a9fe', 'fd00:ec2::254', '::1'];
+  const sample = [
+    '127.0.0.1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::7f00:1',
+    '::ffff:0:7f00:1',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    'fd00:ec2::254',
+    '::1',
+  ];
   for (const address of sample) {
     const asked: string[] = [];
     const fetcher = new GuardedFetcher({ ca, resolve: resolvingTo(address, asked) });

@@ -13,7 +13,17 @@ import { chainOf, detachedCall } from '../helpers/pipeline-parts.js';
  */
 
 const TAKE: RateTake = { keyId: 'k', limit: 2, windowMs: 60_000, now: 5 };
-const RESERVE: ReserveInput = { keyId: 'k', cycle: '2026-11', nanos: 10, upstreamNanos: 0, ceilingNanos: 100, upstreamLimitNanos: null, instance: 'gw', now: 5, expiresAt: 100 };
+const RESERVE: ReserveInput = {
+  keyId: 'k',
+  cycle: '2026-11',
+  nanos: 10,
+  upstreamNanos: 0,
+  ceilingNanos: 100,
+  upstreamLimitNanos: null,
+  instance: 'gw',
+  now: 5,
+  expiresAt: 100,
+};
 const ADMITTED: ReserveResult = { admitted: true, reservation: { id: 7, keyId: 'k', cycle: '2026-11', nanos: 10, upstreamNanos: 0 } };
 
 /** A store that records which of its admission calls were made, answering `waitMs` to takes. */
@@ -28,12 +38,15 @@ function recordingStore(waitMs: number, calls: string[]): Store {
   } as unknown as Store;
 }
 
-t.test('a take and a reservation: one store call, the take\'s verdict first', async (t) => {
+t.test("a take and a reservation: one store call, the take's verdict first", async (t) => {
   const calls: string[] = [];
   const verdicts: string[] = [];
   const steps = new AdmissionSteps();
   steps.queueTake(TAKE, (wait) => void verdicts.push(`take ${wait}`));
-  steps.queueReservation(() => RESERVE, (result) => void verdicts.push(`reserve ${result.admitted}`));
+  steps.queueReservation(
+    () => RESERVE,
+    (result) => void verdicts.push(`reserve ${result.admitted}`),
+  );
   await steps.run(recordingStore(0, calls));
   t.same(calls, ['take+reserve k 10']);
   t.same(verdicts, ['take 0', 'reserve true']);
@@ -41,13 +54,16 @@ t.test('a take and a reservation: one store call, the take\'s verdict first', as
   t.same(calls, ['take+reserve k 10'], 'run once: a second run has nothing left to do');
 });
 
-t.test('a refused take: its error, and the reservation\'s verdict never runs', async (t) => {
+t.test("a refused take: its error, and the reservation's verdict never runs", async (t) => {
   const verdicts: string[] = [];
   const steps = new AdmissionSteps();
   steps.queueTake(TAKE, (wait) => {
     throw new GatewayError(429, `wait ${wait}`);
   });
-  steps.queueReservation(() => RESERVE, () => void verdicts.push('reserve'));
+  steps.queueReservation(
+    () => RESERVE,
+    () => void verdicts.push('reserve'),
+  );
   await t.rejects(steps.run(recordingStore(1500, [])), { status: 429, message: 'wait 1500' });
   t.same(verdicts, []);
 });
@@ -55,7 +71,10 @@ t.test('a refused take: its error, and the reservation\'s verdict never runs', a
 t.test('a take that refused but whose verdict let the call through stops it anyway', async (t) => {
   const steps = new AdmissionSteps();
   steps.queueTake(TAKE, () => undefined);
-  steps.queueReservation(() => RESERVE, () => undefined);
+  steps.queueReservation(
+    () => RESERVE,
+    () => undefined,
+  );
   await t.rejects(steps.run(recordingStore(1500, [])), /the rate cap refused a call its verdict let through/);
 });
 
@@ -65,7 +84,10 @@ t.test('either step alone makes its own store call', async (t) => {
   takeOnly.queueTake(TAKE, () => undefined);
   await takeOnly.run(recordingStore(0, calls));
   const reserveOnly = new AdmissionSteps();
-  reserveOnly.queueReservation(() => RESERVE, () => undefined);
+  reserveOnly.queueReservation(
+    () => RESERVE,
+    () => undefined,
+  );
   await reserveOnly.run(recordingStore(0, calls));
   await new AdmissionSteps().run(recordingStore(0, calls));
   t.same(calls, ['take k', 'reserve k'], 'and no step, no call');
@@ -79,7 +101,10 @@ t.test('admit(): the steps run after the last request hook', async (t) => {
     {
       onRequest: (c) => {
         order.push('last hook');
-        c.admission.queueReservation(() => RESERVE, () => void order.push('reserve verdict'));
+        c.admission.queueReservation(
+          () => RESERVE,
+          () => void order.push('reserve verdict'),
+        );
       },
     },
   );

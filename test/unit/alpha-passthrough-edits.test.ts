@@ -30,7 +30,7 @@ const SIGNED = encodeReasoningState({ family: 'alpha', kind: 'signature', data: 
 const REDACTED = encodeReasoningState({ family: 'alpha', kind: 'redacted', data: 'EmwKAhgB' });
 const BETA = `{"type":"thinking","thinking":"","signature":"${encodeReasoningState({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' })}"}`;
 
-t.test('thinking blocks out of the envelope: a signature where it stood, a redacted block written whole, another family\'s out with its comma', async (t) => {
+t.test("thinking blocks out of the envelope: a signature where it stood, a redacted block written whole, another family's out with its comma", async (t) => {
   const body = (model: string, first: string, second: string, rest: string): string =>
     `{"model": ${model}, "max_tokens": 64, "messages": [\n` +
     `  {"role": "user", "content": [{"type": "text", "text": "Hi", "n": 12345678901234567891}]},\n` +
@@ -46,7 +46,11 @@ t.test('thinking blocks out of the envelope: a signature where it stood, a redac
       .replace(`[{"type":"text","text":"b"},${BETA}]`, '[{"type":"text","text":"b"}]'),
   );
   const upstreamName = body('"alpha-sonnet-4.6"', SIGNED, '{"type":"text","text":"c"}', '');
-  t.equal(sent(upstreamName), upstreamName.replace(SIGNED, 'EqQBsig').replace(`[ ${BETA}, ${BETA} , `, '[ ').replace(`,${BETA}]`, ']'), 'the model already the upstream name: only the blocks');
+  t.equal(
+    sent(upstreamName),
+    upstreamName.replace(SIGNED, 'EqQBsig').replace(`[ ${BETA}, ${BETA} , `, '[ ').replace(`,${BETA}]`, ']'),
+    'the model already the upstream name: only the blocks',
+  );
 });
 
 t.test('a message left with no block: left out, the messages around it joined (written from the parsed value)', async (t) => {
@@ -54,18 +58,42 @@ t.test('a message left with no block: left out, the messages around it joined (w
   t.same(JSON.parse(sent(body)), {
     model: 'alpha-sonnet-4.6',
     max_tokens: 64,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }, { role: 'assistant', content: 'ok' }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
+      { role: 'assistant', content: 'ok' },
+    ],
   });
 });
 
 t.test('the model set where it stands: a name written with escapes, spacing before the body', async (t) => {
-  t.equal(sent('\n {"mod\\u0065l" :"Alpha-Sonnet-4-6","max_tokens":1.10,"messages":[]}'), '\n {"mod\\u0065l" :"alpha-sonnet-4.6","max_tokens":1.10,"messages":[]}');
+  t.equal(
+    sent('\n {"mod\\u0065l" :"Alpha-Sonnet-4-6","max_tokens":1.10,"messages":[]}'),
+    '\n {"mod\\u0065l" :"alpha-sonnet-4.6","max_tokens":1.10,"messages":[]}',
+  );
   const out = passthrough('{"model":"alpha-sonnet-4.6"}');
   const usage = '"usage":{"input_tokens":1,"output_tokens":12345678901234567891}';
-  t.equal(String(out.response(Buffer.from(`{"type":"message",${usage}}`)).body), `{"type":"message",${usage},"model":"alpha-sonnet-4.6"}`, 'a reply without a model gets it last');
+  t.equal(
+    String(out.response(Buffer.from(`{"type":"message",${usage}}`)).body),
+    `{"type":"message",${usage},"model":"alpha-sonnet-4.6"}`,
+    'a reply without a model gets it last',
+  );
   const stream = out.stream();
-  t.equal(stream.event({ event: 'message_start', data: '{"message":{}, "n":1.10}' }), 'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}, "n":1.10}\n\n', 'a message without members gets it');
-  t.equal(stream.event({ event: 'message_start', data: '{"message":null}' }), 'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}}\n\n', 'no message object: written from the parsed event');
+  t.equal(
+    stream.event({ event: 'message_start', data: '{"message":{}, "n":1.10}' }),
+    'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}, "n":1.10}\n\n',
+    'a message without members gets it',
+  );
+  t.equal(
+    stream.event({ event: 'message_start', data: '{"message":null}' }),
+    'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}}\n\n',
+    'no message object: written from the parsed event',
+  );
 });
 
 t.test('a member to change standing twice: written from the parsed value, which is what the gateway read', async (t) => {
@@ -73,15 +101,27 @@ t.test('a member to change standing twice: written from the parsed value, which 
   const thinking = `{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"${SIGNED}"}]}`;
   const written = `{"model":"alpha-sonnet-4.6","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"EqQBsig"}]}]}`;
   t.equal(sent(`{"model":"alpha-sonnet-4.6","messages":[],"messages":[${thinking}]}`), written, 'the messages');
-  t.equal(sent(`{"model":"alpha-sonnet-4.6","messages":[{"content":[],${thinking.slice(1)}]}`), '{"model":"alpha-sonnet-4.6","messages":[{"content":[{"type":"thinking","thinking":"","signature":"EqQBsig"}],"role":"assistant"}]}', 'a message\'s content');
+  t.equal(
+    sent(`{"model":"alpha-sonnet-4.6","messages":[{"content":[],${thinking.slice(1)}]}`),
+    '{"model":"alpha-sonnet-4.6","messages":[{"content":[{"type":"thinking","thinking":"","signature":"EqQBsig"}],"role":"assistant"}]}',
+    "a message's content",
+  );
   t.equal(
     sent(`{"model":"alpha-sonnet-4.6","messages":[{"role":"assistant","content":[{"n":1.10},{"type":"thinking","signature":"x","signature":"${SIGNED}"}]}]}`),
     '{"model":"alpha-sonnet-4.6","messages":[{"role":"assistant","content":[{"n":1.10},{"type":"thinking","signature":"EqQBsig"}]}]}',
-    'a block\'s signature: that block alone',
+    "a block's signature: that block alone",
   );
   const out = passthrough('{"model":"alpha-sonnet-4.6"}');
-  t.equal(String(out.response(Buffer.from('{"type":"message","model":"a","model":"b","n":1.10}')).body), '{"type":"message","model":"alpha-sonnet-4.6","n":1.1}', 'the reply\'s model');
-  t.equal(out.stream().event({ event: 'message_start', data: '{"message":{"model":"a"},"message":{"model":"b"}}' }), 'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}}\n\n', 'the stream\'s message');
+  t.equal(
+    String(out.response(Buffer.from('{"type":"message","model":"a","model":"b","n":1.10}')).body),
+    '{"type":"message","model":"alpha-sonnet-4.6","n":1.1}',
+    "the reply's model",
+  );
+  t.equal(
+    out.stream().event({ event: 'message_start', data: '{"message":{"model":"a"},"message":{"model":"b"}}' }),
+    'event: message_start\ndata: {"message":{"model":"alpha-sonnet-4.6"}}\n\n',
+    "the stream's message",
+  );
 });
 
 t.test('values are found whole: escaped quotes and backslashes, brackets in strings; a text cut short ends with it', async (t) => {

@@ -16,13 +16,27 @@ const [CREATE, COUNT] = MESSAGES_ENDPOINTS as [NonNullable<(typeof MESSAGES_ENDP
 
 function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
-  return { lines, log: createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } })) };
+  return {
+    lines,
+    log: createLogger(
+      'warn',
+      new Writable({
+        write: (chunk: Buffer, _e, done) => {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    ),
+  };
 }
 
 function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
   const model = String((JSON.parse(body) as { model: string }).model);
-  const call = resolvedTo(new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)), model);
+  const call = resolvedTo(
+    new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)),
+    model,
+  );
   call.stream = options.stream ?? false;
   return new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) });
 }
@@ -32,7 +46,7 @@ const CLAUDE_CODE_LIKE =
   '"messages":[{"role":"user","content":[{"type":"text","text":"Fix it","cache_control":{"type":"ephemeral"}}]},{"role":"system","content":"Reminder."}],' +
   '"thinking":{"type":"enabled","budget_tokens":4096},"metadata":{"user_id":"user_abc"},"context_management":{"edits":[]},"stream":true}';
 
-t.test('the request: the caller\'s bytes, only model renamed; the gateway\'s version and key; price-neutral betas', async (t) => {
+t.test("the request: the caller's bytes, only model renamed; the gateway's version and key; price-neutral betas", async (t) => {
   const same = passthrough(CLAUDE_CODE_LIKE, { stream: true, betas: 'claude-code-20250219, interleaved-thinking-2025-05-14,context-1m-2025-08-07' }).request();
   t.equal(same.path, 'v1/messages');
   t.equal(same.body.toString(), CLAUDE_CODE_LIKE, 'byte for byte when the model is already the upstream name');
@@ -52,10 +66,13 @@ t.test('the request: the caller\'s bytes, only model renamed; the gateway\'s ver
   t.same([count.path, count.headers['accept']], ['v1/messages/count_tokens', 'application/json']);
 });
 
-t.test('anthropic-beta: value by value, by the operator\'s prefixes; a dropped value warned once', async (t) => {
+t.test("anthropic-beta: value by value, by the operator's prefixes; a dropped value warned once", async (t) => {
   const { lines, log } = logged();
   const defaults = new BetaFilter(PRICE_NEUTRAL_BETAS, log);
-  t.equal(defaults.forwarded(['fine-grained-tool-streaming-2025-05-14,context-1m-2025-08-07', 'oauth-2025-04-20 , token-efficient-tools-2025-02-19']), 'fine-grained-tool-streaming-2025-05-14,token-efficient-tools-2025-02-19');
+  t.equal(
+    defaults.forwarded(['fine-grained-tool-streaming-2025-05-14,context-1m-2025-08-07', 'oauth-2025-04-20 , token-efficient-tools-2025-02-19']),
+    'fine-grained-tool-streaming-2025-05-14,token-efficient-tools-2025-02-19',
+  );
   defaults.forwarded('context-1m-2025-08-07');
   t.equal(defaults.forwarded(' , '), undefined);
   t.equal(lines.length, 2, 'one warning per dropped value');
@@ -71,32 +88,62 @@ t.test('anthropic-beta: value by value, by the operator\'s prefixes; a dropped v
 t.test('anthropic-beta: a value the forwarded body needs passes whatever the list says', async (t) => {
   const { lines, log } = logged();
   const betas = 'claude-code-20250219,advanced-tool-use-2025-11-20,mid-conversation-tool-changes-2026-07-01';
-  const deferred = '{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"t","input_schema":{"type":"object"},"defer_loading":true}]}';
+  const deferred =
+    '{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"t","input_schema":{"type":"object"},"defer_loading":true}]}';
   const filter = new BetaFilter(PRICE_NEUTRAL_BETAS, log);
-  t.equal(passthrough(deferred, { betas, filter }).request().headers['anthropic-beta'], 'claude-code-20250219,advanced-tool-use-2025-11-20', 'defer_loading in the body: its beta forwarded');
+  t.equal(
+    passthrough(deferred, { betas, filter }).request().headers['anthropic-beta'],
+    'claude-code-20250219,advanced-tool-use-2025-11-20',
+    'defer_loading in the body: its beta forwarded',
+  );
   t.equal(lines.length, 1, 'only the value nothing needs is warned about');
   const plain = deferred.replace(',"defer_loading":true', '');
   t.equal(passthrough(plain, { betas, filter }).request().headers['anthropic-beta'], 'claude-code-20250219', 'without the feature, the list decides');
 });
 
 t.test('the reply: relayed, model canonical, usage for the ledger; counts relayed and billed nothing', async (t) => {
-  const message = { id: 'msg_01', type: 'message', role: 'assistant', model: 'alpha-sonnet-4.6', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 7 } };
+  const message = {
+    id: 'msg_01',
+    type: 'message',
+    role: 'assistant',
+    model: 'alpha-sonnet-4.6',
+    content: [{ type: 'text', text: 'Hi' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 7 },
+  };
   const raw = Buffer.from(JSON.stringify(message));
   const out = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}').response(raw);
   t.equal(out.body, raw, 'the same bytes');
   t.same(out.usage, { promptTokens: 125, completionTokens: 7 }, 'prompt = input + cache reads + cache writes');
-  const renamed = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}').response(Buffer.from(JSON.stringify({ ...message, model: 'claude-sonnet-4-6-20260101' })));
-  t.equal(String(renamed.body), JSON.stringify(message), 'the upstream\'s model name becomes the canonical ID, every other byte kept');
-  t.match(thrown(() => passthrough('{"model":"alpha-sonnet-4.6"}').response(Buffer.from('{"type":"completion"}'))), { status: 502 });
+  const renamed = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}').response(
+    Buffer.from(JSON.stringify({ ...message, model: 'claude-sonnet-4-6-20260101' })),
+  );
+  t.equal(String(renamed.body), JSON.stringify(message), "the upstream's model name becomes the canonical ID, every other byte kept");
+  t.match(
+    thrown(() => passthrough('{"model":"alpha-sonnet-4.6"}').response(Buffer.from('{"type":"completion"}'))),
+    { status: 502 },
+  );
 
   const counting = passthrough('{"model":"alpha-sonnet-4.6","messages":[]}', { count: true });
   t.same(counting.response(Buffer.from('{"input_tokens":42}')), { body: Buffer.from('{"input_tokens":42}'), usage: { promptTokens: 0, completionTokens: 0 } });
-  t.match(thrown(() => counting.response(Buffer.from('{"tokens":42}'))), { status: 502, message: /without input_tokens/ });
+  t.match(
+    thrown(() => counting.response(Buffer.from('{"tokens":42}'))),
+    { status: 502, message: /without input_tokens/ },
+  );
 
-  t.match(passthrough('{"model":"alpha-sonnet-4.6"}').error(429, { 'retry-after': '3' }, Buffer.from('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')), { status: 429, message: 'slow down' });
+  t.match(
+    passthrough('{"model":"alpha-sonnet-4.6"}').error(
+      429,
+      { 'retry-after': '3' },
+      Buffer.from('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'),
+    ),
+    { status: 429, message: 'slow down' },
+  );
 });
 
-const START = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_read_input_tokens":3,"output_tokens":1}}}\n\n';
+const START =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_read_input_tokens":3,"output_tokens":1}}}\n\n';
 const BODY =
   'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}\n\n' +
   'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hmm"}}\n\n' +
@@ -122,23 +169,49 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
   runStreamWith(cut, START + BODY, false);
   t.same(cut.usage, { promptTokens: 15, completionTokens: 2, estimated: true }, 'before message_delta the relayed deltas stand in, as an estimate');
   const spaced = translator.stream();
-  runStreamWith(spaced, 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}\n\n', false);
-  runStreamWith(spaced, 'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"say \\"type\\":\\"signature_delta\\""}}\n\n', false);
+  runStreamWith(
+    spaced,
+    'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}\n\n',
+    false,
+  );
+  runStreamWith(
+    spaced,
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"say \\"type\\":\\"signature_delta\\""}}\n\n',
+    false,
+  );
   t.equal(spaced.relayedDeltas, 1, 'a spaced signature is none either; a text that quotes one is a delta');
-  t.match(thrown(() => cut.end()), { status: 502, message: /before message_stop/ });
-  t.match(thrown(() => runStreamWith(translator.stream(), START + BODY + DELTA + 'event: message_stop\ndata: {"type":"message_st\n\n')), { status: 502 }, 'a message_stop that is not JSON is not relayed as the last frame');
+  t.match(
+    thrown(() => cut.end()),
+    { status: 502, message: /before message_stop/ },
+  );
+  t.match(
+    thrown(() => runStreamWith(translator.stream(), START + BODY + DELTA + 'event: message_stop\ndata: {"type":"message_st\n\n')),
+    { status: 502 },
+    'a message_stop that is not JSON is not relayed as the last frame',
+  );
 
-  t.match(thrown(() => runStream(translator, START + 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')), {
-    status: 503,
-    message: /failed mid-stream: Overloaded/,
-  });
-  t.equal(translator.stream().fail(new GatewayError(502, 'cut')), 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut","code":"bad_gateway","param":null}}\n\n', 'failures in the Messages shape');
+  t.match(
+    thrown(() => runStream(translator, START + 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')),
+    {
+      status: 503,
+      message: /failed mid-stream: Overloaded/,
+    },
+  );
+  t.equal(
+    translator.stream().fail(new GatewayError(502, 'cut')),
+    'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut","code":"bad_gateway","param":null}}\n\n',
+    'failures in the Messages shape',
+  );
   const odd = translator.stream();
   t.equal(odd.usage, null, 'no usage before the upstream gave any');
   runStreamWith(odd, DELTA + 'event: message_start\ndata: {"type":"message_start"}\n\n', false);
   t.same(odd.usage, { promptTokens: 0, completionTokens: 0 }, 'odd orders and shapes are relayed, not fatal');
   const unnamed = translator.stream();
-  t.equal(runStreamWith(unnamed, 'data: {"type":"ping"}\n\n', false), 'event: ping\ndata: {"type":"ping"}\n\n', 'a frame without its event name gets it from its type');
+  t.equal(
+    runStreamWith(unnamed, 'data: {"type":"ping"}\n\n', false),
+    'event: ping\ndata: {"type":"ping"}\n\n',
+    'a frame without its event name gets it from its type',
+  );
 });
 
 /** Feeds SSE text to a stream translator; `end` runs its end() too. */
@@ -153,7 +226,7 @@ function runStreamWith(stream: ReturnType<AlphaPassthrough['stream']>, sse: stri
   return end ? out + stream.end() : out;
 }
 
-t.test('thinking blocks in the gateway\'s envelope: alpha\'s own out of it, unchanged; another family\'s left out; any other body byte for byte', async (t) => {
+t.test("thinking blocks in the gateway's envelope: alpha's own out of it, unchanged; another family's left out; any other body byte for byte", async (t) => {
   const envelope = (family: string, kind: string, data: string): string => encodeReasoningState({ family, kind, data });
   const messages = [
     { role: 'user', content: 'Hi' },
@@ -180,6 +253,10 @@ t.test('thinking blocks in the gateway\'s envelope: alpha\'s own out of it, unch
       { type: 'text', text: 'Hello.' },
     ],
   });
-  const own = JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 64, messages: [messages[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 'Own.', signature: 'EqQBown' }, 'odd'] }, messages[3]] });
-  t.equal(passthrough(own).request().body.toString(), own, 'alpha\'s own signatures: byte for byte');
+  const own = JSON.stringify({
+    model: 'alpha-sonnet-4.6',
+    max_tokens: 64,
+    messages: [messages[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 'Own.', signature: 'EqQBown' }, 'odd'] }, messages[3]],
+  });
+  t.equal(passthrough(own).request().body.toString(), own, "alpha's own signatures: byte for byte");
 });

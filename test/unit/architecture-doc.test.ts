@@ -22,5 +22,8 @@ t.test('every path the page names exists', async (t) => {
   const named = [...picture.matchAll(/\b((?:src|config)\/[\w./-]+\.(?:ts|yaml))/g)].map((m) => m[1] as string);
   t.ok(named.length >= 6, `${named.length} paths in the picture`);
   const missing = [...missingPaths(page), ...missingPaths(named.map((path) => `\`${path}\``).join(' '))];
-  t.same(missing.filter((path) => !BEING_BUILT.has(path)), []);
+  t.same(
+    missing.filter((path) => !BEING_BUILT.has(path)),
+    [],
+  );
 });

@@ -20,12 +20,18 @@ const rps = (m: Measurement<ClosedLoopResult>): number => m.result.rps;
 // Round 1's chat floor ran at half its speed (someone else's work on the machine): the chat
 // ratio of that round alone is inflated. Rounds 2 and 3: Responses at 0.9 and 1.0 of chat.
 const runs = [
-  run(1, 'gamma-stream', 'floor', 2000), run(1, 'gamma-stream', 'gateway', 1600),
-  run(1, 'responses-stream', 'floor', 4000), run(1, 'responses-stream', 'gateway', 1800),
-  run(2, 'gamma-stream', 'floor', 4000), run(2, 'gamma-stream', 'gateway', 2400),
-  run(2, 'responses-stream', 'floor', 4000), run(2, 'responses-stream', 'gateway', 2160),
-  run(3, 'gamma-stream', 'floor', 4000), run(3, 'gamma-stream', 'gateway', 2000),
-  run(3, 'responses-stream', 'floor', 4000), run(3, 'responses-stream', 'gateway', 2000),
+  run(1, 'gamma-stream', 'floor', 2000),
+  run(1, 'gamma-stream', 'gateway', 1600),
+  run(1, 'responses-stream', 'floor', 4000),
+  run(1, 'responses-stream', 'gateway', 1800),
+  run(2, 'gamma-stream', 'floor', 4000),
+  run(2, 'gamma-stream', 'gateway', 2400),
+  run(2, 'responses-stream', 'floor', 4000),
+  run(2, 'responses-stream', 'gateway', 2160),
+  run(3, 'gamma-stream', 'floor', 4000),
+  run(3, 'gamma-stream', 'gateway', 2000),
+  run(3, 'responses-stream', 'floor', 4000),
+  run(3, 'responses-stream', 'gateway', 2000),
 ];
 
 t.test('a ratio is paired within each round, then the median', async (t) => {
@@ -37,7 +43,11 @@ t.test("the quotient of two scenarios' ratios is taken per round, then the media
   // Per round: 0.45 / 0.8, 0.54 / 0.6, 0.5 / 0.5. The medians alone would give 0.5 / 0.6.
   t.equal(Number(pairedQuotient(runs, ['responses-stream', 'gamma-stream'], ['gateway', 'floor'], rps).toFixed(6)), 0.9);
   const missing = runs.filter((m) => !(m.round === 3 && m.scenario === 'gamma-stream'));
-  t.equal(Number(pairedQuotient(missing, ['responses-stream', 'gamma-stream'], ['gateway', 'floor'], rps).toFixed(6)), Number(((0.45 / 0.8 + 0.9) / 2).toFixed(6)), 'a round without both scenarios is left out');
+  t.equal(
+    Number(pairedQuotient(missing, ['responses-stream', 'gamma-stream'], ['gateway', 'floor'], rps).toFixed(6)),
+    Number(((0.45 / 0.8 + 0.9) / 2).toFixed(6)),
+    'a round without both scenarios is left out',
+  );
 });
 
 t.test('the Responses quotient is judged with store: false; the stored rows show their quotient without a verdict', async (t) => {
@@ -47,10 +57,16 @@ t.test('the Responses quotient is judged with store: false; the stored rows show
   ];
   // Chat at 0.5 of the floor; Responses unstored at 0.46 (0.92 of chat, met) and 0.425 streamed (0.85, missed); stored at 0.4.
   const shares: Partial<Record<ScenarioId, number>> = {
-    'gamma-json': 0.5, 'gamma-stream': 0.5, 'responses-unstored-json': 0.46, 'responses-unstored-stream': 0.425, 'responses-json': 0.4, 'responses-stream': 0.4,
+    'gamma-json': 0.5,
+    'gamma-stream': 0.5,
+    'responses-unstored-json': 0.46,
+    'responses-unstored-stream': 0.425,
+    'responses-json': 0.4,
+    'responses-stream': 0.4,
   };
   const closed = Object.entries(shares).flatMap(([scenario, share]) => [
-    run(1, scenario as ScenarioId, 'floor', 4000), run(1, scenario as ScenarioId, 'gateway', 4000 * (share)),
+    run(1, scenario as ScenarioId, 'floor', 4000),
+    run(1, scenario as ScenarioId, 'gateway', 4000 * share),
   ]);
   const settings = { rounds: 1, closedS: 8, openS: 10, warmS: 2, connections: 32, rate: 200 };
   const lines = ingressSection({ settings, targets, closed, open: [], warmUpFailures: 0, storeRoundTrips: null });
@@ -63,7 +79,11 @@ t.test('the Responses quotient is judged with store: false; the stored rows show
 
 t.test('the unstored Responses scenarios send store: false; the stored ones leave the default', async (t) => {
   const gateway: Target = { id: 'gateway', kind: 'gateway', label: 'gateway', variant: BASELINE };
-  const origins = { direct: { gamma: 'http://d', alpha: 'http://d' }, floor: { gamma: 'http://f', alpha: 'http://f' }, gateways: { gateway: { origin: 'http://g', key: 'sl-x' } } };
+  const origins = {
+    direct: { gamma: 'http://d', alpha: 'http://d' },
+    floor: { gamma: 'http://f', alpha: 'http://f' },
+    gateways: { gateway: { origin: 'http://g', key: 'sl-x' } },
+  };
   const bodyOf = (id: ScenarioId): Record<string, unknown> => {
     const scenario = CLOSED_LOOP_SCENARIOS.find((s) => s.id === id);
     if (!scenario) throw new Error(`no scenario ${id}`);

@@ -28,9 +28,21 @@ t.test('bench --against, repeated: every checkout a target of its own, in the or
     return dir;
   });
   t.same(parseBenchOptions(['--against', dirs[0] as string, '--against', dirs[1] as string]).against, dirs);
-  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/new', name: '7f46f88' }, { dir: '/old', name: '4edc547' }]), true);
-  t.same(targets.map((target) => target.id), ['direct', 'floor', 'gateway', 'gateway-against', 'gateway-against-2']);
-  t.same(targets.slice(3).map((target) => target.label), ['gw 7f46f88', 'gw 4edc547']);
+  const targets = targetsOf(
+    gatewayVariants('sqlite', 1, [
+      { dir: '/new', name: '7f46f88' },
+      { dir: '/old', name: '4edc547' },
+    ]),
+    true,
+  );
+  t.same(
+    targets.map((target) => target.id),
+    ['direct', 'floor', 'gateway', 'gateway-against', 'gateway-against-2'],
+  );
+  t.same(
+    targets.slice(3).map((target) => target.label),
+    ['gw 7f46f88', 'gw 4edc547'],
+  );
 });
 
 t.test('bench rounds: direct and floor first, the gateways rotated by one each round', async (t) => {
@@ -47,14 +59,20 @@ t.test('bench rounds: direct and floor first, the gateways rotated by one each r
 t.test("bench --against: the other checkout's gateway is a target of its own, never the baseline", async (t) => {
   const variants = gatewayVariants('postgres', 1, [{ dir: '/old', name: '4edc547' }]);
   const targets = targetsOf(variants, true);
-  t.same(targets.map((target) => target.id), ['direct', 'floor', 'gateway', 'gateway-postgres', 'gateway-against']);
+  t.same(
+    targets.map((target) => target.id),
+    ['direct', 'floor', 'gateway', 'gateway-postgres', 'gateway-against'],
+  );
   t.equal(targets.at(-1)?.label, 'gw 4edc547');
   t.equal(baselineOf(targets).id, 'gateway', "this tree's SQLite gateway stays the baseline");
   t.same(gatewayVariants('sqlite', 1), [{ store: 'sqlite', workers: 1 }], 'without --against, nothing is added');
 });
 
 t.test('bench pairs: this tree against each checkout, and each checkout against those given after it', async (t) => {
-  const variants = gatewayVariants('postgres', 1, [{ dir: '/new', name: '7f46f88' }, { dir: '/old', name: '4edc547' }]);
+  const variants = gatewayVariants('postgres', 1, [
+    { dir: '/new', name: '7f46f88' },
+    { dir: '/old', name: '4edc547' },
+  ]);
   const pairs = gatewayPairs(gatewaysOf(targetsOf(variants, true)));
   t.same(
     pairs.map((pair) => [pair.what, pair.subject.id, pair.base.id, pair.judged]),
@@ -81,12 +99,12 @@ t.test("bench: each gateway runs with the node flags of its own checkout's npm s
   t.same(startFlags('.'), ['--max-semi-space-size=32'], "this checkout's npm start: V8's young generation at 32 MB per semi-space (docs/operations.md)");
 });
 
-t.test('bench cores: PostgreSQL on cores of its own, the load generator\'s when none is left, or with the servers when asked', async (t) => {
+t.test("bench cores: PostgreSQL on cores of its own, the load generator's when none is left, or with the servers when asked", async (t) => {
   const place = (cores: number, workers: number, onServers = false): [string | null, string | null] => {
     const plan = planCores(cores, workers, onServers, true);
     return [plan.servers, plan.store];
   };
-  t.same(place(2, 1), ['1', '0'], '2 cores: beside the load generator, not on the gateways\' core');
+  t.same(place(2, 1), ['1', '0'], "2 cores: beside the load generator, not on the gateways' core");
   t.same(place(3, 1), ['1', '2'], 'a core left: its own');
   t.same(place(8, 2), ['1-2', '3-7'], 'several left: all of them');
   t.same(place(2, 1, true), ['1', '1'], '--postgres-on-servers: with the servers, as before');

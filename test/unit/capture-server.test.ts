@@ -16,7 +16,9 @@ t.test('the capture server answers every format and records what it was sent', a
   const server = await startCaptureServer(() => script);
   t.teardown(() => server.close());
   const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sl-secret-capture-key', maxRetries: 0 });
-  const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'run', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false }];
+  const tools: OpenAI.Responses.Tool[] = [
+    { type: 'function', name: 'run', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false },
+  ];
 
   const whole = await openai.responses.create({ model: 'm', input: 'Say hello.', tools });
   t.equal(whole.output_text, SIMULATED_TEXT, 'Responses, whole: the text');
@@ -30,18 +32,34 @@ t.test('the capture server answers every format and records what it was sent', a
   const after = await openai.responses.create({
     model: 'm',
     tools,
-    input: [{ role: 'user', content: 'Run it.' }, item as OpenAI.Responses.ResponseFunctionToolCall, { type: 'function_call_output', call_id: (item as OpenAI.Responses.ResponseFunctionToolCall).call_id, output: 'hi' }],
+    input: [
+      { role: 'user', content: 'Run it.' },
+      item as OpenAI.Responses.ResponseFunctionToolCall,
+      { type: 'function_call_output', call_id: (item as OpenAI.Responses.ResponseFunctionToolCall).call_id, output: 'hi' },
+    ],
   });
   t.equal(after.output_text, 'Tool results: hi', 'then text from its result');
 
   const chat = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Say hello.' }] });
   t.equal(chat.choices[0]?.message.content, SIMULATED_TEXT, 'chat');
-  const message = await new Anthropic({ baseURL: server.url, apiKey: 'sl-secret-capture-key', maxRetries: 0 }).messages.create({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello.' }] });
+  const message = await new Anthropic({ baseURL: server.url, apiKey: 'sl-secret-capture-key', maxRetries: 0 }).messages.create({
+    model: 'm',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Say hello.' }],
+  });
   t.same(message.content, [{ type: 'text', text: SIMULATED_TEXT }], 'Messages');
 
   const captured = server.captured();
-  t.same(captured.map((request) => request.path), ['/v1/responses', '/v1/responses', '/v1/responses', '/v1/responses', '/v1/chat/completions', '/v1/messages'], 'every request recorded, in order');
+  t.same(
+    captured.map((request) => request.path),
+    ['/v1/responses', '/v1/responses', '/v1/responses', '/v1/responses', '/v1/chat/completions', '/v1/messages'],
+    'every request recorded, in order',
+  );
   t.notMatch(JSON.stringify(captured), 'sl-secret-capture-key', 'no credential recorded');
-  for (const request of captured) t.ok(request.headers['authorization'] === '<redacted>' || request.headers['x-api-key'] === '<redacted>', `${request.path}: the credential header is kept, its value redacted`);
+  for (const request of captured)
+    t.ok(
+      request.headers['authorization'] === '<redacted>' || request.headers['x-api-key'] === '<redacted>',
+      `${request.path}: the credential header is kept, its value redacted`,
+    );
   t.match(captured[0]?.body, { model: 'm', input: 'Say hello.' }, 'the body as sent');
 });

@@ -30,8 +30,20 @@ t.test('request hooks run in config order, response hooks in reverse', async (t)
   await chain.onComplete(settled(call));
   await chain.close();
   t.same(seen, [
-    'a.headers', 'b.headers', 'a.request', 'b.request', 'a.upstreamRequest', 'b.upstreamRequest',
-    'b.upstreamResponse', 'a.upstreamResponse', 'b.chunk', 'a.chunk', 'b.complete', 'a.complete', 'b.close', 'a.close',
+    'a.headers',
+    'b.headers',
+    'a.request',
+    'b.request',
+    'a.upstreamRequest',
+    'b.upstreamRequest',
+    'b.upstreamResponse',
+    'a.upstreamResponse',
+    'b.chunk',
+    'a.chunk',
+    'b.complete',
+    'a.complete',
+    'b.close',
+    'a.close',
   ]);
   t.equal(chainOf({}).wantsChunks, false, 'no chunk hooks: the relay skips them');
 });
@@ -39,8 +51,21 @@ t.test('request hooks run in config order, response hooks in reverse', async (t)
 t.test('a refusal stops the request hooks; a failing completion hook does not stop the others', async (t) => {
   const seen: string[] = [];
   const chain = chainOf(
-    { onRequest: () => { throw new GatewayError(403, 'no'); }, onComplete: () => { throw new Error('first failure'); } },
-    { onRequest: () => void seen.push('second request'), onComplete: () => { seen.push('second complete'); throw new Error('second failure'); } },
+    {
+      onRequest: () => {
+        throw new GatewayError(403, 'no');
+      },
+      onComplete: () => {
+        throw new Error('first failure');
+      },
+    },
+    {
+      onRequest: () => void seen.push('second request'),
+      onComplete: () => {
+        seen.push('second complete');
+        throw new Error('second failure');
+      },
+    },
   );
   await t.rejects(chain.onRequest(detachedCall()), { message: 'no' });
   t.same(seen, []);
@@ -54,12 +79,22 @@ t.test('completion writes start before the first onComplete hook, are awaited wi
   const chain = chainOf(
     {
       onComplete: () => void seen.push('a.complete'),
-      onCompleteWrite: () => new Promise<void>((resolve) => {
-        seen.push('a.write started');
-        finishWrite = () => { seen.push('a.write done'); resolve(); };
-      }),
+      onCompleteWrite: () =>
+        new Promise<void>((resolve) => {
+          seen.push('a.write started');
+          finishWrite = () => {
+            seen.push('a.write done');
+            resolve();
+          };
+        }),
     },
-    { onComplete: async () => { seen.push('b.complete'); await Promise.resolve(); seen.push('b.complete done'); } },
+    {
+      onComplete: async () => {
+        seen.push('b.complete');
+        await Promise.resolve();
+        seen.push('b.complete done');
+      },
+    },
   );
   const completing = chain.onComplete(settled(detachedCall()));
   t.same(seen, ['a.write started', 'b.complete'], 'the write is under way before the first onComplete hook runs, in the same turn');
@@ -73,18 +108,40 @@ t.test('completion writes start before the first onComplete hook, are awaited wi
   await completing;
   t.same(seen.at(-1), 'a.write done');
 
-  const failing = chainOf({ onCompleteWrite: async () => { throw new Error('write failed'); } }, { onComplete: () => void seen.push('still runs') });
-  await t.rejects(failing.onComplete(settled(detachedCall())), { message: 'write failed' }, 'a failed write is the completion\'s failure');
+  const failing = chainOf(
+    {
+      onCompleteWrite: async () => {
+        throw new Error('write failed');
+      },
+    },
+    { onComplete: () => void seen.push('still runs') },
+  );
+  await t.rejects(failing.onComplete(settled(detachedCall())), { message: 'write failed' }, "a failed write is the completion's failure");
   t.equal(seen.at(-1), 'still runs', 'and the onComplete hooks still run');
-  const throwing = chainOf({ onCompleteWrite: () => { throw new Error('thrown at once'); } }, { onComplete: () => void seen.push('runs too') });
+  const throwing = chainOf(
+    {
+      onCompleteWrite: () => {
+        throw new Error('thrown at once');
+      },
+    },
+    { onComplete: () => void seen.push('runs too') },
+  );
   await t.rejects(throwing.onComplete(settled(detachedCall())), { message: 'thrown at once' }, 'so is one thrown before any promise');
   t.equal(seen.at(-1), 'runs too');
 });
 
 t.test('what two plugins cannot both provide is a one-line boot error naming the YAML entry', async (t) => {
   const policy = { next: () => null };
-  t.throws(() => chainOf({ retryPolicy: policy }, { retryPolicy: policy }), new PluginConfigError('config /plugins/1: plugin "p1" provides a retry policy, and so does "p0"'));
-  const translator = { family: 'gamma', create: () => { throw new Error('unused'); } };
+  t.throws(
+    () => chainOf({ retryPolicy: policy }, { retryPolicy: policy }),
+    new PluginConfigError('config /plugins/1: plugin "p1" provides a retry policy, and so does "p0"'),
+  );
+  const translator = {
+    family: 'gamma',
+    create: () => {
+      throw new Error('unused');
+    },
+  };
   t.throws(() => chainOf({ translator }, { translator }), { message: /config \/plugins\/1: .* translates the family gamma/ });
   const responders = { usage: () => ({}) };
   t.throws(() => chainOf({ responders }, { responders }), { message: /config \/plugins\/1: .* answers usage/ });
@@ -95,15 +152,35 @@ const plain = (name: string, order: Pick<Plugin, 'after' | 'before'> = {}): Plug
 
 t.test('after and before are checked at boot, naming the YAML path', async (t) => {
   const registered = { a: plain('a'), b: plain('b', { after: ['a'] }), c: plain('c', { before: ['a'] }) };
-  t.same((await resolvePlugins([entry('a'), entry('b')], '.', registered)).map((p) => p.name), ['a', 'b']);
-  await t.rejects(resolvePlugins([entry('b'), entry('a')], 'gw.yaml', registered), { message: 'gw.yaml: /plugins/0: plugin "b" must come after "a" in the plugin list' });
-  await t.rejects(resolvePlugins([entry('b')], '.', registered), { message: /must come after "a"/, name: 'PluginConfigError' }, 'a missing plugin it needs first');
-  t.same((await resolvePlugins([entry('c'), entry('a')], '.', registered)).map((p) => p.name), ['c', 'a']);
-  await t.rejects(resolvePlugins([entry('a'), entry('c')], 'gw.yaml', registered), { message: 'gw.yaml: /plugins/1: plugin "c" needs "a" listed after it in the plugin list' });
+  t.same(
+    (await resolvePlugins([entry('a'), entry('b')], '.', registered)).map((p) => p.name),
+    ['a', 'b'],
+  );
+  await t.rejects(resolvePlugins([entry('b'), entry('a')], 'gw.yaml', registered), {
+    message: 'gw.yaml: /plugins/0: plugin "b" must come after "a" in the plugin list',
+  });
+  await t.rejects(
+    resolvePlugins([entry('b')], '.', registered),
+    { message: /must come after "a"/, name: 'PluginConfigError' },
+    'a missing plugin it needs first',
+  );
+  t.same(
+    (await resolvePlugins([entry('c'), entry('a')], '.', registered)).map((p) => p.name),
+    ['c', 'a'],
+  );
+  await t.rejects(resolvePlugins([entry('a'), entry('c')], 'gw.yaml', registered), {
+    message: 'gw.yaml: /plugins/1: plugin "c" needs "a" listed after it in the plugin list',
+  });
   await t.rejects(resolvePlugins([entry('c')], '.', registered), { message: /needs "a" listed after it/ });
-  t.same((await resolvePlugins([entry('a', { enabled: false }), entry('c', { enabled: false })], '.', registered)).length, 0, 'disabled plugins are not checked');
+  t.same(
+    (await resolvePlugins([entry('a', { enabled: false }), entry('c', { enabled: false })], '.', registered)).length,
+    0,
+    'disabled plugins are not checked',
+  );
   await t.rejects(resolvePlugins([entry('ceiling')], '.'), { message: /plugin "ceiling" needs the caller's key, which no enabled plugin provides/ });
-  await t.rejects(resolvePlugins([entry('auth'), entry('model-normalise'), entry('ceiling')], '.'), { message: /plugin "ceiling" needs "ledger" listed after it/ });
+  await t.rejects(resolvePlugins([entry('auth'), entry('model-normalise'), entry('ceiling')], '.'), {
+    message: /plugin "ceiling" needs "ledger" listed after it/,
+  });
 });
 
 t.test('a plugin kept outside plugins/ is loaded from the path its entry names', async (t) => {
@@ -119,7 +196,11 @@ t.test('a plugin kept outside plugins/ is loaded from the path its entry names',
   mkdirSync(join(dir, 'other'));
   writeFileSync(join(dir, 'other', 'index.js'), "export default { name: 'someone-else', setup: () => ({}) };\n");
   await t.rejects(resolvePlugins([entry('greeter', { path: 'other' })], configFile), { message: /calls itself "someone-else"/ });
-  await t.rejects(resolvePlugins([entry('upstream-headers', { config: { headers: { a: 1 } } })], configFile), {
-    message: /gateway\.yaml: \/plugins\/0\/config\/headers\/a must be a string$/,
-  }, "a plugin's config schema names the file and the path inside the block");
+  await t.rejects(
+    resolvePlugins([entry('upstream-headers', { config: { headers: { a: 1 } } })], configFile),
+    {
+      message: /gateway\.yaml: \/plugins\/0\/config\/headers\/a must be a string$/,
+    },
+    "a plugin's config schema names the file and the path inside the block",
+  );
 });

@@ -10,7 +10,9 @@ import { ENDPOINTS } from '../helpers/endpoints.js';
  */
 
 const choicesOf = (endpoint: 'chat.completions' | 'completions', body: Record<string, unknown>): number =>
-  chatFormat.outline(new Call(ENDPOINTS[endpoint], { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify({ model: 'gamma-5.4', ...body })))).choices;
+  chatFormat.outline(
+    new Call(ENDPOINTS[endpoint], { headers: {} } as IncomingMessage, {} as ServerResponse, 0, Buffer.from(JSON.stringify({ model: 'gamma-5.4', ...body }))),
+  ).choices;
 
 t.test('legacy completions: one set of completions per prompt', async (t) => {
   const cases: Array<[label: string, body: Record<string, unknown>, choices: number]> = [

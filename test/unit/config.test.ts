@@ -25,10 +25,29 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(plain.config.timeouts.upstream_ms, 60_000);
   t.equal(plain.config.timeouts.stream_idle_ms, 120_000);
   t.equal(plain.config.server.instance_id, 'default');
-  t.same(plain.config.plugins.map((p) => p.name), [
-    'metrics', 'status', 'health', 'ingress-chat', 'ingress-messages', 'auth', 'model-normalise', 'capabilities', 'scope', 'ingress-responses', 'rate-limit', 'ceiling', 'retry',
-    'vendor-alpha', 'vendor-beta', 'vendor-gamma', 'ledger', 'dashboard',
-  ]);
+  t.same(
+    plain.config.plugins.map((p) => p.name),
+    [
+      'metrics',
+      'status',
+      'health',
+      'ingress-chat',
+      'ingress-messages',
+      'auth',
+      'model-normalise',
+      'capabilities',
+      'scope',
+      'ingress-responses',
+      'rate-limit',
+      'ceiling',
+      'retry',
+      'vendor-alpha',
+      'vendor-beta',
+      'vendor-gamma',
+      'ledger',
+      'dashboard',
+    ],
+  );
 
   const env = {
     HOST: '0.0.0.0',
@@ -67,14 +86,21 @@ t.test('config errors name the file and the path at fault', async (t) => {
   t.throws(() => loadConfig(join(dir, 'missing.yaml'), {}), { message: /missing\.yaml.*cannot be read/ });
   t.throws(() => loadConfig('config/gateway.yaml', { PORT: 'eighty' }), { message: /\/server\/port must be an integer.*PORT/ });
   t.throws(() => loadConfig('config/gateway.yaml', { GATEWAY_RETRY_MAX: '9' }), { message: /\/retry\/max must be <= 4/ });
-  await t.rejects(loadSetup('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), { message: /gateway\.yaml: \/upstreams\/gamma\/base_url .*GAMMA_BASE_URL/ });
+  await t.rejects(loadSetup('config/gateway.yaml', { GAMMA_BASE_URL: 'http://x/v1' }), {
+    message: /gateway\.yaml: \/upstreams\/gamma\/base_url .*GAMMA_BASE_URL/,
+  });
   t.throws(() => loadConfig('config/gateway.yaml', { LOG_LEVEL: 'loud' }), { message: /\/log\/level must be one of/ });
   t.throws(() => loadConfig(file('typo.yaml', `${upstreams}server: {prot: 1}\n`), {}), { message: /typo\.yaml: \/server\/prot is not a known setting/ });
-  await t.rejects(loadSetup(file('stray.yaml', upstreams), {}), { message: /stray\.yaml: \/upstreams\/alpha names a family that no enabled vendor plugin declares/ });
+  await t.rejects(loadSetup(file('stray.yaml', upstreams), {}), {
+    message: /stray\.yaml: \/upstreams\/alpha names a family that no enabled vendor plugin declares/,
+  });
   const vendorsOnly = 'plugins: [{name: model-normalise}, {name: vendor-gamma}]\n';
   const defaults = await loadSetup(file('defaults.yaml', vendorsOnly), {});
   t.same(defaults.config.upstreams, { gamma: { base_url: 'https://api.openai.com' } }, 'a vendor with no upstream entry gets its default origin');
-  t.same(defaults.vendors.map((v) => v.family), ['gamma']);
+  t.same(
+    defaults.vendors.map((v) => v.family),
+    ['gamma'],
+  );
   t.throws(() => loadConfig(file('list.yaml', '- 1\n'), {}), { message: /must be a mapping/ });
 });
 
@@ -82,7 +108,19 @@ t.test('the catalogue: the 11 models, aliases, prices, and its errors', async (t
   const catalogue = loadCatalogue('config/models.yaml');
   t.same(
     catalogue.models.map((m) => m.id),
-    ['alpha-opus-4.6', 'alpha-sonnet-4.6', 'alpha-haiku-4.5', 'beta-3.1-pro', 'beta-3-flash', 'gamma-5.4', 'gamma-5.3-code', 'gamma-5.2', 'gamma-5.2-code', 'gamma-5.1-code', 'gamma-5.1-code-max'],
+    [
+      'alpha-opus-4.6',
+      'alpha-sonnet-4.6',
+      'alpha-haiku-4.5',
+      'beta-3.1-pro',
+      'beta-3-flash',
+      'gamma-5.4',
+      'gamma-5.3-code',
+      'gamma-5.2',
+      'gamma-5.2-code',
+      'gamma-5.1-code',
+      'gamma-5.1-code-max',
+    ],
   );
   const table: Record<string, [string, string]> = {
     'alpha-opus-4.6': ['15.00', '7.50'],
@@ -120,9 +158,13 @@ t.test('the catalogue: the 11 models, aliases, prices, and its errors', async (t
   t.throws(() => loadCatalogue(file('price.yaml', `${families}models: [${model('').replace('"0.50"', '"0.5001"')}]\n`)), {
     message: /\/models\/0\/price\/output\/charged must match pattern/,
   });
-  t.throws(() => loadCatalogue(file('input.yaml', `${families}models: [${model('').replace(', input: {list: "0.125", charged: "0"}', '')}]\n`)), {
-    message: /input\.yaml: \/models\/0\/price\/input is required/,
-  }, 'a model without an input price: its prompt tokens would cost nothing upstream');
+  t.throws(
+    () => loadCatalogue(file('input.yaml', `${families}models: [${model('').replace(', input: {list: "0.125", charged: "0"}', '')}]\n`)),
+    {
+      message: /input\.yaml: \/models\/0\/price\/input is required/,
+    },
+    'a model without an input price: its prompt tokens would cost nothing upstream',
+  );
   t.throws(() => loadCatalogue(file('fam.yaml', `${families}models: [${model('').replace('gamma', 'delta')}]\n`)), {
     message: /fam\.yaml: \/models\/0\/family "delta" is not listed under families/,
   });
@@ -134,13 +176,17 @@ t.test('the catalogue: the 11 models, aliases, prices, and its errors', async (t
 /** The vendors' published input:output list-price ratios, per family (config/models.yaml, docs/money.md). */
 const INPUT_TO_OUTPUT = { alpha: 5, beta: 6, gamma: 8 } as const;
 
-t.test('input prices: every model lists one, its family\'s ratio to the output list price rounded up; input is charged nothing', async (t) => {
+t.test("input prices: every model lists one, its family's ratio to the output list price rounded up; input is charged nothing", async (t) => {
   const catalogue = loadCatalogue('config/models.yaml');
   for (const model of catalogue.models) {
     const ratio = INPUT_TO_OUTPUT[model.family as keyof typeof INPUT_TO_OUTPUT];
     t.ok(ratio, `${model.id}: a family with a documented ratio`);
     // Per-token nano-dollars are the per-1M price's three decimals: rounding up there never undercuts the vendor.
-    t.equal(model.input.listNanosPerToken, Math.ceil(model.output.listNanosPerToken / ratio), `${model.id}: input list = output list ${model.output.list} / ${ratio}, rounded up`);
+    t.equal(
+      model.input.listNanosPerToken,
+      Math.ceil(model.output.listNanosPerToken / ratio),
+      `${model.id}: input list = output list ${model.output.list} / ${ratio}, rounded up`,
+    );
     t.ok(model.input.listNanosPerToken > 0, `${model.id}: prompt tokens cost the operator something`);
     t.equal(model.input.chargedNanosPerToken, 0, `${model.id}: callers are not charged for input`);
   }

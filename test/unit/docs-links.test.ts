@@ -17,7 +17,13 @@ function anchors(file: string): Set<string> {
 }
 
 t.test('every relative link of the README and docs/ reaches a file, and a heading where it names one', async (t) => {
-  const files = ['README.md', ...readdirSync('docs', { recursive: true }).map(String).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+  const files = [
+    'README.md',
+    ...readdirSync('docs', { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ];
   let links = 0;
   for (const file of files) {
     const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
@@ -36,7 +42,11 @@ t.test('every relative link of the README and docs/ reaches a file, and a headin
 
 t.test("every docs/ page and heading the code's comments name exists", async (t) => {
   const sources = ['src', 'plugins', 'bench', 'test'].flatMap((dir) =>
-    readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts') && !f.includes('node_modules')).map((f) => join(dir, f)));
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts') && !f.includes('node_modules'))
+      .map((f) => join(dir, f)),
+  );
   let named = 0;
   for (const file of sources) {
     for (const match of readFileSync(file, 'utf8').matchAll(/\bdocs\/([\w/-]+\.md)(?:#([a-z0-9-]+))?/g)) {

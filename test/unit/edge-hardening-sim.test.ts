@@ -27,7 +27,7 @@ t.test('a long stream to a caller that never reads stays bounded in what the sim
 
   // A second (bounded) for the simulator to write all it will while nobody reads.
   let most = 0;
-  for (const started = Date.now(); Date.now() - started < 1_000; ) {
+  for (const started = Date.now(); Date.now() - started < 1_000;) {
     await new Promise((resolve) => setTimeout(resolve, 25));
     most = Math.max(most, response?.writableLength ?? 0);
   }

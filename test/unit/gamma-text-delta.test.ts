@@ -19,12 +19,30 @@ const textChunk = (content: string, end = ',"usage":null}'): string =>
   `${HEAD},"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]${end}`;
 
 t.test('a plain text delta is read, escapes decoded', async (t) => {
-  for (const content of ['Hello', ' from', '', 'line one\nline "two"', 'ends in a backslash \\', '\\"', 'caf\u00e9 \u2603 \ud83d\ude00', '</script>', '{"choices":[]}']) {
+  for (const content of [
+    'Hello',
+    ' from',
+    '',
+    'line one\nline "two"',
+    'ends in a backslash \\',
+    '\\"',
+    'caf\u00e9 \u2603 \ud83d\ude00',
+    '</script>',
+    '{"choices":[]}',
+  ]) {
     t.equal(plainTextDelta(textChunk(content)), content, JSON.stringify(content));
     t.equal(plainTextDelta(textChunk(content, '}')), content, `${JSON.stringify(content)} without a usage member`);
   }
-  t.equal(plainTextDelta(`${HEAD},"choices":[{"index":0,"delta":{"content":"caf\\u00e9 \\/"},"logprobs":null,"finish_reason":null}]}`), 'café /', '\\u and \\/ escapes');
-  t.equal(plainTextDelta(`{"id":"x","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`), 'a', 'other scalar members first');
+  t.equal(
+    plainTextDelta(`${HEAD},"choices":[{"index":0,"delta":{"content":"caf\\u00e9 \\/"},"logprobs":null,"finish_reason":null}]}`),
+    'café /',
+    '\\u and \\/ escapes',
+  );
+  t.equal(
+    plainTextDelta(`{"id":"x","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`),
+    'a',
+    'other scalar members first',
+  );
 });
 
 t.test('every other shape is left to the parser', async (t) => {
@@ -42,13 +60,13 @@ t.test('every other shape is left to the parser', async (t) => {
     'choices inside another member': `{"x":{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]},"choices":[]}`,
     'a second choice': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{"content":"b"},"logprobs":null,"finish_reason":null}]}`,
     'choice 1': `${HEAD},"choices":[{"index":1,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
-    'logprobs': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":null}]}`,
+    logprobs: `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":null}]}`,
     'another member after the choices': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}],"obfuscation":"xy"}`,
     'a tool-call fragment': `${HEAD},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"logprobs":null,"finish_reason":null}]}`,
     'a refusal fragment': `${HEAD},"choices":[{"index":0,"delta":{"refusal":"I cannot"},"logprobs":null,"finish_reason":null}]}`,
     'a refusal beside empty text': `${HEAD},"choices":[{"index":0,"delta":{"content":"","refusal":"I cannot"},"logprobs":null,"finish_reason":null}]}`,
     'reasoning beside the text': `${HEAD},"choices":[{"index":0,"delta":{"content":"a","reasoning_content":"b"},"logprobs":null,"finish_reason":null}]}`,
-    'spaces': `{"id": "x", "choices": [{"index": 0, "delta": {"content": "a"}, "logprobs": null, "finish_reason": null}]}`,
+    spaces: `{"id": "x", "choices": [{"index": 0, "delta": {"content": "a"}, "logprobs": null, "finish_reason": null}]}`,
     'cut short': `${HEAD},"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]`,
     'an unterminated string': `${HEAD},"choices":[{"index":0,"delta":{"content":"a\\"},"logprobs":null,"finish_reason":null}]}`,
     'not an object': `"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
@@ -78,7 +96,10 @@ t.test('a stream translated for another format is the same whether its chunks ar
       .join('') +
     `data: ${HEAD},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}\n\n` +
     `data: ${HEAD},"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5,"total_tokens":7}}\n\ndata: [DONE]\n\n`;
-  t.ok(texts.every((text) => plainTextDelta(textChunk(text)) === text), 'the compact chunks take the read path');
+  t.ok(
+    texts.every((text) => plainTextDelta(textChunk(text)) === text),
+    'the compact chunks take the read path',
+  );
   const read = translated(frames(false));
   t.equal(read, translated(frames(true)));
   t.match(read, /"content":"Hel"/, 'the text reaches the caller');
@@ -96,12 +117,34 @@ function parsedPlainText(data: string): string | undefined {
   const choice = Array.isArray(choices) && choices.length === 1 ? choices[0] : undefined;
   const delta = choice?.['delta'] as Record<string, unknown> | undefined;
   const plain = chunk['error'] === undefined && (chunk['usage'] ?? null) === null && choice?.['index'] === 0 && choice['finish_reason'] === null;
-  return plain && typeof delta?.['content'] === 'string' && Object.keys(delta).length === 1 ? (delta['content']) : undefined;
+  return plain && typeof delta?.['content'] === 'string' && Object.keys(delta).length === 1 ? delta['content'] : undefined;
 }
 
 t.test('whatever the read path reads from a valid chunk, the parser reads the same', async (t) => {
   // Seeded mutations of a plain chunk: inserted, deleted and overwritten fragments of JSON.
-  const fragments = ['{', '}', '[', ']', '"', '\\', ':', ',', ' ', '"usage"', '"error"', ':null', ':{"a":1}', '\\"', '\\u00e9', '"x":1,', '"error":"e",', '"usage":7,', '"usage":null,', ',"usage":null}', '"choices":[{"index":0,"delta":{"content":"'];
+  const fragments = [
+    '{',
+    '}',
+    '[',
+    ']',
+    '"',
+    '\\',
+    ':',
+    ',',
+    ' ',
+    '"usage"',
+    '"error"',
+    ':null',
+    ':{"a":1}',
+    '\\"',
+    '\\u00e9',
+    '"x":1,',
+    '"error":"e",',
+    '"usage":7,',
+    '"usage":null,',
+    ',"usage":null}',
+    '"choices":[{"index":0,"delta":{"content":"',
+  ];
   let seed = 7;
   const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
   let read = 0;
@@ -110,7 +153,7 @@ t.test('whatever the read path reads from a valid chunk, the parser reads the sa
     let data = textChunk('some text');
     for (let edits = 1 + next(3); edits > 0; edits--) {
       // Half the edits at a member's start (after `{` or `,`), where an inserted member keeps the JSON valid.
-      const starts = [...data.matchAll(/[{,]/g)].map((match) => (match.index) + 1);
+      const starts = [...data.matchAll(/[{,]/g)].map((match) => match.index + 1);
       const at = next(2) === 0 ? (starts[next(starts.length)] as number) : next(data.length + 1);
       const fragment = fragments[next(fragments.length)] as string;
       const kind = next(3);

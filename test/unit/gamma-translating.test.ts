@@ -26,7 +26,7 @@ function call(body: Record<string, unknown>, stream = false): Call {
   return c;
 }
 
-t.test('the translator follows the wire of the caller\'s format', async (t) => {
+t.test("the translator follows the wire of the caller's format", async (t) => {
   t.type(createGammaTranslator(call({ model: 'gamma-5.4' }), 'k', null), GammaTranslating);
   const chat = call({ model: 'gamma-5.4' });
   Object.defineProperty(chat, 'endpoint', { value: { ...endpoint, format: chatFormat } });
@@ -36,7 +36,13 @@ t.test('the translator follows the wire of the caller\'s format', async (t) => {
 /** A conversation with every kind of message, which reaches gamma as it was sent. */
 const MESSAGES = [
   { role: 'system', content: 'Be brief.' },
-  { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Weather?' },
+      { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+    ],
+  },
   { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{"city":"Oslo"}' } }] },
   { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
 ];
@@ -71,10 +77,14 @@ t.test('the neutral request as a reference chat request', async (t) => {
   });
   const topK = call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });
   Object.defineProperty(topK, 'request', { value: { ...topK.request, topK: 5 } });
-  t.match(thrown(() => createGammaTranslator(topK, 'k', null).request()), { status: 400, param: 'top_k' }, 'what gamma cannot do is refused, naming it');
+  t.match(
+    thrown(() => createGammaTranslator(topK, 'k', null).request()),
+    { status: 400, param: 'top_k' },
+    'what gamma cannot do is refused, naming it',
+  );
 });
 
-t.test('the reference answer read back and written by the caller\'s format', async (t) => {
+t.test("the reference answer read back and written by the caller's format", async (t) => {
   const translator = createGammaTranslator(call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }), 'k', null);
   const out = translator.response(
     Buffer.from(
@@ -86,14 +96,36 @@ t.test('the reference answer read back and written by the caller\'s format', asy
     object: 'chat.completion',
     created: ADMITTED_AT / 1000,
     model: 'gamma-5.4',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'f', arguments: '{}' } }] }, logprobs: null, finish_reason: 'tool_calls' }],
-    usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } },
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          refusal: null,
+          tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: {
+      prompt_tokens: 7,
+      completion_tokens: 3,
+      total_tokens: 10,
+      prompt_tokens_details: { cached_tokens: 4 },
+      completion_tokens_details: { reasoning_tokens: 2 },
+    },
   });
   t.same(out.usage, { promptTokens: 7, completionTokens: 3 });
-  t.match(thrown(() => translator.response(Buffer.from('{"choices":[]}'))), { status: 502 }, 'no choices: the upstream\'s fault');
+  t.match(
+    thrown(() => translator.response(Buffer.from('{"choices":[]}'))),
+    { status: 502 },
+    "no choices: the upstream's fault",
+  );
 });
 
-t.test('reference chunks → neutral events → the caller\'s stream; an unfinished stream is a 502', async (t) => {
+t.test("reference chunks → neutral events → the caller's stream; an unfinished stream is a 502", async (t) => {
   const chunk = (choice: string): string => `data: {"id":"u","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[${choice}]}\n\n`;
   const sse =
     chunk('{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}') +
@@ -105,33 +137,62 @@ t.test('reference chunks → neutral events → the caller\'s stream; an unfinis
   const translator = createGammaTranslator(call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }, true), 'k', null);
   const stream = translator.stream();
   const out = runStream(translator, sse);
-  const deltas = out.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.slice(6)) as { choices: Array<{ delta?: unknown; finish_reason?: unknown }>; usage?: unknown; model: string });
-  t.same(deltas.map((d) => d.choices[0]?.delta ?? null), [
-    { role: 'assistant', content: '' },
-    { content: 'Hel' },
-    { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] },
-    { tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] },
-    {},
-    null,
-  ]);
+  const deltas = out
+    .split('\n\n')
+    .filter(Boolean)
+    .map((frame) => JSON.parse(frame.slice(6)) as { choices: Array<{ delta?: unknown; finish_reason?: unknown }>; usage?: unknown; model: string });
+  t.same(
+    deltas.map((d) => d.choices[0]?.delta ?? null),
+    [
+      { role: 'assistant', content: '' },
+      { content: 'Hel' },
+      { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] },
+      {},
+      null,
+    ],
+  );
   t.equal(deltas.at(-2)?.choices[0]?.finish_reason, 'tool_calls');
   t.same(deltas.at(-1)?.usage, { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7 }, 'the usage chunk the caller asked for');
-  t.ok(deltas.every((d) => d.model === 'gamma-5.4'), 'the canonical model throughout');
+  t.ok(
+    deltas.every((d) => d.model === 'gamma-5.4'),
+    'the canonical model throughout',
+  );
   t.equal(stream.done(), 'data: [DONE]\n\n', "the caller's format ends it");
   const cut = createGammaTranslator(call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }, true), 'k', null);
-  t.match(thrown(() => runStream(cut, chunk('{"index":0,"delta":{"content":"Hel"},"finish_reason":null}'))), { status: 502 });
+  t.match(
+    thrown(() => runStream(cut, chunk('{"index":0,"delta":{"content":"Hel"},"finish_reason":null}'))),
+    { status: 502 },
+  );
 });
 
 t.test("the model's refusal read back, whole and streamed, and written by the caller's format", async (t) => {
   const ask = { model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] };
   const whole = createGammaTranslator(call(ask), 'k', null).response(
-    Buffer.from('{"id":"u","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I cannot help."},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":4}}'),
+    Buffer.from(
+      '{"id":"u","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I cannot help."},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":4}}',
+    ),
   );
-  t.same((JSON.parse(String(whole.body)) as { choices: unknown[] }).choices, [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help.' }, logprobs: null, finish_reason: 'stop' }]);
+  t.same((JSON.parse(String(whole.body)) as { choices: unknown[] }).choices, [
+    { index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help.' }, logprobs: null, finish_reason: 'stop' },
+  ]);
 
-  const chunk = (delta: string, finish = 'null'): string => `data: {"id":"u","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}\n\n`;
-  const sse = chunk('{"role":"assistant","content":null,"refusal":""}') + chunk('{"refusal":"I cannot"}') + chunk('{"refusal":" help."}') + chunk('{}', '"stop"') + 'data: [DONE]\n\n';
+  const chunk = (delta: string, finish = 'null'): string =>
+    `data: {"id":"u","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}\n\n`;
+  const sse =
+    chunk('{"role":"assistant","content":null,"refusal":""}') +
+    chunk('{"refusal":"I cannot"}') +
+    chunk('{"refusal":" help."}') +
+    chunk('{}', '"stop"') +
+    'data: [DONE]\n\n';
   const out = runStream(createGammaTranslator(call(ask, true), 'k', null), sse);
-  const deltas = out.split('\n\n').filter(Boolean).map((frame) => (JSON.parse(frame.slice(6)) as { choices: Array<{ delta: unknown }> }).choices[0]?.delta ?? null);
-  t.same(deltas, [{ role: 'assistant', content: '' }, { refusal: 'I cannot' }, { refusal: ' help.' }, {}, null], 'every fragment as a refusal delta, then the usage chunk');
+  const deltas = out
+    .split('\n\n')
+    .filter(Boolean)
+    .map((frame) => (JSON.parse(frame.slice(6)) as { choices: Array<{ delta: unknown }> }).choices[0]?.delta ?? null);
+  t.same(
+    deltas,
+    [{ role: 'assistant', content: '' }, { refusal: 'I cannot' }, { refusal: ' help.' }, {}, null],
+    'every fragment as a refusal delta, then the usage chunk',
+  );
 });

@@ -8,12 +8,17 @@ import { makeCall, thrown } from '../helpers/translate.js';
  * takes the parsed path. Literal upstream chunks in, literal caller frames out.
  */
 
-const CONTENT = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}';
-const ROLE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
-const USAGE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
-const TRICKY = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"say \\",\\"usage\\":null and \\"error\\""},"finish_reason":null}],"usage":null}';
+const CONTENT =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}';
+const ROLE =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}';
+const USAGE =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
+const TRICKY =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gamma-5.4","choices":[{"index":0,"delta":{"content":"say \\",\\"usage\\":null and \\"error\\""},"finish_reason":null}],"usage":null}';
 const SPACED = '{"id": "chatcmpl-1", "model": "gamma-5.4", "choices": [{"index": 0, "delta": {"content": "Hi"}}], "usage": null}';
-const NO_USAGE = '{"id":"chatcmpl-1","model":"gamma-5.4","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}]}';
+const NO_USAGE =
+  '{"id":"chatcmpl-1","model":"gamma-5.4","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}]}';
 
 function stream(model: string, includeUsage: boolean) {
   const call = makeCall({ model, messages: [{ role: 'user', content: 'x' }], stream: true }, { model, stream: true, includeUsage });
@@ -48,9 +53,18 @@ t.test('the caller asked for usage: everything relayed as it came', async (t) =>
 
 t.test('errors and garbage end the stream with our envelope', async (t) => {
   const s = stream('gamma-5.4', false);
-  t.match(thrown(() => s.event({ data: '{"error":{"message":"boom","type":"server_error"}}' })), { status: 502, message: /mid-stream: boom/ });
-  t.match(thrown(() => s.event({ data: 'not json' })), { status: 502 });
-  t.match(thrown(() => s.event({ data: '{"choices": [' })), { status: 502 });
+  t.match(
+    thrown(() => s.event({ data: '{"error":{"message":"boom","type":"server_error"}}' })),
+    { status: 502, message: /mid-stream: boom/ },
+  );
+  t.match(
+    thrown(() => s.event({ data: 'not json' })),
+    { status: 502 },
+  );
+  t.match(
+    thrown(() => s.event({ data: '{"choices": [' })),
+    { status: 502 },
+  );
 });
 
 t.test('a stream is whole only when every choice asked for finished; otherwise the upstream is at fault', async (t) => {
@@ -95,8 +109,14 @@ t.test('text that looks like a model member is never edited; other shapes take t
   const datedInText = inText.replace('"model":"gamma-5.4"', '"model":"gamma-5.4-2026-03-05"');
   t.equal(s.event({ data: datedInText }), `data: ${inText}\n\n`, 'a dated model, the same text: only the member changes');
   const cases: Array<[string, string]> = [
-    ['a key ending in an escaped "model"', '{"note\\"model":"keep","model":"gamma-5.4-2026-03-05","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
-    ['a nested model before the chunk\'s own', '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"model":"inner","finish_reason":null}],"model":"gamma-5.4-2026-03-05","usage":null}'],
+    [
+      'a key ending in an escaped "model"',
+      '{"note\\"model":"keep","model":"gamma-5.4-2026-03-05","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}',
+    ],
+    [
+      "a nested model before the chunk's own",
+      '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"model":"inner","finish_reason":null}],"model":"gamma-5.4-2026-03-05","usage":null}',
+    ],
     ['an escaped model value', '{"id":"c","model":"gamma \\"5.4\\" dated","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
     ['no model at all', '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}'],
   ];

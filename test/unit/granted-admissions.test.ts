@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { GRANT_LIFE_MS, GrantedAdmissions, LEAST_PER_GRANT, LIMIT_SHARE, MOST_KINDS, MOST_PER_GRANT, SPARE_PER_ADMISSION } from '../../src/store/granted-admissions.js';
+import {
+  GRANT_LIFE_MS,
+  GrantedAdmissions,
+  LEAST_PER_GRANT,
+  LIMIT_SHARE,
+  MOST_KINDS,
+  MOST_PER_GRANT,
+  SPARE_PER_ADMISSION,
+} from '../../src/store/granted-admissions.js';
 import type { GrantInput, GrantStore } from '../../src/store/grants.js';
 import type { RateStore, RateTake } from '../../src/store/limits.js';
 import type { LedgerStore, ReserveInput } from '../../src/store/store.js';
@@ -40,7 +48,14 @@ function innerStores(): { ledger: LedgerStore; rates: RateStore; calls: { reserv
   const ledger: LedgerStore = {
     reserve,
     reserveAfterTake: async (_take, input) => ({ waitMs: 0, result: await reserve(input) }),
-    record: unused, release: unused, releaseInstance: unused, renewLeases: unused, sweepExpiredLeases: unused, cycleSpend: unused, dailyUsage: unused, keyActivity: unused,
+    record: unused,
+    release: unused,
+    releaseInstance: unused,
+    renewLeases: unused,
+    sweepExpiredLeases: unused,
+    cycleSpend: unused,
+    dailyUsage: unused,
+    keyActivity: unused,
   };
   const rates: RateStore = { take: async () => (calls.takes++, 0), sweep: unused };
   return { ledger, rates, calls };
@@ -48,7 +63,15 @@ function innerStores(): { ledger: LedgerStore; rates: RateStore; calls: { reserv
 
 const take = (now: number, limit = 1_000_000, keyId = 'k1'): RateTake => ({ keyId, limit, windowMs: 60_000, now });
 const reserve = (now: number, nanos = 100, keyId = 'k1'): ReserveInput => ({
-  keyId, cycle: '2026-11', nanos, upstreamNanos: 5, ceilingNanos: 10 ** 12, upstreamLimitNanos: null, instance: 'i1', now, expiresAt: now + 120_000,
+  keyId,
+  cycle: '2026-11',
+  nanos,
+  upstreamNanos: 5,
+  ceilingNanos: 10 ** 12,
+  upstreamLimitNanos: null,
+  instance: 'i1',
+  now,
+  expiresAt: now + 120_000,
 });
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -72,11 +95,17 @@ t.test('a busy kind asks for a quarter of its calls per grant life, then its cal
   await settle();
   const answers = [await ledger.reserveAfterTake(take(now + 1), reserve(now + 1)), await ledger.reserveAfterTake(take(now + 2), reserve(now + 2))];
   t.same(answers.map((a) => a.result?.admitted && a.result.reservation.id).sort(), [1_000, 1_001], 'the two granted reservations, one per call');
-  t.same(answers.map((a) => a.waitMs), [0, 0]);
+  t.same(
+    answers.map((a) => a.waitMs),
+    [0, 0],
+  );
   t.equal(inner.calls.reserve, 5, 'those two went to no store');
   for (let i = 0; i < 200; i++) await ledger.reserveAfterTake(take(now + 3), reserve(now + 3));
   await settle();
-  t.ok(grants.asked.every((a) => a.count <= MOST_PER_GRANT), `at most ${MOST_PER_GRANT} per grant`);
+  t.ok(
+    grants.asked.every((a) => a.count <= MOST_PER_GRANT),
+    `at most ${MOST_PER_GRANT} per grant`,
+  );
   const used = grants.asked.reduce((sum, a) => sum + a.count, 0);
   t.ok(inner.calls.reserve < 210 - used + MOST_PER_GRANT, `most calls used a granted admission (${inner.calls.reserve} of 210 to the store)`);
 });
@@ -97,7 +126,11 @@ t.test('what was granted serves only its kind, only within its life, and is rele
   t.equal(inner.calls.reserve, before + 5, 'a call admitted before the grant, or after its end, goes to the store');
   await sleep(GRANT_LIFE_MS + 100);
   const granted = grants.asked.flatMap((a, i) => Array.from({ length: a.count }, (_, j) => 1_000 + 2 * i + j));
-  t.same(grants.asked.map((a) => a.count), [2, 2], 'two grants of two: the first, and one for the call after the end');
+  t.same(
+    grants.asked.map((a) => a.count),
+    [2, 2],
+    'two grants of two: the first, and one for the call after the end',
+  );
   t.same(grants.released.sort(), granted, 'none used: all released after the grant life');
 });
 
@@ -165,7 +198,7 @@ t.test("the docs' figures are the code's", async (t) => {
   const money = readFileSync('docs/money.md', 'utf8').replace(/\s+/g, ' ');
   const scaleOut = readFileSync('docs/scale-out.md', 'utf8');
   t.equal(GRANT_LIFE_MS, 1_000);
-  t.match(money, 'the grant\'s end, 1 s after it');
+  t.match(money, "the grant's end, 1 s after it");
   t.match(money, `${LEAST_PER_GRANT} to ${MOST_PER_GRANT}`);
   t.match(money, `at most 1/${LIMIT_SHARE} of the rate cap at once (none under an \`rpm_limit\` of ${LEAST_PER_GRANT * LIMIT_SHARE})`);
   t.match(money, `the grant and ${SPARE_PER_ADMISSION} calls more per admission granted`);

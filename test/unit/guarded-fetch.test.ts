@@ -8,9 +8,28 @@ const ca = readFileSync(CA_FILE);
 
 t.test('the default policy refuses every non-public address, IPv4 and IPv6', async (t) => {
   const refused = [
-    '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '127.9.9.9', '169.254.169.254', '100.100.100.200',
-    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1',
-    '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', 'ff02::1', 'not-an-address',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '127.0.0.1',
+    '127.9.9.9',
+    '169.254.169.254',
+    '100.100.100.200',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    'ff02::1',
+    'not-an-address',
   ];
   for (const address of refused) t.notOk(publicAddressPolicy.allows(address), `${address} refused`);
   for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1']) {
@@ -62,5 +81,9 @@ t.test('an allowed host: fetched over https with the injected CA; redirects, siz
     t.match((error as Error).message, reason, path);
   }
   const untrusted = await new GuardedFetcher({ policy: policyAllowing(['127.0.0.1/32']) }).fetch(`${server.origin}/cat.png`).catch((e: unknown) => e);
-  t.match((untrusted as Error).message, /could not be fetched \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/, 'without the CA the certificate is refused');
+  t.match(
+    (untrusted as Error).message,
+    /could not be fetched \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/,
+    'without the CA the certificate is refused',
+  );
 });

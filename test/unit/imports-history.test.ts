@@ -19,12 +19,23 @@ t.test('the history parser: CSV and JSON, aliases normalised, unknown models kep
   ].join('\n');
   const parsed = parseHistory('csv', csv, catalogue);
   t.equal(parsed.rows.length, 3);
-  t.same(parsed.rows[0], { day: '2026-10-01', modelRaw: 'alpha-sonnet-4-6', modelId: 'alpha-sonnet-4.6', inputTokens: 1000, outputTokens: 2000, costNanos: 30_000_000 });
+  t.same(parsed.rows[0], {
+    day: '2026-10-01',
+    modelRaw: 'alpha-sonnet-4-6',
+    modelId: 'alpha-sonnet-4.6',
+    inputTokens: 1000,
+    outputTokens: 2000,
+    costNanos: 30_000_000,
+  });
   t.equal(parsed.rows[1]?.modelId, 'gamma-5.4');
   t.equal(parsed.rows[2]?.modelId, null);
   t.same(parsed.unknownModels, ['gpt-legacy-9']);
 
-  const json = parseHistory('json', JSON.stringify({ data: [{ date: '2026-10-05T10:00:00Z', model: 'beta-3.1-pro-preview', prompt_tokens: 1, completion_tokens: 2, cost: 0.000001 }] }), catalogue);
+  const json = parseHistory(
+    'json',
+    JSON.stringify({ data: [{ date: '2026-10-05T10:00:00Z', model: 'beta-3.1-pro-preview', prompt_tokens: 1, completion_tokens: 2, cost: 0.000001 }] }),
+    catalogue,
+  );
   t.same(json.rows[0], { day: '2026-10-05', modelRaw: 'beta-3.1-pro-preview', modelId: 'beta-3.1-pro', inputTokens: 1, outputTokens: 2, costNanos: 1000 });
 });
 
@@ -78,7 +89,10 @@ t.test('savings projection against hand-computed figures', async (t) => {
   t.equal(formatUsd(projection.chargedNanos), '7.50000152');
   t.equal(formatUsd(projection.paidElsewhereNanos), '15.005003');
   t.same(projection.unknownModels, ['mystery']);
-  t.same(projection.perModel.map((m) => m.model), ['alpha-opus-4.6', 'beta-3-flash']);
+  t.same(
+    projection.perModel.map((m) => m.model),
+    ['alpha-opus-4.6', 'beta-3-flash'],
+  );
   t.equal(projectSavings([], catalogue).monthlySavingsNanos, 0);
 });
 

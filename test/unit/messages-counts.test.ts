@@ -38,10 +38,20 @@ t.test('beta counts with :countTokens over the whole translated request', async 
   const request = await translator.request();
   t.equal(request.path, 'v1beta/models/beta-3-flash:countTokens');
   t.same(JSON.parse(request.body.toString()), {
-    generateContentRequest: { model: 'models/beta-3-flash', contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }], systemInstruction: { parts: [{ text: 'Be brief.' }] } },
+    generateContentRequest: {
+      model: 'models/beta-3-flash',
+      contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    },
   });
-  t.same(translator.response(Buffer.from('{"totalTokens":5,"promptTokensDetails":[]}')), { body: '{"input_tokens":5}', usage: { promptTokens: 0, completionTokens: 0 } });
-  t.match(thrown(() => translator.response(Buffer.from('{"cachedContentTokenCount":1}'))), { status: 502, message: /without totalTokens/ });
+  t.same(translator.response(Buffer.from('{"totalTokens":5,"promptTokensDetails":[]}')), {
+    body: '{"input_tokens":5}',
+    usage: { promptTokens: 0, completionTokens: 0 },
+  });
+  t.match(
+    thrown(() => translator.response(Buffer.from('{"cachedContentTokenCount":1}'))),
+    { status: 502, message: /without totalTokens/ },
+  );
 });
 
 t.test('gamma answers a count itself, with the estimate; alpha counts only for its own wire', async (t) => {
@@ -49,9 +59,17 @@ t.test('gamma answers a count itself, with the estimate; alpha counts only for i
   t.same(gamma, { local: { body: '{"input_tokens":5}', usage: { promptTokens: 0, completionTokens: 0 } } }, "'Be brief.' and 'Hello there': 20 characters → 5");
 
   const chatCount = call({ ...COUNT, format: chatFormat }, 'alpha-sonnet-4.6');
-  t.match(thrown(() => new AlphaTranslator(chatCount, 'k').request()), { status: 400, param: 'model' }, 'no count for callers of another wire');
+  t.match(
+    thrown(() => new AlphaTranslator(chatCount, 'k').request()),
+    { status: 400, param: 'model' },
+    'no count for callers of another wire',
+  );
   const embed = call({ ...COUNT, operation: 'embed' }, 'alpha-sonnet-4.6');
-  t.match(thrown(() => new AlphaPassthrough(embed, { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request()), { status: 400, param: 'model' }, 'nor embeddings through the passthrough');
+  t.match(
+    thrown(() => new AlphaPassthrough(embed, { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request()),
+    { status: 400, param: 'model' },
+    'nor embeddings through the passthrough',
+  );
   const counted = new AlphaPassthrough(call(COUNT, 'alpha-sonnet-4.6'), { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request();
   t.equal(counted.path, 'v1/messages/count_tokens');
 });
@@ -68,12 +86,20 @@ t.test("the simulators' count routes agree with the prompt tokens of their repli
   const version = { 'anthropic-version': '2023-06-01' };
   t.same(await post(`${alpha.url}/v1/messages/count_tokens`, BODY, version), { status: 200, json: { input_tokens: 4 } }, 'system and message words');
   t.match(await post(`${alpha.url}/v1/messages/count_tokens`, BODY), { status: 400, json: { error: { message: /anthropic-version/ } } });
-  t.match(await post(`${alpha.url}/v1/messages/count_tokens`, { model: 'x', messages: [] }, version), { status: 400, json: { error: { type: 'invalid_request_error' } } });
+  t.match(await post(`${alpha.url}/v1/messages/count_tokens`, { model: 'x', messages: [] }, version), {
+    status: 400,
+    json: { error: { type: 'invalid_request_error' } },
+  });
   alpha.faults.push({ status: 529 });
   t.equal((await post(`${alpha.url}/v1/messages/count_tokens`, BODY, version)).status, 529, 'queued faults apply');
 
   const contents = [{ role: 'user', parts: [{ text: 'Hello there' }] }];
   t.same(await post(`${beta.url}/v1beta/models/beta-3-flash:countTokens`, { contents }), { status: 200, json: { totalTokens: 2 } }, 'bare contents');
-  t.same(await post(`${beta.url}/v1beta/models/beta-3-flash:countTokens`, { generateContentRequest: { model: 'models/beta-3-flash', contents, systemInstruction: { parts: [{ text: 'Be brief.' }] } } }), { status: 200, json: { totalTokens: 4 } });
+  t.same(
+    await post(`${beta.url}/v1beta/models/beta-3-flash:countTokens`, {
+      generateContentRequest: { model: 'models/beta-3-flash', contents, systemInstruction: { parts: [{ text: 'Be brief.' }] } },
+    }),
+    { status: 200, json: { totalTokens: 4 } },
+  );
   t.match(await post(`${beta.url}/v1beta/models/beta-3-flash:countTokens`, {}), { status: 400, json: { error: { status: 'INVALID_ARGUMENT' } } });
 });

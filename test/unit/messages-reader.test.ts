@@ -26,8 +26,20 @@ const base = (extra: Body = {}): Body => ({ model: 'gamma-5.4', max_tokens: 100,
 const weatherTool = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
 const toolTurns = (result: Body): Body[] => [
   { role: 'user', content: 'Weather?' },
-  { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-  { role: 'user', content: [{ type: 'text', text: 'Thanks' }, { type: 'tool_result', tool_use_id: 'toolu_1', ...result }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Thanks' },
+      { type: 'tool_result', tool_use_id: 'toolu_1', ...result },
+    ],
+  },
 ];
 const BETA_STATE = { family: 'beta', kind: 'thought_signature', data: 'CtQB' };
 
@@ -35,20 +47,35 @@ const readings: Array<[string, Body, Body]> = [
   [
     'system text and system-role messages folded in order; the turns around them merged',
     base({
-      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Answer in English.' }],
+      system: [
+        { type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'Answer in English.' },
+      ],
       messages: [
         { role: 'user', content: 'Hi' },
         { role: 'system', content: 'The date is 2026-11-15.' },
         { role: 'user', content: [{ type: 'text', text: 'there', cache_control: { type: 'ephemeral' } }] },
         { role: 'assistant', content: 'Hello.' },
-        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: '' }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'Be brief.' },
+            { type: 'text', text: '' },
+          ],
+        },
         { role: 'user', content: 'More' },
       ],
     }),
     {
       system: ['You are terse.', 'Answer in English.', 'The date is 2026-11-15.', 'Be brief.'],
       turns: [
-        { role: 'user', parts: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] },
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'Hi' },
+            { type: 'text', text: 'there' },
+          ],
+        },
         { role: 'assistant', parts: [{ type: 'text', text: 'Hello.' }] },
         { role: 'user', parts: [{ type: 'text', text: 'More' }] },
       ],
@@ -84,15 +111,33 @@ const readings: Array<[string, Body, Body]> = [
   [
     'tool use and its result (named after the call, first in its turn, the error flag kept); tools and choice',
     base({
-      messages: toolTurns({ content: [{ type: 'text', text: '4 °C' }, { type: 'text', text: 'cloudy' }], is_error: true }),
+      messages: toolTurns({
+        content: [
+          { type: 'text', text: '4 °C' },
+          { type: 'text', text: 'cloudy' },
+        ],
+        is_error: true,
+      }),
       tools: [weatherTool],
       tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true },
     }),
     {
       turns: [
         { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
-        { role: 'assistant', parts: [{ type: 'text', text: 'Checking.' }, { type: 'tool_call', id: 'toolu_1', name: 'get_weather', args: { city: 'Oslo' } }] },
-        { role: 'user', parts: [{ type: 'tool_result', id: 'toolu_1', name: 'get_weather', content: '4 °C\ncloudy', isError: true }, { type: 'text', text: 'Thanks' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool_call', id: 'toolu_1', name: 'get_weather', args: { city: 'Oslo' } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { type: 'tool_result', id: 'toolu_1', name: 'get_weather', content: '4 °C\ncloudy', isError: true },
+            { type: 'text', text: 'Thanks' },
+          ],
+        },
       ],
       tools: [{ name: 'get_weather', description: 'Weather', parameters: weatherTool.input_schema }],
       toolChoice: { name: 'get_weather' },
@@ -147,13 +192,37 @@ const readings: Array<[string, Body, Body]> = [
     base({ temperature: 0.3, top_p: 0.9, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u-1' }, service_tier: 'auto', stream: true }),
     { temperature: 0.3, topP: 0.9, topK: 40, stop: ['END'], user: 'u-1', n: 1, seed: null, logprobs: false, reasoning: null, responseFormat: null },
   ],
-  ['thinking enabled → a budget', base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } }],
+  [
+    'thinking enabled → a budget',
+    base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }),
+    { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } },
+  ],
   ['thinking disabled → off', base({ thinking: { type: 'disabled' } }), { reasoning: { kind: 'off', param: 'thinking' } }],
-  ["adaptive thinking alone → alpha's default effort, high, only of a model that reasons", base({ thinking: { type: 'adaptive' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true } }],
-  ['display omitted → the thinking without its text', base({ thinking: { type: 'adaptive', display: 'omitted' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true, omitted: true } }],
-  ['display omitted with a budget', base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true } }],
-  ['display summarized → shown', base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'summarized' } }), { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } }],
-  ['adaptive thinking with an effort → the effort', base({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }), { reasoning: { kind: 'effort', effort: 'high', param: 'output_config.effort' } }],
+  [
+    "adaptive thinking alone → alpha's default effort, high, only of a model that reasons",
+    base({ thinking: { type: 'adaptive' } }),
+    { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true } },
+  ],
+  [
+    'display omitted → the thinking without its text',
+    base({ thinking: { type: 'adaptive', display: 'omitted' } }),
+    { reasoning: { kind: 'effort', effort: 'high', param: 'thinking', ifReasoning: true, omitted: true } },
+  ],
+  [
+    'display omitted with a budget',
+    base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' } }),
+    { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true } },
+  ],
+  [
+    'display summarized → shown',
+    base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'summarized' } }),
+    { reasoning: { kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens' } },
+  ],
+  [
+    'adaptive thinking with an effort → the effort',
+    base({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }),
+    { reasoning: { kind: 'effort', effort: 'high', param: 'output_config.effort' } },
+  ],
   ['an effort alone', base({ output_config: { effort: 'low' } }), { reasoning: { kind: 'effort', effort: 'low' } }],
   [
     'output_config.format → a JSON schema reply',
@@ -167,17 +236,70 @@ t.test('Messages bodies → the neutral request', async (t) => {
   for (const [label, body, expected] of readings) {
     const request = read(body, 'max_tokens' in body ? CREATE : COUNT);
     t.match(request, expected, label);
-    if ('turns' in expected && (expected['turns'] as Body[]).every((turn) => 'parts' in turn)) t.same(request.turns, expected['turns'], `${label}: exactly these turns`);
+    if ('turns' in expected && (expected['turns'] as Body[]).every((turn) => 'parts' in turn))
+      t.same(request.turns, expected['turns'], `${label}: exactly these turns`);
   }
 });
 
 const refusals: Array<[string, Body, string]> = [
-  ['a document block', base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Read' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }), 'messages[0].content[1]'],
-  ['a server tool block', base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] }), 'messages[1].content[0]'],
-  ['a tool_use block in a user message', base({ messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'f', input: {} }] }] }), 'messages[0].content[0]'],
-  ['an image inside a tool result', base({ tools: [weatherTool], messages: toolTurns({ content: [{ type: 'text', text: 'x' }, { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }) }), 'messages[2].content[1].content[1]'],
-  ['an image in a system message', base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }] }), 'messages[1].content[0]'],
-  ['an image source of another type', base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] }), 'messages[0].content[0].source'],
+  [
+    'a document block',
+    base({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Read' },
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } },
+          ],
+        },
+      ],
+    }),
+    'messages[0].content[1]',
+  ],
+  [
+    'a server tool block',
+    base({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] },
+      ],
+    }),
+    'messages[1].content[0]',
+  ],
+  [
+    'a tool_use block in a user message',
+    base({ messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'f', input: {} }] }] }),
+    'messages[0].content[0]',
+  ],
+  [
+    'an image inside a tool result',
+    base({
+      tools: [weatherTool],
+      messages: toolTurns({
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } },
+        ],
+      }),
+    }),
+    'messages[2].content[1].content[1]',
+  ],
+  [
+    'an image in a system message',
+    base({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] },
+      ],
+    }),
+    'messages[1].content[0]',
+  ],
+  [
+    'an image source of another type',
+    base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] }),
+    'messages[0].content[0].source',
+  ],
   ...(
     [
       ['bytes that are not an image', { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }],
@@ -191,18 +313,44 @@ const refusals: Array<[string, Body, string]> = [
     ] as const
   ).map(([label, source]): [string, Body, string] => [
     `an image source of ${label}`,
-    base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', source }] }] }),
+    base({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'image', source },
+          ],
+        },
+      ],
+    }),
     'messages[0].content[1].source',
   ]),
-  ['a result for a call never made', base({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }] }), 'messages[0].content[0].tool_use_id'],
+  [
+    'a result for a call never made',
+    base({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }] }),
+    'messages[0].content[0].tool_use_id',
+  ],
   ['a call never answered', base({ tools: [weatherTool], messages: toolTurns({ content: 'x' }).slice(0, 2) }), 'messages'],
   ['only system messages', base({ messages: [{ role: 'system', content: 'x' }] }), 'messages'],
-  ['a tool_choice forcing a server tool, which is left out', base({ tools: [weatherTool, { type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } }), 'tool_choice.name'],
+  [
+    'a tool_choice forcing a server tool, which is left out',
+    base({ tools: [weatherTool, { type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } }),
+    'tool_choice.name',
+  ],
   ['tool_choice any without tools', base({ tool_choice: { type: 'any' } }), 'tool_choice.type'],
   ['tool_choice naming no tool', base({ tools: [weatherTool], tool_choice: { type: 'tool', name: 'nope' } }), 'tool_choice.name'],
-  ['clearing tool uses (which results, only alpha\'s count says)', base({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }, { type: 'clear_tool_uses_20250919' }] } }), 'context_management.edits[1]'],
+  [
+    "clearing tool uses (which results, only alpha's count says)",
+    base({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }, { type: 'clear_tool_uses_20250919' }] } }),
+    'context_management.edits[1]',
+  ],
   ['an unknown context edit', base({ context_management: { edits: [{ type: 'compact_20260101' }] } }), 'context_management.edits[0].type'],
-  ['a thinking keep of another kind', base({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: { type: 'tool_uses', value: 1 } }] } }), 'context_management.edits[0].keep'],
+  [
+    'a thinking keep of another kind',
+    base({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: { type: 'tool_uses', value: 1 } }] } }),
+    'context_management.edits[0].keep',
+  ],
   ['another', base({ container: 'c_1' }), 'container'],
   ['an output_config field', base({ output_config: { task_budget: 5 } }), 'output_config.task_budget'],
   ['a thinking field', base({ thinking: { type: 'enabled', budget_tokens: 2000, foo: 1 } }), 'thinking.foo'],
@@ -212,15 +360,35 @@ const refusals: Array<[string, Body, string]> = [
   ['an unknown effort', base({ output_config: { effort: 'extreme' } }), 'output_config.effort'],
   ['an effort beside a budget', base({ thinking: { type: 'enabled', budget_tokens: 2000 }, output_config: { effort: 'low' } }), 'output_config.effort'],
   ['an output format of another type', base({ output_config: { format: { type: 'text' } } }), 'output_config.format.type'],
-  ['an output schema that is no object', base({ output_config: { format: { type: 'json_schema', schema: { type: 'array' } } } }), 'output_config.format.schema'],
+  [
+    'an output schema that is no object',
+    base({ output_config: { format: { type: 'json_schema', schema: { type: 'array' } } } }),
+    'output_config.format.schema',
+  ],
 ];
 
 t.test('what the neutral request cannot carry is a 400 naming it in Messages notation', async (t) => {
-  for (const [label, body, param] of refusals) t.match(thrown(() => read(body)), { status: 400, param }, label);
+  for (const [label, body, param] of refusals)
+    t.match(
+      thrown(() => read(body)),
+      { status: 400, param },
+      label,
+    );
   const image = (source: Body): Body => base({ messages: [{ role: 'user', content: [{ type: 'image', source }] }] });
-  t.equal((thrown(() => read(image({ type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }))) as Error).message, 'messages[0].content[0].source must hold an image: a media_type of image/… and base64 data.');
-  t.equal((thrown(() => read(image({ type: 'url', url: 'file:///etc/passwd' }))) as Error).message, 'messages[0].content[0].source must have a url of http or https.');
-  const result = base({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] }] });
+  t.equal(
+    (thrown(() => read(image({ type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }))) as Error).message,
+    'messages[0].content[0].source must hold an image: a media_type of image/… and base64 data.',
+  );
+  t.equal(
+    (thrown(() => read(image({ type: 'url', url: 'file:///etc/passwd' }))) as Error).message,
+    'messages[0].content[0].source must have a url of http or https.',
+  );
+  const result = base({
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] },
+    ],
+  });
   t.equal((thrown(() => read(result)) as Error).message, "messages[1].content[0]: 'tool_result' blocks cannot stand in an assistant message.");
 });
 
@@ -231,9 +399,30 @@ const problems: Array<[string, Body, string | undefined, 'create' | 'count']> = 
   ['messages missing', { model: 'x', max_tokens: 5 }, 'messages', 'create'],
   ['a role of another format', base({ messages: [{ role: 'tool', content: 'x' }] }), 'messages[0].role', 'create'],
   ['content of the wrong type', base({ messages: [{ role: 'user', content: 5 }] }), 'messages[0].content', 'create'],
-  ['a tool result without its id', base({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] }), 'messages[2].content[0].tool_use_id', 'create'],
-  ['a tool use without input', base({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'b' }] }] }), 'messages[0].content[0].input', 'create'],
-  ['a base64 image without data', base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }), 'messages[0].content[0].source.data', 'create'],
+  [
+    'a tool result without its id',
+    base({
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: [{ type: 'tool_result', content: 'x' }] },
+      ],
+    }),
+    'messages[2].content[0].tool_use_id',
+    'create',
+  ],
+  [
+    'a tool use without input',
+    base({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'b' }] }] }),
+    'messages[0].content[0].input',
+    'create',
+  ],
+  [
+    'a base64 image without data',
+    base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }),
+    'messages[0].content[0].source.data',
+    'create',
+  ],
   ['a system block without text', base({ system: [{ type: 'text' }] }), 'system[0].text', 'create'],
   ['temperature above 1', base({ temperature: 1.5 }), 'temperature', 'create'],
   // JSON.parse reads 1e400 as Infinity, which would reach the upstream as null.
@@ -266,12 +455,30 @@ t.test('the outline the gatekeepers read', async (t) => {
     const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
     return messagesFormat.outline(call);
   };
-  t.same(outline(base({ stream: true, max_tokens: 300 })), { stream: true, includeUsage: true, maxOutputTokens: 300, maxOutputParam: 'max_tokens', choices: 1, asks: { tools: null, json: null, image: null } });
-  t.match(outline(base({ tools: [weatherTool], output_config: { format: { type: 'json_schema', schema: {} } } })), { stream: false, asks: { tools: 'tools', json: 'output_config.format' } });
+  t.same(outline(base({ stream: true, max_tokens: 300 })), {
+    stream: true,
+    includeUsage: true,
+    maxOutputTokens: 300,
+    maxOutputParam: 'max_tokens',
+    choices: 1,
+    asks: { tools: null, json: null, image: null },
+  });
+  t.match(outline(base({ tools: [weatherTool], output_config: { format: { type: 'json_schema', schema: {} } } })), {
+    stream: false,
+    asks: { tools: 'tools', json: 'output_config.format' },
+  });
   const image = { type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } };
   t.equal(outline(base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, image] }] })).asks.image, 'messages[0].content[1]');
-  t.equal(outline(base({ messages: toolTurns({ content: [{ type: 'text', text: 'x' }, image] }) })).asks.image, 'messages[2].content[1].content[1]', 'an image inside a tool result');
-  t.match(outline({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }], stream: true }, COUNT), { stream: false, maxOutputTokens: 0 }, 'a count streams nothing and reserves no output');
+  t.equal(
+    outline(base({ messages: toolTurns({ content: [{ type: 'text', text: 'x' }, image] }) })).asks.image,
+    'messages[2].content[1].content[1]',
+    'an image inside a tool result',
+  );
+  t.match(
+    outline({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }], stream: true }, COUNT),
+    { stream: false, maxOutputTokens: 0 },
+    'a count streams nothing and reserves no output',
+  );
 });
 
 t.test('the input-token estimate: 4 characters a token, 1,600 an image, at least 1', async (t) => {
@@ -280,7 +487,26 @@ t.test('the input-token estimate: 4 characters a token, 1,600 an image, at least
   t.equal(estimate(base({ system: 'abcd', messages: [{ role: 'user', content: 'abcdefgh' }] })), 3);
   t.equal(estimate(base({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://e.com/a.png' } }] }] })), 1600);
   const tools = base({ tools: [weatherTool], messages: toolTurns({ content: 'sunny' }) });
-  const chars = 'Weather?'.length + 'Checking.'.length + 'Thanks'.length + 'get_weather'.length + '{"city":"Oslo"}'.length + 'sunny'.length + JSON.stringify(read(tools).tools).length;
+  const chars =
+    'Weather?'.length +
+    'Checking.'.length +
+    'Thanks'.length +
+    'get_weather'.length +
+    '{"city":"Oslo"}'.length +
+    'sunny'.length +
+    JSON.stringify(read(tools).tools).length;
   t.equal(estimate(tools), Math.ceil(chars / 4), 'text, calls, results and the tool declarations');
-  t.equal(estimate(base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'x'.repeat(40), signature: 's' }] }, { role: 'user', content: 'Go' }] })), 11, 'shown reasoning counts');
+  t.equal(
+    estimate(
+      base({
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 'x'.repeat(40), signature: 's' }] },
+          { role: 'user', content: 'Go' },
+        ],
+      }),
+    ),
+    11,
+    'shown reasoning counts',
+  );
 });

@@ -13,7 +13,10 @@ import { thrown } from '../helpers/translate.js';
  */
 
 type Step = (w: MessagesStreamWriter) => string;
-interface Frame { event: string; data: unknown }
+interface Frame {
+  event: string;
+  data: unknown;
+}
 
 const ENVELOPE = { id: 'msg_1', model: 'gamma-5.4' };
 const ESTIMATE = 7;
@@ -34,13 +37,27 @@ function framesOf(sse: string): Frame[] {
 
 const start = (usage = { input_tokens: ESTIMATE, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }): Frame => ({
   event: 'message_start',
-  data: { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'gamma-5.4', content: [], stop_reason: null, stop_sequence: null, usage } },
+  data: {
+    type: 'message_start',
+    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'gamma-5.4', content: [], stop_reason: null, stop_sequence: null, usage },
+  },
 });
-const blockStart = (index: number, content_block: unknown): Frame => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
+const blockStart = (index: number, content_block: unknown): Frame => ({
+  event: 'content_block_start',
+  data: { type: 'content_block_start', index, content_block },
+});
 const delta = (index: number, d: unknown): Frame => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
 const blockStop = (index: number): Frame => ({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
-const messageDelta = (stop_reason: string, usage: unknown): Frame => ({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage } });
-const usage = (input: number, output: number, cached = 0) => ({ input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: cached });
+const messageDelta = (stop_reason: string, usage: unknown): Frame => ({
+  event: 'message_delta',
+  data: { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage },
+});
+const usage = (input: number, output: number, cached = 0) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: cached,
+});
 const STOP: Frame = { event: 'message_stop', data: { type: 'message_stop' } };
 
 const BETA_STATE = { family: 'beta', kind: 'thought_signature', data: 'CtQB' };
@@ -48,17 +65,51 @@ const BETA_STATE = { family: 'beta', kind: 'thought_signature', data: 'CtQB' };
 const cases: Array<[string, Step[], Frame[]]> = [
   [
     'text: message_start with the estimate, one text block, the exact input in message_delta, message_stop last',
-    [(w) => w.start(0), (w) => w.text(0, ''), (w) => w.text(0, 'Hi'), (w) => w.text(0, ' there'), (w) => w.finish(0, 'stop'), (w) => w.close({ promptTokens: 10, completionTokens: 2 }), (w) => w.done()],
-    [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'Hi' }), delta(0, { type: 'text_delta', text: ' there' }), blockStop(0), messageDelta('end_turn', usage(10, 2)), STOP],
+    [
+      (w) => w.start(0),
+      (w) => w.text(0, ''),
+      (w) => w.text(0, 'Hi'),
+      (w) => w.text(0, ' there'),
+      (w) => w.finish(0, 'stop'),
+      (w) => w.close({ promptTokens: 10, completionTokens: 2 }),
+      (w) => w.done(),
+    ],
+    [
+      start(),
+      blockStart(0, { type: 'text', text: '' }),
+      delta(0, { type: 'text_delta', text: 'Hi' }),
+      delta(0, { type: 'text_delta', text: ' there' }),
+      blockStop(0),
+      messageDelta('end_turn', usage(10, 2)),
+      STOP,
+    ],
   ],
   [
     "the vendor's counts at the start replace the estimate; cached tokens are not input tokens",
-    [(w) => w.start(0, { promptTokens: 100, completionTokens: 1, cachedTokens: 40 }), (w) => w.text(0, 'x'), (w) => w.finish(0, 'length'), (w) => w.close({ promptTokens: 100, completionTokens: 5, cachedTokens: 40 })],
-    [start(usage(60, 1, 40)), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'x' }), blockStop(0), messageDelta('max_tokens', usage(60, 5, 40))],
+    [
+      (w) => w.start(0, { promptTokens: 100, completionTokens: 1, cachedTokens: 40 }),
+      (w) => w.text(0, 'x'),
+      (w) => w.finish(0, 'length'),
+      (w) => w.close({ promptTokens: 100, completionTokens: 5, cachedTokens: 40 }),
+    ],
+    [
+      start(usage(60, 1, 40)),
+      blockStart(0, { type: 'text', text: '' }),
+      delta(0, { type: 'text_delta', text: 'x' }),
+      blockStop(0),
+      messageDelta('max_tokens', usage(60, 5, 40)),
+    ],
   ],
   [
     "alpha's thinking: deltas, its own signature right before the stop, then text in the next block",
-    [(w) => w.reasoning(0, 'Let me'), (w) => w.reasoning(0, ' think.'), (w) => w.reasoningState(0, { family: 'alpha', kind: 'signature', data: 'EqQBsig' }), (w) => w.text(0, 'Yes.'), (w) => w.finish(0, 'stop'), (w) => w.close(null)],
+    [
+      (w) => w.reasoning(0, 'Let me'),
+      (w) => w.reasoning(0, ' think.'),
+      (w) => w.reasoningState(0, { family: 'alpha', kind: 'signature', data: 'EqQBsig' }),
+      (w) => w.text(0, 'Yes.'),
+      (w) => w.finish(0, 'stop'),
+      (w) => w.close(null),
+    ],
     [
       start(),
       blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
@@ -114,7 +165,13 @@ const cases: Array<[string, Step[], Frame[]]> = [
   [
     'a tool call cut at max_tokens stays max_tokens; finish is written once',
     [(w) => w.toolCall(0, 0, { id: 'c', name: 'f', arguments: '{"a' }), (w) => w.finish(0, 'length'), (w) => w.finish(0, 'stop'), (w) => w.close(null)],
-    [start(), blockStart(0, { type: 'tool_use', id: 'c', name: 'f', input: {} }), delta(0, { type: 'input_json_delta', partial_json: '{"a' }), blockStop(0), messageDelta('max_tokens', { output_tokens: 1 })],
+    [
+      start(),
+      blockStart(0, { type: 'tool_use', id: 'c', name: 'f', input: {} }),
+      delta(0, { type: 'input_json_delta', partial_json: '{"a' }),
+      blockStop(0),
+      messageDelta('max_tokens', { output_tokens: 1 }),
+    ],
   ],
   [
     'a tool_calls finish without calls is end_turn',
@@ -124,7 +181,14 @@ const cases: Array<[string, Step[], Frame[]]> = [
   ['content_filter is refusal', [(w) => w.finish(0, 'content_filter'), (w) => w.close(null)], [start(), messageDelta('refusal', { output_tokens: 0 })]],
   [
     "the model's refusal: a text block of its own after the text, and stop_reason refusal",
-    [(w) => w.text(0, 'Sorry. '), (w) => w.refusal(0, ''), (w) => w.refusal(0, 'I cannot'), (w) => w.refusal(0, ' help.'), (w) => w.finish(0, 'stop'), (w) => w.close({ promptTokens: 4, completionTokens: 3 })],
+    [
+      (w) => w.text(0, 'Sorry. '),
+      (w) => w.refusal(0, ''),
+      (w) => w.refusal(0, 'I cannot'),
+      (w) => w.refusal(0, ' help.'),
+      (w) => w.finish(0, 'stop'),
+      (w) => w.close({ promptTokens: 4, completionTokens: 3 }),
+    ],
     [
       start(),
       blockStart(0, { type: 'text', text: '' }),
@@ -137,7 +201,11 @@ const cases: Array<[string, Step[], Frame[]]> = [
       messageDelta('refusal', usage(4, 3)),
     ],
   ],
-  ['an empty refusal fragment refuses nothing', [(w) => w.refusal(0, ''), (w) => w.finish(0, 'stop'), (w) => w.close(null)], [start(), messageDelta('end_turn', { output_tokens: 0 })]],
+  [
+    'an empty refusal fragment refuses nothing',
+    [(w) => w.refusal(0, ''), (w) => w.finish(0, 'stop'), (w) => w.close(null)],
+    [start(), messageDelta('end_turn', { output_tokens: 0 })],
+  ],
   [
     'an empty reasoning fragment opens the thinking block only; a close without a finish ends it as end_turn',
     [(w) => w.reasoning(0, ''), (w) => w.close(null)],
@@ -158,17 +226,33 @@ t.test('parallel tool calls interleaved by the vendor: a stopped block is never 
   const sse =
     writer.toolCall(0, 0, { id: 'call_1', name: 'get_weather', arguments: '{"city":' }) +
     writer.toolCall(0, 1, { id: 'call_2', name: 'get_time', arguments: '{"zone":' });
-  t.same(framesOf(sse).slice(-3), [blockStop(0), blockStart(1, { type: 'tool_use', id: 'call_2', name: 'get_time', input: {} }), delta(1, { type: 'input_json_delta', partial_json: '{"zone":' })]);
+  t.same(framesOf(sse).slice(-3), [
+    blockStop(0),
+    blockStart(1, { type: 'tool_use', id: 'call_2', name: 'get_time', input: {} }),
+    delta(1, { type: 'input_json_delta', partial_json: '{"zone":' }),
+  ]);
   t.equal(writer.toolArguments(0, 0, ''), '', 'an empty fragment writes nothing, wherever it belongs');
   const error = thrown(() => writer.toolArguments(0, 0, '"Oslo"}'));
-  t.match(error, { status: 502, code: 'bad_gateway', message: 'The upstream sent arguments of a tool call after its next content block began.' }, 'call 0 after call 1 began');
+  t.match(
+    error,
+    { status: 502, code: 'bad_gateway', message: 'The upstream sent arguments of a tool call after its next content block began.' },
+    'call 0 after call 1 began',
+  );
   t.equal(writer.relayedDeltas, 2, 'the refused fragment is not counted');
-  t.same(framesOf(writer.toolArguments(0, 1, '"UTC"}')), [delta(1, { type: 'input_json_delta', partial_json: '"UTC"}' })], 'the open block still takes its own');
+  t.same(
+    framesOf(writer.toolArguments(0, 1, '"UTC"}')),
+    [delta(1, { type: 'input_json_delta', partial_json: '"UTC"}' })],
+    'the open block still takes its own',
+  );
   writer.text(0, 'Done.');
-  t.match(thrown(() => writer.toolArguments(0, 1, ' ')), { status: 502 }, 'nor after a text block began');
+  t.match(
+    thrown(() => writer.toolArguments(0, 1, ' ')),
+    { status: 502 },
+    'nor after a text block began',
+  );
 });
 
-t.test('the writer\'s state: complete after the finish, deltas counted, a failure as an error event', async (t) => {
+t.test("the writer's state: complete after the finish, deltas counted, a failure as an error event", async (t) => {
   const writer = new MessagesStreamWriter(ENVELOPE, ESTIMATE);
   t.equal(writer.complete, false);
   writer.text(0, 'a');
@@ -181,7 +265,10 @@ t.test('the writer\'s state: complete after the finish, deltas counted, a failur
   t.same(framesOf(writer.fail(new GatewayError(503, 'The alpha upstream failed mid-stream: Overloaded'))), [
     {
       event: 'error',
-      data: { type: 'error', error: { type: 'overloaded_error', message: 'The alpha upstream failed mid-stream: Overloaded', code: 'service_unavailable', param: null } },
+      data: {
+        type: 'error',
+        error: { type: 'overloaded_error', message: 'The alpha upstream failed mid-stream: Overloaded', code: 'service_unavailable', param: null },
+      },
     },
   ]);
 });
@@ -223,13 +310,27 @@ t.test('a whole reply → a Messages message', async (t) => {
         usage: usage(40, 9, 60),
       },
     ],
-    ['tool calls with a stop finish are tool_use; empty arguments are {}', reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '' }] }), { content: [{ type: 'tool_use', id: 'c', name: 'f', input: {} }], stop_reason: 'tool_use' }],
+    [
+      'tool calls with a stop finish are tool_use; empty arguments are {}',
+      reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '' }] }),
+      { content: [{ type: 'tool_use', id: 'c', name: 'f', input: {} }], stop_reason: 'tool_use' },
+    ],
     ['nothing at all', reply({ content: '' }), { content: [], stop_reason: 'end_turn' }],
-    ["the model's refusal: a text block, stop_reason refusal", reply({ refusal: 'I cannot help.' }), { content: [{ type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' }],
+    [
+      "the model's refusal: a text block, stop_reason refusal",
+      reply({ refusal: 'I cannot help.' }),
+      { content: [{ type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' },
+    ],
     [
       'text and a refusal: two text blocks',
       reply({ content: 'Sorry. ', refusal: 'I cannot help.' }),
-      { content: [{ type: 'text', text: 'Sorry. ' }, { type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' },
+      {
+        content: [
+          { type: 'text', text: 'Sorry. ' },
+          { type: 'text', text: 'I cannot help.' },
+        ],
+        stop_reason: 'refusal',
+      },
     ],
   ];
   for (const [label, input, expected] of rows) {
@@ -239,39 +340,66 @@ t.test('a whole reply → a Messages message', async (t) => {
   }
 });
 
-t.test('tool-call arguments that are not a JSON object: an empty input when cut at max_tokens, else the 502 of a body not in the vendor\'s format', async (t) => {
-  const calls = [
-    { id: 'c1', name: 'f', arguments: '{"city":"Oslo"}' },
-    { id: 'c2', name: 'f', arguments: '{"city":"Os' },
-  ];
-  const cut = messageBody(reply({ content: 'Checking.', toolCalls: calls, finish: 'length' }, { promptTokens: 12, completionTokens: 100 }), ENVELOPE, 'gamma');
-  t.same(cut['content'], [
-    { type: 'text', text: 'Checking.' },
-    { type: 'tool_use', id: 'c1', name: 'f', input: { city: 'Oslo' } },
-    { type: 'tool_use', id: 'c2', name: 'f', input: {} },
-  ], 'the whole call keeps its input; the one cut off has an empty one');
-  t.match(cut, { stop_reason: 'max_tokens', usage: usage(12, 100) }, 'the stop reason says so; the usage is kept');
-  t.same(messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '[1' }], finish: 'length' }), ENVELOPE, 'beta')['content'], [{ type: 'tool_use', id: 'c', name: 'f', input: {} }], 'an array cut off too');
-  const refusals: Array<[string, RegExp]> = [
-    ['[1]', /^The gamma upstream sent a tool call's arguments string that is not a JSON object\.$/],
-    ['{"a":', /^The gamma upstream sent a tool call's arguments string that is not JSON\.$/],
-  ];
-  for (const finish of ['stop', 'tool_calls'] as const) {
-    for (const [args, message] of refusals) {
-      const error = thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: args }], finish }), ENVELOPE, 'gamma'));
-      t.match(error, { status: 502, code: 'bad_gateway', message }, `arguments ${args}, finish ${finish}: the vendor's fault`);
+t.test(
+  "tool-call arguments that are not a JSON object: an empty input when cut at max_tokens, else the 502 of a body not in the vendor's format",
+  async (t) => {
+    const calls = [
+      { id: 'c1', name: 'f', arguments: '{"city":"Oslo"}' },
+      { id: 'c2', name: 'f', arguments: '{"city":"Os' },
+    ];
+    const cut = messageBody(
+      reply({ content: 'Checking.', toolCalls: calls, finish: 'length' }, { promptTokens: 12, completionTokens: 100 }),
+      ENVELOPE,
+      'gamma',
+    );
+    t.same(
+      cut['content'],
+      [
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'c1', name: 'f', input: { city: 'Oslo' } },
+        { type: 'tool_use', id: 'c2', name: 'f', input: {} },
+      ],
+      'the whole call keeps its input; the one cut off has an empty one',
+    );
+    t.match(cut, { stop_reason: 'max_tokens', usage: usage(12, 100) }, 'the stop reason says so; the usage is kept');
+    t.same(
+      messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: '[1' }], finish: 'length' }), ENVELOPE, 'beta')['content'],
+      [{ type: 'tool_use', id: 'c', name: 'f', input: {} }],
+      'an array cut off too',
+    );
+    const refusals: Array<[string, RegExp]> = [
+      ['[1]', /^The gamma upstream sent a tool call's arguments string that is not a JSON object\.$/],
+      ['{"a":', /^The gamma upstream sent a tool call's arguments string that is not JSON\.$/],
+    ];
+    for (const finish of ['stop', 'tool_calls'] as const) {
+      for (const [args, message] of refusals) {
+        const error = thrown(() => messageBody(reply({ toolCalls: [{ id: 'c', name: 'f', arguments: args }], finish }), ENVELOPE, 'gamma'));
+        t.match(error, { status: 502, code: 'bad_gateway', message }, `arguments ${args}, finish ${finish}: the vendor's fault`);
+      }
     }
-  }
-});
+  },
+);
 
 t.test('errors in the Messages shape: our status picks the type; our code and param ride along', async (t) => {
   const types: Array<[GatewayError['status'], string]> = [
-    [400, 'invalid_request_error'], [401, 'authentication_error'], [402, 'billing_error'], [403, 'permission_error'], [404, 'not_found_error'],
-    [413, 'request_too_large'], [429, 'rate_limit_error'], [500, 'api_error'], [502, 'api_error'], [503, 'overloaded_error'], [504, 'timeout_error'],
+    [400, 'invalid_request_error'],
+    [401, 'authentication_error'],
+    [402, 'billing_error'],
+    [403, 'permission_error'],
+    [404, 'not_found_error'],
+    [413, 'request_too_large'],
+    [429, 'rate_limit_error'],
+    [500, 'api_error'],
+    [502, 'api_error'],
+    [503, 'overloaded_error'],
+    [504, 'timeout_error'],
   ];
   for (const [status, type] of types) {
     const error = new GatewayError(status, 'why', { param: 'x' });
     t.same(JSON.parse(messagesErrors.body(error)), { type: 'error', error: { type, message: 'why', code: error.code, param: 'x' } }, `${status} → ${type}`);
   }
-  t.equal(messagesErrors.frame(new GatewayError(504, 'slow')), 'event: error\ndata: {"type":"error","error":{"type":"timeout_error","message":"slow","code":"upstream_timeout","param":null}}\n\n');
+  t.equal(
+    messagesErrors.frame(new GatewayError(504, 'slow')),
+    'event: error\ndata: {"type":"error","error":{"type":"timeout_error","message":"slow","code":"upstream_timeout","param":null}}\n\n',
+  );
 });

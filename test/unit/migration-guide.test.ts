@@ -37,7 +37,11 @@ interface Row {
   text: string;
 }
 
-const cell = (raw: string): string => raw.trim().replace(/^`(.*)`$/, '$1').trim();
+const cell = (raw: string): string =>
+  raw
+    .trim()
+    .replace(/^`(.*)`$/, '$1')
+    .trim();
 const isAnswer = (value: string): value is Answer => (ANSWERS as readonly string[]).includes(value);
 
 /** The table between the markers; throws with the line at fault when it is not a three-column table of known answers. */
@@ -55,8 +59,10 @@ function parseMapping(markdown: string): Row[] {
     return line.slice(1, -1).split('|').map(cell);
   };
   const [header, separator, ...body] = lines;
-  if (!header || JSON.stringify(cells(header)) !== JSON.stringify(HEADER)) throw new Error(`the header must be | ${HEADER.join(' | ')} |, got ${header ?? 'nothing'}`);
-  if (!separator || !cells(separator).every((c) => /^:?-{3,}:?$/.test(c))) throw new Error(`the second line must be the separator, got ${separator ?? 'nothing'}`);
+  if (!header || JSON.stringify(cells(header)) !== JSON.stringify(HEADER))
+    throw new Error(`the header must be | ${HEADER.join(' | ')} |, got ${header ?? 'nothing'}`);
+  if (!separator || !cells(separator).every((c) => /^:?-{3,}:?$/.test(c)))
+    throw new Error(`the second line must be the separator, got ${separator ?? 'nothing'}`);
   return body.map((line) => {
     const row = cells(line);
     if (row.length !== 3) throw new Error(`expected 3 cells: ${line}`);
@@ -79,12 +85,14 @@ function disagreements(rows: readonly Row[], catalogue: Catalogue): string[] {
     const resolved = catalogue.resolve(row.id)?.id;
     switch (row.answer) {
       case 'canonical':
-        if (!canonicalIds.has(row.id)) problems.push(`${row.id} is marked canonical but is not a canonical ID of the catalogue (resolves to ${resolved ?? 'nothing'})`);
+        if (!canonicalIds.has(row.id))
+          problems.push(`${row.id} is marked canonical but is not a canonical ID of the catalogue (resolves to ${resolved ?? 'nothing'})`);
         if (row.canonical !== row.id) problems.push(`${row.id} is canonical, so its Canonical ID must be itself, not ${row.canonical ?? 'empty'}`);
         break;
       case 'alias':
         if (canonicalIds.has(row.id)) problems.push(`${row.id} is marked alias but is a canonical ID`);
-        if (row.canonical === null || !canonicalIds.has(row.canonical)) problems.push(`${row.id}: the Canonical ID ${row.canonical ?? 'empty'} is not a canonical ID of the catalogue`);
+        if (row.canonical === null || !canonicalIds.has(row.canonical))
+          problems.push(`${row.id}: the Canonical ID ${row.canonical ?? 'empty'} is not a canonical ID of the catalogue`);
         if (resolved !== row.canonical) problems.push(`${row.id} is marked alias of ${row.canonical ?? 'nothing'} but resolves to ${resolved ?? 'nothing'}`);
         break;
       case '404':
@@ -133,9 +141,21 @@ t.test('the check fails when a row and the catalogue disagree', async (t) => {
   t.not(broken((r) => r.filter((row) => row !== r.find((x) => x.id === canonicalRow.id))).length, 0, 'a canonical row left out');
   t.not(broken((r) => r.map((row) => (row.id === canonicalRow.id ? { ...row, answer: 'alias' as const } : row))).length, 0, 'a canonical ID marked alias');
   t.not(broken((r) => r.map((row) => (row.id === aliasRow.id ? { ...row, canonical: otherCanonical } : row))).length, 0, 'an alias of the wrong model');
-  t.not(broken((r) => r.map((row) => (row.id === aliasRow.id ? { ...row, answer: '404' as const, canonical: null } : row))).length, 0, 'a known alias marked 404');
-  t.not(broken((r) => r.map((row) => (row.id === missingRow.id ? { ...row, answer: 'alias' as const, canonical: canonicalRow.id } : row))).length, 0, 'an unknown ID marked alias');
+  t.not(
+    broken((r) => r.map((row) => (row.id === aliasRow.id ? { ...row, answer: '404' as const, canonical: null } : row))).length,
+    0,
+    'a known alias marked 404',
+  );
+  t.not(
+    broken((r) => r.map((row) => (row.id === missingRow.id ? { ...row, answer: 'alias' as const, canonical: canonicalRow.id } : row))).length,
+    0,
+    'an unknown ID marked alias',
+  );
   t.not(broken((r) => [...r, { ...canonicalRow }]).length, 0, 'a row listed twice');
-  t.throws(() => parseMapping(`${START}\n| ID | Answer | Canonical ID |\n|---|---|---|\n| \`x\` | maybe | — |\n${END}`), /Answer must be one of/, 'an unknown answer');
+  t.throws(
+    () => parseMapping(`${START}\n| ID | Answer | Canonical ID |\n|---|---|---|\n| \`x\` | maybe | — |\n${END}`),
+    /Answer must be one of/,
+    'an unknown answer',
+  );
   t.throws(() => parseMapping('no table here'), /no table between/, 'no markers');
 });

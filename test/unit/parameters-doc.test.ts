@@ -16,7 +16,9 @@ const TABLES = [
 const messagesCells = (): string[] => tableCells('docs/formats/messages.md', 'messages-params').flatMap((cells) => cells.slice(1));
 
 t.test('the list of adjustments is the set of entries the format tables announce', async (t) => {
-  const listed = tableCells('docs/parameters.md', 'adjustments').slice(1).map((cells) => codeOf(cells[0]));
+  const listed = tableCells('docs/parameters.md', 'adjustments')
+    .slice(1)
+    .map((cells) => codeOf(cells[0]));
   const cells = [...TABLES.flatMap(([file, marker]) => tableRows(file, marker).flatMap((row) => Object.values(row.cells))), ...messagesCells()];
   const announced = new Set(cells.filter((cell) => categoryOf(cell) === 'adjusted').map((cell) => codeOf(cell)));
   t.same([...new Set(listed)].sort(), [...announced].sort());

@@ -31,12 +31,30 @@ t.test('one place decides outcome and status', async (t) => {
     { name: 'the upstream answered an error', codes: ['503'], thrown: new GatewayError(503, 'busy'), outcome: 'upstream_error', status: 503 },
     { name: 'the last attempt timed out', codes: ['503', 'headers_timeout'], thrown: new GatewayError(504, 'slow'), outcome: 'timeout', status: 504 },
     { name: 'a stream went silent', codes: ['stream_idle'], thrown: new GatewayError(504, 'silent'), outcome: 'timeout', status: 504 },
-    { name: 'a timeout, then another failure', codes: ['connect_timeout', 'reset'], thrown: new GatewayError(502, 'reset'), outcome: 'upstream_error', status: 502 },
+    {
+      name: 'a timeout, then another failure',
+      codes: ['connect_timeout', 'reset'],
+      thrown: new GatewayError(502, 'reset'),
+      outcome: 'upstream_error',
+      status: 502,
+    },
     { name: 'a body that is not the vendor format', codes: ['invalid_body'], thrown: new GatewayError(502, 'garbage'), outcome: 'upstream_error', status: 502 },
     { name: "the gateway's own failure after an attempt", codes: [null], thrown: new GatewayError(500, 'ledger down'), outcome: 'error', status: 500 },
     { name: 'a bug (not a GatewayError)', codes: [null], thrown: new TypeError('x is undefined'), outcome: 'error', status: 500 },
-    { name: 'the database unreachable before any upstream', codes: [], thrown: new StoreUnavailableError('postgres', new Error('ECONNREFUSED')), outcome: 'rejected', status: 503 },
-    { name: 'the database unreachable when the call is recorded', codes: [null], thrown: new StoreUnavailableError('sqlite', new Error('SQLITE_BUSY')), outcome: 'error', status: 503 },
+    {
+      name: 'the database unreachable before any upstream',
+      codes: [],
+      thrown: new StoreUnavailableError('postgres', new Error('ECONNREFUSED')),
+      outcome: 'rejected',
+      status: 503,
+    },
+    {
+      name: 'the database unreachable when the call is recorded',
+      codes: [null],
+      thrown: new StoreUnavailableError('sqlite', new Error('SQLITE_BUSY')),
+      outcome: 'error',
+      status: 503,
+    },
   ];
   for (const c of cases) {
     const call = callWith(c.codes);

@@ -23,7 +23,10 @@ t.test('admission: the declared-length 413, then the header checks, and only the
   const order: string[] = [];
   const reads: string[] = [];
   let sent = JSON.stringify({ model: 'gamma-5.4', stream: true, messages: [{ role: 'user', content: 'x' }] });
-  const reader = { checkDeclaredLength: () => order.push('length'), read: async () => (reads.push('read'), { bytes: Buffer.from(sent), release: () => undefined }) };
+  const reader = {
+    checkDeclaredLength: () => order.push('length'),
+    read: async () => (reads.push('read'), { bytes: Buffer.from(sent), release: () => undefined }),
+  };
   const chain = chainOf({ onHeaders: () => void order.push('headers') }, { onRequest: () => void order.push('request') });
   const call = detachedCall();
   await admit(call, chain, reader, NO_STEPS_STORE, ignoreHeld);
@@ -36,15 +39,27 @@ t.test('admission: the declared-length 413, then the header checks, and only the
   await t.rejects(admit(detachedCall(), chain, reader, NO_STEPS_STORE, ignoreHeld), { status: 400, param: 'messages', message: /messages/ });
   t.same(order, ['length', 'headers'], 'the body is checked by its format before any request hook sees it');
   sent = JSON.stringify({ messages: [] });
-  await t.rejects(admit(detachedCall(), chain, reader, NO_STEPS_STORE, ignoreHeld), { status: 400, param: 'model', message: 'model is required.' }, 'the model first');
+  await t.rejects(
+    admit(detachedCall(), chain, reader, NO_STEPS_STORE, ignoreHeld),
+    { status: 400, param: 'model', message: 'model is required.' },
+    'the model first',
+  );
 
   const unresolved = chainOf({});
   const bare = new Call(ENDPOINTS['chat.completions'], { headers: {} } as IncomingMessage, {} as ServerResponse, 0);
   sent = JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });
-  await t.rejects(admit(bare, unresolved, reader, NO_STEPS_STORE, ignoreHeld), { status: 500, message: /No plugin resolved the model of \/v1\/chat\/completions/ }, 'a chain without the model\'s provider fails loudly, not in a translator');
+  await t.rejects(
+    admit(bare, unresolved, reader, NO_STEPS_STORE, ignoreHeld),
+    { status: 500, message: /No plugin resolved the model of \/v1\/chat\/completions/ },
+    "a chain without the model's provider fails loudly, not in a translator",
+  );
 
   reads.length = 0;
-  const refusing = chainOf({ onHeaders: () => { throw new GatewayError(401, 'no key'); } });
+  const refusing = chainOf({
+    onHeaders: () => {
+      throw new GatewayError(401, 'no key');
+    },
+  });
   await t.rejects(admit(detachedCall(), refusing, reader, NO_STEPS_STORE, ignoreHeld), { message: 'no key' });
   t.same(reads, [], 'a caller refused from its headers never has its body read');
 
@@ -52,8 +67,10 @@ t.test('admission: the declared-length 413, then the header checks, and only the
   const declared = detachedCall();
   declared.req.headers['content-length'] = '11';
   let headerChecks = 0;
-  await t.rejects(admit(declared, chainOf({ onHeaders: () => void (headerChecks += 1) }), tooBig, NO_STEPS_STORE, ignoreHeld), { message: /exceeds the 10 bytes limit/ });
-  t.equal(headerChecks, 0, 'a declared length over the limit is the edge\'s 413, before the key is looked at');
+  await t.rejects(admit(declared, chainOf({ onHeaders: () => void (headerChecks += 1) }), tooBig, NO_STEPS_STORE, ignoreHeld), {
+    message: /exceeds the 10 bytes limit/,
+  });
+  t.equal(headerChecks, 0, "a declared length over the limit is the edge's 413, before the key is looked at");
 
   const usage = new Call(ENDPOINTS.usage, { headers: {} } as IncomingMessage, {} as ServerResponse, 0);
   reads.length = 0;
@@ -76,7 +93,13 @@ t.test('exchange: retries by the policy, a fallback prepares anew, giving up thr
   const answer = await exchange(call, exchangeDeps(chain, upstream.sender));
   t.equal(answer.kind, 'body');
   t.same(decisions, ['503'], 'the policy saw the failed attempt');
-  t.same(call.upstreamAttempts.map((a) => [a.code, a.then]), [['503', 'retry'], [null, null]]);
+  t.same(
+    call.upstreamAttempts.map((a) => [a.code, a.then]),
+    [
+      ['503', 'retry'],
+      [null, null],
+    ],
+  );
   t.equal(call.attempts, 2);
 
   const down = await scriptedUpstream(t, [{ status: 503, body: '{}' }]);
@@ -90,13 +113,18 @@ t.test('exchange: retries by the policy, a fallback prepares anew, giving up thr
     retryPolicy: { next: (c) => (c.model?.id === 'gamma-5.4' && sibling ? { kind: 'fallback', delayMs: 0, model: sibling } : null) },
   });
   const fallback = detachedCall('gamma-5.4');
-  const flaky = await scriptedUpstream(t, [{ status: 503, body: '{}' }, { status: 200, body: '{"ok":true}' }]);
+  const flaky = await scriptedUpstream(t, [
+    { status: 503, body: '{}' },
+    { status: 200, body: '{"ok":true}' },
+  ]);
   await exchange(fallback, exchangeDeps(withFallback, flaky.sender));
   t.same(created, ['gamma-5.4', 'gamma-5.2'], 'a translator per model asked');
-  t.equal(fallback.model?.id, 'gamma-5.2', 'the sibling is now the call\'s model');
+  t.equal(fallback.model?.id, 'gamma-5.2', "the sibling is now the call's model");
 
   const noVendor = chainOf({});
-  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), exchangeDeps(noVendor, upstream.sender)), { message: /No upstream is configured for the alpha family/ });
+  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), exchangeDeps(noVendor, upstream.sender)), {
+    message: /No upstream is configured for the alpha family/,
+  });
 });
 
 t.test('exchange: a translator that answers itself makes no upstream attempt; the answer is sent after completion', async (t) => {
@@ -111,7 +139,9 @@ t.test('exchange: a translator that answers itself makes no upstream attempt; th
 
   const seen: string[] = [];
   const recording = chainOf({ onComplete: (c) => void seen.push(`complete ${c.outcome} ${c.attempts}`) });
-  const sent = await served(t, (c) => sendBody(c, { body: '{"input_tokens":7}', usage: { promptTokens: 0, completionTokens: 0 } }, { chain: recording, limits: LIMITS }));
+  const sent = await served(t, (c) =>
+    sendBody(c, { body: '{"input_tokens":7}', usage: { promptTokens: 0, completionTokens: 0 } }, { chain: recording, limits: LIMITS }),
+  );
   t.same([sent.status, sent.body], [200, '{"input_tokens":7}']);
   t.same(seen, ['complete ok 0']);
 });
@@ -140,14 +170,24 @@ async function served(t: { teardown(fn: () => unknown): void }, step: (call: Cal
 
 t.test('relay: completion before the last byte, for a body and for a stream', async (t) => {
   const seen: string[] = [];
-  const chain = chainOf({ onComplete: (call) => void seen.push(`complete ${call.outcome} ${call.status}`), onResponseChunk: (_c, chunk) => void seen.push(`chunk ${String(chunk).trim()}`) });
+  const chain = chainOf({
+    onComplete: (call) => void seen.push(`complete ${call.outcome} ${call.status}`),
+    onResponseChunk: (_c, chunk) => void seen.push(`chunk ${String(chunk).trim()}`),
+  });
   const deps = { chain, limits: LIMITS };
   const body = await served(t, (call) => relayBody(call, scriptedTranslator(), Buffer.from('{"ok":true}'), deps));
   t.same([body.status, body.body], [200, '{"ok":true}']);
   t.same(seen, ['complete ok 200', 'chunk {"ok":true}'], 'completed, then the body went out');
 
   seen.length = 0;
-  const stream: StreamTranslator = { usage: null, relayedDeltas: 2, event: (e) => `data: ${e.data}\n\n`, end: () => '', done: () => 'data: [DONE]\n\n', fail: () => '' };
+  const stream: StreamTranslator = {
+    usage: null,
+    relayedDeltas: 2,
+    event: (e) => `data: ${e.data}\n\n`,
+    end: () => '',
+    done: () => 'data: [DONE]\n\n',
+    fail: () => '',
+  };
   const upstream = await scriptedUpstream(t, [{ status: 200, body: 'data: {"a":1}\n\ndata: {"a":2}\n\n', headers: { 'content-type': 'text/event-stream' } }]);
   const relayed = await served(t, async (call) => {
     const res = await upstream.sender.send(call, 'gamma', { path: '', headers: {}, body: Buffer.alloc(0) });

@@ -32,7 +32,10 @@ t.test('a plugin that needs the key, listed before the plugin providing it, is o
 
 t.test('a need nobody provides, two providers of one fact, and a plugin needing its own fact are refused', async (t) => {
   t.match(factsProblem(chain(['ledger', { needs: ['model'] }])), /plugin "ledger" needs the canonical model, which no enabled plugin provides/);
-  t.match(factsProblem(chain(['auth', { provides: ['key'] }], ['sso', { provides: ['key'] }])), /\/plugins\/1: plugin "sso" provides the caller's key, and so does "auth" \(gateway.yaml: \/plugins\/0\)/);
+  t.match(
+    factsProblem(chain(['auth', { provides: ['key'] }], ['sso', { provides: ['key'] }])),
+    /\/plugins\/1: plugin "sso" provides the caller's key, and so does "auth" \(gateway.yaml: \/plugins\/0\)/,
+  );
   t.match(factsProblem(chain(['odd', { provides: ['key'], needs: ['key'] }])), /plugin "odd" both needs and provides the caller's key/);
 });
 
@@ -40,12 +43,20 @@ t.test('the boot refuses the real plugins in an order that cannot work, naming b
   const entries: PluginEntry[] = ['ingress-chat', 'scope', 'auth', 'model-normalise', 'vendor-gamma'].map((name) => ({ name, enabled: true, config: {} }));
   await t.rejects(resolvePlugins(entries, 'gateway.yaml'), {
     name: 'PluginConfigError',
-    message: /^gateway\.yaml: \/plugins\/1: plugin "scope" needs the caller's key, which "auth" provides, but "auth" is listed after it \(gateway\.yaml: \/plugins\/2\)/,
+    message:
+      /^gateway\.yaml: \/plugins\/1: plugin "scope" needs the caller's key, which "auth" provides, but "auth" is listed after it \(gateway\.yaml: \/plugins\/2\)/,
   });
   const shipped = loadConfig('config/gateway.yaml', {});
   const resolved = await resolvePlugins(shipped.config.plugins, 'config/gateway.yaml');
   t.ok(resolved.length > 10, 'the shipped chain passes the check');
-  t.same(resolved.filter((p) => p.plugin.provides?.length).map((p) => [p.name, p.plugin.provides]), [['auth', ['key']], ['model-normalise', ['model']]], 'the shipped providers');
+  t.same(
+    resolved.filter((p) => p.plugin.provides?.length).map((p) => [p.name, p.plugin.provides]),
+    [
+      ['auth', ['key']],
+      ['model-normalise', ['model']],
+    ],
+    'the shipped providers',
+  );
 });
 
 t.test('a call that names no model skips the request hooks of plugins that need one', async (t) => {
@@ -61,7 +72,7 @@ t.test('a call that names no model skips the request hooks of plugins that need 
   t.same(seen, ['counter'], 'GET /v1/usage passes only the one that needs no model');
 });
 
-t.test('a plugin that declares it provides the key and leaves a call without one is the gateway\'s 500, not a later crash', async (t) => {
+t.test("a plugin that declares it provides the key and leaves a call without one is the gateway's 500, not a later crash", async (t) => {
   const careless = chainOf({ name: 'sso', provides: ['key'], onHeaders: () => undefined });
   await t.rejects(careless.onHeaders(detachedCall()), { status: 500, message: /The plugin "sso" provides the caller's key but left the call without one/ });
   const careful = chainOf({ name: 'sso', provides: ['key'], onHeaders: (call) => call.authenticate({ id: 'k1' } as KeyRecord) });
@@ -70,7 +81,7 @@ t.test('a plugin that declares it provides the key and leaves a call without one
   t.equal(call.key?.id, 'k1');
 });
 
-t.test('a hook\'s call is typed by what its plugin needs', async (t) => {
+t.test("a hook's call is typed by what its plugin needs", async (t) => {
   // Checked by the type-check `npm test` runs: each @ts-expect-error fails it if the line compiles.
   const plugins = [
     definePlugin({
@@ -105,5 +116,8 @@ t.test('a hook\'s call is typed by what its plugin needs', async (t) => {
       }),
     }),
   ];
-  t.same(plugins.map((p) => p.needs ?? []), [[], ['key', 'model']]);
+  t.same(
+    plugins.map((p) => p.needs ?? []),
+    [[], ['key', 'model']],
+  );
 });

@@ -10,36 +10,156 @@ import ts from 'typescript';
  */
 
 const CONTRACT = [
-  'AttemptFailure', 'BatchWriter', 'BillingCycle', 'Call', 'CallWith', 'Capability', 'Catalogue', 'Clock', 'Cost', 'costOf',
-  'cycleOf', 'CycleSpend', 'definePlugin', 'Endpoint', 'ErrorStatus', 'ExtensionMigration', 'formatUsd', 'GatewayError',
-  'invalidRequest', 'JsonObject', 'KeyRecord', 'LedgerRow', 'ModelEntry', 'modelNotFound', 'Nanos', 'Operation',
-  'PluginConfigError', 'PluginContext', 'PluginHooks', 'PostgresHandle', 'ResolvedCall', 'RetryDecision', 'RetryPolicy',
-  'SettledCall', 'SpendLimit', 'SqliteHandle', 'Store', 'StoreExtension', 'Usage',
+  'AttemptFailure',
+  'BatchWriter',
+  'BillingCycle',
+  'Call',
+  'CallWith',
+  'Capability',
+  'Catalogue',
+  'Clock',
+  'Cost',
+  'costOf',
+  'cycleOf',
+  'CycleSpend',
+  'definePlugin',
+  'Endpoint',
+  'ErrorStatus',
+  'ExtensionMigration',
+  'formatUsd',
+  'GatewayError',
+  'invalidRequest',
+  'JsonObject',
+  'KeyRecord',
+  'LedgerRow',
+  'ModelEntry',
+  'modelNotFound',
+  'Nanos',
+  'Operation',
+  'PluginConfigError',
+  'PluginContext',
+  'PluginHooks',
+  'PostgresHandle',
+  'ResolvedCall',
+  'RetryDecision',
+  'RetryPolicy',
+  'SettledCall',
+  'SpendLimit',
+  'SqliteHandle',
+  'Store',
+  'StoreExtension',
+  'Usage',
 ];
 
 const TOOLKITS: Record<string, string[]> = {
   'ids.ts': ['mintId', 'mintTimedId'],
   'ingress.ts': [
-    'CallOutline', 'ErrorFormat', 'firstInArray', 'firstPart', 'imageSource', 'IngressFormat', 'memberOutside', 'members', 'Members', 'modelMemberProblem',
-    'MembersByType', 'namedToolChoice', 'objectSchema', 'positiveInt', 'RequestProblem', 'schemaProblem', 'SequenceWords',
-    'toolArguments', 'TurnSequence', 'typedMemberOutside',
+    'CallOutline',
+    'ErrorFormat',
+    'firstInArray',
+    'firstPart',
+    'imageSource',
+    'IngressFormat',
+    'memberOutside',
+    'members',
+    'Members',
+    'modelMemberProblem',
+    'MembersByType',
+    'namedToolChoice',
+    'objectSchema',
+    'positiveInt',
+    'RequestProblem',
+    'schemaProblem',
+    'SequenceWords',
+    'toolArguments',
+    'TurnSequence',
+    'typedMemberOutside',
   ],
   'json-schema.ts': ['describedSchema', 'effectiveStrict', 'foldedDescription', 'isSchemaObject', 'strictCompatible', 'unresolvableRefs', 'withDefsNamedDefs'],
   'json.ts': ['compileSchema', 'isObject', 'parseUpstreamJson'],
   'neutral.ts': [
-    'countAnswer', 'decodeReasoningState', 'encodeReasoningState', 'FinishReason', 'ImageSource', 'ledgerUsage', 'NeutralRequest',
-    'Part', 'REASONING_EFFORTS', 'ReasoningEffort', 'ReasoningRequest', 'ReasoningState', 'refuseToolNameClash', 'Reply',
-    'ReplyChoice', 'ReplyEnvelope', 'ReplyOutput', 'ReplyReasoning', 'ReplyStream', 'ReplyToolCall', 'ReplyUsage', 'ResponseFormat', 'StrictAsk',
-    'ToolChoice', 'ToolSpec', 'TranslatedBody', 'Turn',
+    'countAnswer',
+    'decodeReasoningState',
+    'encodeReasoningState',
+    'FinishReason',
+    'ImageSource',
+    'ledgerUsage',
+    'NeutralRequest',
+    'Part',
+    'REASONING_EFFORTS',
+    'ReasoningEffort',
+    'ReasoningRequest',
+    'ReasoningState',
+    'refuseToolNameClash',
+    'Reply',
+    'ReplyChoice',
+    'ReplyEnvelope',
+    'ReplyOutput',
+    'ReplyReasoning',
+    'ReplyStream',
+    'ReplyToolCall',
+    'ReplyUsage',
+    'ResponseFormat',
+    'StrictAsk',
+    'ToolChoice',
+    'ToolSpec',
+    'TranslatedBody',
+    'Turn',
   ],
-  'reference-format.ts': ['embeddingsBody', 'EmbeddingsRequest', 'float32Base64', 'parseEmbeddingsRequest', 'referenceUsage', 'refuseUnknownFields', 'unknownParameter'],
+  'reference-format.ts': [
+    'embeddingsBody',
+    'EmbeddingsRequest',
+    'float32Base64',
+    'parseEmbeddingsRequest',
+    'referenceUsage',
+    'refuseUnknownFields',
+    'unknownParameter',
+  ],
   'remote-images.ts': ['ByteBudget', 'GuardedFetcher', 'IMAGE_LIMITS', 'inlineRemoteImages', 'policyAllowing', 'ReleaseImages'],
   'routes.ts': ['handled', 'html', 'OPERATOR_PORT_PROPERTIES', 'placeOperatorRoutes', 'presentedBearer', 'SafeHtml', 'sendError', 'sendJson', 'validBody'],
-  'secrets.ts': ['bearerToken', 'cutForLog', 'digestsEqual', 'hashSecret', 'IMPORTABLE_PREFIXES', 'importablePrefixOf', 'isCredentialHeader', 'NATIVE_KEY_PATTERN', 'randomToken', 'repeatedCredential', 'withoutSecrets'],
-  'simulator.ts': ['embedText', 'faultFromDirectives', 'planReply', 'readDirectives', 'ReplyPlan', 'SimChoice', 'SimContext', 'SimOptions', 'SimRequest', 'SimRoute', 'SimServer', 'SimToolChoice', 'SimVendor', 'VendorErrorBody'],
+  'secrets.ts': [
+    'bearerToken',
+    'cutForLog',
+    'digestsEqual',
+    'hashSecret',
+    'IMPORTABLE_PREFIXES',
+    'importablePrefixOf',
+    'isCredentialHeader',
+    'NATIVE_KEY_PATTERN',
+    'randomToken',
+    'repeatedCredential',
+    'withoutSecrets',
+  ],
+  'simulator.ts': [
+    'embedText',
+    'faultFromDirectives',
+    'planReply',
+    'readDirectives',
+    'ReplyPlan',
+    'SimChoice',
+    'SimContext',
+    'SimOptions',
+    'SimRequest',
+    'SimRoute',
+    'SimServer',
+    'SimToolChoice',
+    'SimVendor',
+    'VendorErrorBody',
+  ],
   'sse.ts': ['SSE_DONE', 'sseErrorFrame', 'SseEvent'],
   'token-estimate.ts': ['estimatedPrompt', 'estimatedReplyUsage', 'estimateInputTokens', 'estimateOutputTokens', 'textTokens', 'usageOrEstimate'],
-  'vendor.ts': ['LocalAnswer', 'reasoningPlan', 'replaysNone', 'StreamTranslator', 'tokenCount', 'Translator', 'unsupportedSetting', 'upstreamError', 'UpstreamRequest', 'withReplayableTurns'],
+  'vendor.ts': [
+    'LocalAnswer',
+    'reasoningPlan',
+    'replaysNone',
+    'StreamTranslator',
+    'tokenCount',
+    'Translator',
+    'unsupportedSetting',
+    'upstreamError',
+    'UpstreamRequest',
+    'withReplayableTurns',
+  ],
 };
 
 const TOOLKIT_DIR = 'src/toolkit';
@@ -79,9 +199,12 @@ function exportedNames(file: string): string[] {
 function specifiersOf(file: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) found.push(node.arguments[0].text);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) found.push(node.argument.literal.text);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      found.push(node.moduleSpecifier.text);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0]))
+      found.push(node.arguments[0].text);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      found.push(node.argument.literal.text);
     ts.forEachChild(node, visit);
   };
   visit(parse(file));
@@ -120,7 +243,8 @@ function refusal(file: string, specifier: string): string | null {
   if (target === 'src/plugin-api.ts') return null;
   if (dirname(target) === TOOLKIT_DIR && Object.hasOwn(TOOLKITS, target.slice(TOOLKIT_DIR.length + 1))) return null;
   // A test fixture may borrow a repository plugin's file (zeta runs gamma's simulator); a plugin may not.
-  if (target.startsWith('plugins' + sep)) return file.startsWith('plugins' + sep) ? `another plugin's file (${target}); share it through the core instead` : null;
+  if (target.startsWith('plugins' + sep))
+    return file.startsWith('plugins' + sep) ? `another plugin's file (${target}); share it through the core instead` : null;
   if (PLUGIN_ROOTS.some((root) => target.startsWith(root + sep))) return `another plugin's file (${target})`;
   return `a core module other than src/plugin-api.ts and src/toolkit/* (${target})`;
 }
@@ -130,16 +254,25 @@ t.test('src/plugin-api.ts exports the contract, exactly', async (t) => {
 });
 
 t.test('each toolkit module exports its list, exactly, and every toolkit module is listed', async (t) => {
-  const files = readdirSync(TOOLKIT_DIR).filter((name) => name.endsWith('.ts')).sort();
+  const files = readdirSync(TOOLKIT_DIR)
+    .filter((name) => name.endsWith('.ts'))
+    .sort();
   t.same(files, Object.keys(TOOLKITS).sort(), `the modules of ${TOOLKIT_DIR}`);
   for (const [name, exported] of Object.entries(TOOLKITS)) {
     t.same(exportedNames(join(TOOLKIT_DIR, name)), [...exported].sort(byName), `${TOOLKIT_DIR}/${name}`);
-    t.match(readFileSync(join(TOOLKIT_DIR, name), 'utf8'), /^\/\*\*\n( \* .+\n)+ \*\/\n/, `${TOOLKIT_DIR}/${name} opens with its paragraph: what it is for, who uses it`);
+    t.match(
+      readFileSync(join(TOOLKIT_DIR, name), 'utf8'),
+      /^\/\*\*\n( \* .+\n)+ \*\/\n/,
+      `${TOOLKIT_DIR}/${name} opens with its paragraph: what it is for, who uses it`,
+    );
   }
 });
 
 t.test('a contract name is in one door only', async (t) => {
-  const doors = [['src/plugin-api.ts', CONTRACT] as const, ...Object.entries(TOOLKITS).map(([name, exported]) => [`${TOOLKIT_DIR}/${name}`, exported] as const)];
+  const doors = [
+    ['src/plugin-api.ts', CONTRACT] as const,
+    ...Object.entries(TOOLKITS).map(([name, exported]) => [`${TOOLKIT_DIR}/${name}`, exported] as const),
+  ];
   const seen = new Map<string, string>();
   const twice: string[] = [];
   for (const [door, names] of doors) {
@@ -171,21 +304,44 @@ t.test('the import rule refuses what it should', async (t) => {
   t.equal(refusal('plugins/auth/index.ts', 'node:crypto'), null, 'a builtin');
   t.match(refusal('plugins/auth/index.ts', '../../src/http/errors.js'), /core module other than .*\(src\/http\/errors\.ts\)/, 'a core module');
   t.match(refusal('plugins/auth/index.ts', '../../src/toolkit/unlisted.js'), /core module other than/, 'an unlisted toolkit');
-  t.match(refusal('plugins/vendor-gamma/stream.ts', '../vendor-alpha/errors.js'), /another plugin's file \(plugins\/vendor-alpha\/errors\.ts\)/, "another plugin's file");
-  t.equal(refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../plugins/vendor-gamma/simulator.js'), null, "a fixture borrowing a repository plugin's file");
-  t.match(refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../src/http/errors.js'), /core module other than/, 'a fixture reaching into the core');
+  t.match(
+    refusal('plugins/vendor-gamma/stream.ts', '../vendor-alpha/errors.js'),
+    /another plugin's file \(plugins\/vendor-alpha\/errors\.ts\)/,
+    "another plugin's file",
+  );
+  t.equal(
+    refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../plugins/vendor-gamma/simulator.js'),
+    null,
+    "a fixture borrowing a repository plugin's file",
+  );
+  t.match(
+    refusal('test/fixtures/plugins/vendor-zeta/index.ts', '../../../../src/http/errors.js'),
+    /core module other than/,
+    'a fixture reaching into the core',
+  );
   t.same(specifiersOf('test/unit/plugin-surface.test.ts').slice(0, 4), ['node:fs', 'node:path', 'tap', 'typescript'], 'imports are read from the source');
 });
 
 t.test('every name of the contract and the toolkits is imported by some plugin', async (t) => {
   const imported = new Set(PLUGIN_ROOTS.flatMap(sources).flatMap(doorNamesOf));
   const exported = [...CONTRACT, ...Object.values(TOOLKITS).flat()];
-  t.same(exported.filter((name) => !imported.has(name) && !VOCABULARY.includes(name)), [], 'a name no plugin uses leaves its door');
-  t.same(VOCABULARY.filter((name) => !CONTRACT.includes(name)), [], 'the vocabulary is the contract\'s');
+  t.same(
+    exported.filter((name) => !imported.has(name) && !VOCABULARY.includes(name)),
+    [],
+    'a name no plugin uses leaves its door',
+  );
+  t.same(
+    VOCABULARY.filter((name) => !CONTRACT.includes(name)),
+    [],
+    "the vocabulary is the contract's",
+  );
 });
 
 t.test('docs/plugins.md has a row for each toolkit module, and none for another', async (t) => {
-  const section = readFileSync('docs/plugins.md', 'utf8').split('\n## ').find((part) => part.startsWith('The contract and the toolkits')) ?? '';
+  const section =
+    readFileSync('docs/plugins.md', 'utf8')
+      .split('\n## ')
+      .find((part) => part.startsWith('The contract and the toolkits')) ?? '';
   const rows = [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => `${m[1]}.ts`);
   t.same(rows.sort(), Object.keys(TOOLKITS).sort(), 'the toolkit table');
 });

@@ -5,7 +5,9 @@ import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
 import { ProxyCore, UpstreamFailure } from '../../src/proxy/proxy-core.js';
 
-interface Teardown { teardown(fn: () => unknown): void }
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
 
 /** A loopback server; `handle` decides each answer. */
 async function listen(t: Teardown, handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
@@ -84,13 +86,13 @@ t.test('one attempt: the body re-sent, only allowlisted caller headers forwarded
     'keep-alive': '5',
   });
   t.same(out, { status: 200, body: '{"ok":true}' });
-  t.equal(seen?.body, '{"hi":1}', 'the translated body, not the caller\'s');
-  t.equal(seen?.headers.authorization, 'Bearer vendor-key', 'the vendor credential replaces the caller\'s');
+  t.equal(seen?.body, '{"hi":1}', "the translated body, not the caller's");
+  t.equal(seen?.headers.authorization, 'Bearer vendor-key', "the vendor credential replaces the caller's");
   t.equal(seen?.headers['x-api-key'], undefined);
   t.equal(seen?.headers['keep-alive'], undefined);
   t.equal(seen?.headers['x-custom'], 'kept', 'an allowlisted name');
   t.equal(seen?.headers['x-stainless-lang'], 'js', 'an allowlisted prefix');
-  t.equal(seen?.headers['x-goog-user-project'], undefined, 'billing and project routing stay the operator\'s');
+  t.equal(seen?.headers['x-goog-user-project'], undefined, "billing and project routing stay the operator's");
   t.equal(seen?.headers['openai-organization'], undefined);
   t.equal(seen?.headers['content-length'], '8');
 });
@@ -110,7 +112,7 @@ t.test('failures: refused connection, no headers in time, and a caller who leave
   const patient = new ProxyCore({ gamma: silent }, { headersMs: 5000, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => patient.close());
   const started = Date.now();
-  t.same(await attempt(t, patient, {}, { leaveAfterMs: 100 }), { failure: 'caller_gone' }, 'the call\'s signal ends the attempt');
+  t.same(await attempt(t, patient, {}, { leaveAfterMs: 100 }), { failure: 'caller_gone' }, "the call's signal ends the attempt");
   t.ok(Date.now() - started < 3000, 'at once, not at the header timeout');
   await new Promise((resolve) => setTimeout(resolve, 100));
   t.ok(upstreamClosed, 'and the upstream request is aborted');

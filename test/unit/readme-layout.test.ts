@@ -11,7 +11,10 @@ t.test("the README's layout matches the tree", async (t) => {
   const present = readdirSync('src').sort();
   t.same(listed, present, 'src/: every file and folder listed, none extra');
   const pluginText = /^plugins\/\s+(.*?)^config\//ms.exec(layout)?.[1] ?? '';
-  const plugins = pluginText.split(/[,:\n]/).map((word) => word.replace(/\(.*?\)/g, '').trim()).filter((word) => /^[a-z][a-z-]*$/.test(word));
+  const plugins = pluginText
+    .split(/[,:\n]/)
+    .map((word) => word.replace(/\(.*?\)/g, '').trim())
+    .filter((word) => /^[a-z][a-z-]*$/.test(word));
   const pluginDirs = readdirSync('plugins');
   for (const dir of pluginDirs) t.ok(plugins.includes(dir), `plugins/${dir} is named`);
   for (const name of plugins) {

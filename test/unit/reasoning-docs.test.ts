@@ -33,7 +33,8 @@ function cellOf(setting: ReasoningSetting | undefined): string {
   }
 }
 
-const settingOf = (reasoning: ReasoningRequest, model: ModelEntry): ReasoningSetting | undefined => reasoningPlan(reasoning, model, model.maxOutputTokens)?.setting;
+const settingOf = (reasoning: ReasoningRequest, model: ModelEntry): ReasoningSetting | undefined =>
+  reasoningPlan(reasoning, model, model.maxOutputTokens)?.setting;
 
 /** The models a column heading names: one model, or `gamma-*` for every gamma model. */
 const modelsOf = (heading: string): ModelEntry[] => {
@@ -45,12 +46,27 @@ t.test('the effort table is what each model of the catalogue is sent', async (t)
   const [header = [], ...rows] = tableCells(DOC, 'effort-table');
   const columns = header.slice(1).map(modelsOf);
   const reasoning = catalogue.models.filter((model) => model.reasoning.style !== 'none');
-  t.same(columns.flat().map((model) => model.id).sort(), reasoning.map((model) => model.id).sort(), 'a column for every model that reasons, each once');
-  t.same(rows.map((row) => codeOf(row[0])), [...REASONING_EFFORTS], 'a row for every effort, in order');
+  t.same(
+    columns
+      .flat()
+      .map((model) => model.id)
+      .sort(),
+    reasoning.map((model) => model.id).sort(),
+    'a column for every model that reasons, each once',
+  );
+  t.same(
+    rows.map((row) => codeOf(row[0])),
+    [...REASONING_EFFORTS],
+    'a row for every effort, in order',
+  );
   for (const [effort = '', ...cells] of rows) {
     columns.forEach((models, i) => {
       for (const model of models) {
-        t.equal(cells[i], cellOf(settingOf({ kind: 'effort', effort: codeOf(effort) as ReasoningEffort, param: 'x' }, model)), `${codeOf(effort)} → ${model.id}`);
+        t.equal(
+          cells[i],
+          cellOf(settingOf({ kind: 'effort', effort: codeOf(effort) as ReasoningEffort, param: 'x' }, model)),
+          `${codeOf(effort)} → ${model.id}`,
+        );
       }
     });
   }
@@ -63,7 +79,8 @@ t.test('the Messages budgets read as efforts, at each boundary', async (t) => {
   for (const [range = '', effort = ''] of rows) {
     const bounds = (range.match(/\d+/g) ?? []).map(Number);
     const probes = range.startsWith('up to') ? [1, bounds[0] ?? 0] : range.startsWith('above') ? [(bounds[0] ?? 0) + 1] : bounds;
-    for (const tokens of probes) t.equal(cellOf(settingOf({ kind: 'budget', tokens, param: 'thinking.budget_tokens' }, gamma)), effort, `${tokens} thinking tokens: ${effort}`);
+    for (const tokens of probes)
+      t.equal(cellOf(settingOf({ kind: 'budget', tokens, param: 'thinking.budget_tokens' }, gamma)), effort, `${tokens} thinking tokens: ${effort}`);
   }
 });
 

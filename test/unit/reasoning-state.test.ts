@@ -6,7 +6,13 @@ t.test('a reasoning state survives its envelope, and nothing else passes for one
   const envelope = encodeReasoningState(state);
   t.match(envelope, /^gw1\.[A-Za-z0-9_-]+$/, 'one opaque, URL-safe string');
   t.same(decodeReasoningState(envelope), state);
-  for (const other of ['EqQBCkYIBxgCKkA', 'gw1.', 'gw1.not-base64-json', `gw1.${Buffer.from('[1,2,3]').toString('base64url')}`, `gw1.${Buffer.from('["a","b"]').toString('base64url')}`]) {
+  for (const other of [
+    'EqQBCkYIBxgCKkA',
+    'gw1.',
+    'gw1.not-base64-json',
+    `gw1.${Buffer.from('[1,2,3]').toString('base64url')}`,
+    `gw1.${Buffer.from('["a","b"]').toString('base64url')}`,
+  ]) {
     t.equal(decodeReasoningState(other), null, `not an envelope: ${other}`);
   }
 });

@@ -71,7 +71,12 @@ t.test('every effort, every model: the vendor setting', async (t) => {
 t.test('explicit budgets and off (the Messages format asks them): the vendor setting', async (t) => {
   const rows: Array<[string, ReasoningRequest, string, Json]> = [
     ['a budget goes as it is to a budget model', { kind: 'budget', tokens: 3000, param: 'thinking.budget_tokens' }, 'alpha-haiku-4.5', budget(3000)],
-    ['and to an adaptive one (the vendor still takes budgets)', { kind: 'budget', tokens: 3000, param: 'thinking.budget_tokens' }, 'alpha-sonnet-4.6', budget(3000)],
+    [
+      'and to an adaptive one (the vendor still takes budgets)',
+      { kind: 'budget', tokens: 3000, param: 'thinking.budget_tokens' },
+      'alpha-sonnet-4.6',
+      budget(3000),
+    ],
     ['≤1024 reads as low for a level model', { kind: 'budget', tokens: 1024, param: 'thinking.budget_tokens' }, 'beta-3-flash', level('LOW')],
     ['≤8192 as medium', { kind: 'budget', tokens: 8192, param: 'thinking.budget_tokens' }, 'beta-3-flash', level('MEDIUM')],
     ['more as high', { kind: 'budget', tokens: 8193, param: 'thinking.budget_tokens' }, 'beta-3.1-pro', level('HIGH')],
@@ -91,28 +96,52 @@ t.test('a beta model of the budget style (2.5-like): thinkingBudget, 0 for none'
     call.resolveModel({ ...(catalogue.resolve('beta-3-flash') as ModelEntry), reasoning: reasoningSpec({ style: 'budget', efforts: { medium: 3000 } }) });
     return call;
   };
-  t.same(await reasoningFields(at({ kind: 'effort', effort: 'medium', param: 'reasoning_effort' })), { thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } }, 'the model\'s own table');
+  t.same(
+    await reasoningFields(at({ kind: 'effort', effort: 'medium', param: 'reasoning_effort' })),
+    { thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } },
+    "the model's own table",
+  );
   t.same(await reasoningFields(at({ kind: 'effort', effort: 'none', param: 'reasoning_effort' })), { thinkingConfig: { thinkingBudget: 0 } }, 'none → 0');
   t.same(await reasoningFields(at({ kind: 'off', param: 'thinking' })), { thinkingConfig: { thinkingBudget: 0 } }, 'off → 0');
-  t.same(await reasoningFields(at({ kind: 'budget', tokens: 700, param: 'thinking.budget_tokens' })), { thinkingConfig: { thinkingBudget: 700, includeThoughts: true } }, 'an explicit budget as it came (the vendor judges it)');
-  t.same(await reasoningFields(at({ kind: 'effort', effort: 'high', param: 'reasoning_effort' }, 2000)), { thinkingConfig: { thinkingBudget: 1999, includeThoughts: true } }, 'kept under maxOutputTokens');
-  t.same(await reasoningFields(at({ kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true })), { thinkingConfig: { thinkingBudget: 2048 } }, 'thinking asked without its text: no includeThoughts');
-  t.same(await reasoningFields(neutralCall({ reasoning: { kind: 'effort', effort: 'high', param: 'thinking', omitted: true } }, 'beta-3-flash')), level('HIGH', false), 'likewise for a level');
+  t.same(
+    await reasoningFields(at({ kind: 'budget', tokens: 700, param: 'thinking.budget_tokens' })),
+    { thinkingConfig: { thinkingBudget: 700, includeThoughts: true } },
+    'an explicit budget as it came (the vendor judges it)',
+  );
+  t.same(
+    await reasoningFields(at({ kind: 'effort', effort: 'high', param: 'reasoning_effort' }, 2000)),
+    { thinkingConfig: { thinkingBudget: 1999, includeThoughts: true } },
+    'kept under maxOutputTokens',
+  );
+  t.same(
+    await reasoningFields(at({ kind: 'budget', tokens: 2048, param: 'thinking.budget_tokens', omitted: true })),
+    { thinkingConfig: { thinkingBudget: 2048 } },
+    'thinking asked without its text: no includeThoughts',
+  );
+  t.same(
+    await reasoningFields(neutralCall({ reasoning: { kind: 'effort', effort: 'high', param: 'thinking', omitted: true } }, 'beta-3-flash')),
+    level('HIGH', false),
+    'likewise for a level',
+  );
 });
 
 t.test('budgets derived from an effort stay under the output limit', async (t) => {
   t.same(await reasoningFields(chat('alpha-haiku-4.5', 'high', { max_tokens: 1500 })), budget(1499), 'high (4096) under max_tokens 1500');
   t.same(await reasoningFields(chat('alpha-haiku-4.5', 'low', { max_tokens: 1000 })), NOTHING_ALPHA, 'under 1024 left: no thinking');
   const lowLimit = JSON.parse(new AlphaTranslator(chat('alpha-haiku-4.5', 'low', { max_tokens: 1000 }), 'k').request().body.toString()) as Json;
-  t.equal(lowLimit['max_tokens'], 1000, 'the caller\'s limit is never changed');
+  t.equal(lowLimit['max_tokens'], 1000, "the caller's limit is never changed");
 });
 
-t.test('refusals: a model that does not reason, the vendors\' limits and constraints while thinking', async (t) => {
+t.test("refusals: a model that does not reason, the vendors' limits and constraints while thinking", async (t) => {
   const plain = (family: string): ModelEntry => ({ ...(catalogue.models.find((m) => m.family === family) as ModelEntry), reasoning: { style: 'none' } });
   for (const family of ['alpha', 'beta', 'gamma']) {
     const call = neutralCall({ reasoning: { kind: 'effort', effort: 'low', param: 'reasoning.effort' } }, 'gamma-5.4');
     call.resolveModel(plain(family));
-    t.match(await reasoningFields(call).catch((e: unknown) => e), { status: 400, param: 'reasoning.effort', message: /does not reason/ }, `${family}: a model without reasoning`);
+    t.match(
+      await reasoningFields(call).catch((e: unknown) => e),
+      { status: 400, param: 'reasoning.effort', message: /does not reason/ },
+      `${family}: a model without reasoning`,
+    );
     const none = neutralCall({ reasoning: { kind: 'effort', effort: 'none', param: 'reasoning.effort' } }, 'gamma-5.4');
     none.resolveModel(plain(family));
     const nothing = { alpha: NOTHING_ALPHA, beta: NOTHING_BETA, gamma: { reasoning_effort: undefined } }[family];
@@ -123,9 +152,14 @@ t.test('refusals: a model that does not reason, the vendors\' limits and constra
   }
   const passthrough = chat('gamma-5.4', 'high');
   passthrough.resolveModel(plain('gamma'));
-  t.match(thrown(() => createGammaTranslator(passthrough, 'k', null).request()), { status: 400, param: 'reasoning_effort' }, 'gamma passthrough: the same rule');
+  t.match(
+    thrown(() => createGammaTranslator(passthrough, 'k', null).request()),
+    { status: 400, param: 'reasoning_effort' },
+    'gamma passthrough: the same rule',
+  );
 
-  const alpha = (request: Partial<NeutralRequest>, model = 'alpha-sonnet-4.6'): unknown => thrown(() => new AlphaTranslator(neutralCall(request, model), 'k').request());
+  const alpha = (request: Partial<NeutralRequest>, model = 'alpha-sonnet-4.6'): unknown =>
+    thrown(() => new AlphaTranslator(neutralCall(request, model), 'k').request());
   const effort: ReasoningRequest = { kind: 'effort', effort: 'high', param: 'reasoning_effort' };
   const refusals: Array<[string, Partial<NeutralRequest>, string]> = [
     ['temperature other than 1', { reasoning: effort, temperature: 0.5 }, 'temperature'],
@@ -134,17 +168,43 @@ t.test('refusals: a model that does not reason, the vendors\' limits and constra
     ['a forced tool_choice', { reasoning: effort, tools: [{ name: 'f' }], toolChoice: 'required' }, 'tool_choice'],
     ['a named tool_choice', { reasoning: effort, tools: [{ name: 'f' }], toolChoice: { name: 'f' } }, 'tool_choice'],
     ['JSON output (a forced tool)', { reasoning: effort, responseFormat: { type: 'json_object', param: 'text.format' } }, 'text.format'],
-    ['a prefill', { reasoning: effort, turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }, { role: 'assistant', parts: [{ type: 'text', text: 'Sure' }] }] }, 'reasoning_effort'],
+    [
+      'a prefill',
+      {
+        reasoning: effort,
+        turns: [
+          { role: 'user', parts: [{ type: 'text', text: 'x' }] },
+          { role: 'assistant', parts: [{ type: 'text', text: 'Sure' }] },
+        ],
+      },
+      'reasoning_effort',
+    ],
     ['a budget under 1024', { reasoning: { kind: 'budget', tokens: 1000, param: 'thinking.budget_tokens' } }, 'thinking.budget_tokens'],
-    ['a budget not under max_tokens', { reasoning: { kind: 'budget', tokens: 2000, param: 'thinking.budget_tokens' }, maxTokens: 2000 }, 'thinking.budget_tokens'],
+    [
+      'a budget not under max_tokens',
+      { reasoning: { kind: 'budget', tokens: 2000, param: 'thinking.budget_tokens' }, maxTokens: 2000 },
+      'thinking.budget_tokens',
+    ],
   ];
   for (const [label, request, param] of refusals) t.match(alpha(request), { status: 400, param }, `alpha, thinking: ${label} is refused naming ${param}`);
-  t.equal(alpha({ reasoning: effort, temperature: 1, topP: 0.95, tools: [{ name: 'f' }], toolChoice: 'auto' }), undefined, 'temperature 1, top_p 0.95, tool_choice auto are fine');
-  t.equal(alpha({ reasoning: { kind: 'effort', effort: 'none', param: 'reasoning_effort' }, temperature: 0.2, toolChoice: 'required', tools: [{ name: 'f' }] }), undefined, 'none: no constraint applies');
+  t.equal(
+    alpha({ reasoning: effort, temperature: 1, topP: 0.95, tools: [{ name: 'f' }], toolChoice: 'auto' }),
+    undefined,
+    'temperature 1, top_p 0.95, tool_choice auto are fine',
+  );
+  t.equal(
+    alpha({ reasoning: { kind: 'effort', effort: 'none', param: 'reasoning_effort' }, temperature: 0.2, toolChoice: 'required', tools: [{ name: 'f' }] }),
+    undefined,
+    'none: no constraint applies',
+  );
 
   const levelled = neutralCall({ reasoning: effort }, 'alpha-sonnet-4.6');
   levelled.resolveModel({ ...(catalogue.resolve('alpha-sonnet-4.6') as ModelEntry), reasoning: reasoningSpec({ style: 'level' }) });
-  t.match(thrown(() => new AlphaTranslator(levelled, 'k').request()), { status: 500, message: /reasoning style 'level', which the alpha translator does not speak/ }, 'a style the vendor does not speak is the operator\'s 500');
+  t.match(
+    thrown(() => new AlphaTranslator(levelled, 'k').request()),
+    { status: 500, message: /reasoning style 'level', which the alpha translator does not speak/ },
+    "a style the vendor does not speak is the operator's 500",
+  );
   const budgeted = neutralCall({ reasoning: effort }, 'gamma-5.4');
   budgeted.resolveModel({ ...(catalogue.resolve('gamma-5.4') as ModelEntry), reasoning: reasoningSpec({ style: 'budget' }) });
   t.match(await reasoningFields(budgeted).catch((e: unknown) => e), { status: 500 }, 'gamma: likewise');

@@ -41,13 +41,28 @@ t.test('a text delta with logprobs keeps them (the general path)', async (t) => 
 
 t.test("the model's refusal: `refusal` deltas; a legacy completion has only text, so there it is text", async (t) => {
   const chat = new ReferenceStreamWriter({ id: 'c', created: 1, model: 'm' }, false, false, noEstimate);
-  t.equal(chat.refusal(0, ''), 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n', 'an empty fragment only starts the choice');
-  t.equal(chat.refusal(0, 'No.'), 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"refusal":"No."},"logprobs":null,"finish_reason":null}]}\n\n');
+  t.equal(
+    chat.refusal(0, ''),
+    'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n',
+    'an empty fragment only starts the choice',
+  );
+  t.equal(
+    chat.refusal(0, 'No.'),
+    'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"refusal":"No."},"logprobs":null,"finish_reason":null}]}\n\n',
+  );
   const legacy = new ReferenceStreamWriter({ id: 'cmpl', created: 1, model: 'm' }, true, false, noEstimate);
-  t.equal(legacy.refusal(0, 'No.'), 'data: {"id":"cmpl","object":"text_completion","created":1,"model":"m","choices":[{"text":"No.","index":0,"logprobs":null,"finish_reason":null}]}\n\n');
+  t.equal(
+    legacy.refusal(0, 'No.'),
+    'data: {"id":"cmpl","object":"text_completion","created":1,"model":"m","choices":[{"text":"No.","index":0,"logprobs":null,"finish_reason":null}]}\n\n',
+  );
   t.same([chat.relayedDeltas, legacy.relayedDeltas], [1, 1], 'a refusal fragment is an output delta');
   const reply = { choices: [{ content: null, refusal: 'No.', toolCalls: [], finish: 'stop' as const }], usage: { promptTokens: 1, completionTokens: 1 } };
   const envelope = { id: 'c', created: 1, model: 'm' };
-  t.same((chatCompletionBody(reply, envelope)['choices'] as unknown[])[0], { index: 0, message: { role: 'assistant', content: null, refusal: 'No.' }, logprobs: null, finish_reason: 'stop' });
+  t.same((chatCompletionBody(reply, envelope)['choices'] as unknown[])[0], {
+    index: 0,
+    message: { role: 'assistant', content: null, refusal: 'No.' },
+    logprobs: null,
+    finish_reason: 'stop',
+  });
   t.same((textCompletionBody(reply, envelope)['choices'] as unknown[])[0], { text: 'No.', index: 0, logprobs: null, finish_reason: 'stop' });
 });

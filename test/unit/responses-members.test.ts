@@ -22,8 +22,14 @@ t.test('an unknown member of each kind of nested object is refused by its path',
     [{ input: [{ role: 'assistant', content: [{ type: 'refusal', refusal: 'no', foo: 1 }] }] }, 'input[0].content[0].foo'],
     [{ tools: [{ type: 'namespace', name: 'ns', tools: [{ ...tool, foo: 1 }] }] }, 'tools[0].tools[0].foo'],
     [{ tools: [{ type: 'namespace', name: 'ns', tools: [], foo: 1 }] }, 'tools[0].foo'],
-    [{ input: [{ role: 'user', content: 'q' }, call, { type: 'function_call_output', call_id: 'c1', output: 'r', caller: { type: 'program' } }] }, 'input[2].caller'],
-    [{ input: [{ role: 'user', content: 'q' }, call, { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'r', foo: 1 }] }] }, 'input[2].output[0].foo'],
+    [
+      { input: [{ role: 'user', content: 'q' }, call, { type: 'function_call_output', call_id: 'c1', output: 'r', caller: { type: 'program' } }] },
+      'input[2].caller',
+    ],
+    [
+      { input: [{ role: 'user', content: 'q' }, call, { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'r', foo: 1 }] }] },
+      'input[2].output[0].foo',
+    ],
     [{ input: [{ type: 'reasoning', summary: [{ type: 'summary_text', text: 's', foo: 1 }] }] }, 'input[0].summary[0].foo'],
     [{ input: [{ type: 'reasoning', summary: [], foo: 1 }] }, 'input[0].foo'],
     [{ tools: [{ ...tool, output_schema: { type: 'object' } }] }, 'tools[0].output_schema'],
@@ -39,13 +45,36 @@ t.test('an unknown member of each kind of nested object is refused by its path',
 t.test("the gateway's own output items, echoes and cache hints are taken; null asks nothing", async (t) => {
   const echoes = body({
     input: [
-      { type: 'message', role: 'user', id: 'msg_0', status: 'completed', content: [{ type: 'input_text', text: 'q', prompt_cache_breakpoint: { type: 'ephemeral' } }] },
-      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 's' }], encrypted_content: null, content: [{ type: 'reasoning_text', text: 't' }], status: 'completed' },
-      { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', phase: 'commentary', content: [{ type: 'output_text', text: 'a', annotations: [], logprobs: [], parsed: { a: 1 } }] },
+      {
+        type: 'message',
+        role: 'user',
+        id: 'msg_0',
+        status: 'completed',
+        content: [{ type: 'input_text', text: 'q', prompt_cache_breakpoint: { type: 'ephemeral' } }],
+      },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [{ type: 'summary_text', text: 's' }],
+        encrypted_content: null,
+        content: [{ type: 'reasoning_text', text: 't' }],
+        status: 'completed',
+      },
+      {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        phase: 'commentary',
+        content: [{ type: 'output_text', text: 'a', annotations: [], logprobs: [], parsed: { a: 1 } }],
+      },
       { id: 'fc_1', ...call, namespace: 'ns', status: 'completed', parsed_arguments: {} },
       { type: 'function_call_output', id: 'fco_1', call_id: 'c1', output: 'r', status: 'completed', caller: null },
     ],
-    tools: [{ ...tool, description: 'd', strict: false, defer_loading: null }, { type: 'web_search', filters: { allowed_domains: ['x'] } }],
+    tools: [
+      { ...tool, description: 'd', strict: false, defer_loading: null },
+      { type: 'web_search', filters: { allowed_domains: ['x'] } },
+    ],
     tool_choice: { type: 'function', name: 'f' },
     text: { format: { type: 'json_schema', name: 'n', schema: { type: 'object' }, strict: null, description: 'x' } },
   });
@@ -59,5 +88,7 @@ t.test("a function tool's parameters must describe an object", async (t) => {
     param: 'tools[0].parameters',
     message: 'tools[0].parameters must describe a JSON object at its root.',
   });
-  t.same(readResponsesRequest(body({ input: 'q' }), [], [{ role: 'user', content: 'q' }], planTools(call, [tool])).tools, [{ name: 'f', parameters: { type: 'object' }, strict: { param: 'tools[0].strict', implied: true } }]);
+  t.same(readResponsesRequest(body({ input: 'q' }), [], [{ role: 'user', content: 'q' }], planTools(call, [tool])).tools, [
+    { name: 'f', parameters: { type: 'object' }, strict: { param: 'tools[0].strict', implied: true } },
+  ]);
 });

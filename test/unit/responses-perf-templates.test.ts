@@ -18,11 +18,24 @@ type Json = Record<string, any>;
 
 const TEXTS = ['', 'Hello', 'say "hi"\n\t', '\u2028\\/', '😀 é', '\ud800 lone', '</script>', '\u0000\u001f'];
 
-t.test('the echo: the defaults\' text when no echoed field is set, else the echo of the body', async (t) => {
+t.test("the echo: the defaults' text when no echoed field is set, else the echo of the body", async (t) => {
   const echo = (body: Json): string => JSON.stringify(echoOf(body)).slice(1, -1);
   t.equal(echoMembers({ model: 'gamma-5.4', input: 'Hi' }), echo({}));
   // Every parameter the schema knows, set to values of every JSON type, and to null: a field echoOf reads but echoMembers overlooks would differ here.
-  const values: unknown[] = [null, 0, 7, 0.5, true, false, '', 'x', [], [{ type: 'function', name: 'f' }], {}, { effort: 'low', summary: 'auto', format: { type: 'json_object' }, verbosity: 'low', a: 'b' }];
+  const values: unknown[] = [
+    null,
+    0,
+    7,
+    0.5,
+    true,
+    false,
+    '',
+    'x',
+    [],
+    [{ type: 'function', name: 'f' }],
+    {},
+    { effort: 'low', summary: 'auto', format: { type: 'json_object' }, verbosity: 'low', a: 'b' },
+  ];
   for (const param of RESPONSES_PARAMETERS) {
     for (const value of values) {
       const body = { model: 'gamma-5.4', input: 'Hi', [param]: value };
@@ -31,7 +44,7 @@ t.test('the echo: the defaults\' text when no echoed field is set, else the echo
   }
 });
 
-t.test('a content part written from its text\'s JSON is JSON.stringify of the part', async (t) => {
+t.test("a content part written from its text's JSON is JSON.stringify of the part", async (t) => {
   for (const type of ['output_text', 'refusal'] as PartType[]) {
     // Named by index: a raw U+2028 in a test's name would break the TAP stream.
     TEXTS.forEach((text, i) => t.equal(contentPartJson(type, JSON.stringify(text)), JSON.stringify(contentPart(type, text)), `${type}, text ${i}`));
@@ -43,7 +56,11 @@ function sink(): ResponsesStream {
 }
 
 /** The `data:` texts of a stream's events. */
-const frames = (out: string): string[] => out.split('\n\n').filter(Boolean).map((frame) => frame.slice(frame.indexOf('\ndata: ') + 7));
+const frames = (out: string): string[] =>
+  out
+    .split('\n\n')
+    .filter(Boolean)
+    .map((frame) => frame.slice(frame.indexOf('\ndata: ') + 7));
 
 const partOf = (part: Json): Json => contentPart(part['type'] as PartType, part['type'] === 'refusal' ? part['refusal'] : part['text']);
 
@@ -54,13 +71,23 @@ function expected(event: Json): string | null {
   const item = event['item'] as Json | undefined;
   switch (event['type']) {
     case 'response.output_item.added':
-      return JSON.stringify({ ...head, output_index: event['output_index'], item: item?.['type'] === 'reasoning' ? { id: item['id'], type: 'reasoning', status: 'in_progress', summary: [] } : { id: item?.['id'], type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+      return JSON.stringify({
+        ...head,
+        output_index: event['output_index'],
+        item:
+          item?.['type'] === 'reasoning'
+            ? { id: item['id'], type: 'reasoning', status: 'in_progress', summary: [] }
+            : { id: item?.['id'], type: 'message', role: 'assistant', status: 'in_progress', content: [] },
+      });
     case 'response.content_part.added':
       return JSON.stringify({ ...head, ...at, part: contentPart(event['part'].type, '') });
     case 'response.content_part.done':
       return JSON.stringify({ ...head, ...at, part: partOf(event['part']) });
     case 'response.output_item.done': {
-      const whole = item?.['type'] === 'reasoning' ? reasoningItem(item['id'], item['summary'][0]?.text ?? '', null, item['status']) : messageItem(item?.['id'], item?.['content'].map(partOf), item?.['status']);
+      const whole =
+        item?.['type'] === 'reasoning'
+          ? reasoningItem(item['id'], item['summary'][0]?.text ?? '', null, item['status'])
+          : messageItem(item?.['id'], item?.['content'].map(partOf), item?.['status']);
       if (item?.['type'] === 'reasoning' && item['encrypted_content'] !== undefined) whole['encrypted_content'] = item['encrypted_content'];
       return JSON.stringify({ ...head, output_index: event['output_index'], item: whole });
     }
@@ -88,13 +115,26 @@ t.test('every event a stream writes is JSON.stringify of its object', async (t) 
     types.add(event['type']);
     t.equal(data, bytes, event['type']);
   }
-  t.same([...types].sort(), ['response.content_part.added', 'response.content_part.done', 'response.output_item.added', 'response.output_item.done'], 'each templated event was seen');
+  t.same(
+    [...types].sort(),
+    ['response.content_part.added', 'response.content_part.done', 'response.output_item.added', 'response.output_item.done'],
+    'each templated event was seen',
+  );
 });
 
-const REPLY: Reply = { choices: [{ content: 'Hello "there"\n😀', refusal: null, toolCalls: [], finish: 'stop' }], usage: { promptTokens: 3, completionTokens: 7 } };
+const REPLY: Reply = {
+  choices: [{ content: 'Hello "there"\n😀', refusal: null, toolCalls: [], finish: 'stop' }],
+  usage: { promptTokens: 3, completionTokens: 7 },
+};
 
 t.test('the stored items are JSON.stringify({ input, output }) of the input items and the output', async (t) => {
-  const inputs: unknown[] = ['Hi \u2028 "quoted"', [{ role: 'user', content: [{ type: 'input_text', text: 'é\n' }] }, { type: 'message', role: 'developer', content: 'Be brief.' }]];
+  const inputs: unknown[] = [
+    'Hi \u2028 "quoted"',
+    [
+      { role: 'user', content: [{ type: 'input_text', text: 'é\n' }] },
+      { type: 'message', role: 'developer', content: 'Be brief.' },
+    ],
+  ];
   for (const input of inputs) {
     const call = responsesCall({ model: 'gamma-5.4', input });
     const body = JSON.parse(String(responsesFormat.output(call).render(REPLY).body)) as Json;

@@ -24,11 +24,13 @@ const ECHO =
 /** `completed_at` is the time the reply finished: fixtures say `"completed_at":"T"` (the Open Responses test checks it is a number). */
 const fixed = (text: string): string => fixedIds(text).replace(/"completed_at":\d+/g, '"completed_at":"T"');
 const IN_PROGRESS = `{${HEAD},"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"model":"gamma-5.4","output":[],"usage":null,${ECHO}}`;
-const ev = (type: string, sequence: number, rest: string): string => `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence}${rest ? `,${rest}` : ''}}\n\n`;
+const ev = (type: string, sequence: number, rest: string): string =>
+  `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence}${rest ? `,${rest}` : ''}}\n\n`;
 const OPENING = ev('response.created', 0, `"response":${IN_PROGRESS}`) + ev('response.in_progress', 1, `"response":${IN_PROGRESS}`);
 const MESSAGE = '"id":"msg_ID","type":"message","role":"assistant"';
 const PART = (text: string): string => `{"type":"output_text","text":"${text}","annotations":[],"logprobs":[]}`;
-const USAGE = '{"input_tokens":3,"input_tokens_details":{"cached_tokens":1},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":10}';
+const USAGE =
+  '{"input_tokens":3,"input_tokens_details":{"cached_tokens":1},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":10}';
 
 function sink(body: Json = {}): ResponsesStream {
   return responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', stream: true, ...body })).sink() as ResponsesStream;
@@ -37,8 +39,14 @@ function sink(body: Json = {}): ResponsesStream {
 t.test('reasoning, text and a call, as the reference API streams them', async (t) => {
   const s = sink();
   const out =
-    s.start() + s.reasoning(0, 'Think') + s.reasoningState(0, ALPHA) + s.text(0, 'Hel') + s.text(0, 'lo') +
-    s.toolCall(0, 0, { id: 'call_1', name: 'get', arguments: '{"a"' }) + s.toolArguments(0, 0, ':1}') + s.finish(0, 'tool_calls');
+    s.start() +
+    s.reasoning(0, 'Think') +
+    s.reasoningState(0, ALPHA) +
+    s.text(0, 'Hel') +
+    s.text(0, 'lo') +
+    s.toolCall(0, 0, { id: 'call_1', name: 'get', arguments: '{"a"' }) +
+    s.toolArguments(0, 0, ':1}') +
+    s.finish(0, 'tool_calls');
   const reasoning = `{"id":"rs_ID","type":"reasoning","status":"completed","summary":[{"type":"summary_text","text":"Think"}],"encrypted_content":"${ENVELOPE}"}`;
   const message = `{${MESSAGE},"status":"completed","content":[${PART('Hello')}]}`;
   const call = '{"id":"fc_ID","type":"function_call","status":"completed","call_id":"call_1","name":"get","arguments":"{\\"a\\":1}"}';
@@ -61,7 +69,11 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
       ev('response.output_text.done', 12, `${msg},"text":"Hello","logprobs":[]`) +
       ev('response.content_part.done', 13, `${msg},"part":${PART('Hello')}`) +
       ev('response.output_item.done', 14, `"output_index":1,"item":${message}`) +
-      ev('response.output_item.added', 15, '"output_index":2,"item":{"id":"fc_ID","type":"function_call","status":"in_progress","call_id":"call_1","name":"get","arguments":""}') +
+      ev(
+        'response.output_item.added',
+        15,
+        '"output_index":2,"item":{"id":"fc_ID","type":"function_call","status":"in_progress","call_id":"call_1","name":"get","arguments":""}',
+      ) +
       ev('response.function_call_arguments.delta', 16, `${fc},"delta":"{\\"a\\""`) +
       ev('response.function_call_arguments.delta', 17, `${fc},"delta":":1}"`) +
       ev('response.function_call_arguments.done', 18, `${fc},"name":"get","arguments":"{\\"a\\":1}"`) +
@@ -70,7 +82,11 @@ t.test('reasoning, text and a call, as the reference API streams them', async (t
   t.equal(s.close({ promptTokens: 3, completionTokens: 7, cachedTokens: 1 }), '', 'nothing more before completion');
   t.equal(
     fixed(s.done()),
-    ev('response.completed', 20, `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${reasoning},${message},${call}],"usage":${USAGE},${ECHO}}`),
+    ev(
+      'response.completed',
+      20,
+      `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${reasoning},${message},${call}],"usage":${USAGE},${ECHO}}`,
+    ),
     'after completion: the whole response',
   );
   t.equal(s.relayedDeltas, 5, 'reasoning, text and argument fragments');
@@ -101,11 +117,22 @@ t.test('a refusal: a refusal part after the text part, with its own delta and do
   );
   t.equal(s.relayedDeltas, 3, 'text and refusal fragments');
   s.close({ promptTokens: 3, completionTokens: 7, cachedTokens: 1 });
-  t.equal(fixed(s.done()), ev('response.completed', 13, `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${message}],"usage":${USAGE},${ECHO}}`));
+  t.equal(
+    fixed(s.done()),
+    ev(
+      'response.completed',
+      13,
+      `"response":{${HEAD},"status":"completed","completed_at":"T","error":null,"incomplete_details":null,"model":"gamma-5.4","output":[${message}],"usage":${USAGE},${ECHO}}`,
+    ),
+  );
 
   const only = sink();
   const events = fixedIds(only.refusal(0, 'No.') + only.finish(0, 'stop'));
-  t.match(events, ev('response.content_part.added', 3, '"item_id":"msg_ID","output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""}'), 'a refusal alone is the first part');
+  t.match(
+    events,
+    ev('response.content_part.added', 3, '"item_id":"msg_ID","output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""}'),
+    'a refusal alone is the first part',
+  );
   t.match(events, `"item":{${MESSAGE},"status":"completed","content":[{"type":"refusal","refusal":"No."}]}`);
 });
 
@@ -113,28 +140,46 @@ t.test('a cut reply, a redacted run, one call only, and events that write nothin
   const cut = sink();
   const text = fixedIds(cut.text(0, '') + cut.text(0, 'Hi') + cut.finish(0, 'length') + cut.finish(0, 'stop'));
   t.ok(text.startsWith(OPENING), 'an empty delta only opens the stream');
-  t.match(text, ev('response.output_item.done', 7, `"output_index":0,"item":{${MESSAGE},"status":"incomplete","content":[${PART('Hi')}]}`), 'the cut item is incomplete');
+  t.match(
+    text,
+    ev('response.output_item.done', 7, `"output_index":0,"item":{${MESSAGE},"status":"incomplete","content":[${PART('Hi')}]}`),
+    'the cut item is incomplete',
+  );
   t.equal(text.split('event:').length - 1, 8, 'one finish only');
   cut.close(null);
   // No vendor count: the estimate the ledger bills ("Hi": 1 input token) and the one delta relayed.
-  t.match(fixedIds(cut.done()), /^event: response\.incomplete\ndata: .*"status":"incomplete","completed_at":\d+,"error":null,"incomplete_details":\{"reason":"max_output_tokens"\}.*"usage":\{"input_tokens":1,"input_tokens_details":\{"cached_tokens":0\},"output_tokens":1,/);
+  t.match(
+    fixedIds(cut.done()),
+    /^event: response\.incomplete\ndata: .*"status":"incomplete","completed_at":\d+,"error":null,"incomplete_details":\{"reason":"max_output_tokens"\}.*"usage":\{"input_tokens":1,"input_tokens_details":\{"cached_tokens":0\},"output_tokens":1,/,
+  );
 
   const one = sink({ parallel_tool_calls: false });
   one.reasoning(0, '');
   one.reasoningState(0, { family: 'alpha', kind: 'redacted', data: 'r' });
   one.toolCall(0, 0, { id: 'c0', name: 'f', arguments: '' });
-  t.equal(one.toolCall(0, 1, { id: 'c1', name: 'f', arguments: '{}' }) + one.toolArguments(0, 1, '{}') + one.toolArguments(0, 0, ''), '', 'a second call and empty fragments write nothing');
+  t.equal(
+    one.toolCall(0, 1, { id: 'c1', name: 'f', arguments: '{}' }) + one.toolArguments(0, 1, '{}') + one.toolArguments(0, 0, ''),
+    '',
+    'a second call and empty fragments write nothing',
+  );
   one.finish(0, 'tool_calls');
   one.close(null);
   const done = JSON.parse(one.done().split('data: ')[1] ?? '{}') as Json;
-  t.match(done['response'].output, [{ type: 'reasoning', summary: [], encrypted_content: /^gw1\./ }, { type: 'function_call', call_id: 'c0', arguments: '' }]);
+  t.match(done['response'].output, [
+    { type: 'reasoning', summary: [], encrypted_content: /^gw1\./ },
+    { type: 'function_call', call_id: 'c0', arguments: '' },
+  ]);
   t.equal(done['response'].output.length, 2, 'parallel_tool_calls: false keeps the first call');
   t.equal(one.relayedDeltas, 0);
 
   const late = sink();
   late.toolCall(0, 0, { id: 'c0', name: 'f', arguments: '' });
   late.text(0, 'then text');
-  t.match(thrown(() => late.toolArguments(0, 0, '{}')), { status: 502 }, 'arguments after the call closed are an upstream error');
+  t.match(
+    thrown(() => late.toolArguments(0, 0, '{}')),
+    { status: 502 },
+    'arguments after the call closed are an upstream error',
+  );
 });
 
 t.test('failures after the 200: the error event, then response.failed', async (t) => {
@@ -142,7 +187,11 @@ t.test('failures after the 200: the error event, then response.failed', async (t
   const flat = '"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset.","param":null';
   const both = `${flat},"error":{"type":"upstream_error","code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset.","param":null}`;
   const failed = (sequence: number, output: string): string =>
-    ev('response.failed', sequence, `"response":{${HEAD},"status":"failed","completed_at":null,"error":{"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset."},"incomplete_details":null,"model":"gamma-5.4","output":[${output}],"usage":null,${ECHO}}`);
+    ev(
+      'response.failed',
+      sequence,
+      `"response":{${HEAD},"status":"failed","completed_at":null,"error":{"code":"bad_gateway","message":"The gamma upstream could not be reached or failed: reset."},"incomplete_details":null,"model":"gamma-5.4","output":[${output}],"usage":null,${ECHO}}`,
+    );
   t.equal(fixedIds(sink().fail(error)), OPENING + ev('error', 2, both) + failed(3, ''), 'before any event: opened, then failed');
 
   const s = sink();
@@ -168,7 +217,15 @@ const REPLY = (choice: Partial<Reply['choices'][number]>): Reply => ({
 t.test('whole replies: the response object, and what is staged for storage', async (t) => {
   const call = responsesCall({ model: 'gamma-5.4', input: 'Hi', parallel_tool_calls: false, previous_response_id: 'resp_prev', metadata: { a: 'b' } });
   const out = responsesFormat.output(call).render(
-    REPLY({ content: 'Hello', reasoning: [{ text: 'Think', state: ALPHA }], toolCalls: [{ id: 'c0', name: 'f', arguments: '{}' }, { id: 'c1', name: 'f', arguments: '{}' }], finish: 'tool_calls' }),
+    REPLY({
+      content: 'Hello',
+      reasoning: [{ text: 'Think', state: ALPHA }],
+      toolCalls: [
+        { id: 'c0', name: 'f', arguments: '{}' },
+        { id: 'c1', name: 'f', arguments: '{}' },
+      ],
+      finish: 'tool_calls',
+    }),
   );
   t.same(out.usage, { promptTokens: 3, completionTokens: 7 });
   const body = JSON.parse(fixedIds(String(out.body))) as Json;
@@ -177,15 +234,44 @@ t.test('whole replies: the response object, and what is staged for storage', asy
     { id: 'msg_ID', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] },
     { id: 'fc_ID', type: 'function_call', status: 'completed', call_id: 'c0', name: 'f', arguments: '{}' },
   ]);
-  t.match(body, { status: 'completed', incomplete_details: null, usage: JSON.parse(USAGE), parallel_tool_calls: false, previous_response_id: 'resp_prev', metadata: { a: 'b' }, store: true });
+  t.match(body, {
+    status: 'completed',
+    incomplete_details: null,
+    usage: JSON.parse(USAGE),
+    parallel_tool_calls: false,
+    previous_response_id: 'resp_prev',
+    metadata: { a: 'b' },
+    store: true,
+  });
   const staged = turnOf(call).staged;
-  t.match(staged, { id: (JSON.parse(String(out.body)) as Json)['id'], previousId: 'resp_prev', createdAt: 1767225600_000 }, 'staged under the id the caller got');
-  t.same(JSON.parse(fixedIds(staged?.items ?? '')), { input: [{ type: 'message', role: 'user', content: 'Hi' }], output: body['output'] }, 'the input as items, and the output');
+  t.match(
+    staged,
+    { id: (JSON.parse(String(out.body)) as Json)['id'], previousId: 'resp_prev', createdAt: 1767225600_000 },
+    'staged under the id the caller got',
+  );
+  t.same(
+    JSON.parse(fixedIds(staged?.items ?? '')),
+    { input: [{ type: 'message', role: 'user', content: 'Hi' }], output: body['output'] },
+    'the input as items, and the output',
+  );
 
-  const filtered = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', store: false })).render(REPLY({ content: 'No', finish: 'content_filter' })).body)) as Json;
+  const filtered = JSON.parse(
+    String(
+      responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi', store: false })).render(REPLY({ content: 'No', finish: 'content_filter' })).body,
+    ),
+  ) as Json;
   t.match(filtered, { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, store: false, output: [{ status: 'incomplete' }] });
-  const thinking = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ reasoning: [{ text: '', state: null }], finish: 'length' })).body)) as Json;
-  t.same(thinking['output'], [{ id: thinking['output'][0].id, type: 'reasoning', status: 'incomplete', summary: [] }], 'cut while reasoning: the reasoning item is the incomplete one; without a state, no encrypted_content');
+  const thinking = JSON.parse(
+    String(
+      responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ reasoning: [{ text: '', state: null }], finish: 'length' }))
+        .body,
+    ),
+  ) as Json;
+  t.same(
+    thinking['output'],
+    [{ id: thinking['output'][0].id, type: 'reasoning', status: 'incomplete', summary: [] }],
+    'cut while reasoning: the reasoning item is the incomplete one; without a state, no encrypted_content',
+  );
 });
 
 t.test('a whole reply with a refusal: a refusal part after any text, stored with the response', async (t) => {
@@ -195,27 +281,48 @@ t.test('a whole reply with a refusal: a refusal part after any text, stored with
   t.match(body, { status: 'completed', incomplete_details: null });
   t.same(body['output'], [{ id: 'msg_ID', type: 'message', role: 'assistant', status: 'completed', content: [refusal] }], 'not an empty output');
   t.same(JSON.parse(fixedIds(turnOf(call).staged?.items ?? '')).output, body['output'], 'the stored output keeps it');
-  const both = JSON.parse(String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ content: 'Sorry. ', refusal: 'I cannot help.' })).body)) as Json;
+  const both = JSON.parse(
+    String(responsesFormat.output(responsesCall({ model: 'gamma-5.4', input: 'Hi' })).render(REPLY({ content: 'Sorry. ', refusal: 'I cannot help.' })).body),
+  ) as Json;
   t.same(both['output'][0].content, [{ type: 'output_text', text: 'Sorry. ', annotations: [], logprobs: [] }, refusal]);
 });
 
 t.test('a conversation over the stored-size bound is not stored, and says so', async (t) => {
   const call = responsesCall({ model: 'gamma-5.4', input: 'Hi' });
   const turn = turnOf(call);
-  turn.continues([{ id: 'resp_old', keyId: 'k', previousId: null, createdAt: 0, items: JSON.stringify({ input: [{ role: 'user', content: 'x'.repeat(MAX_STORED_BYTES - 200) }], output: [] }) }]);
+  turn.continues([
+    {
+      id: 'resp_old',
+      keyId: 'k',
+      previousId: null,
+      createdAt: 0,
+      items: JSON.stringify({ input: [{ role: 'user', content: 'x'.repeat(MAX_STORED_BYTES - 200) }], output: [] }),
+    },
+  ]);
   const body = JSON.parse(String(responsesFormat.output(call).render(REPLY({ content: 'A reply that tips it over the bound.' })).body)) as Json;
   t.equal(body['store'], false);
   t.equal(turn.staged, null);
   t.equal(turn.overBound, true);
   const unmodelled = responsesCall({ model: 'gamma-5.4', input: 'Hi' }, null);
-  t.match(thrown(() => turnOf(unmodelled).response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })), { status: 500 });
+  t.match(
+    thrown(() => turnOf(unmodelled).response({ status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null })),
+    { status: 500 },
+  );
 });
 
 t.test('a text delta is the JSON of its event whatever the text holds (quotes, newlines, U+2028, emoji, lone surrogates)', async (t) => {
   const s = sink();
   s.start();
   for (const [index, delta] of ['say "hi"\n', '\u2028\\', '😀', '\ud800', '</script>'].entries()) {
-    const expected = { type: 'response.output_text.delta', sequence_number: 4 + index, item_id: 'msg_ID', output_index: 0, content_index: 0, delta, logprobs: [] };
+    const expected = {
+      type: 'response.output_text.delta',
+      sequence_number: 4 + index,
+      item_id: 'msg_ID',
+      output_index: 0,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    };
     const out = s.text(0, delta);
     const last = fixedIds(out.slice(out.lastIndexOf('event: ')));
     t.equal(last, `event: response.output_text.delta\ndata: ${JSON.stringify(expected)}\n\n`, `delta ${index}`);

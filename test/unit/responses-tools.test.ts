@@ -30,14 +30,30 @@ t.test('the plan: functions as they are, namespaces flattened, hosted and freefo
     { type: 'web_search' },
     fn('late', { defer_loading: true }),
   ]);
-  t.same(plan.offered.map((tool) => tool.name), ['exec', 'ns__a', 'ns__b', 'late']);
-  t.same([...plan.namespaced], [['ns__a', { namespace: 'ns', name: 'a' }], ['ns__b', { namespace: 'ns', name: 'b' }]]);
-  t.equal(call.res.getHeader(ADJUSTED_HEADER), 'tools[1].tools[1]=omitted:custom, tools[1].tools[2]=offered:deferred, tools[2]=omitted:web_search, tools[3]=offered:deferred');
+  t.same(
+    plan.offered.map((tool) => tool.name),
+    ['exec', 'ns__a', 'ns__b', 'late'],
+  );
+  t.same(
+    [...plan.namespaced],
+    [
+      ['ns__a', { namespace: 'ns', name: 'a' }],
+      ['ns__b', { namespace: 'ns', name: 'b' }],
+    ],
+  );
+  t.equal(
+    call.res.getHeader(ADJUSTED_HEADER),
+    'tools[1].tools[1]=omitted:custom, tools[1].tools[2]=offered:deferred, tools[2]=omitted:web_search, tools[3]=offered:deferred',
+  );
 });
 
 t.test('an output item id names its response', async (t) => {
   const response = 'resp_019abcdef012AbCdEfGhIjKlMnOpQrStUvWx';
-  for (const [prefix, index] of [['msg_', 0], ['rs_', 1], ['fc_', 40]] as const) {
+  for (const [prefix, index] of [
+    ['msg_', 0],
+    ['rs_', 1],
+    ['fc_', 40],
+  ] as const) {
     const id = outputItemId(prefix, response, index);
     t.match(id, /^(msg|rs|fc)_[A-Za-z0-9]+$/);
     t.equal(responseOfItem(id), response, id);
@@ -50,7 +66,13 @@ t.test('references resolve to the stored output items, each response read once; 
   const response = 'resp_019abcdef012AbCdEfGhIjKlMnOpQrStUvWx';
   const message = { id: outputItemId('msg_', response, 1), type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi' }] };
   const reasoning = { id: outputItemId('rs_', response, 0), type: 'reasoning', summary: [], encrypted_content: 'gw1.x' };
-  const stored: StoredResponse = { id: response, keyId: 'k', previousId: null, createdAt: 0, items: JSON.stringify({ input: [], output: [reasoning, message] }) };
+  const stored: StoredResponse = {
+    id: response,
+    keyId: 'k',
+    previousId: null,
+    createdAt: 0,
+    items: JSON.stringify({ input: [], output: [reasoning, message] }),
+  };
   const asked: string[] = [];
   const find = async (id: string): Promise<StoredResponse | null> => {
     asked.push(id);
@@ -62,17 +84,42 @@ t.test('references resolve to the stored output items, each response read once; 
   t.equal(got.bytes, Buffer.byteLength(JSON.stringify(reasoning)) + Buffer.byteLength(JSON.stringify(message)));
   t.same(asked, [response], 'one read for both items');
   for (const id of [outputItemId('fc_', response, 5), 'msg_unknown', outputItemId('msg_', 'resp_019abcdef012ZZZZZZZZZZZZZZZZZZZZZZZZ', 0)]) {
-    await t.rejects(resolveReferences([user, { type: 'item_reference', id }], find), { status: 400, param: 'input[1]', code: 'item_not_found', message: `Item with id '${id}' not found.` }, id);
+    await t.rejects(
+      resolveReferences([user, { type: 'item_reference', id }], find),
+      { status: 400, param: 'input[1]', code: 'item_not_found', message: `Item with id '${id}' not found.` },
+      id,
+    );
   }
 });
 
 t.test('allowed_tools: only the listed functions are offered, with the mode as the choice', async (t) => {
   const offered = [{ name: 'a' }, { name: 'b' }, { name: 'ns__c' }];
-  t.same(allowedTools({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }, { type: 'function', namespace: 'ns', name: 'c' }, { type: 'web_search' }] }, offered), {
-    tools: [{ name: 'b' }, { name: 'ns__c' }],
-    mode: 'required',
-  });
-  t.match(thrown(() => allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'z' }] }, offered)), { status: 400, param: 'tool_choice.tools[0]' });
-  t.match(thrown(() => allowedTools({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'web_search' }] }, offered)), { status: 400, param: 'tool_choice' }, 'required, and only a tool left out listed: nothing honest remains');
-  t.same(allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search' }] }, offered), { tools: [], mode: 'auto' }, 'auto with nothing callable: no tools offered');
+  t.same(
+    allowedTools(
+      {
+        type: 'allowed_tools',
+        mode: 'required',
+        tools: [{ type: 'function', name: 'b' }, { type: 'function', namespace: 'ns', name: 'c' }, { type: 'web_search' }],
+      },
+      offered,
+    ),
+    {
+      tools: [{ name: 'b' }, { name: 'ns__c' }],
+      mode: 'required',
+    },
+  );
+  t.match(
+    thrown(() => allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'z' }] }, offered)),
+    { status: 400, param: 'tool_choice.tools[0]' },
+  );
+  t.match(
+    thrown(() => allowedTools({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'web_search' }] }, offered)),
+    { status: 400, param: 'tool_choice' },
+    'required, and only a tool left out listed: nothing honest remains',
+  );
+  t.same(
+    allowedTools({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search' }] }, offered),
+    { tools: [], mode: 'auto' },
+    'auto with nothing callable: no tools offered',
+  );
 });

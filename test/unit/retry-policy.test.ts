@@ -11,7 +11,11 @@ import { retryAfterMs } from '../../src/http/retry-after.js';
 import type { KeyRecord } from '../../src/store/store.js';
 
 const catalogue = loadCatalogue('config/models.yaml');
-const model = (id: string) => catalogue.resolve(id) ?? (() => { throw new Error(id); })();
+const model = (id: string) =>
+  catalogue.resolve(id) ??
+  (() => {
+    throw new Error(id);
+  })();
 
 function call(id = 'gamma-5.4', tried: Array<Partial<UpstreamAttempt>> = []): Call {
   const req = new IncomingMessage(new Socket());
@@ -36,7 +40,12 @@ t.test("the contract's retry cadence, jitter at both ends", async (t) => {
   const low = createRetryPolicy(settings({ random: () => 0 }));
   const high = createRetryPolicy(settings({ random: () => 0.999999 }));
   const mid = createRetryPolicy(settings({ random: () => 0.5 }));
-  const expected = [[250, 500, 750], [1000, 1500, 2000], [3000, 4000, 5000], [8000, 10_000, 12_000]];
+  const expected = [
+    [250, 500, 750],
+    [1000, 1500, 2000],
+    [3000, 4000, 5000],
+    [8000, 10_000, 12_000],
+  ];
   expected.forEach(([min, middle, max], retries) => {
     const tried = Array.from({ length: retries + 1 }, (_, i) => ({ then: i < retries ? ('retry' as const) : null }));
     const at = (policy: ReturnType<typeof createRetryPolicy>) => policy.next(call('gamma-5.4', tried), failure(503), 60_000);
@@ -53,10 +62,25 @@ t.test("the contract's retry cadence, jitter at both ends", async (t) => {
 
 t.test('what is retried, and the deadline', async (t) => {
   const policy = createRetryPolicy(settings({ random: () => 0.5 }));
-  for (const [status, code] of [[502, '502'], [503, '503'], [504, '504'], [0, 'connect'], [0, 'connect_timeout'], [0, 'reset'], [0, 'headers_timeout']] as const) {
+  for (const [status, code] of [
+    [502, '502'],
+    [503, '503'],
+    [504, '504'],
+    [0, 'connect'],
+    [0, 'connect_timeout'],
+    [0, 'reset'],
+    [0, 'headers_timeout'],
+  ] as const) {
     t.equal(policy.next(call(), failure(status, code), 60_000)?.kind, 'retry', `${code} is retried`);
   }
-  for (const [status, code] of [[500, '500'], [400, '400'], [401, '401'], [404, '404'], [429, '429'], [0, 'stream_error']] as const) {
+  for (const [status, code] of [
+    [500, '500'],
+    [400, '400'],
+    [401, '401'],
+    [404, '404'],
+    [429, '429'],
+    [0, 'stream_error'],
+  ] as const) {
     t.equal(policy.next(call(), failure(status, code), 60_000), null, `${code} is not retried`);
   }
   const overloaded: AttemptFailure = { status: 529, code: '529', error: new GatewayError(503, 'overloaded'), retryAfterMs: null };
@@ -77,7 +101,11 @@ t.test('sibling fallback: on 503 only, once, within the key scope', async (t) =>
   const scoped = call();
   scoped.authenticate({ models: ['gamma-5.4'] } as KeyRecord);
   t.equal(policy.next(scoped, failure(503), 60_000)?.kind, 'retry', 'the key may not use the sibling');
-  t.equal(createRetryPolicy(settings({ max: 0, fallback: new Map([['gamma-5.4', model('gamma-5.2')]]) })).next(call(), failure(503), 60_000)?.kind, 'fallback', 'fallback needs no retry budget');
+  t.equal(
+    createRetryPolicy(settings({ max: 0, fallback: new Map([['gamma-5.4', model('gamma-5.2')]]) })).next(call(), failure(503), 60_000)?.kind,
+    'fallback',
+    'fallback needs no retry budget',
+  );
 });
 
 t.test('Retry-After parsing', async (t) => {

@@ -8,12 +8,18 @@ import { compileValidator } from '../../src/config/validate.js';
 
 t.test('a wrong type names the types in words, on every ingress', async (t) => {
   t.same(checkResponsesBody({ model: 'm', input: 5 }), { param: 'input', message: 'input must be a string or an array.' });
-  t.same(checkMessagesBody('generate', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], system: 5 }), { param: 'system', message: 'system must be a string or an array.' });
+  t.same(checkMessagesBody('generate', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], system: 5 }), {
+    param: 'system',
+    message: 'system must be a string or an array.',
+  });
   t.same(checkMessagesBody('generate', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], metadata: { user_id: 5 } }), {
     param: 'metadata.user_id',
     message: 'metadata.user_id must be a string or null.',
   });
-  t.same(checkRequestBody('chat.completions', { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' }), { param: 'temperature', message: 'temperature must be a number or null.' });
+  t.same(checkRequestBody('chat.completions', { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' }), {
+    param: 'temperature',
+    message: 'temperature must be a number or null.',
+  });
 });
 
 t.test('the configuration says the same', async (t) => {

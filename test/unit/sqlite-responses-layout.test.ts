@@ -25,7 +25,11 @@ const dir = mkdtempSync(join(tmpdir(), 'responses-layout-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 const response = (id: string, keyId: string, previousId: string | null, createdAt: number): StoredResponse => ({
-  id, keyId, previousId, createdAt, items: `{"input":[],"output":[{"to":"${id}"}]}`,
+  id,
+  keyId,
+  previousId,
+  createdAt,
+  items: `{"input":[],"output":[{"to":"${id}"}]}`,
 });
 
 const TRACK = RESPONSE_STATE.name;
@@ -35,7 +39,11 @@ function databaseBefore(path: string, version: number): Database.Database {
   const db = new Database(path);
   configureConnection(db);
   migrate(db);
-  migrateTrack(db, TRACK, SQLITE_RESPONSE_MIGRATIONS.filter((m) => m.version < version));
+  migrateTrack(
+    db,
+    TRACK,
+    SQLITE_RESPONSE_MIGRATIONS.filter((m) => m.version < version),
+  );
   db.prepare("INSERT INTO keys (id, name, status, created_at, updated_at) VALUES ('key_old', 'old', 'active', 0, 0)").run();
   return db;
 }
@@ -59,17 +67,28 @@ t.test('migration 18 drops the index by time and keeps every stored response', a
   t.same(migrateTrack(db, TRACK, SQLITE_RESPONSE_MIGRATIONS)[0], 18, 'migration 18 was the first pending');
   const trees = db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name = 'responses' ORDER BY type, name").all();
   db.close();
-  t.same(trees, [
-    { type: 'index', name: 'responses_by_key' },
-    { type: 'index', name: 'sqlite_autoindex_responses_1' },
-    { type: 'table', name: 'responses' },
-  ], 'the rows, the id key and the index by key: none by time');
+  t.same(
+    trees,
+    [
+      { type: 'index', name: 'responses_by_key' },
+      { type: 'index', name: 'sqlite_autoindex_responses_1' },
+      { type: 'table', name: 'responses' },
+    ],
+    'the rows, the id key and the index by key: none by time',
+  );
 
   const { responses } = await responsesAt(t, path);
-  t.same(await responses.thread('key_old', 'resp_2', 0), [response('resp_1', 'key_old', null, 1_000), response('resp_2', 'key_old', 'resp_1', 2_000)], 'a thread stored before reads back whole');
+  t.same(
+    await responses.thread('key_old', 'resp_2', 0),
+    [response('resp_1', 'key_old', null, 1_000), response('resp_2', 'key_old', 'resp_1', 2_000)],
+    'a thread stored before reads back whole',
+  );
   await t.rejects(responses.save(response('resp_1', 'key_old', null, 4_000)), 'an id is still stored once');
   t.equal(await responses.prune(2_500), 2, 'the prune by age reads the carried rows in time order');
-  t.same((await responses.thread('key_old', 'resp_3', 0)).map((r) => r.id), ['resp_3']);
+  t.same(
+    (await responses.thread('key_old', 'resp_3', 0)).map((r) => r.id),
+    ['resp_3'],
+  );
 });
 
 t.test('the prune walks rows in the order they were stored: one stored late goes at a later prune, and is never read after its time', async (t) => {
@@ -84,7 +103,6 @@ t.test('the prune walks rows in the order they were stored: one stored late goes
   t.equal(await responses.prune(20_000), 2, 'it goes once the rows before it have');
 });
 
-
 t.test("the trim sums a key's sizes from the index by key alone (migration 21), and carried rows count whole", async (t) => {
   const path = join(dir, 'sizes.db');
   const db = databaseBefore(path, 21);
@@ -95,13 +113,22 @@ t.test("the trim sums a key's sizes from the index by key alone (migration 21), 
   insert.run('resp_3', 'key_old', null, 3_000, 'c'.repeat(100));
 
   t.same(migrateTrack(db, TRACK, SQLITE_RESPONSE_MIGRATIONS)[0], 21, 'migration 21 was the first pending');
-  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${TRIM_CHUNK_SQL}`).all('key_old', Number.MAX_SAFE_INTEGER, '') as Array<{ detail: string }>).map((row) => row.detail);
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${TRIM_CHUNK_SQL}`).all('key_old', Number.MAX_SAFE_INTEGER, '') as Array<{ detail: string }>).map(
+    (row) => row.detail,
+  );
   db.close();
-  t.ok(plan.some((detail) => detail.includes('USING COVERING INDEX responses_by_key')), `no row is read for its size: ${plan.join('; ')}`);
+  t.ok(
+    plan.some((detail) => detail.includes('USING COVERING INDEX responses_by_key')),
+    `no row is read for its size: ${plan.join('; ')}`,
+  );
 
   const { responses } = await responsesAt(t, path);
   t.equal(await responses.trim('key_old', 200), 1, 'sizes are bytes (the carried rows have theirs in the new index): the oldest goes');
-  t.same((await responses.thread('key_old', 'resp_2', 0)).map((r) => r.id), ['resp_2'], 'the two newest stay');
+  t.same(
+    (await responses.thread('key_old', 'resp_2', 0)).map((r) => r.id),
+    ['resp_2'],
+    'the two newest stay',
+  );
 });
 
 t.test("docs/formats/responses.md states the trim's steps as the code takes them", async (t) => {

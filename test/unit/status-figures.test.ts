@@ -14,7 +14,11 @@ t.test('latency buckets and quantiles', async (t) => {
   t.equal(bucketOf(500_000), LATENCY_BOUNDS_MS.length, 'overflow bucket');
   t.equal(quantile(new Map(), 0.5), null);
   // 100 requests: 50 in (0, 5], 40 in (100, 150], 10 in (1000, 1500].
-  const counts = new Map([[0, 50], [bucketOf(120), 40], [bucketOf(1200), 10]]);
+  const counts = new Map([
+    [0, 50],
+    [bucketOf(120), 40],
+    [bucketOf(1200), 10],
+  ]);
   t.equal(quantile(counts, 0.5), 5, 'p50 at the top of the first bucket');
   t.equal(quantile(counts, 0.7), 100 + (20 / 40) * 50, 'interpolated inside (100, 150]');
   t.equal(quantile(counts, 0.95), 1000 + (5 / 10) * 500);
@@ -43,9 +47,25 @@ t.test('figures that could not be written (the database unreachable) wait for th
   recorder.record('gamma-5.4', 'responses', 1000, true, null);
   down = false;
   await recorder.flush();
-  t.same(written, [[{
-    model: 'gamma-5.4', minute: 0, requests: 2, failures: 1, latency: new Map([[bucketOf(12), 1]]), endpoints: new Map([['chat.completions', 1], ['responses', 1]]),
-  }]], 'kept, and merged with the newer');
+  t.same(
+    written,
+    [
+      [
+        {
+          model: 'gamma-5.4',
+          minute: 0,
+          requests: 2,
+          failures: 1,
+          latency: new Map([[bucketOf(12), 1]]),
+          endpoints: new Map([
+            ['chat.completions', 1],
+            ['responses', 1],
+          ]),
+        },
+      ],
+    ],
+    'kept, and merged with the newer',
+  );
   await recorder.flush();
   t.equal(written.length, 1, 'nothing twice');
 });

@@ -14,15 +14,38 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
   const store = SqliteStore.open(path, { checkpointIntervalMs: 60_000 });
   t.teardown(() => store.close());
   const key = await store.keys.create({
-    name: 'k', models: null, monthlyCeilingNanos: null, expiresAt: null, valueHash: hashSecret('v'), display: 'sl-…', now: 0,
+    name: 'k',
+    models: null,
+    monthlyCeilingNanos: null,
+    expiresAt: null,
+    valueHash: hashSecret('v'),
+    display: 'sl-…',
+    now: 0,
   });
   const before = statSync(path).size;
   for (let i = 0; i < 3000; i++) {
-    await store.ledger.record({
-      admittedAt: i, cycle: '2026-11', keyId: key.id, model: 'gamma-5.4', family: 'gamma', endpoint: 'chat.completions', stream: false,
-      status: 200, outcome: 'ok', attempts: 1, promptTokens: 1, completionTokens: 1, usageEstimated: false, chargedNanos: 1,
-      listNanos: 2, upstreamMs: 1, ttftMs: null,
-    }, null);
+    await store.ledger.record(
+      {
+        admittedAt: i,
+        cycle: '2026-11',
+        keyId: key.id,
+        model: 'gamma-5.4',
+        family: 'gamma',
+        endpoint: 'chat.completions',
+        stream: false,
+        status: 200,
+        outcome: 'ok',
+        attempts: 1,
+        promptTokens: 1,
+        completionTokens: 1,
+        usageEstimated: false,
+        chargedNanos: 1,
+        listNanos: 2,
+        upstreamMs: 1,
+        ttftMs: null,
+      },
+      null,
+    );
   }
   t.equal(statSync(path).size, before, 'the commits only appended to the WAL (far below the backstop threshold)');
   await store.close();

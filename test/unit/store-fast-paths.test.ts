@@ -45,7 +45,7 @@ t.test('group commit: one transaction per event-loop turn, each operation undone
   t.equal(seenByOther(), 2, 'and the rest is committed by the time the promises settle');
 });
 
-t.test('group commit: no savepoint for a turn\'s lone operation nor for a one-statement one; a failing statement is still undone alone', async (t) => {
+t.test("group commit: no savepoint for a turn's lone operation nor for a one-statement one; a failing statement is still undone alone", async (t) => {
   const statements: string[] = [];
   const db = new Database(join(tempDir(t), 'g.db'), { verbose: (sql) => void statements.push(String(sql)) });
   t.teardown(() => db.close());
@@ -58,7 +58,11 @@ t.test('group commit: no savepoint for a turn\'s lone operation nor for a one-st
   statements.length = 0;
   t.equal(await writes.write(() => insert.run(1).changes), 1);
   t.same(statements, ['BEGIN IMMEDIATE', 'INSERT INTO t (v) VALUES (1.0)', 'COMMIT'], 'a lone operation: its transaction is its undo');
-  await t.rejects(writes.write(() => insert.run(1)), /UNIQUE/, 'a lone operation that fails is rejected');
+  await t.rejects(
+    writes.write(() => insert.run(1)),
+    /UNIQUE/,
+    'a lone operation that fails is rejected',
+  );
 
   statements.length = 0;
   const several = [

@@ -5,8 +5,20 @@ import type { KeyRecord, KeyStore, KeyValueMatch } from '../../src/store/store.j
 /** The one-second memory of key lookups, around a scripted KeyStore and a hand-moved clock. */
 
 const record = (id: string): KeyRecord => ({
-  id, name: id, models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, status: 'active', expiresAt: null, createdAt: 0, updatedAt: 0,
-  revokedAt: null, rotatedAt: null, previousValidUntil: null, display: 'sl-…', rpmLimit: null,
+  id,
+  name: id,
+  models: null,
+  monthlyCeilingNanos: null,
+  monthlyUpstreamLimitNanos: null,
+  status: 'active',
+  expiresAt: null,
+  createdAt: 0,
+  updatedAt: 0,
+  revokedAt: null,
+  rotatedAt: null,
+  previousValidUntil: null,
+  display: 'sl-…',
+  rpmLimit: null,
 });
 
 /** Answers every hash but `unknown`, counting lookups; `hold()` makes the next lookup wait for `release()`. */

@@ -29,7 +29,10 @@ t.test('docs/scale-out.md: every table, under the owner whose migrations make it
   for (const state of states) {
     const before = new Set(await db.tables());
     await store.extend(state);
-    made.set(state.name, (await db.tables()).filter((table) => !before.has(table) && table !== 'store_migrations'));
+    made.set(
+      state.name,
+      (await db.tables()).filter((table) => !before.has(table) && table !== 'store_migrations'),
+    );
   }
   t.same(documented(), made);
 });

@@ -3,11 +3,24 @@ import { strictCompatible } from '../../src/neutral/strict-compatible.js';
 
 /** Which schemas are strict-compatible: what gamma is sent and the Responses echo says for a tool or format without `strict`. */
 
-const closed = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+const closed = (properties: Record<string, unknown>): Record<string, unknown> => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
 
 t.test('strict-compatible: an object root whose every object is closed and requires every member', async (t) => {
   t.ok(strictCompatible(closed({})));
-  t.ok(strictCompatible(closed({ city: { type: 'string' }, at: closed({ lat: { type: 'number' } }), tags: { type: 'array', items: closed({ k: { type: ['string', 'null'] } }) } })));
+  t.ok(
+    strictCompatible(
+      closed({
+        city: { type: 'string' },
+        at: closed({ lat: { type: 'number' } }),
+        tags: { type: 'array', items: closed({ k: { type: ['string', 'null'] } }) },
+      }),
+    ),
+  );
   t.ok(strictCompatible({ ...closed({ a: { $ref: '#/$defs/a' } }), $defs: { a: closed({ b: { type: 'string' } }) } }));
   t.ok(strictCompatible(closed({ u: { anyOf: [closed({ x: { type: 'string' } }), { type: 'null' }] } })));
 });

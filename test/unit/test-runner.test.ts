@@ -105,5 +105,8 @@ t.test('every test file is in the folder of a tier, so that npm test runs it', a
   const testFiles = walk('test');
   const folders = Object.values(TIERS).flatMap((tier) => tier.dirs);
   t.ok(testFiles.length > 100, `${testFiles.length} test files`);
-  t.same(testFiles.filter((file) => !folders.some((folder) => file.startsWith(`${folder}/`))), []);
+  t.same(
+    testFiles.filter((file) => !folders.some((folder) => file.startsWith(`${folder}/`))),
+    [],
+  );
 });

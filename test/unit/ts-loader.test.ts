@@ -34,7 +34,7 @@ t.test('anything else is handed on unchanged', async (t) => {
   t.equal(await hooks.load('file:///x/data.json', {}, async () => json), json);
 });
 
-t.test("`./x.js` resolves to `./x.ts` when only the source is there; what is not there stays an error", async (t) => {
+t.test('`./x.js` resolves to `./x.ts` when only the source is there; what is not there stays an error', async (t) => {
   const missing = async (): Promise<never> => {
     throw Object.assign(new Error('not found'), { code: 'ERR_MODULE_NOT_FOUND' });
   };

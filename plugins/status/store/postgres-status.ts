@@ -56,7 +56,10 @@ const INSERT_INCIDENT = `WITH incident AS (
 const UPDATES_OF = `SELECT incident_id, at, status, message FROM incident_updates
   WHERE incident_id = ANY($1::text[]) ORDER BY incident_id, seq DESC`;
 
-interface Keyed { key: Array<string | number>; values: number[] }
+interface Keyed {
+  key: Array<string | number>;
+  values: number[];
+}
 
 /** Rows summed per primary key, in a fixed order, laid out column by column for unnest(). */
 function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
@@ -129,7 +132,10 @@ export class PgStatusStore implements StatusStore {
 
   async addAttempts(counts: readonly AttemptCount[]): Promise<void> {
     if (counts.length === 0) return;
-    const [models, slots, attempts, errors] = summedColumns(counts.map((c) => ({ key: [c.model, c.slot], values: [c.attempts, c.errors] })), 4);
+    const [models, slots, attempts, errors] = summedColumns(
+      counts.map((c) => ({ key: [c.model, c.slot], values: [c.attempts, c.errors] })),
+      4,
+    );
     await this.pool.query(ADD_ATTEMPTS, [models, slots, attempts, errors]);
   }
 
@@ -151,8 +157,18 @@ export class PgStatusStore implements StatusStore {
 
   private async insert(input: NewIncident, watchModel: string | null): Promise<IncidentRecord | undefined> {
     const id = `inc_${randomToken(16)}`;
-    const values = [id, input.title, input.status, input.impact, JSON.stringify(input.models), input.automatic, input.now,
-      input.status === 'resolved' ? input.now : null, input.message, watchModel];
+    const values = [
+      id,
+      input.title,
+      input.status,
+      input.impact,
+      JSON.stringify(input.models),
+      input.automatic,
+      input.now,
+      input.status === 'resolved' ? input.now : null,
+      input.message,
+      watchModel,
+    ];
     if ((await this.pool.query(INSERT_INCIDENT, values)).rowCount === 0) return undefined;
     const incident = await this.getIncident(id);
     if (!incident) throw new Error(`incident ${id} vanished`);

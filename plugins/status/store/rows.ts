@@ -55,10 +55,7 @@ export function patchIncident(current: IncidentRow, patch: IncidentPatch): Patch
     resolvedAt: status === 'resolved' ? (current.resolved_at ?? patch.now) : null,
     // Reopened by hand, it is the operator's: the watch may open its own for the model.
     watchModel: reopened ? null : current.watch_model,
-    update:
-      patch.message !== undefined || patch.status !== undefined
-        ? { status, message: patch.message ?? `Status changed to ${status}.` }
-        : null,
+    update: patch.message !== undefined || patch.status !== undefined ? { status, message: patch.message ?? `Status changed to ${status}.` } : null,
   };
 }
 

@@ -76,14 +76,16 @@ export class SqliteStatusStore implements StatusStore {
     this.nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 FROM incident_updates WHERE incident_id = ?').pluck();
     this.byId = db.prepare('SELECT * FROM incidents WHERE id = ?');
     this.updatesOf = db.prepare('SELECT at, status, message FROM incident_updates WHERE incident_id = ? ORDER BY seq DESC');
-    this.recent = db.prepare(
-      'SELECT * FROM incidents WHERE resolved_at IS NULL OR started_at >= ? ORDER BY started_at DESC, rowid DESC',
-    );
+    this.recent = db.prepare('SELECT * FROM incidents WHERE resolved_at IS NULL OR started_at >= ? ORDER BY started_at DESC, rowid DESC');
     this.openAutomatic = db.prepare('SELECT * FROM incidents WHERE automatic = 1 AND resolved_at IS NULL');
     // Migration 17's partial index, newest resolve first: the walk stops at the first naming the model.
-    this.lastResolve = db.prepare(`SELECT resolved_at FROM incidents
+    this.lastResolve = db
+      .prepare(
+        `SELECT resolved_at FROM incidents
       WHERE automatic = 1 AND resolved_at IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(incidents.models) WHERE value = ?)
-      ORDER BY resolved_at DESC LIMIT 1`).pluck();
+      ORDER BY resolved_at DESC LIMIT 1`,
+      )
+      .pluck();
     this.addAttempt = db.prepare(`INSERT INTO incident_attempts (model, slot, attempts, errors) VALUES (?, ?, ?, ?)
       ON CONFLICT (model, slot) DO UPDATE SET attempts = attempts + excluded.attempts, errors = errors + excluded.errors`);
     this.sumAttempts = db.prepare(`SELECT model, SUM(attempts) AS attempts, SUM(errors) AS errors
@@ -117,7 +119,10 @@ export class SqliteStatusStore implements StatusStore {
 
   async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
     this.db.transaction(() => {
-      for (const [period, before] of [['minute', minutesBefore], ['hour', hoursBefore]] as const) {
+      for (const [period, before] of [
+        ['minute', minutesBefore],
+        ['hour', hoursBefore],
+      ] as const) {
         this.pruneRollups.run(period, before);
         this.pruneLatency.run(period, before);
       }
@@ -150,36 +155,40 @@ export class SqliteStatusStore implements StatusStore {
   /** The incident and its first update in one transaction; its id, or null when an open one of the watch's for the model won. */
   private insert(input: NewIncident, watchModel: string | null): string | null {
     const id = `inc_${randomToken(16)}`;
-    return this.db.transaction((): string | null => {
-      const inserted = this.insertIncident.run({
-        id,
-        title: input.title,
-        status: input.status,
-        impact: input.impact,
-        models: JSON.stringify(input.models),
-        automatic: input.automatic ? 1 : 0,
-        watchModel,
-        now: input.now,
-        resolvedAt: input.status === 'resolved' ? input.now : null,
-      });
-      if (inserted.changes === 0) return null;
-      this.insertUpdate.run(id, 1, input.now, input.status, input.message);
-      return id;
-    }).immediate();
+    return this.db
+      .transaction((): string | null => {
+        const inserted = this.insertIncident.run({
+          id,
+          title: input.title,
+          status: input.status,
+          impact: input.impact,
+          models: JSON.stringify(input.models),
+          automatic: input.automatic ? 1 : 0,
+          watchModel,
+          now: input.now,
+          resolvedAt: input.status === 'resolved' ? input.now : null,
+        });
+        if (inserted.changes === 0) return null;
+        this.insertUpdate.run(id, 1, input.now, input.status, input.message);
+        return id;
+      })
+      .immediate();
   }
 
   async updateIncident(id: string, patch: IncidentPatch): Promise<IncidentRecord | undefined> {
     // IMMEDIATE: the row is read under the write lock, so a concurrent update (another process
     // on the file) is neither lost nor given the same sequence number.
-    const found = this.db.transaction((): boolean => {
-      const current = this.byId.get(id) as IncidentRow | undefined;
-      if (!current) return false;
-      const next = patchIncident(current, patch);
-      if (!next) return false;
-      this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, next.watchModel, patch.now, id);
-      if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id), patch.now, next.update.status, next.update.message);
-      return true;
-    }).immediate();
+    const found = this.db
+      .transaction((): boolean => {
+        const current = this.byId.get(id) as IncidentRow | undefined;
+        if (!current) return false;
+        const next = patchIncident(current, patch);
+        if (!next) return false;
+        this.updateIncidentRow.run(next.title, next.status, next.impact, next.models, next.resolvedAt, next.watchModel, patch.now, id);
+        if (next.update) this.insertUpdate.run(id, this.nextSeq.get(id), patch.now, next.update.status, next.update.message);
+        return true;
+      })
+      .immediate();
     return found ? this.getIncident(id) : undefined;
   }
 

@@ -52,7 +52,11 @@ function lockOrder<I>(inputs: readonly I[], rank: (input: I) => string): number[
 
 /** Sends the inputs in lock order, column by column, and answers in the inputs' order. */
 async function lateral<I, R extends { ord: number }>(
-  pool: Pool, statement: { name: string; text: string }, inputs: readonly I[], rank: (input: I) => string, values: (input: I) => unknown[],
+  pool: Pool,
+  statement: { name: string; text: string },
+  inputs: readonly I[],
+  rank: (input: I) => string,
+  values: (input: I) => unknown[],
 ): Promise<R[]> {
   const order = lockOrder(inputs, rank);
   const columns: unknown[][] = [];
@@ -65,7 +69,15 @@ async function lateral<I, R extends { ord: number }>(
 }
 
 const admitValues = (input: ReserveInput): unknown[] => [
-  input.keyId, input.cycle, input.nanos, input.upstreamNanos, input.ceilingNanos, input.upstreamLimitNanos, input.instance, input.now, input.expiresAt,
+  input.keyId,
+  input.cycle,
+  input.nanos,
+  input.upstreamNanos,
+  input.ceilingNanos,
+  input.upstreamLimitNanos,
+  input.instance,
+  input.now,
+  input.expiresAt,
 ];
 
 /** An admission without a take, as gateway_admit_runs reads it. */
@@ -90,12 +102,24 @@ export interface TakeThenAdmit {
 
 export type TakeThenAdmitRow = { wait: number } & AdmitRow;
 
-const takeThenAdmitValues = ({ take, reserve }: TakeThenAdmit): unknown[] => [take.keyId, take.limit, take.windowMs, take.now, ...admitValues(reserve).slice(1)];
+const takeThenAdmitValues = ({ take, reserve }: TakeThenAdmit): unknown[] => [
+  take.keyId,
+  take.limit,
+  take.windowMs,
+  take.now,
+  ...admitValues(reserve).slice(1),
+];
 
 export function takeThenAdmitWriter(pool: Pool): BatchWriter<TakeThenAdmit, TakeThenAdmitRow> {
   return {
     many: (inputs) =>
-      lateral<TakeThenAdmit, TakeThenAdmitRow & { ord: number }>(pool, ADMIT_RUNS, inputs, (i) => `${i.reserve.keyId}\u0000${i.reserve.cycle}`, takeThenAdmitValues),
+      lateral<TakeThenAdmit, TakeThenAdmitRow & { ord: number }>(
+        pool,
+        ADMIT_RUNS,
+        inputs,
+        (i) => `${i.reserve.keyId}\u0000${i.reserve.cycle}`,
+        takeThenAdmitValues,
+      ),
     async one(input) {
       const row = (await pool.query<TakeThenAdmitRow>({ ...TAKE_THEN_ADMIT_ONE, values: takeThenAdmitValues(input) })).rows[0];
       if (!row) throw new Error('gateway_take_then_admit answered no row');

@@ -18,9 +18,20 @@ export class PgGrantStore implements GrantStore {
     const keyId = take?.keyId ?? reserve?.keyId;
     const now = take?.now ?? reserve?.now;
     const values = [
-      keyId, take?.limit ?? null, take?.windowMs ?? null, leadMs,
-      reserve?.cycle ?? null, reserve?.nanos ?? 0, reserve?.upstreamNanos ?? 0, reserve?.ceilingNanos ?? null, reserve?.upstreamLimitNanos ?? null,
-      reserve?.instance ?? null, now, reserve?.expiresAt ?? null, count, spare,
+      keyId,
+      take?.limit ?? null,
+      take?.windowMs ?? null,
+      leadMs,
+      reserve?.cycle ?? null,
+      reserve?.nanos ?? 0,
+      reserve?.upstreamNanos ?? 0,
+      reserve?.ceilingNanos ?? null,
+      reserve?.upstreamLimitNanos ?? null,
+      reserve?.instance ?? null,
+      now,
+      reserve?.expiresAt ?? null,
+      count,
+      spare,
     ];
     const rows = (await this.pool.query<{ reservation_id: number | null }>({ ...GRANT, values })).rows;
     return rows.map((row) => row.reservation_id);

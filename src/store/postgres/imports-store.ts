@@ -25,11 +25,13 @@ export class PgImportStore implements ImportStore {
       );
       const row =
         inserted.rows[0] ??
-        (await client.query<ImportRow>('UPDATE imported_keys SET label = $1, updated_at = $2 WHERE fingerprint = $3 RETURNING *', [
-          input.label,
-          input.now,
-          input.fingerprint,
-        ])).rows[0];
+        (
+          await client.query<ImportRow>('UPDATE imported_keys SET label = $1, updated_at = $2 WHERE fingerprint = $3 RETURNING *', [
+            input.label,
+            input.now,
+            input.fingerprint,
+          ])
+        ).rows[0];
       if (!row) throw new Error(`import ${input.fingerprint} vanished`);
       if (rows) {
         await client.query('DELETE FROM imported_usage WHERE import_id = $1', [row.id]);

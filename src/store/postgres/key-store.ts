@@ -65,10 +65,7 @@ export class PgKeyStore implements KeyStore {
   }
 
   async revoke(id: string, now: number): Promise<KeyRecord | undefined> {
-    const result = await this.pool.query(
-      "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2",
-      [now, id],
-    );
+    const result = await this.pool.query("UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2", [now, id]);
     return result.rowCount ? this.get(id) : undefined;
   }
 
@@ -100,10 +97,7 @@ export class PgSettingsStore implements SettingsStore {
   }
 
   async set(name: string, value: string): Promise<void> {
-    await this.pool.query('INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value', [
-      name,
-      value,
-    ]);
+    await this.pool.query('INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value', [name, value]);
   }
 
   async claim(name: string, value: string): Promise<boolean> {

@@ -41,7 +41,10 @@ const BULK_RELEASE_LOCK = 7_264_853_012;
  * ended by the read's instant still hold is taken off them (a dead instance holds a ceiling for
  * at most its lease, whenever the sweep runs). One statement, one snapshot: never a release half-seen.
  */
-const ended = (where: string, now: string): string => `SELECT COALESCE(SUM(r.amount_nano), 0)::bigint AS amount, COALESCE(SUM(r.upstream_nano), 0)::bigint AS upstream
+const ended = (
+  where: string,
+  now: string,
+): string => `SELECT COALESCE(SUM(r.amount_nano), 0)::bigint AS amount, COALESCE(SUM(r.upstream_nano), 0)::bigint AS upstream
     FROM reservations r WHERE ${where} AND r.expires_at <= ${now}`;
 const SPEND_KEY = {
   name: 'ledger_spend_key',

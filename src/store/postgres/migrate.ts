@@ -82,10 +82,10 @@ export function migrateTrack(pool: Pool, track: string, migrations: readonly Ext
       const former = all.filter((migration) => migration.wasCore);
       if (former.length === 0) return new Set();
       const rows = (
-        await client.query<{ version: number }>('SELECT version FROM schema_migrations WHERE (version, name) IN (SELECT * FROM unnest($1::integer[], $2::text[]))', [
-          former.map((m) => m.version),
-          former.map((m) => m.name),
-        ])
+        await client.query<{ version: number }>(
+          'SELECT version FROM schema_migrations WHERE (version, name) IN (SELECT * FROM unnest($1::integer[], $2::text[]))',
+          [former.map((m) => m.version), former.map((m) => m.name)],
+        )
       ).rows;
       return new Set(rows.map((row) => row.version));
     },

@@ -64,7 +64,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ET
  */
 const SERVER_CODES = /^(08...|57P0[123]|53300|57014|25006)$/;
 /** What pg and pg-pool say when a connection cannot be had, broke, or a query timed out. */
-const CLIENT_MESSAGES = /timeout exceeded when trying to connect|timeout expired|Connection terminated|Query read timeout|is not queryable|after calling end on the pool/;
+const CLIENT_MESSAGES =
+  /timeout exceeded when trying to connect|timeout expired|Connection terminated|Query read timeout|is not queryable|after calling end on the pool/;
 
 export function pgUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -62,8 +62,23 @@ const RECORD_MANY = {
 
 function valuesOf({ row, reservationId }: Settlement): unknown[] {
   return [
-    row.admittedAt, row.cycle, row.keyId, row.model, row.family, row.endpoint, row.stream, row.status, row.outcome, row.attempts,
-    row.promptTokens, row.completionTokens, row.usageEstimated, row.chargedNanos, row.listNanos, row.upstreamMs, row.ttftMs,
+    row.admittedAt,
+    row.cycle,
+    row.keyId,
+    row.model,
+    row.family,
+    row.endpoint,
+    row.stream,
+    row.status,
+    row.outcome,
+    row.attempts,
+    row.promptTokens,
+    row.completionTokens,
+    row.usageEstimated,
+    row.chargedNanos,
+    row.listNanos,
+    row.upstreamMs,
+    row.ttftMs,
     reservationId,
   ];
 }

@@ -18,9 +18,7 @@ export class SqliteImportStore implements ImportStore {
     this.byFingerprint = db.prepare('SELECT * FROM imported_keys WHERE fingerprint = ?');
     this.byId = db.prepare('SELECT * FROM imported_keys WHERE id = ?');
     this.all = db.prepare('SELECT * FROM imported_keys ORDER BY created_at, id');
-    this.insert = db.prepare(
-      'INSERT INTO imported_keys (id, kind, fingerprint, last4, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
+    this.insert = db.prepare('INSERT INTO imported_keys (id, kind, fingerprint, last4, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.touch = db.prepare('UPDATE imported_keys SET label = ?, updated_at = ? WHERE id = ?');
     this.clearHistory = db.prepare('DELETE FROM imported_usage WHERE import_id = ?');
     this.insertUsage = db.prepare(`INSERT INTO imported_usage
@@ -34,19 +32,21 @@ export class SqliteImportStore implements ImportStore {
     rows: ImportedUsageRow[] | null,
   ): Promise<{ key: ImportedKey; created: boolean }> {
     // All or nothing: the key and its whole history land together, or not at all.
-    return this.db.transaction(() => {
-      const existing = this.byFingerprint.get(input.fingerprint) as ImportRow | undefined;
-      const id = existing?.id ?? `imp_${randomToken(16)}`;
-      if (existing) this.touch.run(input.label, input.now, id);
-      else this.insert.run(id, input.kind, input.fingerprint, input.last4, input.label, input.now, input.now);
-      if (rows) {
-        this.clearHistory.run(id);
-        for (const row of rows) {
-          this.insertUsage.run(id, row.day, row.modelRaw, row.modelId, row.inputTokens, row.outputTokens, row.costNanos);
+    return this.db
+      .transaction(() => {
+        const existing = this.byFingerprint.get(input.fingerprint) as ImportRow | undefined;
+        const id = existing?.id ?? `imp_${randomToken(16)}`;
+        if (existing) this.touch.run(input.label, input.now, id);
+        else this.insert.run(id, input.kind, input.fingerprint, input.last4, input.label, input.now, input.now);
+        if (rows) {
+          this.clearHistory.run(id);
+          for (const row of rows) {
+            this.insertUsage.run(id, row.day, row.modelRaw, row.modelId, row.inputTokens, row.outputTokens, row.costNanos);
+          }
         }
-      }
-      return { key: toImport(this.byId.get(id) as ImportRow), created: !existing };
-    }).immediate();
+        return { key: toImport(this.byId.get(id) as ImportRow), created: !existing };
+      })
+      .immediate();
   }
 
   async list(): Promise<ImportedKey[]> {
@@ -76,9 +76,7 @@ export class SqliteAuditStore implements AuditStore {
     this.insert = db.prepare('INSERT INTO audit_log (at, actor, action, target, status) VALUES (?, ?, ?, ?, ?)');
     this.recent = db.prepare('SELECT id, at, actor, action, target, status FROM audit_log ORDER BY id DESC LIMIT ?');
     // Ids grow with time: everything at or below the id of the (keepAtMost + 1)-th newest row goes.
-    this.removeOld = db.prepare(
-      'DELETE FROM audit_log WHERE at < ? OR id <= (SELECT id FROM audit_log ORDER BY id DESC LIMIT 1 OFFSET ?)',
-    );
+    this.removeOld = db.prepare('DELETE FROM audit_log WHERE at < ? OR id <= (SELECT id FROM audit_log ORDER BY id DESC LIMIT 1 OFFSET ?)');
   }
 
   async record(entry: AuditEntry): Promise<void> {

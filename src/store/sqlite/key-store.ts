@@ -20,16 +20,12 @@ export class SqliteKeyStore implements KeyStore {
     this.insertKey = db.prepare(`INSERT INTO keys
       (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, created_at, updated_at)
       VALUES (@id, @name, @models, @ceiling, @upstreamLimit, 'active', @expiresAt, @rpmLimit, @now, @now)`);
-    this.insertValue = db.prepare(
-      'INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)',
-    );
+    this.insertValue = db.prepare('INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)');
     this.byHash = db.prepare(`${KEY_BY_HASH_SELECT} WHERE v.hash = ?`);
     this.byId = db.prepare(`${KEY_SELECT} WHERE k.id = ?`);
     this.all = db.prepare(`${KEY_SELECT} ORDER BY k.created_at, k.id`);
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM keys').pluck();
-    this.revokeStmt = db.prepare(
-      "UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?",
-    );
+    this.revokeStmt = db.prepare("UPDATE keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?), updated_at = ? WHERE id = ?");
     const touchRotated = db.prepare('UPDATE keys SET rotated_at = ?, updated_at = ? WHERE id = ?');
     const dropSpent = db.prepare('DELETE FROM key_values WHERE key_id = ? AND valid_until IS NOT NULL AND valid_until <= ?');
     const retireCurrent = db.prepare('UPDATE key_values SET valid_until = ? WHERE key_id = ? AND valid_until IS NULL');
@@ -108,9 +104,7 @@ export class SqliteSettingsStore implements SettingsStore {
 
   constructor(db: Db) {
     this.read = db.prepare('SELECT value FROM settings WHERE name = ?').pluck();
-    this.write = db.prepare(
-      'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
-    );
+    this.write = db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value');
     this.insertNew = db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING');
   }
 

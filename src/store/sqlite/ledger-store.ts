@@ -77,12 +77,16 @@ export class SqliteLedgerStore implements LedgerStore {
       .prepare('SELECT COALESCE(SUM(charged_nano), 0) AS spent, COALESCE(SUM(upstream_nano), 0) AS upstream_spent FROM spend WHERE cycle = ?')
       .safeIntegers();
     this.reservedAllStmt = db.prepare(held('r.cycle = @cycle')).safeIntegers();
-    this.activityStmt = db.prepare(`SELECT k.id AS key_id,
+    this.activityStmt = db
+      .prepare(
+        `SELECT k.id AS key_id,
         (SELECT MAX(l.admitted_at) FROM ledger l WHERE l.key_id = k.id) AS last_used_at,
         COALESCE(s.charged_nano, 0) AS spent, COALESCE(s.upstream_nano, 0) AS upstream_spent,
         (SELECT COALESCE(SUM(r.amount_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle AND ${live}) AS reserved,
         (SELECT COALESCE(SUM(r.upstream_nano), 0) FROM reservations r WHERE r.key_id = k.id AND r.cycle = @cycle AND ${live}) AS upstream_reserved
-      FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = @cycle ORDER BY k.created_at, k.id`).safeIntegers();
+      FROM keys k LEFT JOIN spend s ON s.key_id = k.id AND s.cycle = @cycle ORDER BY k.created_at, k.id`,
+      )
+      .safeIntegers();
 
     this.reserveOp = (input: ReserveInput): ReserveResult => {
       this.deleteExpiredOfKey.run(input.keyId, input.cycle, input.now);

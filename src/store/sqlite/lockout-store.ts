@@ -4,8 +4,7 @@ import { lockoutCurrentSql, lockoutFailSql, lockoutNoteSql } from '../rows.js';
 
 // better-sqlite3 binds repeated parameters by name only: parameter n is @pn.
 const numbered = (n: number): string => `@p${n}`;
-const args = (...values: Array<string | number>): Record<string, string | number> =>
-  Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]));
+const args = (...values: Array<string | number>): Record<string, string | number> => Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]));
 
 /** Failed admin-token attempts in SQLite (limits.ts; migration 9). Each method is one statement. */
 export class SqliteLockoutStore implements LockoutStore {

@@ -70,7 +70,8 @@ export interface CliRun {
 }
 
 /** For the test log: which outside hosts the client asked for (each refused), once each. */
-export const refusedNote = (run: CliRun): string => (run.refused.length ? `outside requests refused: ${[...new Set(run.refused)].join(', ')}` : 'no outside request');
+export const refusedNote = (run: CliRun): string =>
+  run.refused.length ? `outside requests refused: ${[...new Set(run.refused)].join(', ')}` : 'no outside request';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -138,7 +139,9 @@ export function claudeBinary(): { file: string } | { missing: string } {
   const native = join(CLIENTS_MODULES, `${CLAUDE_PACKAGE}-${claudeTarget()}`, process.platform === 'win32' ? 'claude.exe' : 'claude');
   // The placeholder is a few hundred bytes; after the postinstall the wrapper's binary is the native one.
   if (existsSync(file) && existsSync(native) && statSync(file).size === statSync(native).size) return { file };
-  return { missing: `Claude Code's native binary is not in place (${CLAUDE_PACKAGE}-${claudeTarget()} and the wrapper's postinstall, allowed in test/clients/package.json): run: ${INSTALL_CLIENTS}` };
+  return {
+    missing: `Claude Code's native binary is not in place (${CLAUDE_PACKAGE}-${claudeTarget()} and the wrapper's postinstall, allowed in test/clients/package.json): run: ${INSTALL_CLIENTS}`,
+  };
 }
 
 export interface CodexRun extends CliRun {
@@ -150,12 +153,23 @@ export interface CodexRun extends CliRun {
  * `codex exec <prompt>` against `baseURL` (…/v1) with `key`, sandbox off (a container has none
  * to offer); with `outputSchema`, the final answer is asked in that JSON shape (`--output-schema`).
  */
-export async function runCodex(t: Teardown, file: string, options: { baseURL: string; key: string; model: string; prompt: string; outputSchema?: object }): Promise<CodexRun> {
+export async function runCodex(
+  t: Teardown,
+  file: string,
+  options: { baseURL: string; key: string; model: string; prompt: string; outputSchema?: object },
+): Promise<CodexRun> {
   const home = tempDir(t, 'codex-home-');
   const workDir = tempDir(t, 'codex-work-');
   writeFileSync(join(home, 'config.toml'), codexConfig(options.baseURL, options.model));
   const last = join(home, 'last-message.txt');
-  const args = ['exec', ...CODEX_QUIET_CONFIG.flatMap((setting) => ['-c', setting]), '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--output-last-message', last];
+  const args = [
+    'exec',
+    ...CODEX_QUIET_CONFIG.flatMap((setting) => ['-c', setting]),
+    '--skip-git-repo-check',
+    '--dangerously-bypass-approvals-and-sandbox',
+    '--output-last-message',
+    last,
+  ];
   if (options.outputSchema) {
     const schema = join(home, 'output-schema.json');
     writeFileSync(schema, JSON.stringify(options.outputSchema));
@@ -170,5 +184,11 @@ export async function runCodex(t: Teardown, file: string, options: { baseURL: st
 export function runClaude(t: Teardown, file: string, options: { origin: string; key: string; model: string; prompt: string }): Promise<CliRun> {
   const home = tempDir(t, 'claude-home-');
   const workDir = tempDir(t, 'claude-work-');
-  return run(t, file, ['-p', options.prompt, '--allowedTools', 'Bash'], { HOME: home, ...CLAUDE_QUIET_ENV, ...claudeEnv(options.origin, options.key, options.model) }, workDir);
+  return run(
+    t,
+    file,
+    ['-p', options.prompt, '--allowedTools', 'Bash'],
+    { HOME: home, ...CLAUDE_QUIET_ENV, ...claudeEnv(options.origin, options.key, options.model) },
+    workDir,
+  );
 }

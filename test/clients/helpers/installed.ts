@@ -24,8 +24,12 @@ export function installedVersion(pkg: string): string | undefined {
 export function clientsMissing(): string | null {
   if (!existsSync(CLIENTS_MODULES)) return `the real clients are not installed (no test/clients/node_modules): run: ${INSTALL_CLIENTS}`;
   const pinned = (JSON.parse(readFileSync(join(CLIENTS_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
-  const off = Object.entries(pinned).filter(([pkg, version]) => installedVersion(pkg) !== version).map(([pkg, version]) => `${pkg}@${version}`);
-  return off.length ? `the real clients in test/clients/node_modules are not the pinned ones (${off.join(', ')} missing or at another version): run: ${INSTALL_CLIENTS}` : null;
+  const off = Object.entries(pinned)
+    .filter(([pkg, version]) => installedVersion(pkg) !== version)
+    .map(([pkg, version]) => `${pkg}@${version}`);
+  return off.length
+    ? `the real clients in test/clients/node_modules are not the pinned ones (${off.join(', ')} missing or at another version): run: ${INSTALL_CLIENTS}`
+    : null;
 }
 
 /** The SDK scenarios (sdk-clients.ts, which imports the SDKs), loaded only once the clients are there; null after failing `t` with the one line. */

@@ -28,7 +28,12 @@ const city = z.object({ city: z.string() });
 export const REPORT = z.object({ name: z.string(), count: z.number() });
 export const SIMULATED_REPORT = { name: 'sample', count: 1 };
 /** The same shape as a JSON Schema, for a client that takes one (Codex's `--output-schema`). */
-export const REPORT_SCHEMA = { type: 'object', properties: { name: { type: 'string' }, count: { type: 'number' } }, required: ['name', 'count'], additionalProperties: false };
+export const REPORT_SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string' }, count: { type: 'number' } },
+  required: ['name', 'count'],
+  additionalProperties: false,
+};
 
 export interface TextRun {
   text: string;
@@ -101,7 +106,11 @@ export function langChain(target: Target, useResponsesApi: boolean) {
   return {
     invoke: async (): Promise<TextRun> => ({ text: (await llm.invoke('Say hello.')).text }),
     toolCall: async (): Promise<Array<{ name: string; args: unknown }>> => {
-      const weather = langchainTool(async ({ city: name }: { city: string }) => WEATHER.answer(name), { name: WEATHER.name, description: WEATHER.description, schema: city });
+      const weather = langchainTool(async ({ city: name }: { city: string }) => WEATHER.answer(name), {
+        name: WEATHER.name,
+        description: WEATHER.description,
+        schema: city,
+      });
       const message = await llm.bindTools([weather]).invoke('What is the weather in Paris?');
       return (message.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args }));
     },

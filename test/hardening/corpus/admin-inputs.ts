@@ -7,7 +7,14 @@ import { bad, html, JSON_TYPE, nested, ok, type CorpusCase } from './cases.js';
  */
 
 /** An admin call with the admin token. */
-const adminCase = (name: string, method: string, path: string, expect: CorpusCase['expect'], body?: unknown, auth: Credential | null = 'admin'): CorpusCase => ({
+const adminCase = (
+  name: string,
+  method: string,
+  path: string,
+  expect: CorpusCase['expect'],
+  body?: unknown,
+  auth: Credential | null = 'admin',
+): CorpusCase => ({
   name: `admin: ${name}`,
   method,
   target: `/admin/v1${path}`,
@@ -35,11 +42,23 @@ export const ADMIN_CORPUS: readonly CorpusCase[] = [
   adminCase('create: a negative ceiling', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: '-1.00' }),
   adminCase('create: a ceiling of 1e999', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: '1e999' }),
   adminCase('create: a ceiling as a number', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: 5 }),
-  adminCase('create: a ceiling of 30 digits', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), { name: 'x', monthly_ceiling_usd: '9'.repeat(30) }),
-  adminCase('create: a negative upstream limit', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), { name: 'x', monthly_upstream_limit_usd: '-1.00' }),
-  adminCase('create: an upstream limit as a number', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), { name: 'x', monthly_upstream_limit_usd: 5 }),
+  adminCase('create: a ceiling of 30 digits', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_ceiling_usd'), {
+    name: 'x',
+    monthly_ceiling_usd: '9'.repeat(30),
+  }),
+  adminCase('create: a negative upstream limit', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), {
+    name: 'x',
+    monthly_upstream_limit_usd: '-1.00',
+  }),
+  adminCase('create: an upstream limit as a number', 'POST', '/keys', bad(400, 'invalid_request', 'monthly_upstream_limit_usd'), {
+    name: 'x',
+    monthly_upstream_limit_usd: 5,
+  }),
   adminCase('create: expires_at not a date', 'POST', '/keys', bad(400, 'invalid_request', 'expires_at'), { name: 'x', expires_at: 'tomorrow' }),
-  adminCase('create: expires_at in year 275760', 'POST', '/keys', bad(400, 'invalid_request', 'expires_at'), { name: 'x', expires_at: '+275760-09-13T00:00:00.001Z' }),
+  adminCase('create: expires_at in year 275760', 'POST', '/keys', bad(400, 'invalid_request', 'expires_at'), {
+    name: 'x',
+    expires_at: '+275760-09-13T00:00:00.001Z',
+  }),
   adminCase('create: rpm_limit a fraction', 'POST', '/keys', bad(400, 'invalid_request', 'rpm_limit'), { name: 'x', rpm_limit: 1.5 }),
   adminCase('create: rpm_limit 1e400', 'POST', '/keys', bad(400, 'invalid_request', 'rpm_limit'), '{"name":"x","rpm_limit":1e400}'),
   adminCase('create: a body over 1 MB', 'POST', '/keys', bad(413, 'payload_too_large'), { name: 'x', pad: 'p'.repeat(1_100_000) }),
@@ -60,10 +79,22 @@ export const ADMIN_CORPUS: readonly CorpusCase[] = [
   adminCase('import: no key', 'POST', '/imports', bad(400, 'invalid_request', 'key'), {}),
   adminCase('import: an sl- key', 'POST', '/imports', bad(400, 'invalid_request', 'key'), { key: 'sl-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345' }),
   adminCase('import: a key of no known kind', 'POST', '/imports', bad(400, 'invalid_request', 'key'), { key: 'xyz-123' }),
-  adminCase('import: history of an unknown format', 'POST', '/imports', bad(400, 'invalid_request', 'history'), { key: 'qua-abcdef0123456789', history: { format: 'xml', content: '<x/>' } }),
-  adminCase('import: a CSV of garbage', 'POST', '/imports', bad(400, 'invalid_request'), { key: 'qua-abcdef0123456789', history: { format: 'csv', content: '\u0000,"unterminated\n1,2,3' } }),
-  adminCase('import: JSON history that is not JSON', 'POST', '/imports', bad(400, 'invalid_request'), { key: 'qua-abcdef0123456789', history: { format: 'json', content: '[{' } }),
-  adminCase('import: JSON history with huge numbers', 'POST', '/imports', bad(400, 'invalid_request'), { key: 'qua-abcdef0123456789', history: { format: 'json', content: '[{"date":"2026-11-01","model":"gamma-5.4","input_tokens":1e400,"output_tokens":-1,"cost":"NaN"}]' } }),
+  adminCase('import: history of an unknown format', 'POST', '/imports', bad(400, 'invalid_request', 'history'), {
+    key: 'qua-abcdef0123456789',
+    history: { format: 'xml', content: '<x/>' },
+  }),
+  adminCase('import: a CSV of garbage', 'POST', '/imports', bad(400, 'invalid_request'), {
+    key: 'qua-abcdef0123456789',
+    history: { format: 'csv', content: '\u0000,"unterminated\n1,2,3' },
+  }),
+  adminCase('import: JSON history that is not JSON', 'POST', '/imports', bad(400, 'invalid_request'), {
+    key: 'qua-abcdef0123456789',
+    history: { format: 'json', content: '[{' },
+  }),
+  adminCase('import: JSON history with huge numbers', 'POST', '/imports', bad(400, 'invalid_request'), {
+    key: 'qua-abcdef0123456789',
+    history: { format: 'json', content: '[{"date":"2026-11-01","model":"gamma-5.4","input_tokens":1e400,"output_tokens":-1,"cost":"NaN"}]' },
+  }),
   adminCase('import: fetch without a connector', 'POST', '/imports', bad(400, 'invalid_request'), { key: 'or-abcdef0123456789', fetch: true }),
   adminCase('import: a body over 16 MB', 'POST', '/imports', bad(413, 'payload_too_large'), { key: 'qua-abcdef0123456789', pad: 'p'.repeat(17_000_000) }),
   adminCase('get an unknown import', 'GET', '/imports/imp_0000', bad(404, 'not_found', 'id')),
@@ -75,4 +106,3 @@ export const ADMIN_CORPUS: readonly CorpusCase[] = [
   adminCase('patch an unknown incident', 'PATCH', '/incidents/inc_0000', bad(404, 'not_found', 'id'), { title: 'x' }),
   adminCase('get an incident id that is not a number', 'GET', '/incidents/%F0%9F%8E%89', bad(404, 'not_found', 'id')),
 ];
-

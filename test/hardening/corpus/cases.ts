@@ -18,7 +18,8 @@ export interface CorpusCase {
 
 export const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
 /** A chat body for gamma-5.4 (a two-token reply), with fields added or replaced. */
-export const chat = (extra: Record<string, unknown> = {}): string => JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi [[sim:tokens=2]]' }], ...extra });
+export const chat = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi [[sim:tokens=2]]' }], ...extra });
 /** Arrays nested `depth` deep. */
 export const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -32,7 +33,14 @@ export const ok = (body: BodyKind = 'json'): CorpusCase['expect'] => ({ status: 
 export const html = (status: number): CorpusCase['expect'] => ({ status, body: 'html' });
 
 /** Any method and target, with a credential (the valid key unless another or `null` is named). */
-export const call = (name: string, method: string, target: string, expect: CorpusCase['expect'], body?: string, auth: Credential | null = 'key'): CorpusCase => ({
+export const call = (
+  name: string,
+  method: string,
+  target: string,
+  expect: CorpusCase['expect'],
+  body?: string,
+  auth: Credential | null = 'key',
+): CorpusCase => ({
   name,
   method,
   target,

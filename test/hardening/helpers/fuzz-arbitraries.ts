@@ -38,11 +38,18 @@ function mutated(template: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<
     Object.entries(template).map(([name, valid]) => [name, fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: anyJson })]),
   );
   return fc
-    .tuple(fc.record(fields, { requiredKeys: [] }), fc.dictionary(fc.string({ unit: 'binary', maxLength: 12 }), anyJson, { maxKeys: 2 }), fc.constantFrom(...ODD_NUMBER_TEXT))
+    .tuple(
+      fc.record(fields, { requiredKeys: [] }),
+      fc.dictionary(fc.string({ unit: 'binary', maxLength: 12 }), anyJson, { maxKeys: 2 }),
+      fc.constantFrom(...ODD_NUMBER_TEXT),
+    )
     .map(([body, extra, odd]) => JSON.stringify({ ...extra, ...body }).replaceAll(MARK, odd));
 }
 
-const message = fc.record({ role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'wizard'), content: fc.oneof(fc.string({ unit: 'binary' }), anyJson) });
+const message = fc.record({
+  role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'wizard'),
+  content: fc.oneof(fc.string({ unit: 'binary' }), anyJson),
+});
 const CHAT = mutated({
   model: fc.constantFrom(...MODELS),
   messages: fc.array(message, { minLength: 1, maxLength: 4 }),
@@ -53,17 +60,46 @@ const CHAT = mutated({
   tools: fc.array(fc.record({ type: fc.constant('function'), function: fc.record({ name: fc.string(), parameters: anyJson }) }), { maxLength: 2 }),
   response_format: fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema') }),
 });
-const COMPLETION = mutated({ model: fc.constantFrom(...MODELS), prompt: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string())), max_tokens: fc.integer({ min: -1, max: 20 }), stream: fc.boolean() });
-const EMBEDDINGS = mutated({ model: fc.constantFrom(...MODELS), input: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string(), { maxLength: 3 })), dimensions: fc.integer({ min: -1, max: 16 }), encoding_format: fc.constantFrom('float', 'base64', 'hex') });
+const COMPLETION = mutated({
+  model: fc.constantFrom(...MODELS),
+  prompt: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string())),
+  max_tokens: fc.integer({ min: -1, max: 20 }),
+  stream: fc.boolean(),
+});
+const EMBEDDINGS = mutated({
+  model: fc.constantFrom(...MODELS),
+  input: fc.oneof(fc.string({ unit: 'binary' }), fc.array(fc.string(), { maxLength: 3 })),
+  dimensions: fc.integer({ min: -1, max: 16 }),
+  encoding_format: fc.constantFrom('float', 'base64', 'hex'),
+});
 const USD = fc.oneof(fc.constantFrom('1.00', '0', '-1', '1e9', '0.0000000001'), fc.string());
-const KEY_SETTINGS = mutated({ name: fc.string({ unit: 'binary' }), models: fc.array(fc.constantFrom(...MODELS)), monthly_ceiling_usd: USD, monthly_upstream_limit_usd: USD, expires_at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()), rpm_limit: fc.integer({ min: -1, max: 2_000_000 }) });
+const KEY_SETTINGS = mutated({
+  name: fc.string({ unit: 'binary' }),
+  models: fc.array(fc.constantFrom(...MODELS)),
+  monthly_ceiling_usd: USD,
+  monthly_upstream_limit_usd: USD,
+  expires_at: fc.oneof(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.string(),
+  ),
+  rpm_limit: fc.integer({ min: -1, max: 2_000_000 }),
+});
 const IMPORT = mutated({
   key: fc.constantFrom('qua-abcdef0123456789', 'sk-abcdef0123456789', 'or-abcdef0123456789', 'sl-x', ''),
   label: fc.string({ unit: 'binary' }),
-  history: fc.record({ format: fc.constantFrom('csv', 'json', 'xml'), content: fc.oneof(fc.string({ unit: 'binary' }), fc.constant('date,model,input_tokens,output_tokens,cost\n2026-11-01,gamma-5.4,1,2,0.01')) }),
+  history: fc.record({
+    format: fc.constantFrom('csv', 'json', 'xml'),
+    content: fc.oneof(fc.string({ unit: 'binary' }), fc.constant('date,model,input_tokens,output_tokens,cost\n2026-11-01,gamma-5.4,1,2,0.01')),
+  }),
   fetch: fc.boolean(),
 });
-const INCIDENT = mutated({ title: fc.string({ unit: 'binary' }), message: fc.string(), status: fc.constantFrom('investigating', 'resolved', 'on fire'), impact: fc.constantFrom('minor', 'major', 'huge'), models: fc.array(fc.constantFrom(...MODELS)) });
+const INCIDENT = mutated({
+  title: fc.string({ unit: 'binary' }),
+  message: fc.string(),
+  status: fc.constantFrom('investigating', 'resolved', 'on fire'),
+  impact: fc.constantFrom('minor', 'major', 'huge'),
+  models: fc.array(fc.constantFrom(...MODELS)),
+});
 
 /** A valid JSON text cut at any point. */
 const truncated = fc.tuple(CHAT, fc.nat()).map(([text, at]) => text.slice(0, at % Math.max(1, text.length)));
@@ -113,7 +149,9 @@ const ROUTES: readonly Route[] = [
 const oddPath = (route: Route): fc.Arbitrary<string> =>
   fc.oneof(
     fc.webPath().map((path) => (path.startsWith('/') ? path : `/${path}`)),
-    fc.array(fc.oneof(fc.webSegment(), fc.constantFrom('%zz', '%00', '%C0%AF', '..', '%2F', 'v1', 'admin', '%F0%9F%8E%89')), { minLength: 1, maxLength: 6 }).map((segments) => `/${segments.join('/')}`),
+    fc
+      .array(fc.oneof(fc.webSegment(), fc.constantFrom('%zz', '%00', '%C0%AF', '..', '%2F', 'v1', 'admin', '%F0%9F%8E%89')), { minLength: 1, maxLength: 6 })
+      .map((segments) => `/${segments.join('/')}`),
     fc.constant(`${route.path}/${'x'.repeat(3000)}`),
   );
 
@@ -141,7 +179,15 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
   .chain((route) =>
     fc.record({
       method: usually(fc.constant(route.method), fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS')),
-      target: fc.tuple(usually(fc.constant(route.path), oddPath(route)), fc.option(fc.webQueryParameters().map((q) => `?${q}`), { nil: '' })).map(([path, query]) => path + query),
+      target: fc
+        .tuple(
+          usually(fc.constant(route.path), oddPath(route)),
+          fc.option(
+            fc.webQueryParameters().map((q) => `?${q}`),
+            { nil: '' },
+          ),
+        )
+        .map(([path, query]) => path + query),
       auth: usually<FuzzRequest['auth']>(fc.constant(route.auth), fc.constantFrom(...CREDENTIALS, 'none', 'basic', 'double')),
       headers: fc.subarray([...ODD_HEADERS], { maxLength: 3 }),
       body: route.body ? usually<string | undefined>(route.body, anyBody) : usually<string | undefined>(fc.constant(undefined), anyBody),

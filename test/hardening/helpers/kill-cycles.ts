@@ -46,7 +46,11 @@ async function checkLedger(t: Test, view: LedgerView, calls: readonly SentCall[]
   const missing = answered.filter((call) => !rows.has(`${call.keyId} ${call.promptTokens}`));
   t.same(missing, [], `cycle ${cycle}: each of the ${answered.length} answered calls has its row`);
   for (const spend of await view.spend()) {
-    t.same([spend.spent_nano, spend.upstream_nano], [spend.rows_nano, spend.rows_upstream_nano], `cycle ${cycle}: key ${spend.key_id} spent the sum of its rows, charged and upstream`);
+    t.same(
+      [spend.spent_nano, spend.upstream_nano],
+      [spend.rows_nano, spend.rows_upstream_nano],
+      `cycle ${cycle}: key ${spend.key_id} spent the sum of its rows, charged and upstream`,
+    );
   }
   return answered.length;
 }
@@ -58,7 +62,11 @@ export async function killCycles(t: Test, backend: Backend): Promise<void> {
   const processes: Record<Instance, SpawnedGateway> = { a: launch('a'), b: launch('b') };
   const origins: Record<Instance, string> = { a: await processes.a.ready, b: await processes.b.ready };
   const create = (settings: Record<string, unknown>): Promise<LoadKey> => admin(origins.a, 'POST', '/keys', { name: 'load', ...settings }) as Promise<LoadKey>;
-  const keys = { open: await create({ monthly_ceiling_usd: '1000.00' }), capped: await create({ monthly_ceiling_usd: CEILING_USD }), scoped: await create({ models: ['gamma-5.2'] }) };
+  const keys = {
+    open: await create({ monthly_ceiling_usd: '1000.00' }),
+    capped: await create({ monthly_ceiling_usd: CEILING_USD }),
+    scoped: await create({ models: ['gamma-5.2'] }),
+  };
   const alive = new Set<Instance>(['a', 'b']);
   const load = new MixedLoad(keys, () => [...alive].map((instance) => origins[instance]), random);
 
@@ -93,5 +101,7 @@ export async function killCycles(t: Test, backend: Backend): Promise<void> {
   });
   const by = (test: (call: SentCall) => boolean): number => load.calls.filter(test).length;
   t.ok(by((call) => call.status === 402) > 0 && by((call) => call.status === 403) > 0, 'the capped key ran into its ceiling; the scoped key was refused');
-  t.comment(`${backend.cycles} cycles, ${load.calls.length} calls: ${answered} answered, ${by((call) => call.refused)} refused, ${by((call) => !call.answered && !call.refused)} cut by a kill or failed`);
+  t.comment(
+    `${backend.cycles} cycles, ${load.calls.length} calls: ${answered} answered, ${by((call) => call.refused)} refused, ${by((call) => !call.answered && !call.refused)} cut by a kill or failed`,
+  );
 }

@@ -18,7 +18,13 @@ export interface LedgerView {
 export function sqliteView(file: string): LedgerView {
   const db = openLedgerDb(file);
   return {
-    okRows: async () => new Set(db.rows().filter((row) => row.outcome === 'ok').map((row) => `${row.key_id} ${row.prompt_tokens}`)),
+    okRows: async () =>
+      new Set(
+        db
+          .rows()
+          .filter((row) => row.outcome === 'ok')
+          .map((row) => `${row.key_id} ${row.prompt_tokens}`),
+      ),
     reservations: async (instance) => db.reservations(instance),
     spend: async () => db.spend(),
     close: async () => db.close(),
@@ -30,9 +36,14 @@ export async function postgresView(url: string): Promise<LedgerView> {
   await client.connect();
   const count = async (sql: string, params: unknown[]): Promise<number> => Number((await client.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
   return {
-    okRows: async () => new Set((await client.query<{ call: string }>("SELECT key_id || ' ' || prompt_tokens AS call FROM ledger WHERE outcome = 'ok'")).rows.map((row) => row.call)),
+    okRows: async () =>
+      new Set(
+        (await client.query<{ call: string }>("SELECT key_id || ' ' || prompt_tokens AS call FROM ledger WHERE outcome = 'ok'")).rows.map((row) => row.call),
+      ),
     reservations: (instance) =>
-      instance === undefined ? count('SELECT COUNT(*) AS n FROM reservations', []) : count('SELECT COUNT(*) AS n FROM reservations WHERE instance = $1', [instance]),
+      instance === undefined
+        ? count('SELECT COUNT(*) AS n FROM reservations', [])
+        : count('SELECT COUNT(*) AS n FROM reservations WHERE instance = $1', [instance]),
     spend: async () =>
       (await client.query<Record<keyof KeySpend, string>>(SPEND_BESIDE_ROWS)).rows.map((row) => ({
         key_id: row.key_id,

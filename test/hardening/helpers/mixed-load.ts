@@ -44,13 +44,22 @@ interface Plan {
   stream?: boolean;
 }
 
-const chat = (model: string, stream: boolean, extra: Record<string, unknown> = {}) => (words: string): unknown => ({ model, stream, max_tokens: 12, messages: [{ role: 'user', content: words }], ...extra });
+const chat =
+  (model: string, stream: boolean, extra: Record<string, unknown> = {}) =>
+  (words: string): unknown => ({ model, stream, max_tokens: 12, messages: [{ role: 'user', content: words }], ...extra });
 
 function plans(keys: LoadKeys): Plan[] {
   return [
     { kind: 'gamma stream', key: keys.open, path: '/v1/chat/completions', body: chat('gamma-5.4', true), stream: true },
     { kind: 'gamma plain', key: keys.open, path: '/v1/chat/completions', body: chat('gamma-5.2', false), directive: '[[sim:delay_ms=100]]' },
-    { kind: 'beta stream', key: keys.open, path: '/v1/chat/completions', body: chat('beta-3-flash', true), directive: '[[sim:chunk_delay_ms=15]]', stream: true },
+    {
+      kind: 'beta stream',
+      key: keys.open,
+      path: '/v1/chat/completions',
+      body: chat('beta-3-flash', true),
+      directive: '[[sim:chunk_delay_ms=15]]',
+      stream: true,
+    },
     { kind: 'alpha at a ceiling', key: keys.capped, path: '/v1/chat/completions', body: chat('alpha-opus-4.6', false), directive: '[[sim:delay_ms=50]]' },
     { kind: 'embeddings', key: keys.open, path: '/v1/embeddings', body: (words) => ({ model: 'gamma-5.4', input: words }) },
     { kind: 'refused: allowlist', key: keys.scoped, path: '/v1/chat/completions', body: chat('gamma-5.4', false) },
@@ -106,7 +115,15 @@ export class MixedLoad {
   private async send(origin: string, plan: Plan): Promise<void> {
     const id = this.nextId++;
     const words = `${'w '.repeat(2 * id)}${plan.directive ?? ''}`.trim();
-    const call: SentCall = { id, kind: plan.kind, keyId: plan.key.id, promptTokens: 2 * id + (plan.directive ? 1 : 0), status: 0, answered: false, refused: false };
+    const call: SentCall = {
+      id,
+      kind: plan.kind,
+      keyId: plan.key.id,
+      promptTokens: 2 * id + (plan.directive ? 1 : 0),
+      status: 0,
+      answered: false,
+      refused: false,
+    };
     this.calls.push(call);
     try {
       const res = await fetch(`${origin}${plan.path}`, {

@@ -1,7 +1,14 @@
 import { Dialog } from './dialog.js';
 
 /** A question with one consequential action and a way out. */
-export function ConfirmDialog({ title, text, action, danger, onConfirm, onClose }: {
+export function ConfirmDialog({
+  title,
+  text,
+  action,
+  danger,
+  onConfirm,
+  onClose,
+}: {
   title: string;
   text: string;
   action: string;

@@ -20,7 +20,13 @@ export interface KeyFormValue {
 const toUtcIso = (local: string): string | null => (local ? `${local}:00Z` : null);
 const toLocalInput = (iso: string | null): string => (iso ? iso.slice(0, 16) : '');
 
-export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
+export function KeyForm({
+  initial,
+  models,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
   initial: KeyFormValue;
   models: ModelInfo[];
   submitLabel: string;
@@ -46,24 +52,36 @@ export function KeyForm({ initial, models, submitLabel, onSubmit, onCancel }: {
     <form onSubmit={(event) => void submit(event)} class="stack">
       <label>
         Name
-        <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: (e.currentTarget).value })} />
+        <input required maxLength={200} value={value.name} onInput={(e) => setValue({ ...value, name: e.currentTarget.value })} />
       </label>
       <ModelPicker models={models} value={value.models} onChange={(v) => setValue({ ...value, models: v })} />
       <label>
         Monthly spend ceiling in US dollars (empty for none)
-        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="50.00" value={value.ceiling} onInput={(e) => setValue({ ...value, ceiling: (e.currentTarget).value })} />
+        <input
+          inputMode="decimal"
+          pattern="\d+(\.\d{1,9})?"
+          placeholder="50.00"
+          value={value.ceiling}
+          onInput={(e) => setValue({ ...value, ceiling: e.currentTarget.value })}
+        />
       </label>
       <label>
         Monthly upstream cost limit in US dollars, at the vendors' list prices (empty for none)
-        <input inputMode="decimal" pattern="\d+(\.\d{1,9})?" placeholder="100.00" value={value.upstreamLimit} onInput={(e) => setValue({ ...value, upstreamLimit: (e.currentTarget).value })} />
+        <input
+          inputMode="decimal"
+          pattern="\d+(\.\d{1,9})?"
+          placeholder="100.00"
+          value={value.upstreamLimit}
+          onInput={(e) => setValue({ ...value, upstreamLimit: e.currentTarget.value })}
+        />
       </label>
       <label>
         Rate cap in requests per minute (empty for the default, 0 for none)
-        <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: (e.currentTarget).value })} />
+        <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: e.currentTarget.value })} />
       </label>
       <label>
         Expires (UTC, optional)
-        <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: (e.currentTarget).value })} />
+        <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: e.currentTarget.value })} />
       </label>
       <ErrorNote message={error?.message ?? null} />
       <div class="actions">

@@ -13,7 +13,7 @@ export function ModelPicker({ models, value, onChange }: { models: ModelInfo[]; 
     <fieldset class="models">
       <legend>Models this key may use</legend>
       <label class="inline">
-        <input type="checkbox" checked={value === null} onChange={(e) => onChange((e.currentTarget).checked ? null : [])} />
+        <input type="checkbox" checked={value === null} onChange={(e) => onChange(e.currentTarget.checked ? null : [])} />
         Every model (including ones added later)
       </label>
       {value !== null &&
@@ -24,7 +24,7 @@ export function ModelPicker({ models, value, onChange }: { models: ModelInfo[]; 
               .filter((m) => m.family === family)
               .map((m) => (
                 <label class="inline" key={m.id}>
-                  <input type="checkbox" name="models" value={m.id} checked={value.includes(m.id)} onChange={(e) => toggle(m.id, (e.currentTarget).checked)} />
+                  <input type="checkbox" name="models" value={m.id} checked={value.includes(m.id)} onChange={(e) => toggle(m.id, e.currentTarget.checked)} />
                   <span class="mono">{m.id}</span>
                 </label>
               ))}

@@ -15,7 +15,7 @@ export function SecretReveal({ label, value, note }: { label: string; value: str
       </p>
       <label>
         {label}
-        <input class="mono" readOnly value={value} onFocus={(e) => (e.currentTarget).select()} data-testid="secret-value" />
+        <input class="mono" readOnly value={value} onFocus={(e) => e.currentTarget.select()} data-testid="secret-value" />
       </label>
       <button type="button" onClick={() => void copy()}>
         {copied ? 'Copied' : 'Copy'}

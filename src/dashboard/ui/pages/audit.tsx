@@ -8,7 +8,10 @@ export function AuditPage() {
   const [entries, setEntries] = useState<AuditView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    admin<{ data: AuditView[] }>('GET', '/audit?limit=500').then((r) => setEntries(r.data), (e: unknown) => setError((e as Error).message));
+    admin<{ data: AuditView[] }>('GET', '/audit?limit=500').then(
+      (r) => setEntries(r.data),
+      (e: unknown) => setError((e as Error).message),
+    );
   }, []);
   return (
     <section aria-labelledby="audit-title">

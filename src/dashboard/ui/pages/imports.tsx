@@ -27,7 +27,12 @@ function ImportForm({ connectors, onDone }: { connectors: string[]; onDone: () =
     setError(null);
     try {
       const history = file ? { format: file.name.toLowerCase().endsWith('.json') ? 'json' : 'csv', content: await file.text() } : undefined;
-      await admin('POST', '/imports', { key: key.trim(), ...(label.trim() ? { label: label.trim() } : {}), ...(history ? { history } : {}), ...(fetchLive && !history ? { fetch: true } : {}) });
+      await admin('POST', '/imports', {
+        key: key.trim(),
+        ...(label.trim() ? { label: label.trim() } : {}),
+        ...(history ? { history } : {}),
+        ...(fetchLive && !history ? { fetch: true } : {}),
+      });
       setKey('');
       setLabel('');
       setFile(null);
@@ -45,22 +50,34 @@ function ImportForm({ connectors, onDone }: { connectors: string[]; onDone: () =
       <h2>Import a key</h2>
       <label>
         Key (qua-, sk- or or-)
-        <input type="password" autoComplete="off" spellcheck={false} required value={key} onInput={(e) => setKey((e.currentTarget).value)} aria-describedby="key-kind" />
+        <input
+          type="password"
+          autoComplete="off"
+          spellcheck={false}
+          required
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          aria-describedby="key-kind"
+        />
       </label>
       <p id="key-kind" class="muted" aria-live="polite">
-        {key.trim() === '' ? 'Only a fingerprint and the last 4 characters are stored.' : kind ? `This is ${kind}.` : 'Not an importable key: it must start with qua-, sk- or or-.'}
+        {key.trim() === ''
+          ? 'Only a fingerprint and the last 4 characters are stored.'
+          : kind
+            ? `This is ${kind}.`
+            : 'Not an importable key: it must start with qua-, sk- or or-.'}
       </p>
       <label>
         Label (optional)
-        <input maxLength={200} value={label} onInput={(e) => setLabel((e.currentTarget).value)} />
+        <input maxLength={200} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
       </label>
       <label>
         Usage history export (CSV or JSON: date, model, input tokens, output tokens, cost)
-        <input type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile((e.currentTarget).files?.[0] ?? null)} />
+        <input type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
       </label>
       {connectors.length > 0 && (
         <label class="inline">
-          <input type="checkbox" checked={fetchLive} onChange={(e) => setFetchLive((e.currentTarget).checked)} />
+          <input type="checkbox" checked={fetchLive} onChange={(e) => setFetchLive(e.currentTarget.checked)} />
           Fetch the history live instead (available for: {connectors.join(', ')} keys)
         </label>
       )}
@@ -175,12 +192,14 @@ export function ImportsPage() {
     <section aria-labelledby="imports-title">
       <h1 id="imports-title">Imported keys</h1>
       <p>
-        Paste a key of another gateway, a vendor or an aggregator to mirror its usage and see what the same traffic would cost here. Imported keys never work as API keys of this
-        gateway.
+        Paste a key of another gateway, a vendor or an aggregator to mirror its usage and see what the same traffic would cost here. Imported keys never work as
+        API keys of this gateway.
       </p>
       <ImportForm connectors={connectors} onDone={() => void load()} />
       <ErrorNote message={error} />
-      {items?.map((item) => <ImportCard key={item.id} item={item} nativeOutputTokens={native} />)}
+      {items?.map((item) => (
+        <ImportCard key={item.id} item={item} nativeOutputTokens={native} />
+      ))}
     </section>
   );
 }

@@ -28,10 +28,20 @@ type Modal =
 
 function SpendMeter({ keyView, activity }: { keyView: KeyView; activity: KeyActivityView | undefined }) {
   const spent = activity?.cycle_spent_usd ?? '0.00';
-  if (keyView.monthly_ceiling_usd === null) return <span>{usd(spent)} <span class="muted">(no ceiling)</span></span>;
+  if (keyView.monthly_ceiling_usd === null)
+    return (
+      <span>
+        {usd(spent)} <span class="muted">(no ceiling)</span>
+      </span>
+    );
   return (
     <div class="spend">
-      <meter min={0} max={approx(keyView.monthly_ceiling_usd) || 1} value={approx(spent)} aria-label={`Spent ${usd(spent)} of ${usd(keyView.monthly_ceiling_usd)} this month`} />
+      <meter
+        min={0}
+        max={approx(keyView.monthly_ceiling_usd) || 1}
+        value={approx(spent)}
+        aria-label={`Spent ${usd(spent)} of ${usd(keyView.monthly_ceiling_usd)} this month`}
+      />
       <span>
         {usd(spent)} / {usd(keyView.monthly_ceiling_usd)}
       </span>
@@ -105,8 +115,12 @@ export function KeysPage() {
             <tbody>
               {keys.map((key) => (
                 <tr key={key.id} data-key-id={key.id}>
-                  <td data-label="Name" class="name">{key.name}</td>
-                  <td data-label="Key" class="mono key">{key.key}</td>
+                  <td data-label="Name" class="name">
+                    {key.name}
+                  </td>
+                  <td data-label="Key" class="mono key">
+                    {key.key}
+                  </td>
                   <td data-label="Status">
                     <span class={`badge ${statusOf(key).css}`}>{statusOf(key).text}</span>
                     {key.previous_valid_until && <div class="muted small">old value until {when(key.previous_valid_until)}</div>}
@@ -136,19 +150,19 @@ export function KeysPage() {
                   </td>
                   <td>
                     <div class="row-actions">
-                    {key.status !== 'revoked' && (
-                      <>
-                        <button type="button" onClick={() => setModal({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
-                          Edit
-                        </button>
-                        <button type="button" onClick={() => setModal({ kind: 'rotate', key })} aria-label={`Rotate ${key.name}`}>
-                          Rotate
-                        </button>
-                        <button type="button" class="danger" onClick={() => setModal({ kind: 'revoke', key })} aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </button>
-                      </>
-                    )}
+                      {key.status !== 'revoked' && (
+                        <>
+                          <button type="button" onClick={() => setModal({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
+                            Edit
+                          </button>
+                          <button type="button" onClick={() => setModal({ kind: 'rotate', key })} aria-label={`Rotate ${key.name}`}>
+                            Rotate
+                          </button>
+                          <button type="button" class="danger" onClick={() => setModal({ kind: 'revoke', key })} aria-label={`Revoke ${key.name}`}>
+                            Revoke
+                          </button>
+                        </>
+                      )}
                     </div>
                   </td>
                 </tr>

@@ -21,7 +21,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: () => void; reason:
         <h1>Gateway dashboard</h1>
         <label>
           Admin token
-          <input type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken((e.currentTarget).value)} />
+          <input type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken(e.currentTarget.value)} />
         </label>
         <p class="muted small">Kept in this tab's session storage only, and sent as a Bearer token to the admin API.</p>
         <ErrorNote message={error} />

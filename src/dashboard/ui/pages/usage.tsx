@@ -59,7 +59,10 @@ export function UsagePage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    admin<{ data: KeyView[] }>('GET', '/keys').then((r) => setKeys(r.data), (e: unknown) => setError((e as Error).message));
+    admin<{ data: KeyView[] }>('GET', '/keys').then(
+      (r) => setKeys(r.data),
+      (e: unknown) => setError((e as Error).message),
+    );
   }, []);
   useEffect(() => {
     setUsage(null);
@@ -73,7 +76,7 @@ export function UsagePage() {
         <h1 id="usage-title">Usage, last 30 days</h1>
         <label for="usage-key">
           Key
-          <select id="usage-key" value={selected} onChange={(e) => setSelected((e.currentTarget).value)}>
+          <select id="usage-key" value={selected} onChange={(e) => setSelected(e.currentTarget.value)}>
             <option value="all">All keys</option>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
@@ -126,7 +129,10 @@ export function UsagePage() {
               </label>
             ))}
           </fieldset>
-          <BarChart bars={byDay(usage.data, metric, days)} title={`${metric === 'cost' ? 'Charged cost' : metric === 'requests' ? 'Requests' : 'Tokens'} per day`} />
+          <BarChart
+            bars={byDay(usage.data, metric, days)}
+            title={`${metric === 'cost' ? 'Charged cost' : metric === 'requests' ? 'Requests' : 'Tokens'} per day`}
+          />
           <div class="table-wrap">
             <table>
               <caption>Per model</caption>
