@@ -112,9 +112,9 @@ export class Chain {
       }
       for (const [endpoint, responder] of Object.entries(plugin.hooks.responders ?? {})) {
         if (!responder) continue;
-        if (this.responders.has(endpoint as EndpointName))
+        if (this.responders.has(endpoint))
           throw new PluginConfigError(`${plugin.where}: plugin "${plugin.name}" answers ${endpoint}, which another plugin already answers`);
-        this.responders.set(endpoint as EndpointName, responder.bind(plugin.hooks) as (call: Call) => JsonObject | Promise<JsonObject>);
+        this.responders.set(endpoint, responder.bind(plugin.hooks) as (call: Call) => JsonObject | Promise<JsonObject>);
       }
       const provider = plugin.hooks.translator;
       if (!provider) continue;

@@ -67,7 +67,10 @@ export class Pipeline {
     });
     try {
       const admitted = await admit(call, chain, this.options.body, this.options.store, (read) => (body = read));
-      if (!admitted) return await this.respondLocally(call);
+      if (!admitted) {
+        await this.respondLocally(call);
+        return;
+      }
       const answer = await exchange(admitted, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import t from 'tap';
 import capabilities from '../../plugins/capabilities/index.js';
 import type { PluginContext } from '../../src/chain/plugin.js';
-import type { Capability, ModelEntry } from '../../src/catalogue/catalogue.js';
+import type { Capability } from '../../src/catalogue/catalogue.js';
 import { startHarness } from '../helpers/harness.js';
 import { withFacts } from '../helpers/pipeline-parts.js';
 import { catalogue, makeCall, thrown } from '../helpers/translate.js';
@@ -13,7 +13,7 @@ t.test('what the catalogue entry does not offer is a 400 naming the field', asyn
   const hooks = await capabilities.setup({ catalogue } as PluginContext, {});
   const check = (body: unknown, offered: Capability[], endpoint: 'chat.completions' | 'embeddings' = 'chat.completions'): unknown => {
     const call = makeCall(body, { model: 'beta-3-flash', endpoint });
-    call.resolveModel({ ...(call.model as ModelEntry), capabilities: new Set(offered) });
+    call.resolveModel({ ...call.model, capabilities: new Set(offered) });
     return thrown(() => hooks.onRequest?.(withFacts(call, 'model')));
   };
   const tools = [{ type: 'function', function: { name: 'f' } }];

@@ -60,7 +60,7 @@ function onRunWideServer(t: Teardown, address: string): PostgresServer {
     },
     outage: notHere,
     freeze: notHere,
-    stop: async () => {},
+    stop: () => Promise.resolve(),
   };
 }
 

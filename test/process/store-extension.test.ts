@@ -29,7 +29,9 @@ function notesState(migrations: StoreExtension<Notes>['sqlite']['migrations']): 
     postgres: {
       migrations,
       open: ({ pool }) => ({
-        add: async (text) => void (await pool.query('INSERT INTO plugin_notes (text) VALUES ($1)', [text])),
+        add: async (text) => {
+          await pool.query('INSERT INTO plugin_notes (text) VALUES ($1)', [text]);
+        },
         all: async () => (await pool.query<{ text: string }>('SELECT text FROM plugin_notes ORDER BY text')).rows.map((row) => row.text),
       }),
     },

@@ -54,11 +54,11 @@ t.test('on the run-wide server a file gets fresh databases, dropped at its end; 
     }
   };
   t.equal((await names()).length, 2);
-  client.on('error', () => {});
+  client.on('error', () => undefined);
   for (const fn of teardowns) await fn();
   t.same(await names(), [], 'both dropped at the end, a session still open on one');
-  await client.end().catch(() => {});
+  await client.end().catch(() => undefined);
 
-  const own = await startPostgres({ teardown: (fn) => t.teardown(fn as () => void) }, { own: true });
+  const own = await startPostgres({ teardown: (fn) => t.teardown(fn) }, { own: true });
   t.not(own.pid, server.pid, 'a file that stops its server gets one of its own');
 });

@@ -62,7 +62,7 @@ if (needs.includes('postgres') && !env[RUN_POSTGRES_ENV]) {
 }
 const dirs = tiers.flatMap((tier) => TIERS[tier].dirs);
 const started = Date.now();
-let status = 1;
+let status: number;
 try {
   status = await runTap([...(coverage ? [] : ['--disable-coverage', FAST_TYPESCRIPT]), ...dirs], env);
 } finally {

@@ -32,7 +32,7 @@ function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
 
 function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
-  const model = String((JSON.parse(body) as { model: string }).model);
+  const model = (JSON.parse(body) as { model: string }).model;
   const call = resolvedTo(
     new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)),
     model,

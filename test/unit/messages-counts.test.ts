@@ -13,7 +13,6 @@ import { ThoughtSignatures } from '../../plugins/vendor-beta/thought-signatures.
 import { BetaTranslator } from '../../plugins/vendor-beta/translator.js';
 import { GammaTranslating } from '../../plugins/vendor-gamma/translator.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
-import type { UpstreamRequest } from '../../src/chain/translator.js';
 import type { GuardedFetcher } from '../../src/net/guarded-fetch.js';
 import { silentLog } from '../helpers/pipeline-parts.js';
 import { withPluginStates } from '../helpers/plugin-state.js';

@@ -9,12 +9,12 @@ import { chainOf, detachedCall } from '../helpers/pipeline-parts.js';
 
 /** What each plugin provides and needs, and what the boot makes of the order (src/chain/plugin-facts.ts). */
 
-const declared = (name: string, facts: { provides?: ('key' | 'model')[]; needs?: ('key' | 'model')[] }, index: number): FactDeclarer => ({
+const declared = (name: string, facts: { provides?: Array<'key' | 'model'>; needs?: Array<'key' | 'model'> }, index: number): FactDeclarer => ({
   name,
   plugin: facts,
   where: `gateway.yaml: /plugins/${index}`,
 });
-const chain = (...plugins: Array<[string, { provides?: ('key' | 'model')[]; needs?: ('key' | 'model')[] }]>): FactDeclarer[] =>
+const chain = (...plugins: Array<[string, { provides?: Array<'key' | 'model'>; needs?: Array<'key' | 'model'> }]>): FactDeclarer[] =>
   plugins.map(([name, facts], i) => declared(name, facts, i));
 
 t.test('a chain whose every need is provided earlier can work', async (t) => {
@@ -83,15 +83,16 @@ t.test("a plugin that declares it provides the key and leaves a call without one
 
 t.test("a hook's call is typed by what its plugin needs", async (t) => {
   // Checked by the type-check `npm test` runs: each @ts-expect-error fails it if the line compiles.
+  const read: unknown[] = [];
   const plugins = [
     definePlugin({
       name: 'needs-nothing',
       setup: () => ({
         onRequest(call) {
           // @ts-expect-error: without `needs: ['key']` the key may be null
-          void call.key.id;
+          read.push(call.key.id);
           // @ts-expect-error: without `needs: ['model']` the model may be null
-          void call.model.id;
+          read.push(call.model.id);
         },
       }),
     }),
@@ -100,18 +101,18 @@ t.test("a hook's call is typed by what its plugin needs", async (t) => {
       needs: ['key', 'model'],
       setup: () => ({
         onRequest(call) {
-          void call.key.id;
-          void call.model.id;
-          void call.family.length;
+          read.push(call.key.id);
+          read.push(call.model.id);
+          read.push(call.family.length);
         },
         onHeaders(call) {
-          void call.key.id;
+          read.push(call.key.id);
           // @ts-expect-error: the model is resolved after the body is read, never in onHeaders
-          void call.model.id;
+          read.push(call.model.id);
         },
         onComplete(call) {
           // @ts-expect-error: a settled call may have been refused before it had a key
-          void call.key.id;
+          read.push(call.key.id);
         },
       }),
     }),

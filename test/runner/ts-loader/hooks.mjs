@@ -2,7 +2,7 @@
 // file (no type check: `npm run typecheck` does that) with an inline source map, and an import of
 // `./x.js` finds `./x.ts` (NodeNext's spelling). A plain ES module, since it is what loads the rest.
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { transformSync } from 'esbuild';
 
 /** @type {import('node:module').ResolveHook} */
