@@ -1,6 +1,9 @@
 import type { StoreExtension } from '../../src/store/extension.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
-import { contract } from '../helpers/store-backends.js';
+import { contract, postgresOnOwnServer } from '../helpers/store-backends.js';
+
+// One test stops the server (an outage): this file's databases live on a server of its own.
+postgresOnOwnServer();
 
 /**
  * The store's extension seam as a third-party plugin uses it: a table of its own on each

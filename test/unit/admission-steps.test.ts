@@ -108,7 +108,8 @@ t.test('admit(): the steps run after the last request hook', async (t) => {
       },
     },
   );
-  const reader = { checkDeclaredLength: () => undefined, read: async () => ({ bytes: Buffer.from('{}'), release: () => undefined }) };
+  const body = Buffer.from(JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] }));
+  const reader = { checkDeclaredLength: () => undefined, read: async () => ({ bytes: body, release: () => undefined }) };
   await admit(call, chain, reader, recordingStore(0, []), () => undefined);
   t.same(order, ['last hook', 'take verdict', 'reserve verdict']);
 });

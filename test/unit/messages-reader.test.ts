@@ -456,6 +456,7 @@ t.test('the outline the gatekeepers read', async (t) => {
     return messagesFormat.outline(call);
   };
   t.same(outline(base({ stream: true, max_tokens: 300 })), {
+    model: 'gamma-5.4',
     stream: true,
     includeUsage: true,
     maxOutputTokens: 300,
