@@ -311,6 +311,7 @@ t.test('what cannot be read is a 400 naming the field', async (t) => {
 t.test('the outline the gatekeepers read', async (t) => {
   const outline = (body: Json) => responsesFormat.outline(responsesCall({ model: 'gamma-5.4', ...body }));
   t.same(outline({ input: 'x' }), {
+    model: 'gamma-5.4',
     stream: false,
     includeUsage: false,
     maxOutputTokens: null,
@@ -336,6 +337,7 @@ t.test('the outline the gatekeepers read', async (t) => {
       ],
     }),
     {
+      model: 'gamma-5.4',
       stream: true,
       includeUsage: true,
       maxOutputTokens: 64,
