@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
- * Runs `src/main.ts` as its own process (what `npm start` runs, through tap's TypeScript
- * loader instead of a build), for tests of start-up, signals and crashes; or, given `entry`,
+ * Runs `src/main.ts` as its own process (what `npm start` runs, through the test runner's esbuild
+ * type stripper instead of a build), for tests of start-up, signals and crashes; or, given `entry`,
  * an already compiled main.js (see compiled-gateway.ts).
  */
 
-const TS_LOADER = import.meta.resolve('@tapjs/typescript/import');
+/** The test runner's type stripper (esbuild), a fraction of ts-node's start-up in every spawned gateway. */
+const TS_LOADER = new URL('../runner/ts-loader/register.mjs', import.meta.url).href;
 
 export interface SpawnedGateway {
   process: ChildProcess;
@@ -22,8 +23,7 @@ export interface SpawnedGateway {
 export function spawnGateway(env: Record<string, string>, entry?: string): SpawnedGateway {
   const child = spawn(process.execPath, entry ? [entry] : ['--import', TS_LOADER, 'src/main.ts'], {
     // Only what is given: no vendor key or admin token leaks in from the test's environment.
-    // Transpile only: the suite's typecheck already checked the sources; each start saves seconds of CPU.
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', LOG_LEVEL: 'info', TS_NODE_TRANSPILE_ONLY: '1', ...env },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

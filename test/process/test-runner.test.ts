@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import t from 'tap';
 import { startPostgresServer } from '../../bench/lib/postgres-server.js';
+import { testFilePatterns, TIERS } from '../runner/tiers.js';
 import { RUN_POSTGRES_ENV, runWideAddress, startPostgres, TEST_SETTINGS } from '../helpers/postgres.js';
 
 /**
@@ -11,9 +13,9 @@ import { RUN_POSTGRES_ENV, runWideAddress, startPostgres, TEST_SETTINGS } from '
 
 t.test('a tier whose prerequisite is missing stops at once with one line saying what to install', async (t) => {
   const started = Date.now();
-  const run = spawnSync(process.execPath, ['--import', '@tapjs/typescript/import', 'test/runner/run.ts', 'process'], {
+  const run = spawnSync(process.execPath, ['--import', './test/runner/ts-loader/register.mjs', 'test/runner/run.ts', 'process'], {
     encoding: 'utf8',
-    env: { PATH: '', HOME: process.env['HOME'] ?? '/tmp', TS_NODE_TRANSPILE_ONLY: '1', CHROMIUM_PATH: '/nonexistent/chromium' },
+    env: { PATH: '', HOME: process.env['HOME'] ?? '/tmp', CHROMIUM_PATH: '/nonexistent/chromium' },
     timeout: 60_000,
   });
   t.equal(run.status, 2, 'exit status 2');
@@ -61,4 +63,16 @@ t.test('on the run-wide server a file gets fresh databases, dropped at its end; 
 
   const own = await startPostgres({ teardown: (fn) => t.teardown(fn) }, { own: true });
   t.not(own.pid, server.pid, 'a file that stops its server gets one of its own');
+});
+
+t.test("each tier gives tap exactly its folders' test files: no helper, no script, nothing in a package", async (t) => {
+  for (const [name, tier] of Object.entries(TIERS)) {
+    const listed = spawnSync(process.execPath, ['node_modules/tap/dist/esm/run.mjs', 'list', ...testFilePatterns(tier)], { encoding: 'utf8', timeout: 60_000 });
+    const expected = tier.dirs.flatMap((dir) =>
+      readdirSync(dir)
+        .filter((file) => file.endsWith('.test.ts'))
+        .map((file) => `${dir}/${file}`),
+    );
+    t.same(listed.stdout.trim().split('\n').sort(), expected.sort(), `${name}: ${expected.length} files`);
+  }
 });
