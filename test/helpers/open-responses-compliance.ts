@@ -131,8 +131,8 @@ function filled(template: unknown, values: { model: string; first?: string | und
 /**
  * The suite's SSE reading: `event:` and `data:` lines (trimmed; the last data line of a frame
  * wins), an event at each blank line that follows data, `[DONE]` skipped, each event held to the
- * specification's union, the last terminal event's response kept. Read from the whole body (the
- * suite reads chunk by chunk and loses a frame split across two; nothing passes here that fails there).
+ * specification's union, the last terminal event's response kept. Read from the whole body: the
+ * suite reads chunk by chunk and forgets a frame split across two reads (see the fixture's README).
  */
 function readStream(text: string): { events: Json[]; errors: string[]; finalResponse: Json | null } {
   const events: Json[] = [];
