@@ -27,14 +27,37 @@ for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('Streamin
   const type = (validate.schema as { properties: { type: { enum: string[] } } }).properties.type.enum[0] as string;
   eventSchemas.set(type, validate);
 }
-const responseSchema = ajv.getSchema(`${BASE}ResponseResource.json`) as ValidateFunction;
 
 const described = (errors: ErrorObject[] | null | undefined): string[] =>
   (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 
+/** The vendored schemas a test holds a whole value to (a response, a compaction, a WebSocket message). */
+export type SchemaName = 'ResponseResource' | 'CompactResource' | 'WebSocketResponseCreateEvent' | 'WebSocketErrorEvent';
+
+/** What makes a value fail the named schema (empty when it passes). */
+export function schemaProblems(name: SchemaName, value: unknown): string[] {
+  const validate = ajv.getSchema(`${BASE}${name}.json`) as ValidateFunction;
+  return validate(value) ? [] : described(validate.errors);
+}
+
 /** What makes a response object fail `ResponseResource.json` (empty when it passes). */
 export function responseProblems(response: unknown): string[] {
-  return responseSchema(response) ? [] : described(responseSchema.errors);
+  return schemaProblems('ResponseResource', response);
+}
+
+/**
+ * What makes one streaming event fail the specification's union of events: a type outside it, or
+ * the schema of its type. Over WebSocket an `error` message may instead be a `WebSocketErrorEvent`
+ * (a `status` beside the error, no `sequence_number`).
+ */
+export function eventProblems(data: Json, transport: 'http' | 'websocket' = 'http'): string[] {
+  const type = String(data['type']);
+  const validate = eventSchemas.get(type);
+  if (!validate) return [`'${type}' is not an event of the specification`];
+  if (validate(data)) return [];
+  const problems = described(validate.errors);
+  if (transport === 'websocket' && type === 'error' && schemaProblems('WebSocketErrorEvent', data).length === 0) return [];
+  return problems;
 }
 
 export interface ParsedEvent {
@@ -68,9 +91,7 @@ export function streamProblems(events: readonly ParsedEvent[]): string[] {
     const type = String(data['type']);
     if (name !== type) problems.push(`event ${i}: event name '${name}' is not its type '${type}'`);
     if (data['sequence_number'] !== i) problems.push(`event ${i} (${type}): sequence_number ${String(data['sequence_number'])}`);
-    const validate = eventSchemas.get(type);
-    if (!validate) problems.push(`event ${i}: '${type}' is not an event of the specification`);
-    else if (!validate(data)) problems.push(...described(validate.errors).map((problem) => `event ${i} (${type}): ${problem}`));
+    problems.push(...eventProblems(data).map((problem) => `event ${i} (${type}): ${problem}`));
   });
   const terminal = events.flatMap(({ data }, i) =>
     ['response.completed', 'response.incomplete', 'response.failed'].includes(String(data['type'])) ? [i] : [],
