@@ -11,6 +11,11 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { transformSync, version } from 'esbuild';
 
+/**
+ * Inline source maps keep stack traces and coverage on the .ts lines; without the sources in them
+ * (the files are on disk), each is a fraction of the size every test process decodes.
+ */
+const OPTIONS = { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcesContent: false };
 const CACHE = fileURLToPath(new URL('../../../node_modules/.cache/ts-loader/', import.meta.url));
 mkdirSync(CACHE, { recursive: true });
 
@@ -37,11 +42,13 @@ export async function resolve(specifier, context, next) {
 /** The stripped code of `file`, from the cache or esbuild (then cached: written whole, then renamed, as processes share it). */
 function stripped(file) {
   const text = readFileSync(file, 'utf8');
-  const cached = `${CACHE}${createHash('sha1').update(`${version}\0${file}\0${text}`).digest('hex')}.js`;
+  const cached = `${CACHE}${createHash('sha1')
+    .update(`${version}\0${JSON.stringify(OPTIONS)}\0${file}\0${text}`)
+    .digest('hex')}.js`;
   try {
     return readFileSync(cached, 'utf8');
   } catch {
-    const { code } = transformSync(text, { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcefile: file });
+    const { code } = transformSync(text, { ...OPTIONS, sourcefile: file });
     const partial = `${cached}.${pid}`;
     writeFileSync(partial, code);
     renameSync(partial, cached);
