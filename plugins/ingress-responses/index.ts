@@ -3,6 +3,7 @@ import { firstPart } from '../../src/toolkit/ingress.js';
 import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
 import { isReference, resolveReferences } from './references.js';
+import { RETRIEVAL_ENDPOINTS, retrievalResponders } from './retrieval.js';
 import { RESPONSE_STATE } from './store/state.js';
 import { TrimSchedule } from './trim-schedule.js';
 import { turnOf, type StagedResponse } from './turn.js';
@@ -94,14 +95,17 @@ export default definePlugin({
       });
     };
     const save = async (call: Call, keyId: string, staged: StagedResponse): Promise<void> => {
-      const items = withoutSecrets(staged.items, secretsOf(call));
+      const secrets = secretsOf(call);
+      const items = withoutSecrets(staged.items, secrets);
+      const resource = withoutSecrets(staged.resource, secrets);
       // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
-      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items });
+      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items, resource });
       if (schedule.stored(keyId, items.length)) trimSoon(keyId);
       prune(clock.now());
     };
     return {
-      endpoints: [RESPONSES_ENDPOINT],
+      endpoints: [RESPONSES_ENDPOINT, ...RETRIEVAL_ENDPOINTS],
+      responders: retrievalResponders(responses, () => clock.now() - KEEP_RESPONSES_MS),
       async onRequest(call) {
         if (!ours(call)) return;
         const previous = call.body['previous_response_id'];

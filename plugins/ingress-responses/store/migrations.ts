@@ -57,6 +57,15 @@ export const SQLITE_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id, octet_length(items));
     `,
   },
+  {
+    version: 22,
+    name: 'response objects',
+    sql: `
+      -- The response object as GET /v1/responses/{id} returns it, without its output (the output
+      -- items are in items, not kept twice). NULL for a response stored before this version.
+      ALTER TABLE responses ADD COLUMN resource TEXT;
+    `,
+  },
 ];
 
 export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
@@ -104,6 +113,15 @@ export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       ALTER TABLE responses ADD COLUMN bytes integer GENERATED ALWAYS AS (octet_length(items)) STORED;
       DROP INDEX responses_by_key;
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id) INCLUDE (bytes);
+    `,
+  },
+  {
+    version: 22,
+    name: 'response objects',
+    sql: `
+      -- The response object as GET /v1/responses/{id} returns it, without its output (kept in
+      -- items). NULL for a response stored before this version. A column without a default: no rewrite.
+      ALTER TABLE responses ADD COLUMN resource text;
     `,
   },
 ];
