@@ -27,7 +27,19 @@ export const RESPONSES_ENDPOINT: Endpoint = {
   format: responsesFormat,
 };
 
-const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
+/** `POST /v1/responses/input_tokens`: the input tokens of a Responses request body, counted by the model's family. */
+export const INPUT_TOKENS_ENDPOINT: Endpoint = {
+  name: 'responses.input_tokens',
+  path: '/v1/responses/input_tokens',
+  method: 'POST',
+  upstream: true,
+  operation: 'count_tokens',
+  format: responsesFormat,
+};
+
+/** The endpoints whose body is a Responses request: its conversation and references are looked up for each. */
+const READS_CONVERSATIONS: ReadonlySet<string> = new Set([RESPONSES_ENDPOINT.name, INPUT_TOKENS_ENDPOINT.name]);
+const ours = (call: Call): boolean => READS_CONVERSATIONS.has(call.endpoint.name);
 
 /**
  * Images in the stored conversation, for a model that takes none: the capabilities plugin saw only
@@ -104,7 +116,7 @@ export default definePlugin({
       prune(clock.now());
     };
     return {
-      endpoints: [RESPONSES_ENDPOINT, ...RETRIEVAL_ENDPOINTS],
+      endpoints: [RESPONSES_ENDPOINT, INPUT_TOKENS_ENDPOINT, ...RETRIEVAL_ENDPOINTS],
       responders: retrievalResponders(responses, () => clock.now() - KEEP_RESPONSES_MS),
       async onRequest(call) {
         if (!ours(call)) return;
@@ -127,7 +139,7 @@ export default definePlugin({
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
       // Not async: the calls of other endpoints make no promise.
       onCompleteWrite(call) {
-        if (!ours(call) || call.outcome !== 'ok' || !call.key) return;
+        if (call.endpoint !== RESPONSES_ENDPOINT || call.outcome !== 'ok' || !call.key) return;
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
         if (turn.staged) return save(call, call.key.id, turn.staged);
