@@ -81,7 +81,7 @@ export const responsesFormat: IngressFormat = {
   outline,
   read: (call) => {
     const turn = turnOf(call);
-    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools());
+    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools(), turn.summaries);
   },
   output: (call) => new ResponsesOutput(call),
 };

@@ -2,6 +2,9 @@ import { definePlugin, invalidRequest, type Call, type Endpoint, type JsonObject
 import { firstPart } from '../../src/toolkit/ingress.js';
 import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
+import { compactEndpoint } from './compact.js';
+import { isCompaction, openCompactions } from './compaction.js';
+import { CompactionSeal } from './compaction-seal.js';
 import { isReference, resolveReferences } from './references.js';
 import { RETRIEVAL_ENDPOINTS, retrievalResponders } from './retrieval.js';
 import { RESPONSE_STATE } from './store/state.js';
@@ -37,9 +40,10 @@ export const INPUT_TOKENS_ENDPOINT: Endpoint = {
   format: responsesFormat,
 };
 
-/** The endpoints whose body is a Responses request: its conversation and references are looked up for each. */
-const READS_CONVERSATIONS: ReadonlySet<string> = new Set([RESPONSES_ENDPOINT.name, INPUT_TOKENS_ENDPOINT.name]);
+/** The endpoints whose body is a Responses request: its conversation, references and compactions are looked up for each. */
+const READS_CONVERSATIONS: ReadonlySet<string> = new Set([RESPONSES_ENDPOINT.name, INPUT_TOKENS_ENDPOINT.name, 'responses.compact']);
 const ours = (call: Call): boolean => READS_CONVERSATIONS.has(call.endpoint.name);
+const isLookedUp = (item: unknown): boolean => isReference(item) || isCompaction(item);
 
 /**
  * Images in the stored conversation, for a model that takes none: the capabilities plugin saw only
@@ -76,6 +80,7 @@ export default definePlugin({
   },
   async setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
     const responses = await store.extend(RESPONSE_STATE);
+    const seal = await CompactionSeal.load(store);
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {
@@ -116,7 +121,7 @@ export default definePlugin({
       prune(clock.now());
     };
     return {
-      endpoints: [RESPONSES_ENDPOINT, INPUT_TOKENS_ENDPOINT, ...RETRIEVAL_ENDPOINTS],
+      endpoints: [RESPONSES_ENDPOINT, INPUT_TOKENS_ENDPOINT, compactEndpoint(seal), ...RETRIEVAL_ENDPOINTS],
       responders: retrievalResponders(responses, () => clock.now() - KEEP_RESPONSES_MS),
       async onRequest(call) {
         if (!ours(call)) return;
@@ -126,14 +131,31 @@ export default definePlugin({
           if (!thread.length) {
             throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
           }
-          turnOf(call).continues(thread);
+          const turn = turnOf(call);
+          turn.continues(thread);
           refuseStoredImages(call);
+          openCompactions(
+            turn.history(),
+            () => 'previous_response_id',
+            (sealed) => seal.open(call.key.id, sealed),
+            turn.summaries,
+          );
         }
-        // Only a request with a reference pays for a lookup.
+        // Only a request with a reference pays for a lookup, and one with a compaction item for opening it.
         const input = call.body['input'];
-        if (Array.isArray(input) && input.some(isReference)) {
-          const resolved = await resolveReferences(input as JsonObject[], (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));
-          turnOf(call).resolves(resolved.input, resolved.bytes);
+        if (Array.isArray(input) && input.some(isLookedUp)) {
+          const items = input as JsonObject[];
+          const turn = turnOf(call);
+          openCompactions(
+            items,
+            (i) => `input[${i}].encrypted_content`,
+            (sealed) => seal.open(call.key.id, sealed),
+            turn.summaries,
+          );
+          if (items.some(isReference)) {
+            const resolved = await resolveReferences(items, (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));
+            turn.resolves(resolved.input, resolved.bytes);
+          }
         }
       },
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.

@@ -50,6 +50,8 @@ export class ResponsesTurn {
   /** The input with each `item_reference` resolved (set by the plugin when there is one). */
   private resolved: JsonObject[] | null = null;
   private plan: ToolPlan | null = null;
+  /** The summaries of the compaction items in the input and the conversation, by their sealed content (compaction.ts); empty for most calls. */
+  readonly summaries = new Map<string, string>();
 
   constructor(private readonly call: Call) {
     this.id = mintTimedId('resp_', call.admittedAt);

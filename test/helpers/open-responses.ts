@@ -28,6 +28,7 @@ for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('Streamin
   eventSchemas.set(type, validate);
 }
 const responseSchema = ajv.getSchema(`${BASE}ResponseResource.json`) as ValidateFunction;
+const compactSchema = ajv.getSchema(`${BASE}CompactResource.json`) as ValidateFunction;
 
 const described = (errors: ErrorObject[] | null | undefined): string[] =>
   (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
@@ -35,6 +36,11 @@ const described = (errors: ErrorObject[] | null | undefined): string[] =>
 /** What makes a response object fail `ResponseResource.json` (empty when it passes). */
 export function responseProblems(response: unknown): string[] {
   return responseSchema(response) ? [] : described(responseSchema.errors);
+}
+
+/** What makes a compacted response (POST /v1/responses/compact) fail `CompactResource.json` (empty when it passes). */
+export function compactProblems(compacted: unknown): string[] {
+  return compactSchema(compacted) ? [] : described(compactSchema.errors);
 }
 
 export interface ParsedEvent {
