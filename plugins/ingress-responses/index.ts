@@ -67,6 +67,9 @@ function refuseStoredImages(call: Call): void {
  * An id this key cannot continue — unknown, another key's, expired, pruned beyond the key's
  * budget, or never stored — is one answer, a 400 before any upstream call; an `item_reference`
  * to an output item of such a response is the same answer naming the item (references.ts).
+ * The stored responses are also retrieved, listed, deleted (retrieval.ts); a Responses body's input
+ * tokens are counted (`/v1/responses/input_tokens`), and a conversation compacted into a sealed
+ * summary (compact.ts), whose compaction item is opened here when it comes back (compaction.ts).
  * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
  * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */

@@ -4,7 +4,7 @@ import { listedInputItems } from './listed-items.js';
 import type { ResponseStore } from './store/responses.js';
 
 /**
- * The stored responses as resources (docs/formats/responses.md#retrieving-and-deleting): retrieve,
+ * The stored responses as resources (docs/formats/responses.md#retrieving-listing-deleting-cancelling): retrieve,
  * delete, list the input items, cancel. Each is answered by the gateway from the key's stored
  * responses, with no upstream call; another key's id, an expired one, one stored with
  * `store: false` or never made are one answer, a 404.
