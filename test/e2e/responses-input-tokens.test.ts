@@ -96,7 +96,7 @@ t.test('the gatekeepers of every call, in the Responses envelope', async (t) => 
   t.equal((await count(h, capped, { model: 'alpha-sonnet-4.6', input: 'Hi' })).status, 200, 'a count reserves nothing: it fits any ceiling');
   t.equal((await h.client(capped).responses.create({ model: 'gamma-5.4', input: 'Hi', max_output_tokens: 4 })).status, 'incomplete');
   const spent = await count(h, capped, { model: 'alpha-sonnet-4.6', input: 'Hi' });
-  t.same([spent.status, spent.json['error']['code']], [402, 'monthly_cap_exceeded'], 'but a key whose ceiling is spent is refused');
+  t.same([spent.status, spent.json['error'].code], [402, 'monthly_cap_exceeded'], 'but a key whose ceiling is spent is refused');
   const { key: slow } = await h.createKey({ rpm_limit: 1 });
   t.equal((await count(h, slow, { model: 'alpha-sonnet-4.6', input: 'Hi' })).status, 200);
   t.equal((await count(h, slow, { model: 'alpha-sonnet-4.6', input: 'Hi' })).status, 429, 'the rate cap counts counts');
