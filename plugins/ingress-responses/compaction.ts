@@ -25,17 +25,19 @@ export function openCompactions(
   items: readonly JsonObject[],
   where: (index: number) => string,
   open: (sealed: string) => string | null,
-  into: Map<string, string>,
+  /** Where the summaries go: made on first use (most calls have no compaction item). */
+  into: () => Map<string, string>,
 ): void {
   items.forEach((item, i) => {
     if (!isCompaction(item)) return;
     const sealed = item['encrypted_content'] as string;
-    if (into.has(sealed)) return;
+    const summaries = into();
+    if (summaries.has(sealed)) return;
     const summary = open(sealed);
     if (summary === null) {
       const param = where(i);
       throw invalidRequest(`${param}: the compaction item was not made by this gateway for this key, or it was altered; it cannot be read.`, param);
     }
-    into.set(sealed, summary);
+    summaries.set(sealed, summary);
   });
 }

@@ -141,7 +141,7 @@ export default definePlugin({
             turn.history(),
             () => 'previous_response_id',
             (sealed) => seal.open(call.key.id, sealed),
-            turn.summaries,
+            () => turn.summariesToOpen(),
           );
         }
         // Only a request with a reference pays for a lookup, and one with a compaction item for opening it.
@@ -153,7 +153,7 @@ export default definePlugin({
             items,
             (i) => `input[${i}].encrypted_content`,
             (sealed) => seal.open(call.key.id, sealed),
-            turn.summaries,
+            () => turn.summariesToOpen(),
           );
           if (items.some(isReference)) {
             const resolved = await resolveReferences(items, (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));

@@ -32,6 +32,7 @@ export interface Stage {
 export type StagedResponse = Omit<SavedResponse, 'keyId'> & { resource: string };
 
 const TURN = Symbol('ingress-responses.turn');
+const NO_SUMMARIES: ReadonlyMap<string, string> = new Map();
 type WithTurn = Call & { [TURN]?: ResponsesTurn };
 
 export class ResponsesTurn {
@@ -50,8 +51,8 @@ export class ResponsesTurn {
   /** The input with each `item_reference` resolved (set by the plugin when there is one). */
   private resolved: JsonObject[] | null = null;
   private plan: ToolPlan | null = null;
-  /** The summaries of the compaction items in the input and the conversation, by their sealed content (compaction.ts); empty for most calls. */
-  readonly summaries = new Map<string, string>();
+  /** The summaries of the compaction items in the input and the conversation, by their sealed content (compaction.ts); made only for a call with one. */
+  private opened: Map<string, string> | null = null;
 
   constructor(private readonly call: Call) {
     this.id = mintTimedId('resp_', call.admittedAt);
@@ -78,6 +79,16 @@ export class ResponsesTurn {
   resolves(input: JsonObject[], bytes: number): void {
     this.resolved = input;
     this.call.replayedInputBytes += bytes;
+  }
+
+  /** The summaries of the call's compaction items, as read. */
+  get summaries(): ReadonlyMap<string, string> {
+    return this.opened ?? NO_SUMMARIES;
+  }
+
+  /** The summaries to add those of the call's compaction items to, as they are opened. */
+  summariesToOpen(): Map<string, string> {
+    return (this.opened ??= new Map<string, string>());
   }
 
   /** Every item of the conversation it continues, in order: each response's input items, then its output. */

@@ -82,9 +82,13 @@ export function apiEntry(endpoints: readonly Endpoint[], pipeline: Pipeline): (r
       route = candidate;
     }
     if (!route) return false;
-    const endpoint = route.endpoints.find((e) => takes(e, req.method));
-    if (endpoint) void pipeline.serve(endpoint, req, res, params);
-    else sendMethodNotAllowed(res, req.method ?? '', allowedMethods(route.endpoints.map((e) => e.method)));
+    // A loop, not `find` with a closure: this runs for every call.
+    for (const endpoint of route.endpoints) {
+      if (!takes(endpoint, req.method)) continue;
+      void pipeline.serve(endpoint, req, res, params);
+      return true;
+    }
+    sendMethodNotAllowed(res, req.method ?? '', allowedMethods(route.endpoints.map((e) => e.method)));
     return true;
   };
 }

@@ -2,7 +2,9 @@
  * The ingress-responses plugin's tables, on its own migration track, in each backend's types.
  * Versions 11, 16, 18 and 21 shipped as the core's migrations of the same numbers and names
  * before the plugin owned its state (`wasCore`): a database that applied them there keeps what
- * they made. Never edit a shipped migration: add the next number, on both backends.
+ * they made. Later versions number on after the core's last at the split (22), so that a database
+ * migrated by the core before it tells which of them it lacks by number. Never edit a shipped
+ * migration: add the next number, on both backends.
  */
 import type { ExtensionMigration } from '../../../src/plugin-api.js';
 
@@ -58,7 +60,7 @@ export const SQLITE_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
     `,
   },
   {
-    version: 22,
+    version: 23,
     name: 'response objects',
     sql: `
       -- The response object as GET /v1/responses/{id} returns it, without its output (the output
@@ -116,7 +118,7 @@ export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
     `,
   },
   {
-    version: 22,
+    version: 23,
     name: 'response objects',
     sql: `
       -- The response object as GET /v1/responses/{id} returns it, without its output (kept in
