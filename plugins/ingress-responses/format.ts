@@ -14,17 +14,19 @@ import { turnOf, type ResponsesTurn } from './turn.js';
 
 function outline(call: Call): CallOutline {
   const body = call.body;
-  const stream = body['stream'] === true;
+  // A count (POST /v1/responses/input_tokens) is answered whole and produces no output.
+  const counting = call.endpoint.operation === 'count_tokens';
+  const stream = !counting && body['stream'] === true;
   const tools = body['tools'];
   const format = ((body['text'] as JsonObject | null | undefined)?.['format'] as JsonObject | undefined)?.['type'];
-  const maxOutputTokens = positiveInt(body['max_output_tokens']) ?? null;
+  const maxOutputTokens = counting ? 0 : (positiveInt(body['max_output_tokens']) ?? null);
   return {
     model: body['model'] as string,
     stream,
     // The terminal event always carries the usage.
     includeUsage: stream,
     maxOutputTokens,
-    maxOutputParam: maxOutputTokens === null ? null : 'max_output_tokens',
+    maxOutputParam: maxOutputTokens === null || counting ? null : 'max_output_tokens',
     choices: 1,
     asks: {
       tools: Array.isArray(tools) && tools.length ? 'tools' : null,
@@ -57,6 +59,11 @@ class ResponsesOutput implements ReplyOutput {
   sink(): ResponsesStream {
     return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(this.call));
   }
+
+  /** `{"object": "response.input_tokens", "input_tokens": N}` (POST /v1/responses/input_tokens); a count bills nothing. */
+  count(inputTokens: number): TranslatedBody {
+    return { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: inputTokens }), usage: { promptTokens: 0, completionTokens: 0 } };
+  }
 }
 
 export const responsesFormat: IngressFormat = {
@@ -74,7 +81,7 @@ export const responsesFormat: IngressFormat = {
   outline,
   read: (call) => {
     const turn = turnOf(call);
-    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools());
+    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools(), turn.summaries);
   },
   output: (call) => new ResponsesOutput(call),
 };

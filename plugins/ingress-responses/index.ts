@@ -2,7 +2,11 @@ import { definePlugin, invalidRequest, type Call, type Endpoint, type JsonObject
 import { firstPart } from '../../src/toolkit/ingress.js';
 import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
+import { compactEndpoint } from './compact.js';
+import { isCompaction, openCompactions } from './compaction.js';
+import { CompactionSeal } from './compaction-seal.js';
 import { isReference, resolveReferences } from './references.js';
+import { RETRIEVAL_ENDPOINTS, retrievalResponders } from './retrieval.js';
 import { RESPONSE_STATE } from './store/state.js';
 import { TrimSchedule } from './trim-schedule.js';
 import { turnOf, type StagedResponse } from './turn.js';
@@ -26,7 +30,20 @@ export const RESPONSES_ENDPOINT: Endpoint = {
   format: responsesFormat,
 };
 
-const ours = (call: Call): boolean => call.endpoint.name === RESPONSES_ENDPOINT.name;
+/** `POST /v1/responses/input_tokens`: the input tokens of a Responses request body, counted by the model's family. */
+export const INPUT_TOKENS_ENDPOINT: Endpoint = {
+  name: 'responses.input_tokens',
+  path: '/v1/responses/input_tokens',
+  method: 'POST',
+  upstream: true,
+  operation: 'count_tokens',
+  format: responsesFormat,
+};
+
+/** The endpoints whose body is a Responses request: its conversation, references and compactions are looked up for each. */
+const READS_CONVERSATIONS: ReadonlySet<string> = new Set([RESPONSES_ENDPOINT.name, INPUT_TOKENS_ENDPOINT.name, 'responses.compact']);
+const ours = (call: Call): boolean => READS_CONVERSATIONS.has(call.endpoint.name);
+const isLookedUp = (item: unknown): boolean => isReference(item) || isCompaction(item);
 
 /**
  * Images in the stored conversation, for a model that takes none: the capabilities plugin saw only
@@ -50,6 +67,9 @@ function refuseStoredImages(call: Call): void {
  * An id this key cannot continue — unknown, another key's, expired, pruned beyond the key's
  * budget, or never stored — is one answer, a 400 before any upstream call; an `item_reference`
  * to an output item of such a response is the same answer naming the item (references.ts).
+ * The stored responses are also retrieved, listed, deleted (retrieval.ts); a Responses body's input
+ * tokens are counted (`/v1/responses/input_tokens`), and a conversation compacted into a sealed
+ * summary (compact.ts), whose compaction item is opened here when it comes back (compaction.ts).
  * Stands after auth (the key scopes the lookup) and model-normalise (the body is checked); the
  * shipped chain puts it after scope, so a key refused the model hears 403 first.
  */
@@ -63,6 +83,7 @@ export default definePlugin({
   },
   async setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
     const responses = await store.extend(RESPONSE_STATE);
+    const seal = await CompactionSeal.load(store);
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {
@@ -94,14 +115,17 @@ export default definePlugin({
       });
     };
     const save = async (call: Call, keyId: string, staged: StagedResponse): Promise<void> => {
-      const items = withoutSecrets(staged.items, secretsOf(call));
+      const secrets = secretsOf(call);
+      const items = withoutSecrets(staged.items, secrets);
+      const resource = withoutSecrets(staged.resource, secrets);
       // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
-      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items });
+      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items, resource });
       if (schedule.stored(keyId, items.length)) trimSoon(keyId);
       prune(clock.now());
     };
     return {
-      endpoints: [RESPONSES_ENDPOINT],
+      endpoints: [RESPONSES_ENDPOINT, INPUT_TOKENS_ENDPOINT, compactEndpoint(seal), ...RETRIEVAL_ENDPOINTS],
+      responders: retrievalResponders(responses, () => clock.now() - KEEP_RESPONSES_MS),
       async onRequest(call) {
         if (!ours(call)) return;
         const previous = call.body['previous_response_id'];
@@ -110,20 +134,37 @@ export default definePlugin({
           if (!thread.length) {
             throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
           }
-          turnOf(call).continues(thread);
+          const turn = turnOf(call);
+          turn.continues(thread);
           refuseStoredImages(call);
+          openCompactions(
+            turn.history(),
+            () => 'previous_response_id',
+            (sealed) => seal.open(call.key.id, sealed),
+            () => turn.summariesToOpen(),
+          );
         }
-        // Only a request with a reference pays for a lookup.
+        // Only a request with a reference pays for a lookup, and one with a compaction item for opening it.
         const input = call.body['input'];
-        if (Array.isArray(input) && input.some(isReference)) {
-          const resolved = await resolveReferences(input as JsonObject[], (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));
-          turnOf(call).resolves(resolved.input, resolved.bytes);
+        if (Array.isArray(input) && input.some(isLookedUp)) {
+          const items = input as JsonObject[];
+          const turn = turnOf(call);
+          openCompactions(
+            items,
+            (i) => `input[${i}].encrypted_content`,
+            (sealed) => seal.open(call.key.id, sealed),
+            () => turn.summariesToOpen(),
+          );
+          if (items.some(isReference)) {
+            const resolved = await resolveReferences(items, (id) => responses.one(call.key.id, id, clock.now() - KEEP_RESPONSES_MS));
+            turn.resolves(resolved.input, resolved.bytes);
+          }
         }
       },
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
       // Not async: the calls of other endpoints make no promise.
       onCompleteWrite(call) {
-        if (!ours(call) || call.outcome !== 'ok' || !call.key) return;
+        if (call.endpoint !== RESPONSES_ENDPOINT || call.outcome !== 'ok' || !call.key) return;
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
         if (turn.staged) return save(call, call.key.id, turn.staged);

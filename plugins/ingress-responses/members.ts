@@ -17,6 +17,7 @@ const ITEMS: MembersByType = {
   function_call_output: members('type', 'id', 'call_id', 'output', 'status'),
   reasoning: members('type', 'id', 'summary', 'encrypted_content', 'content', 'status'),
   item_reference: members('type', 'id'),
+  compaction: members('type', 'id', 'encrypted_content', 'created_by', 'status'),
 };
 
 const PARTS: MembersByType = {

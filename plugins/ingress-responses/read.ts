@@ -10,6 +10,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../../src/toolkit/neutral.js';
+import { expandedSummary } from './compaction.js';
 import { allowedTools, choiceName, flattenedName, type ToolPlan } from './tools.js';
 
 /**
@@ -66,7 +67,7 @@ function contentParts(content: unknown, where: Where, allowImages: boolean): Par
 /** The text a reasoning item shows: its summary parts. */
 const summaryText = (item: JsonObject): string => (item['summary'] as JsonObject[]).map((part) => part['text'] as string).join('\n\n');
 
-function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void {
+function readItem(sequence: TurnSequence, item: JsonObject, where: Where, summaries: ReadonlyMap<string, string>): void {
   switch (item['type'] ?? 'message') {
     case 'message': {
       const role = item['role'];
@@ -91,6 +92,13 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where): void 
     case 'item_reference':
       // Each is resolved before the request is read (references.ts); one left here named nothing stored.
       throw invalidRequest(`${where('')} names no stored item.`, where(''), 'item_not_found');
+    case 'compaction': {
+      // Each is opened before the request is read (compaction.ts).
+      const summary = summaries.get(item['encrypted_content'] as string);
+      if (summary === undefined) throw invalidRequest(`${where('.encrypted_content')} was not opened.`, where('.encrypted_content'));
+      sequence.add('user', [{ type: 'text', text: expandedSummary(summary) }]);
+      return;
+    }
     default: {
       // A reasoning item (the schema admits no other type). Without a state of the gateway's
       // envelope (null, or another service's) no vendor could verify it: it is not sent.
@@ -126,14 +134,20 @@ function readFormat(text: unknown): ResponseFormat | null {
 
 /**
  * Reads a checked Responses body, after `history`: the items of the stored conversation it
- * continues, oldest first. `input` is the body's items with each `item_reference` resolved, and
- * `tools` what the vendor is offered (tools.ts).
+ * continues, oldest first. `input` is the body's items with each `item_reference` resolved,
+ * `tools` what the vendor is offered (tools.ts), and `summaries` those of the compaction items.
  */
-export function readResponsesRequest(body: JsonObject, history: readonly JsonObject[], input: readonly JsonObject[], tools: ToolPlan): NeutralRequest {
+export function readResponsesRequest(
+  body: JsonObject,
+  history: readonly JsonObject[],
+  input: readonly JsonObject[],
+  tools: ToolPlan,
+  summaries: ReadonlyMap<string, string>,
+): NeutralRequest {
   const sequence = new TurnSequence();
   if (typeof body['instructions'] === 'string') sequence.addSystem(body['instructions']);
-  for (const item of history) readItem(sequence, item, () => 'previous_response_id');
-  input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`));
+  for (const item of history) readItem(sequence, item, () => 'previous_response_id', summaries);
+  input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`, summaries));
   const { system, turns } = sequence.settle(WORDS);
   const choice = body['tool_choice'];
   const allowed = isObject(choice) && choice['type'] === 'allowed_tools' ? allowedTools(choice, tools.offered) : null;

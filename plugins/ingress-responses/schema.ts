@@ -43,7 +43,7 @@ const outputPart = {
 
 const item = {
   type: 'object',
-  properties: { type: { enum: ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'] } },
+  properties: { type: { enum: ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction'] } },
   allOf: [
     // An item without a type is a message.
     {
@@ -58,6 +58,11 @@ const item = {
       properties: { call_id: { type: 'string', minLength: 1 }, name, arguments: string, namespace: nullable('string') },
     }),
     ifType('item_reference', { required: ['id'], properties: { id: { type: 'string', minLength: 1 } } }),
+    // The specification bounds the sealed content at 10 MiB.
+    ifType('compaction', {
+      required: ['encrypted_content'],
+      properties: { encrypted_content: { type: 'string', minLength: 1, maxLength: 10_485_760 }, id: nullable('string'), created_by: nullable('string') },
+    }),
     ifType('function_call_output', {
       required: ['call_id', 'output'],
       properties: { call_id: { type: 'string', minLength: 1 }, output: { type: ['string', 'array'], items: outputPart } },
@@ -213,7 +218,11 @@ const REFUSED: ReadonlyArray<{ param: string; asks: (body: JsonObject) => boolea
     why: 'the gateway keeps no conversation objects; continue with previous_response_id, or send the items in input',
   },
   { param: 'prompt', asks: (b) => present(b['prompt']), why: 'the gateway has no stored prompt templates' },
-  { param: 'context_management', asks: (b) => present(b['context_management']), why: 'the gateway does not compact conversations' },
+  {
+    param: 'context_management',
+    asks: (b) => present(b['context_management']),
+    why: 'the gateway compacts a conversation only when asked, by POST /v1/responses/compact',
+  },
   { param: 'moderation', asks: (b) => present(b['moderation']), why: 'the gateway runs no moderation model' },
   {
     param: 'top_logprobs',

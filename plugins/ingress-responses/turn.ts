@@ -1,6 +1,6 @@
 import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
 import { mintTimedId } from '../../src/toolkit/ids.js';
-import type { StoredResponse } from './store/responses.js';
+import type { SavedResponse, StoredResponse } from './store/responses.js';
 import { inputItems } from './read.js';
 import { echoMembers, echoOf } from './response.js';
 import { planTools, type ToolPlan } from './tools.js';
@@ -29,9 +29,10 @@ export interface Stage {
 }
 
 /** What the plugin stores for a response once its call completed (the key is the call's). */
-export type StagedResponse = Omit<StoredResponse, 'keyId'>;
+export type StagedResponse = Omit<SavedResponse, 'keyId'> & { resource: string };
 
 const TURN = Symbol('ingress-responses.turn');
+const NO_SUMMARIES: ReadonlyMap<string, string> = new Map();
 type WithTurn = Call & { [TURN]?: ResponsesTurn };
 
 export class ResponsesTurn {
@@ -50,6 +51,8 @@ export class ResponsesTurn {
   /** The input with each `item_reference` resolved (set by the plugin when there is one). */
   private resolved: JsonObject[] | null = null;
   private plan: ToolPlan | null = null;
+  /** The summaries of the compaction items in the input and the conversation, by their sealed content (compaction.ts); made only for a call with one. */
+  private opened: Map<string, string> | null = null;
 
   constructor(private readonly call: Call) {
     this.id = mintTimedId('resp_', call.admittedAt);
@@ -78,6 +81,16 @@ export class ResponsesTurn {
     this.call.replayedInputBytes += bytes;
   }
 
+  /** The summaries of the call's compaction items, as read. */
+  get summaries(): ReadonlyMap<string, string> {
+    return this.opened ?? NO_SUMMARIES;
+  }
+
+  /** The summaries to add those of the call's compaction items to, as they are opened. */
+  summariesToOpen(): Map<string, string> {
+    return (this.opened ??= new Map<string, string>());
+  }
+
   /** Every item of the conversation it continues, in order: each response's input items, then its output. */
   history(): JsonObject[] {
     return (this.items ??= this.thread.flatMap((response) => {
@@ -96,8 +109,9 @@ export class ResponsesTurn {
 
   /**
    * The final response, as JSON text. What is to be stored is staged here, so that the plugin's
-   * onComplete writes it before the caller hears of the response (like the ledger row). The
-   * output is serialised once, for both.
+   * onComplete writes it before the caller hears of the response (like the ledger row): the
+   * items, and the response object with an empty output (the output is in the items) for
+   * `GET /v1/responses/{id}`. The output is serialised once, for both.
    */
   conclude(stage: Stage): string {
     const body = this.call.body;
@@ -111,12 +125,25 @@ export class ResponsesTurn {
       return this.written(stage, output);
     }
     const previous = body['previous_response_id'];
-    this.staged = { id: this.id, previousId: typeof previous === 'string' ? previous : null, createdAt: this.call.admittedAt, items };
-    return this.written(stage, output);
+    const [head, tail] = this.around(stage);
+    this.staged = {
+      id: this.id,
+      previousId: typeof previous === 'string' ? previous : null,
+      createdAt: this.call.admittedAt,
+      items,
+      resource: `${head}[]${tail}`,
+    };
+    return head + output + tail;
   }
 
   /** The response object with its output already as JSON text. */
   private written(stage: Stage, output: string): string {
+    const [head, tail] = this.around(stage);
+    return head + output + tail;
+  }
+
+  /** The response object's JSON text before its output's and after it. */
+  private around(stage: Stage): [string, string] {
     const { call } = this;
     if (!call.model) throw new GatewayError(500, 'a response was written before the model was resolved');
     this.echo ??= echoMembers(call.body);
@@ -125,7 +152,10 @@ export class ResponsesTurn {
     // Set once the model has finished (completed or cut short); never before the creation (a test's clock may run behind).
     const completedAt = status === 'completed' || status === 'incomplete' ? Math.max(createdAt, Math.floor(Date.now() / 1000)) : null;
     // The members in the order of the reference API's objects; the id and status need no escaping.
-    return `{"id":"${this.id}","object":"response","created_at":${createdAt},"status":"${status}","completed_at":${completedAt},"error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":${output},"usage":${JSON.stringify(usage)},${this.echo}}`;
+    return [
+      `{"id":"${this.id}","object":"response","created_at":${createdAt},"status":"${status}","completed_at":${completedAt},"error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"model":${JSON.stringify(call.model.id)},"output":`,
+      `,"usage":${JSON.stringify(usage)},${this.echo}}`,
+    ];
   }
 }
 

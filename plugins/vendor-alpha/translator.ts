@@ -1,12 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import type { ReplyOutput, TranslatedBody } from '../../src/toolkit/neutral.js';
+import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';
 import { AlphaStream } from './stream.js';
+
+/** Members of a Messages request that alpha's `count_tokens` does not take: they shape the output, not the input. */
+const NOT_COUNTED = ['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'metadata'] as const;
 
 /** The alpha Messages API version this translator speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -41,17 +44,25 @@ export class AlphaTranslator implements Translator {
     if (operation === 'embed') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
-    // Alpha counts tokens for callers of its own wire format only (the passthrough).
-    if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
     const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) =>
       this.call.adjust(param, action, refusal),
     );
+    if (operation === 'count_tokens') {
+      // The vendor counts the request it would be sent, less what its count endpoint takes no part of (the output's limits and sampling).
+      for (const member of NOT_COUNTED) delete body[member];
+      return { path: 'v1/messages/count_tokens', headers: alphaHeaders(false, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
+    }
     this.jsonMode = jsonTool;
     return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 
   response(raw: Buffer): TranslatedBody {
     const message = parseUpstreamJson(raw.toString('utf8'), 'alpha', 'a response');
+    if (this.call.endpoint.operation === 'count_tokens') {
+      const counted = message['input_tokens'];
+      if (typeof counted !== 'number') throw new GatewayError(502, 'The alpha upstream sent a token count without input_tokens.');
+      return countAnswer(this.output, counted);
+    }
     if (message['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
     return this.output.render(alphaReply(message, this.jsonMode));
   }

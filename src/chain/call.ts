@@ -21,8 +21,9 @@ export type Operation = 'generate' | 'embed' | 'count_tokens';
 /** A call endpoint an ingress plugin serves (the route table is built from them). */
 export interface Endpoint {
   readonly name: EndpointName;
+  /** The path; a `{name}` in it matches (part of) one segment, handed to the call as `call.params[name]`. */
   readonly path: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** Whether the endpoint is forwarded to a model's upstream (and so names a model). */
   readonly upstream: boolean;
   /** What it asks of the model; null for an endpoint the gateway answers itself (`usage`). */
@@ -50,6 +51,7 @@ export type Outcome = 'pending' | 'ok' | 'rejected' | 'upstream_error' | 'client
 export type JsonObject = Record<string, unknown>;
 
 const noop = (): void => undefined;
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The call a response belongs to, for those who see only the response (the request log).
@@ -135,6 +137,8 @@ export class Call {
    * `previous_response_id` replays): with the body's size, the bound of the call's prompt tokens.
    */
   replayedInputBytes = 0;
+  /** The values of the endpoint path's `{name}` parameters, as sent and percent-decoded (`/v1/responses/{response_id}`); empty for a literal path. */
+  params: Readonly<Record<string, string>> = NO_PARAMS;
   /** Every upstream attempt, in order (retries and fallbacks included). */
   readonly upstreamAttempts: UpstreamAttempt[] = [];
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */

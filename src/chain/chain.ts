@@ -103,9 +103,10 @@ export class Chain {
     const endpoints: Endpoint[] = [];
     for (const plugin of plugins) {
       for (const endpoint of plugin.hooks.endpoints ?? []) {
-        if (endpoints.some((e) => e.path.toLowerCase() === endpoint.path.toLowerCase() || e.name === endpoint.name)) {
+        const samePath = (e: Endpoint): boolean => e.path.toLowerCase() === endpoint.path.toLowerCase() && e.method === endpoint.method;
+        if (endpoints.some((e) => samePath(e) || e.name === endpoint.name)) {
           throw new PluginConfigError(
-            `${plugin.where}: plugin "${plugin.name}" serves ${endpoint.path} (${endpoint.name}), which another plugin already serves`,
+            `${plugin.where}: plugin "${plugin.name}" serves ${endpoint.method} ${endpoint.path} (${endpoint.name}), which another plugin already serves`,
           );
         }
         endpoints.push(endpoint);

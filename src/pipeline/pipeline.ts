@@ -53,9 +53,11 @@ export class Pipeline {
     return this.calls.settled(ms);
   }
 
-  async serve(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Serves one call of `endpoint`; `params` are the values of its path's `{name}` parameters. */
+  async serve(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, params?: Readonly<Record<string, string>>): Promise<void> {
     const { chain, log } = this.options;
     const call = new Call(endpoint, req, res, this.options.clock.now());
+    if (params) call.params = params;
     call.parameterPolicy = this.options.parameters;
     const ended = this.calls.enter();
     let body: HeldBody | undefined;

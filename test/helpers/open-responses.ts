@@ -60,6 +60,11 @@ export function eventProblems(data: Json, transport: 'http' | 'websocket' = 'htt
   return problems;
 }
 
+/** What makes a compacted response (POST /v1/responses/compact) fail `CompactResource.json` (empty when it passes). */
+export function compactProblems(compacted: unknown): string[] {
+  return schemaProblems('CompactResource', compacted);
+}
+
 export interface ParsedEvent {
   /** The `event:` line. */
   name: string;

@@ -50,6 +50,31 @@ contract('responses: one response by its key, within the window (what an item_re
   t.equal(await store.responses.one(mine.id, 'resp_nope', 0), null, 'an unknown id');
 });
 
+contract('responses: retrieve reads the response object and items by key; remove deletes one and breaks what continued it', async (t, db) => {
+  const store = await withPluginStates(await db.open());
+  const { key: mine } = await newKey(store);
+  const { key: other } = await newKey(store);
+  const resource = JSON.stringify({ id: 'resp_a', object: 'response', output: [], note: 'é'.repeat(1_000) });
+  const first = response('resp_a', mine.id, null, 1_000);
+  await store.responses.save({ ...first, resource });
+  await store.responses.save(response('resp_b', mine.id, 'resp_a', 2_000));
+  t.same(await store.responses.retrieve(mine.id, 'resp_a', 0), { items: first.items, resource }, 'the object and the items, as written');
+  t.same(
+    await store.responses.retrieve(mine.id, 'resp_b', 0),
+    { items: response('resp_b', mine.id, 'resp_a', 2_000).items, resource: null },
+    'none saved: null',
+  );
+  t.equal(await store.responses.retrieve(mine.id, 'resp_a', 1_001), null, 'expired');
+  t.equal(await store.responses.retrieve(other.id, 'resp_a', 0), null, 'asked by another key');
+
+  t.equal(await store.responses.remove(other.id, 'resp_a'), false, 'another key cannot delete it');
+  t.equal(await store.responses.remove(mine.id, 'resp_a'), true);
+  t.equal(await store.responses.remove(mine.id, 'resp_a'), false, 'once');
+  t.equal(await store.responses.retrieve(mine.id, 'resp_a', 0), null, 'gone');
+  t.same(await store.responses.thread(mine.id, 'resp_b', 0), [], 'a response that continued it is no longer continued');
+  t.equal(await store.responses.remove(mine.id, 'resp_nope'), false, 'an unknown id');
+});
+
 contract('responses: expired links break the thread; prune deletes by age', async (t, db) => {
   const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);

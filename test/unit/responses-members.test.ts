@@ -88,7 +88,7 @@ t.test("a function tool's parameters must describe an object", async (t) => {
     param: 'tools[0].parameters',
     message: 'tools[0].parameters must describe a JSON object at its root.',
   });
-  t.same(readResponsesRequest(body({ input: 'q' }), [], [{ role: 'user', content: 'q' }], planTools(call, [tool])).tools, [
+  t.same(readResponsesRequest(body({ input: 'q' }), [], [{ role: 'user', content: 'q' }], planTools(call, [tool]), new Map()).tools, [
     { name: 'f', parameters: { type: 'object' }, strict: { param: 'tools[0].strict', implied: true } },
   ]);
 });

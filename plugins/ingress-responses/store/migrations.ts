@@ -2,7 +2,9 @@
  * The ingress-responses plugin's tables, on its own migration track, in each backend's types.
  * Versions 11, 16, 18 and 21 shipped as the core's migrations of the same numbers and names
  * before the plugin owned its state (`wasCore`): a database that applied them there keeps what
- * they made. Never edit a shipped migration: add the next number, on both backends.
+ * they made. Later versions number on after the core's last at the split (22), so that a database
+ * migrated by the core before it tells which of them it lacks by number. Never edit a shipped
+ * migration: add the next number, on both backends.
  */
 import type { ExtensionMigration } from '../../../src/plugin-api.js';
 
@@ -57,6 +59,15 @@ export const SQLITE_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id, octet_length(items));
     `,
   },
+  {
+    version: 23,
+    name: 'response objects',
+    sql: `
+      -- The response object as GET /v1/responses/{id} returns it, without its output (the output
+      -- items are in items, not kept twice). NULL for a response stored before this version.
+      ALTER TABLE responses ADD COLUMN resource TEXT;
+    `,
+  },
 ];
 
 export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
@@ -104,6 +115,15 @@ export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       ALTER TABLE responses ADD COLUMN bytes integer GENERATED ALWAYS AS (octet_length(items)) STORED;
       DROP INDEX responses_by_key;
       CREATE INDEX responses_by_key ON responses(key_id, created_at, id) INCLUDE (bytes);
+    `,
+  },
+  {
+    version: 23,
+    name: 'response objects',
+    sql: `
+      -- The response object as GET /v1/responses/{id} returns it, without its output (kept in
+      -- items). NULL for a response stored before this version. A column without a default: no rewrite.
+      ALTER TABLE responses ADD COLUMN resource text;
     `,
   },
 ];

@@ -19,8 +19,26 @@ export interface StoredResponse {
   items: string;
 }
 
+/** What is saved of a response: what continuing from it needs, and what retrieving it returns. */
+export interface SavedResponse extends StoredResponse {
+  /**
+   * JSON text of the response object as `GET /v1/responses/{id}` returns it, with `"output":[]`:
+   * its output is in `items`. Without it (a response saved by an older version, a test's), the
+   * response can be continued but not retrieved.
+   */
+  resource?: string;
+}
+
+/** A stored response as `GET /v1/responses/{id}` and its `input_items` read it. */
+export interface RetrievedResponse {
+  /** As in StoredResponse. */
+  items: string;
+  /** As in SavedResponse; null for a response stored before the store kept it. */
+  resource: string | null;
+}
+
 export interface ResponseStore {
-  save(response: StoredResponse): Promise<void>;
+  save(response: SavedResponse): Promise<void>;
   /**
    * The key's response `id` and every response it continues, oldest first, all created at or
    * after `since`. Empty when there is none for this key (unknown, another key's, expired) or
@@ -32,6 +50,13 @@ export interface ResponseStore {
    * expired): what an `item_reference` to one of its output items reads.
    */
   one(keyId: string, id: string, since: number): Promise<StoredResponse | null>;
+  /** The key's response `id`, created at or after `since`, as retrieving it reads it; null as for `one`. */
+  retrieve(keyId: string, id: string, since: number): Promise<RetrievedResponse | null>;
+  /**
+   * Deletes the key's response `id` (whatever its age); whether there was one. A response that
+   * continued it can no longer be continued (its conversation lost a response: `thread`).
+   */
+  remove(keyId: string, id: string): Promise<boolean>;
   /**
    * Deletes the responses created before `before` (epoch ms); resolves with how many went. A
    * store may walk them in the order they were stored and stop at the first newer one: a
@@ -79,6 +104,10 @@ export const responseThreadSql = (id: string, key: string, since: string): strin
 /** One stored response of a key, created at or after the oldest time kept (placeholders: id, key id, that time). */
 export const responseSql = (id: string, key: string, since: string): string =>
   `SELECT id, key_id, previous_id, created_at, items FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
+
+/** The response object and items of one stored response of a key (placeholders as for responseSql). */
+export const retrieveSql = (id: string, key: string, since: string): string =>
+  `SELECT items, resource FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
 
 /** The rows of a thread query, oldest first, or none when its oldest response still names one before it (a link is gone). */
 export function wholeThread(rows: readonly ResponseRow[]): StoredResponse[] {

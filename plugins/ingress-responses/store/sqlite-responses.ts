@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SqliteHandle } from '../../../src/plugin-api.js';
-import { responseSql, responseThreadSql, toStoredResponse, wholeThread, type ResponseRow, type ResponseStore, type StoredResponse } from './responses.js';
+import { responseSql, responseThreadSql, retrieveSql, toStoredResponse, wholeThread } from './responses.js';
+import type { ResponseRow, ResponseStore, RetrievedResponse, SavedResponse, StoredResponse } from './responses.js';
 
 interface SizedRow {
   createdAt: number;
@@ -36,6 +37,8 @@ export class SqliteResponseStore implements ResponseStore {
   private readonly insert;
   private readonly selectThread;
   private readonly selectOne;
+  private readonly selectRetrieved;
+  private readonly removeOne;
   private readonly oldestFirst;
   private readonly removeThrough;
   private readonly chunkSize;
@@ -48,9 +51,11 @@ export class SqliteResponseStore implements ResponseStore {
   constructor({ db, writes, chunkedDelete, pruneChunkRows }: SqliteHandle) {
     this.writes = writes;
     this.pruneChunkRows = pruneChunkRows;
-    this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES (?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items, resource) VALUES (?, ?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
     this.selectOne = db.prepare(responseSql('@id', '@key', '@since'));
+    this.selectRetrieved = db.prepare(retrieveSql('@id', '@key', '@since'));
+    this.removeOne = db.prepare('DELETE FROM responses WHERE id = ? AND key_id = ?');
     // Rows are in the order they were stored (there is no index by time: migration 18).
     this.oldestFirst = db.prepare(`SELECT rowid, created_at AS createdAt FROM responses WHERE rowid > ? ORDER BY rowid LIMIT ${pruneChunkRows}`);
     this.removeThrough = db.prepare('DELETE FROM responses WHERE rowid > ? AND rowid <= ?');
@@ -61,8 +66,10 @@ export class SqliteResponseStore implements ResponseStore {
   }
 
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
-  save(response: StoredResponse): Promise<void> {
-    return this.writes.writeStatement(() => void this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items));
+  save(response: SavedResponse): Promise<void> {
+    return this.writes.writeStatement(
+      () => void this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items, response.resource ?? null),
+    );
   }
 
   async thread(keyId: string, id: string, since: number): Promise<StoredResponse[]> {
@@ -72,6 +79,14 @@ export class SqliteResponseStore implements ResponseStore {
   async one(keyId: string, id: string, since: number): Promise<StoredResponse | null> {
     const row = this.selectOne.get({ id, key: keyId, since }) as ResponseRow | undefined;
     return row ? toStoredResponse(row) : null;
+  }
+
+  async retrieve(keyId: string, id: string, since: number): Promise<RetrievedResponse | null> {
+    return (this.selectRetrieved.get({ id, key: keyId, since }) as RetrievedResponse | undefined) ?? null;
+  }
+
+  async remove(keyId: string, id: string): Promise<boolean> {
+    return this.removeOne.run(id, keyId).changes > 0;
   }
 
   /**
