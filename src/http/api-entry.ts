@@ -10,6 +10,18 @@ const routeKey = (path: string): string => (path.length > 1 && path.endsWith('/'
 /** The methods a documented path answers (a GET path also answers HEAD), for 405's `Allow`. */
 export const allowedMethods = (method: 'GET' | 'POST'): string => (method === 'GET' ? 'GET, HEAD' : method);
 
+/** A path template's `{model}` segment: any id, up to a slash or the `:` that names the method (`/v1beta/models/{model}:generateContent`). */
+const PLACEHOLDER = /\{[a-z]+\}/gi;
+
+/** A templated path as a case-insensitive pattern, one trailing slash ignored. */
+function templatePattern(path: string): RegExp {
+  const source = path
+    .split(PLACEHOLDER)
+    .map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/:]+');
+  return new RegExp(`^${source}/?$`, 'i');
+}
+
 /**
  * The one route table of the API's call endpoints and the entry that serves them: a call goes
  * straight to the pipeline (which reads its body after the header checks), a documented path
@@ -17,9 +29,13 @@ export const allowedMethods = (method: 'GET' | 'POST'): string => (method === 'G
  * /admin/v1, unknown paths — is not the entry's (returns false: Express answers it).
  */
 export function apiEntry(endpoints: readonly Endpoint[], pipeline: Pipeline): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const routes = new Map(endpoints.map((endpoint) => [routeKey(endpoint.path), endpoint]));
+  const routes = new Map(endpoints.filter((endpoint) => !endpoint.path.includes('{')).map((endpoint) => [routeKey(endpoint.path), endpoint]));
+  // Templated paths are tried only when no fixed one matched: the fixed paths' lookup stays one map read.
+  const templates = endpoints.filter((endpoint) => endpoint.path.includes('{')).map((endpoint) => ({ endpoint, pattern: templatePattern(endpoint.path) }));
+  const templated = (path: string): Endpoint | undefined => templates.find((template) => template.pattern.test(path))?.endpoint;
   return (req, res) => {
-    const endpoint = routes.get(routeKey(pathOf(req.url)));
+    const path = pathOf(req.url);
+    const endpoint = routes.get(routeKey(path)) ?? (templates.length ? templated(path) : undefined);
     if (!endpoint) return false;
     if (req.method === endpoint.method || (req.method === 'HEAD' && endpoint.method === 'GET')) void pipeline.serve(endpoint, req, res);
     else sendMethodNotAllowed(res, req.method ?? '', allowedMethods(endpoint.method));
