@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type JsonObject, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import type { ReplyOutput, TranslatedBody } from '../../src/toolkit/neutral.js';
+import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
@@ -22,11 +22,18 @@ export function alphaHeaders(stream: boolean, apiKey: string | undefined): Recor
   return headers;
 }
 
+/** The members of a Messages request that alpha's `count_tokens` reads: the prompt (sampling, limits and streaming have no place in a count). */
+const COUNTED = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
+
+const countedPart = (body: JsonObject): JsonObject => Object.fromEntries(COUNTED.filter((name) => body[name] !== undefined).map((name) => [name, body[name]]));
+
 /** The neutral request and reply ⇄ alpha (an Anthropic-Messages-style API), for any ingress format. */
 export class AlphaTranslator implements Translator {
   private readonly output: ReplyOutput;
   private readonly model: ModelEntry;
   private jsonMode = false;
+  /** Whether this call counts input tokens (the vendor's `count_tokens`) rather than generating. */
+  private counting = false;
 
   constructor(
     private readonly call: ResolvedCall,
@@ -41,17 +48,24 @@ export class AlphaTranslator implements Translator {
     if (operation === 'embed') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
-    // Alpha counts tokens for callers of its own wire format only (the passthrough).
-    if (operation !== 'generate') throw invalidRequest(`${this.call.endpoint.path} is not offered for the model '${this.model.id}'.`, 'model');
     const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) =>
       this.call.adjust(param, action, refusal),
     );
     this.jsonMode = jsonTool;
+    if (operation === 'count_tokens') {
+      this.counting = true;
+      return { path: 'v1/messages/count_tokens', headers: alphaHeaders(false, this.apiKey), body: Buffer.from(JSON.stringify(countedPart(body))) };
+    }
     return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 
   response(raw: Buffer): TranslatedBody {
     const message = parseUpstreamJson(raw.toString('utf8'), 'alpha', 'a response');
+    if (this.counting) {
+      const tokens = message['input_tokens'];
+      if (typeof tokens !== 'number') throw new GatewayError(502, 'The alpha upstream sent a token count without input_tokens.');
+      return countAnswer(this.output, tokens);
+    }
     if (message['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
     return this.output.render(alphaReply(message, this.jsonMode));
   }
