@@ -27,6 +27,17 @@ import { SKIP_SIGNATURE } from './wire.js';
  * docs/formats/gemini.md.
  */
 
+/** The sampling fields' names in this format, for a vendor's refusals and adjustments. */
+const GEMINI_PARAMS: NonNullable<NeutralRequest['params']> = {
+  temperature: 'generationConfig.temperature',
+  topP: 'generationConfig.topP',
+  topK: 'generationConfig.topK',
+  stop: 'generationConfig.stopSequences',
+  seed: 'generationConfig.seed',
+  presencePenalty: 'generationConfig.presencePenalty',
+  frequencyPenalty: 'generationConfig.frequencyPenalty',
+};
+
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
 /** The conversation and the calls of the latest model turn, which the next turn's function responses answer. */
@@ -311,5 +322,6 @@ export function readGeminiRequest(call: Call): NeutralRequest {
     parallelToolCalls: true,
     responseFormat: readFormat(config),
     reasoning: readReasoning(config),
+    params: GEMINI_PARAMS,
   };
 }

@@ -82,11 +82,15 @@ function checkSupported(request: NeutralRequest): void {
   if (request.temperature !== null && request.temperature > 1) {
     throw invalidRequest('temperature must be between 0 and 1 for this model.', 'temperature');
   }
-  if (request.stop.some((stop) => stop.trim() === '')) throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', 'stop');
+  const names = request.params ?? {};
+  if (request.stop.some((stop) => stop.trim() === ''))
+    throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', names.stop ?? 'stop');
   if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
-  if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', 'seed');
-  if (request.presencePenalty) throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', 'presence_penalty');
-  if (request.frequencyPenalty) throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', 'frequency_penalty');
+  if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', names.seed ?? 'seed');
+  if (request.presencePenalty)
+    throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', names.presencePenalty ?? 'presence_penalty');
+  if (request.frequencyPenalty)
+    throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', names.frequencyPenalty ?? 'frequency_penalty');
 }
 
 /** Without a call to announce an approximation on (tests, the bench), it is refused, as under `parameters: strict`. */

@@ -47,7 +47,7 @@ t.test('beta: thought parts shown, its signature on the first call, sent back un
       parts.some((part) => part.thought === true && part.text.length > 0),
       `stream ${stream}: a thought part`,
     );
-    const call = parts.find((part) => part.functionCall);
+    const call = parts.find((part) => part.functionCall) ?? {};
     t.match(call, { functionCall: { name: 'get_weather' }, thoughtSignature: /^(?!gw1\.)./ }, `stream ${stream}: beta's own signature on the call`);
     const upstreamAsked = lastUpstream(h, 'beta');
     t.equal(upstreamAsked.generationConfig.thinkingConfig.thinkingLevel, 'LOW', 'the level reaches beta');

@@ -215,7 +215,7 @@ const SAMPLES: Record<string, Sample> = {
   '`stop_sequences`': { with: (model) => base(model, { stop_sequences: ['END'] }) },
   '`temperature`': { with: (model) => base(model, { temperature: 0.2 }) },
   '`top_p`': { with: (model) => base(model, { top_p: 0.5 }) },
-  '`top_k`': { with: (model) => base(model, { top_k: 20 }) },
+  '`top_k`': { with: (model) => base(model, { top_k: 20 }), param: 'top_k' },
   '`metadata.user_id`': { with: (model) => base(model, { metadata: { user_id: 'user_1' } }) },
   "`metadata.user_id` longer than 64 characters (Claude Code's JSON string)": {
     with: (model) => base(model, { metadata: { user_id: JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: 'a-1', session_id: 's-1' }) } }),
