@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import type { FinishReason, Reply, ReplyReasoning, ReplyToolCall } from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReasoningState, Reply, ReplyReasoning, ReplyToolCall } from '../../src/toolkit/neutral.js';
 import { finishReason, thoughtSignatureOf, usageMetadata } from './wire.js';
 
 /** A neutral reply → a `GenerateContentResponse` (docs/formats/gemini.md#reply). */
@@ -30,11 +30,17 @@ export function functionCallPart(call: ReplyToolCall, finish: FinishReason, fami
   return { functionCall: { id: call.id, name: call.name, args } };
 }
 
-/** Thought parts of the reasoning runs that have text (when shown); a run's state rides on its part, except the lead's (`signed`). */
-export function thoughtParts(runs: readonly ReplyReasoning[], envelope: GeminiEnvelope, lead: ReplyReasoning['state']): JsonObject[] {
-  if (!envelope.thoughts) return [];
+/**
+ * Whether a state is a signature over its run's thinking text (alpha's), which holds only with
+ * that text: such a run is written as a thought part even when thoughts were not asked for, or
+ * it could not be handed back.
+ */
+export const signsItsText = (state: ReasoningState | null): boolean => state?.kind === 'signature';
+
+/** Thought parts of the reasoning runs that have text (when shown, or bound to their signature); a run's state rides on its part, except the lead's. */
+export function thoughtParts(runs: readonly ReplyReasoning[], envelope: GeminiEnvelope, lead: ReasoningState | null): JsonObject[] {
   return runs.flatMap((run) => {
-    if (run.text === '') return [];
+    if (run.text === '' || !(envelope.thoughts || signsItsText(run.state))) return [];
     const part: JsonObject = { text: run.text, thought: true };
     if (run.state && run.state !== lead) part['thoughtSignature'] = thoughtSignatureOf(run.state);
     return [part];
@@ -45,7 +51,7 @@ export function thoughtParts(runs: readonly ReplyReasoning[], envelope: GeminiEn
  * The turn's lead signature where Gemini puts it (and Gemini CLI hands it back): on the first
  * function call, else on the last part, else on an empty text part of its own.
  */
-export function placeSignature(parts: JsonObject[], lead: ReplyReasoning['state']): void {
+export function placeSignature(parts: JsonObject[], lead: ReasoningState | null): void {
   if (!lead) return;
   const signature = thoughtSignatureOf(lead);
   const target = parts.find((part) => part['functionCall'] !== undefined) ?? parts.at(-1);

@@ -1,6 +1,6 @@
 import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
-import { functionCallPart, placeSignature, type GeminiEnvelope } from './render.js';
+import { functionCallPart, placeSignature, signsItsText, type GeminiEnvelope } from './render.js';
 import { finishReason, geminiChunk, geminiError, thoughtSignatureOf, usageMetadata } from './wire.js';
 
 /**
@@ -18,6 +18,8 @@ export class GeminiStreamWriter implements ReplyStream {
   /** The state of the turn's first reasoning run: placed where Gemini puts its signature. */
   private lead: ReasoningState | null = null;
   private readonly calls: ReplyToolCall[] = [];
+  /** Thinking text not shown, until its run's state says whether it must be (signsItsText). */
+  private hidden = '';
   /** The last chunk, held from `close` to `done`. */
   private last = '';
 
@@ -36,13 +38,22 @@ export class GeminiStreamWriter implements ReplyStream {
   }
 
   reasoning(_choice: number, text: string): string {
-    if (text === '' || !this.envelope.thoughts) return '';
+    if (text === '') return '';
     this.relayedDeltas += 1;
-    return this.chunk([{ text, thought: true }]);
+    if (this.envelope.thoughts) return this.chunk([{ text, thought: true }]);
+    // Not shown unless its state turns out to be a signature over it (signsItsText).
+    this.hidden += text;
+    return '';
   }
 
-  /** The first state is the lead (held for the last chunk); a later run's goes on a thought part of its own, when thoughts are shown. */
+  /**
+   * A run's state: with the hidden text it signs, a thought part of its own; else the first is the
+   * lead (held for the last chunk), and a later one goes on a thought part of its own when thoughts are shown.
+   */
   reasoningState(_choice: number, state: ReasoningState): string {
+    const hidden = this.hidden;
+    this.hidden = '';
+    if (hidden !== '' && signsItsText(state)) return this.chunk([{ text: hidden, thought: true, thoughtSignature: thoughtSignatureOf(state) }]);
     if (this.lead === null) {
       this.lead = state;
       return '';

@@ -80,7 +80,7 @@ function historyTools(request: NeutralRequest): JsonObject[] {
 function checkSupported(request: NeutralRequest): void {
   if (request.n > 1) throw invalidRequest('n greater than 1 is not supported by this model; send several requests instead.', 'n');
   if (request.temperature !== null && request.temperature > 1) {
-    throw invalidRequest('temperature must be between 0 and 1 for this model.', 'temperature');
+    throw invalidRequest('temperature must be between 0 and 1 for this model.', request.params?.temperature ?? 'temperature');
   }
   const names = request.params ?? {};
   if (request.stop.some((stop) => stop.trim() === ''))
@@ -119,6 +119,7 @@ export function alphaRequest(asked: NeutralRequest, model: ModelEntry, stream: b
   if (request.stop.length) body['stop_sequences'] = request.stop;
   if (request.temperature !== null) body['temperature'] = request.temperature;
   if (request.topP !== null) body['top_p'] = request.topP;
+  if (request.topK !== null) body['top_k'] = request.topK;
   if (request.user !== null) body['metadata'] = { user_id: request.user };
   Object.assign(body, thinking);
   const declared = structured.tools;
