@@ -66,12 +66,13 @@ export const geminiEnv = (origin: string, key: string): Record<string, string> =
 });
 
 /**
- * Gemini CLI's `~/.gemini/settings.json`: the API-key sign-in chosen (without it a base URL alone
- * selects its `gateway` sign-in, which a headless run refuses), and its own switches for what it
- * sends besides the conversation (usage statistics, telemetry, update checks).
+ * Gemini CLI's `~/.gemini/settings.json` as a user writes it: the API-key sign-in chosen (without
+ * it a base URL alone selects its `gateway` sign-in, which a headless run refuses).
  */
-export const GEMINI_SETTINGS = {
-  security: { auth: { selectedType: 'gemini-api-key' } },
+export const GEMINI_SIGN_IN = { security: { auth: { selectedType: 'gemini-api-key' } } };
+
+/** Gemini CLI's own switches for what it sends besides the conversation: usage statistics, telemetry, update checks. */
+export const GEMINI_QUIET_SETTINGS = {
   privacy: { usageStatisticsEnabled: false },
   telemetry: { enabled: false },
   general: { disableAutoUpdate: true, disableUpdateNag: true },
@@ -225,7 +226,7 @@ export function runGemini(t: Teardown, file: string, options: { origin: string; 
   const home = tempDir(t, 'gemini-home-');
   const workDir = tempDir(t, 'gemini-work-');
   mkdirSync(join(home, '.gemini'));
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ ...GEMINI_SIGN_IN, ...GEMINI_QUIET_SETTINGS }));
   return run(
     t,
     file,
