@@ -1,7 +1,6 @@
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { request } from 'node:http';
 import t from 'tap';
-import { raw, startHarness } from '../helpers/harness.js';
+import { raw, rawHttp, startHarness } from '../helpers/harness.js';
 import { openLedgerDb } from '../helpers/ledger-db.js';
 
 /** Keys, refusals, ledger rows and metrics on the Gemini endpoints (docs/formats/gemini.md#access). */
@@ -11,16 +10,9 @@ const GENERATE = '/v1beta/models/gamma-5.4:generateContent';
 const body = (extra: Record<string, unknown> = {}): string => JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }], ...extra });
 
 /** A POST whose headers may repeat (fetch joins them), answered as status and parsed JSON. */
-function post(origin: string, path: string, headers: Record<string, string | string[]>, text: string): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { method: 'POST' }, (res) => {
-      let out = '';
-      res.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(out) }));
-    });
-    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
-    req.on('error', reject).end(text);
-  });
+async function post(origin: string, path: string, headers: Record<string, string | string[]>, text: string): Promise<{ status: number; json: any }> {
+  const res = await rawHttp(origin, 'POST', path, { headers, body: text });
+  return { status: res.status, json: res.json() };
 }
 
 t.test('the key as x-goog-api-key, ?key= or a Bearer token; several only when they agree; 401 in Google shape; the key in no log line', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { raw, startHarness, type Harness } from '../helpers/harness.js';
 import { PNG_BASE64 } from '../helpers/image-server.js';
-import { adjustedAsSaid, categoryOf, tableCells, type Family } from '../helpers/param-table.js';
+import { adjustedAsSaid, categoryOf, fieldAt, tableCells, type Family } from '../helpers/param-table.js';
 
 /**
  * docs/formats/gemini.md's parameter table, held to the code through the real gateway, row by row
@@ -131,14 +131,6 @@ const SAMPLES: Record<string, Sample> = {
     { with: base({ contents: [user({ text: 'Hi', videoMetadata: {} })] }), param: 'contents[0].parts[0].videoMetadata' },
 };
 
-/** `a.b[0].c` in a value. */
-function at(value: unknown, path: string): unknown {
-  return path
-    .split(/[.[\]]/)
-    .filter(Boolean)
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
-}
-
 interface Sent {
   status: number;
   param: string | null;
@@ -205,8 +197,8 @@ t.test('the parameter table is what the code does, for every family', async (t) 
         t.fail(`${what}: not one of the table's answers`);
         continue;
       }
-      t.not(at(sent.upstream, field), undefined, `${what}: the field is sent`);
-      if (without) t.notSame(at(sent.upstream, field), at(without.upstream, field), `${what}: the parameter changes it`);
+      t.not(fieldAt(sent.upstream, field), undefined, `${what}: the field is sent`);
+      if (without) t.notSame(fieldAt(sent.upstream, field), fieldAt(without.upstream, field), `${what}: the parameter changes it`);
     }
   }
 });
