@@ -182,3 +182,21 @@ t.test('the model list and one model in the Gemini shape', async (t) => {
   const badPage = await raw(h.origin, 'GET', '/v1beta/models?pageToken=nope');
   t.match([badPage.status, badPage.json()], [400, { error: { status: 'INVALID_ARGUMENT' } }], 'a page token the list never gave');
 });
+
+t.test("an output limit above the model's is clamped where it stands, camelCase or snake_case", async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const max = h.catalogue.resolve('beta-3-flash')?.maxOutputTokens;
+  for (const body of [
+    { contents: [{ parts: [{ text: 'Hi' }] }], generationConfig: { maxOutputTokens: 10_000_000, temperature: 0.5 } },
+    { contents: [{ parts: [{ text: 'Hi' }] }], generation_config: { max_output_tokens: 10_000_000, temperature: 0.5 } },
+  ]) {
+    const res = await raw(h.origin, 'POST', '/v1beta/models/beta-3-flash:generateContent', {
+      headers: { ...json, 'x-goog-api-key': key },
+      body: JSON.stringify(body),
+    });
+    t.same([res.status, res.headers.get('x-gateway-adjusted')], [200, `generationConfig.maxOutputTokens=clamped:${max}`], 'announced');
+    const sent = JSON.parse(h.beta.requests.at(-1)?.body ?? '{}') as { generationConfig: Record<string, unknown> };
+    t.match(sent.generationConfig, { maxOutputTokens: max, temperature: 0.5 }, 'the clamped limit reaches the vendor, the rest of the config kept');
+  }
+});
