@@ -1,6 +1,7 @@
 import { GoogleGenAI, type FunctionDeclaration } from '@google/genai';
 import t from 'tap';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { openLedgerDb } from '../helpers/ledger-db.js';
 
 /** `@google/genai` pointed at the gateway with nothing but its base URL and an sl- key, on one model of each family (docs/formats/gemini.md). */
 
@@ -55,4 +56,25 @@ t.test('generateContent, generateContentStream, function calling and countTokens
     const counted = await ai.models.countTokens({ model, contents: 'Hello there' });
     t.ok((counted.totalTokens ?? 0) > 0, `${model}: countTokens`);
   }
+});
+
+t.test('a stream that breaks after its 200 ends with the bare error object, which the SDK raises', async (t) => {
+  const h = await startHarness(t);
+  const { key, id } = await h.createKey();
+  const ai = client(h, key);
+  for (const model of MODELS) {
+    const texts: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of await ai.models.generateContentStream({ model, contents: 'Hello there [[sim:reset_after=5]]' })) texts.push(chunk.text ?? '');
+    })().catch((e: unknown) => e);
+    t.ok(texts.length > 0, `${model}: the chunks before the break arrived`);
+    t.match(error, { status: 502 }, `${model}: the SDK raises the gateway's 502`);
+  }
+  const ledger = openLedgerDb(h.dbPath);
+  t.teardown(() => ledger.close());
+  t.same(
+    ledger.rows(id).map((row) => [row.status, row.outcome]),
+    MODELS.map(() => [200, 'upstream_error']),
+    'each a row of a call that failed after its 200, billed for what it produced',
+  );
 });
