@@ -12,43 +12,63 @@ import {
 } from '../../src/toolkit/secrets.js';
 
 /**
- * `auth`: `sl-` keys, as a Bearer token (or as `x-api-key` where the caller's format takes it).
- * Every presented token takes the same path — hashed, looked up, compared in constant time —
- * whatever its prefix; only then is the reason for a refusal chosen. Every refusal is 401
- * invalid_api_key (docs/api-contract.md#keys).
+ * `auth`: `sl-` keys, as a Bearer token, or as the header or query parameter the caller's format
+ * takes (`x-api-key`, `x-goog-api-key`, `?key=`). Every presented token takes the same path —
+ * hashed, looked up, compared in constant time — whatever its prefix; only then is the reason for
+ * a refusal chosen. Every refusal is 401 invalid_api_key (docs/api-contract.md#keys).
  */
 
 const refuse = (message: string): GatewayError => new GatewayError(401, message);
 
-function foreignAuthHeader(headers: IncomingHttpHeaders, apiKeyHeader: boolean): string | undefined {
-  return Object.keys(headers).find(
-    (name) => name !== 'authorization' && name !== 'cookie' && !(apiKeyHeader && name === 'x-api-key') && isCredentialHeader(name),
-  );
+function foreignAuthHeader(headers: IncomingHttpHeaders, keyHeader: string | undefined): string | undefined {
+  return Object.keys(headers).find((name) => name !== 'authorization' && name !== 'cookie' && name !== keyHeader && isCredentialHeader(name));
+}
+
+/** The key in the query parameter `name` (null: none given); given twice, refused like a repeated header. */
+function queryKey(url: string | undefined, name: string): string | null {
+  const query = url?.indexOf('?') ?? -1;
+  if (query < 0) return null;
+  const values = new URLSearchParams(url?.slice(query + 1)).getAll(name);
+  if (values.length > 1) throw refuse(`Send exactly one ${name} query parameter.`);
+  const value = values[0]?.trim();
+  return value === undefined || value === '' ? null : value;
+}
+
+/** How a format's endpoints take the key, for a 401's message. */
+function howToSend(endpoint: Call['endpoint']): string {
+  const ways = [endpoint.keyHeader && `${endpoint.keyHeader}: sl-…`, endpoint.keyQuery && `?${endpoint.keyQuery}=sl-…`, 'Authorization: Bearer sl-…'];
+  const given = ways.filter((way): way is string => typeof way === 'string');
+  return given.length > 2 ? `${given.slice(0, -1).join(', ')} or ${given.at(-1)}` : given.join(' or ');
 }
 
 /**
  * The key the caller presented: `Authorization: Bearer`, or, on endpoints of a format whose
- * convention it is (`Endpoint.apiKeyHeader`), `x-api-key`. Both at once must carry the same key:
- * the gateway never picks one of two keys. A header sent twice is refused for the same reason.
+ * convention it is, its header (`Endpoint.keyHeader`) or query parameter (`Endpoint.keyQuery`).
+ * Several at once must carry the same key: the gateway never picks one of two keys. A header sent
+ * twice is refused for the same reason.
  */
 function presentedKey(call: Call): string {
-  const apiKeyHeader = call.endpoint.apiKeyHeader === true;
-  const repeated =
-    repeatedCredential(call.req.rawHeaders, 'Authorization') ?? (apiKeyHeader ? repeatedCredential(call.req.rawHeaders, 'x-api-key') : undefined);
+  const { keyHeader, keyQuery } = call.endpoint;
+  const repeated = repeatedCredential(call.req.rawHeaders, 'Authorization') ?? (keyHeader ? repeatedCredential(call.req.rawHeaders, keyHeader) : undefined);
   if (repeated) throw repeated;
-  const how = apiKeyHeader ? 'x-api-key: sl-… or Authorization: Bearer sl-…' : 'Authorization: Bearer sl-…';
-  const apiKey = apiKeyHeader ? call.callerHeaders['x-api-key'] : undefined;
-  const keyHeader = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
+  const headerValue = keyHeader ? call.callerHeaders[keyHeader] : undefined;
+  const fromHeader = typeof headerValue === 'string' && headerValue.trim() !== '' ? headerValue.trim() : null;
+  const fromQuery = keyQuery ? queryKey(call.req.url, keyQuery) : null;
+  if (fromHeader !== null && fromQuery !== null && fromHeader !== fromQuery)
+    throw refuse(`The ${keyHeader} header and the ${keyQuery} query parameter carry different keys; send one key.`);
+  const other = fromHeader ?? fromQuery;
+  const otherName = fromHeader !== null ? `${keyHeader} header` : `${keyQuery} query parameter`;
   const header = call.callerHeaders.authorization;
   if (header === undefined || header.trim() === '') {
-    if (keyHeader !== undefined) return keyHeader;
-    const foreign = foreignAuthHeader(call.callerHeaders, apiKeyHeader);
+    if (other !== null) return other;
+    const foreign = foreignAuthHeader(call.callerHeaders, keyHeader);
+    const how = howToSend(call.endpoint);
     throw refuse(foreign ? `The ${foreign} header is not accepted; send the key as ${how}.` : `No API key: send ${how}.`);
   }
   const token = bearerToken(header);
   if (token === undefined) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
-  if (keyHeader !== undefined && keyHeader !== token) {
-    throw refuse('The Authorization and x-api-key headers carry different keys; send one key, or the same key in both.');
+  if (other !== null && other !== token) {
+    throw refuse(`The Authorization header and the ${otherName} carry different keys; send one key, or the same key in both.`);
   }
   return token;
 }

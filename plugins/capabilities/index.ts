@@ -1,4 +1,4 @@
-import { definePlugin, invalidRequest, type CallWith, type Capability } from '../../src/plugin-api.js';
+import { definePlugin, invalidRequest, type CallWith, type Capability, type JsonObject } from '../../src/plugin-api.js';
 
 /**
  * `capabilities`: refuses, before any upstream, what the model's catalogue entry does not
@@ -27,7 +27,7 @@ function checkAsks(call: ModelCall): void {
  * announced (`max_tokens=clamped:8192`): the model cannot write more anyway, and clients such as
  * Claude Code send one limit for every model. Under `parameters: strict` it is the 400 the vendors
  * answer. The clamped number replaces the caller's in the outline (the ceiling reserves for it,
- * docs/money.md) and in the body (Call.rewriteBody), so that every format's reading and every
+ * docs/money.md) and in the body (Call.rewriteBody; a dotted parameter names a nested member), so that every format's reading and every
  * passthrough sends what was reserved for.
  */
 function clampOutputLimit(call: ModelCall): void {
@@ -38,7 +38,14 @@ function clampOutputLimit(call: ModelCall): void {
   const max = model.maxOutputTokens;
   call.adjust(param, `clamped:${max}`, `${param} is ${limit}; ${model.id} produces at most ${max} output tokens.`);
   outline.maxOutputTokens = max;
-  call.rewriteBody({ ...call.body, [param]: max });
+  call.rewriteBody(withMember(call.body, param.split('.'), max));
+}
+
+/** A copy of `body` with the member at `path` (`max_tokens`, or nested: `generationConfig.maxOutputTokens`) set to `value`. */
+function withMember(body: JsonObject, path: readonly string[], value: unknown): JsonObject {
+  const [name, ...rest] = path as [string, ...string[]];
+  const inner = body[name];
+  return { ...body, [name]: rest.length ? withMember(inner !== null && typeof inner === 'object' ? (inner as JsonObject) : {}, rest, value) : value };
 }
 
 export default definePlugin({

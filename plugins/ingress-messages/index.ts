@@ -4,14 +4,14 @@ import { mountMessagesModels } from './models.js';
 
 /** The Messages format's endpoints (docs/formats/messages.md); the key may also come as `x-api-key`. */
 export const MESSAGES_ENDPOINTS: readonly Endpoint[] = [
-  { name: 'messages', path: '/v1/messages', method: 'POST', upstream: true, operation: 'generate', apiKeyHeader: true, format: messagesFormat },
+  { name: 'messages', path: '/v1/messages', method: 'POST', upstream: true, operation: 'generate', keyHeader: 'x-api-key', format: messagesFormat },
   {
     name: 'messages.count_tokens',
     path: '/v1/messages/count_tokens',
     method: 'POST',
     upstream: true,
     operation: 'count_tokens',
-    apiKeyHeader: true,
+    keyHeader: 'x-api-key',
     format: messagesFormat,
   },
 ];

@@ -80,13 +80,17 @@ function historyTools(request: NeutralRequest): JsonObject[] {
 function checkSupported(request: NeutralRequest): void {
   if (request.n > 1) throw invalidRequest('n greater than 1 is not supported by this model; send several requests instead.', 'n');
   if (request.temperature !== null && request.temperature > 1) {
-    throw invalidRequest('temperature must be between 0 and 1 for this model.', 'temperature');
+    throw invalidRequest('temperature must be between 0 and 1 for this model.', request.params?.temperature ?? 'temperature');
   }
-  if (request.stop.some((stop) => stop.trim() === '')) throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', 'stop');
+  const names = request.params ?? {};
+  if (request.stop.some((stop) => stop.trim() === ''))
+    throw invalidRequest('stop sequences must not be empty or whitespace only for this model.', names.stop ?? 'stop');
   if (request.logprobs) throw invalidRequest('logprobs are not available for this model.', 'logprobs');
-  if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', 'seed');
-  if (request.presencePenalty) throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', 'presence_penalty');
-  if (request.frequencyPenalty) throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', 'frequency_penalty');
+  if (request.seed !== null) throw invalidRequest('seed is not supported by this model: its sampling cannot be seeded.', names.seed ?? 'seed');
+  if (request.presencePenalty)
+    throw invalidRequest('presence_penalty is not supported by this model (send 0 or leave it out).', names.presencePenalty ?? 'presence_penalty');
+  if (request.frequencyPenalty)
+    throw invalidRequest('frequency_penalty is not supported by this model (send 0 or leave it out).', names.frequencyPenalty ?? 'frequency_penalty');
 }
 
 /** Without a call to announce an approximation on (tests, the bench), it is refused, as under `parameters: strict`. */
@@ -115,6 +119,7 @@ export function alphaRequest(asked: NeutralRequest, model: ModelEntry, stream: b
   if (request.stop.length) body['stop_sequences'] = request.stop;
   if (request.temperature !== null) body['temperature'] = request.temperature;
   if (request.topP !== null) body['top_p'] = request.topP;
+  if (request.topK !== null) body['top_k'] = request.topK;
   if (request.user !== null) body['metadata'] = { user_id: request.user };
   Object.assign(body, thinking);
   const declared = structured.tools;

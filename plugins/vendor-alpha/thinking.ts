@@ -15,9 +15,10 @@ const MIN_BUDGET = 1024;
 
 /** What the vendor refuses while the model thinks: the caller's parameter and why, or null. `jsonTool`: why the JSON answer needs the forced tool, if it does. */
 function conflict(request: NeutralRequest, jsonTool: string | null): { param: string; why: string } | null {
-  if (request.temperature !== null && request.temperature !== 1) return { param: 'temperature', why: 'temperature must be 1 or unset' };
-  if (request.topK !== null) return { param: 'top_k', why: 'top_k must be unset' };
-  if (request.topP !== null && request.topP < 0.95) return { param: 'top_p', why: 'top_p must be between 0.95 and 1, or unset' };
+  const names = request.params ?? {};
+  if (request.temperature !== null && request.temperature !== 1) return { param: names.temperature ?? 'temperature', why: 'temperature must be 1 or unset' };
+  if (request.topK !== null) return { param: names.topK ?? 'top_k', why: 'top_k must be unset' };
+  if (request.topP !== null && request.topP < 0.95) return { param: names.topP ?? 'top_p', why: 'top_p must be between 0.95 and 1, or unset' };
   const choice = request.toolChoice;
   if (choice === 'required' || (choice !== null && typeof choice === 'object')) return { param: 'tool_choice', why: 'tool_choice may only be auto or none' };
   // A JSON answer alpha cannot give natively is a forced tool, which the vendor does not take with thinking.

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, invalidRequest, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
+import { GatewayError, invalidRequest, type JsonObject, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
 import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
@@ -7,9 +7,6 @@ import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';
 import { AlphaStream } from './stream.js';
-
-/** Members of a Messages request that alpha's `count_tokens` does not take: they shape the output, not the input. */
-const NOT_COUNTED = ['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'metadata'] as const;
 
 /** The alpha Messages API version this translator speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -24,6 +21,11 @@ export function alphaHeaders(stream: boolean, apiKey: string | undefined): Recor
   if (apiKey) headers['x-api-key'] = apiKey;
   return headers;
 }
+
+/** The members of a Messages request that alpha's `count_tokens` reads: the prompt (sampling, limits and streaming have no place in a count). */
+const COUNTED = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
+
+const countedPart = (body: JsonObject): JsonObject => Object.fromEntries(COUNTED.filter((name) => body[name] !== undefined).map((name) => [name, body[name]]));
 
 /** The neutral request and reply ⇄ alpha (an Anthropic-Messages-style API), for any ingress format. */
 export class AlphaTranslator implements Translator {
@@ -47,12 +49,10 @@ export class AlphaTranslator implements Translator {
     const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) =>
       this.call.adjust(param, action, refusal),
     );
-    if (operation === 'count_tokens') {
-      // The vendor counts the request it would be sent, less what its count endpoint takes no part of (the output's limits and sampling).
-      for (const member of NOT_COUNTED) delete body[member];
-      return { path: 'v1/messages/count_tokens', headers: alphaHeaders(false, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
-    }
     this.jsonMode = jsonTool;
+    if (operation === 'count_tokens') {
+      return { path: 'v1/messages/count_tokens', headers: alphaHeaders(false, this.apiKey), body: Buffer.from(JSON.stringify(countedPart(body))) };
+    }
     return { path: 'v1/messages', headers: alphaHeaders(this.call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 

@@ -85,9 +85,21 @@ export function gammaUser(user: string): string {
   return user.length <= MAX_USER_CHARS ? user : `uh_${createHash('sha256').update(user).digest('base64url')}`;
 }
 
-export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: boolean): JsonObject {
+/** An approximation announced on the call (`Call.adjust`). */
+export type Adjust = (param: string, action: string, refusal: string) => void;
+
+/** Without a call to announce an approximation on (tests), it is refused, as under `parameters: strict`. */
+const refuseAdjustment: Adjust = (param, _action, refusal) => {
+  throw invalidRequest(refusal, param);
+};
+
+/** Gamma has no top-k sampling: the rest of the request is honoured, without it, and said so (`top_k=dropped`). */
+export function gammaChatBody(asked: NeutralRequest, model: ModelEntry, stream: boolean, adjust: Adjust = refuseAdjustment): JsonObject {
   const request = withReplayableTurns(asked, replaysNone);
-  if (request.topK !== null) throw invalidRequest('top_k is not supported by this model.', 'top_k');
+  if (request.topK !== null) {
+    const param = request.params?.topK ?? 'top_k';
+    adjust(param, 'dropped', `${param} is not supported by this model.`);
+  }
   refuseToolNameClash(request);
   const body: JsonObject = { model: model.upstream, messages: [] };
   const out = body['messages'] as JsonObject[];

@@ -145,7 +145,9 @@ export class GammaTranslating implements Translator {
   request(): UpstreamRequest | LocalAnswer {
     const { call } = this;
     if (call.endpoint.operation === 'count_tokens') return { local: countAnswer(this.output, estimateInputTokens(call.request)) };
-    const body = gammaChatBody(call.request, call.model as NonNullable<Call['model']>, call.stream);
+    const body = gammaChatBody(call.request, call.model as NonNullable<Call['model']>, call.stream, (param, action, refusal) =>
+      call.adjust(param, action, refusal),
+    );
     return { path: PATHS['chat.completions'], headers: gammaHeaders(call.stream, this.apiKey), body: Buffer.from(JSON.stringify(body)) };
   }
 

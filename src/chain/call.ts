@@ -21,7 +21,10 @@ export type Operation = 'generate' | 'embed' | 'count_tokens';
 /** A call endpoint an ingress plugin serves (the route table is built from them). */
 export interface Endpoint {
   readonly name: EndpointName;
-  /** The path; a `{name}` in it matches (part of) one segment, handed to the call as `call.params[name]`. */
+  /**
+   * The path; a `{name}` in it matches (part of) one segment, handed to the call as `call.params[name]`
+   * (`/v1/responses/{response_id}`; the Gemini format names the model in its path: `/v1beta/models/{model}:generateContent`).
+   */
   readonly path: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
   /** Whether the endpoint is forwarded to a model's upstream (and so names a model). */
@@ -30,8 +33,10 @@ export interface Endpoint {
   readonly operation: Operation | null;
   /** The format its requests, replies and errors are in. */
   readonly format: IngressFormat;
-  /** Whether the key may also come as `x-api-key` (the Messages format's own convention) besides `Authorization: Bearer`. */
-  readonly apiKeyHeader?: boolean;
+  /** A header the key may also come in besides `Authorization: Bearer`, by the format's own convention (`x-api-key`, `x-goog-api-key`). */
+  readonly keyHeader?: string;
+  /** A query parameter the key may also come in (the Gemini format's `?key=`). */
+  readonly keyQuery?: string;
 }
 
 export interface Usage {

@@ -22,7 +22,7 @@ function headerCount(rawHeaders: readonly string[], name: string): number {
  * more than once, or undefined when it came at most once. Never picked from: Node keeps only the
  * first in `headers`, and a proxy in front may have read another one.
  */
-export function repeatedCredential(rawHeaders: readonly string[], header: 'Authorization' | 'x-api-key'): GatewayError | undefined {
+export function repeatedCredential(rawHeaders: readonly string[], header: string): GatewayError | undefined {
   return headerCount(rawHeaders, header.toLowerCase()) > 1 ? new GatewayError(401, `Send exactly one ${header} header.`) : undefined;
 }
 

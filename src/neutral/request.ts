@@ -118,7 +118,16 @@ export interface NeutralRequest {
   parallelToolCalls: boolean;
   responseFormat: ResponseFormat | null;
   reasoning: ReasoningRequest | null;
+  /**
+   * The caller's own names of sampling fields where its format's differ from the reference
+   * format's (the Gemini format's `generationConfig.topK` for `top_k`), for a vendor's refusals and
+   * adjustments; a field not listed goes by its reference name.
+   */
+  params?: Partial<Record<SamplingField, string>>;
 }
+
+/** The sampling fields a vendor may refuse or adjust by name. */
+export type SamplingField = 'temperature' | 'topP' | 'topK' | 'stop' | 'seed' | 'presencePenalty' | 'frequencyPenalty';
 
 /**
  * Two tools of one name cannot be told apart in the model's calls: the vendors refuse them, and so

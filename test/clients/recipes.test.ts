@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { CLAUDE_QUIET_ENV, claudeEnv, CODEX_KEY_ENV, CODEX_QUIET_CONFIG, codexConfig } from './helpers/cli-clients.js';
+import {
+  CLAUDE_QUIET_ENV,
+  claudeEnv,
+  CODEX_KEY_ENV,
+  CODEX_QUIET_CONFIG,
+  codexConfig,
+  GEMINI_QUIET_SETTINGS,
+  GEMINI_SIGN_IN,
+  geminiEnv,
+} from './helpers/cli-clients.js';
 import { clientsMissing, CLIENTS_DIR, CLIENTS_MODULES } from './helpers/installed.js';
 
 /**
@@ -53,6 +62,18 @@ t.test('Claude Code: the recipe sets the variables the tests set, and nothing el
   }
 });
 
+t.test('Gemini CLI: the recipe sets the variables and the sign-in setting the tests set, and nothing else', async (t) => {
+  const text = DOCS[1]?.text ?? '';
+  const recipe = blocks(text, 'sh').find((block) => block.includes('GOOGLE_GEMINI_BASE_URL')) ?? '';
+  const set = Object.fromEntries([...recipe.matchAll(/\b([A-Z][A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]));
+  t.same(set, geminiEnv(BASE, 'sl-…'), 'the base URL is the origin, the key the gateway key');
+  t.same(
+    blocks(text, 'json').map((block) => JSON.parse(block) as unknown),
+    [GEMINI_SIGN_IN],
+    'settings.json chooses the API-key sign-in, and nothing else',
+  );
+});
+
 t.test('the SDKs: each recipe constructs the client with the options the tests use', async (t) => {
   const calls: Array<[string, string, string[]]> = [
     ['Vercel AI SDK', 'createOpenAI', []],
@@ -85,4 +106,8 @@ t.test("docs/clients.md names the switches the tests' client runs add for the cl
   for (const setting of CODEX_QUIET_CONFIG) t.match(text, `-c ${setting}`, `Codex: -c ${setting}`);
   for (const [name, value] of Object.entries(CLAUDE_QUIET_ENV)) t.match(text, `${name}=${value}`, `Claude Code: ${name}=${value}`);
   t.match(text, 'setTracingDisabled(true)', "the Agents SDK's tracer");
+  const quiet = Object.entries(GEMINI_QUIET_SETTINGS).flatMap(([group, settings]) =>
+    Object.entries(settings).map(([name, value]) => `${group}.${name}: ${String(value)}`),
+  );
+  for (const setting of quiet) t.match(text, setting, `Gemini CLI: ${setting}`);
 });

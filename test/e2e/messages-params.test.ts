@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { raw, startHarness, type Harness } from '../helpers/harness.js';
-import { adjustedAsSaid } from '../helpers/param-table.js';
+import { adjustedAsSaid, fieldAt } from '../helpers/param-table.js';
 import { PNG_BASE64 } from '../helpers/image-server.js';
 import { MESSAGES_MODELS } from '../helpers/messages-client.js';
 import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
@@ -215,7 +215,7 @@ const SAMPLES: Record<string, Sample> = {
   '`stop_sequences`': { with: (model) => base(model, { stop_sequences: ['END'] }) },
   '`temperature`': { with: (model) => base(model, { temperature: 0.2 }) },
   '`top_p`': { with: (model) => base(model, { top_p: 0.5 }) },
-  '`top_k`': { with: (model) => base(model, { top_k: 20 }) },
+  '`top_k`': { with: (model) => base(model, { top_k: 20 }), param: 'top_k' },
   '`metadata.user_id`': { with: (model) => base(model, { metadata: { user_id: 'user_1' } }) },
   "`metadata.user_id` longer than 64 characters (Claude Code's JSON string)": {
     with: (model) => base(model, { metadata: { user_id: JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: 'a-1', session_id: 's-1' }) } }),
@@ -310,14 +310,6 @@ function tableRows(): Row[] {
     });
 }
 
-/** `a.b[0].c` in a value. */
-function at(value: unknown, path: string): unknown {
-  return path
-    .split(/[.[\]]/)
-    .filter(Boolean)
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
-}
-
 interface Sent {
   status: number;
   param: string | null;
@@ -391,8 +383,8 @@ t.test('the parameter table is what the code does, for every family', async (t) 
         t.fail(`${what}: not one of the table's four answers`);
         continue;
       }
-      t.not(at(sent.upstream, field), undefined, `${what}: the field is sent`);
-      if (without) t.notSame(at(sent.upstream, field), at(without.upstream, field), `${what}: the parameter changes it`);
+      t.not(fieldAt(sent.upstream, field), undefined, `${what}: the field is sent`);
+      if (without) t.notSame(fieldAt(sent.upstream, field), fieldAt(without.upstream, field), `${what}: the parameter changes it`);
     }
   }
 });

@@ -231,7 +231,8 @@ export function rawHttp(
   origin: string,
   method: string,
   path: string,
-  init: { headers?: Record<string, string>; body?: string } = {},
+  /** A header given as a list is sent once per value. */
+  init: { headers?: Record<string, string | string[]>; body?: string } = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: () => any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${origin}${path}`, { method, headers: init.headers ?? {} }, (res) => {

@@ -78,3 +78,11 @@ export function cellsOf<B, P extends { body: B | ((family: Family) => B) }>(
     }),
   );
 }
+
+/** The value at a dotted path (`a.b[0].c`) in a value: the upstream field a mapped cell names. */
+export function fieldAt(value: unknown, path: string): unknown {
+  return path
+    .split(/[.[\]]/)
+    .filter(Boolean)
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+}

@@ -33,6 +33,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
       'health',
       'ingress-chat',
       'ingress-messages',
+      'ingress-gemini',
       'auth',
       'model-normalise',
       'capabilities',

@@ -2,6 +2,7 @@ import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { chatFormat } from '../../plugins/ingress-chat/format.js';
+import { gammaChatBody } from '../../plugins/vendor-gamma/request.js';
 import { createGammaTranslator, GammaPassthrough, GammaTranslating } from '../../plugins/vendor-gamma/translator.js';
 import { Call, type Endpoint } from '../../src/chain/call.js';
 import type { IngressFormat } from '../../src/chain/ingress.js';
@@ -77,10 +78,13 @@ t.test('the neutral request as a reference chat request', async (t) => {
   });
   const topK = call({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'x' }] });
   Object.defineProperty(topK, 'request', { value: { ...topK.request, topK: 5 } });
+  const announced: string[] = [];
+  const dropped = gammaChatBody(topK.request, topK.model as ModelEntry, false, (param, action) => announced.push(`${param}=${action}`));
+  t.same([dropped['top_k'], announced], [undefined, ['top_k=dropped']], 'top_k, which gamma has not, is left out and announced');
   t.match(
-    thrown(() => createGammaTranslator(topK, 'k', null).request()),
+    thrown(() => gammaChatBody(topK.request, topK.model as ModelEntry, false)),
     { status: 400, param: 'top_k' },
-    'what gamma cannot do is refused, naming it',
+    'without a call to announce it on, refused, naming it',
   );
 });
 

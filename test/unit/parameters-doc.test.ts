@@ -12,14 +12,18 @@ const TABLES = [
   ['docs/formats/responses.md', 'responses-params'],
 ] as const;
 
-/** The Messages table's rows start with prose as well as code: every row with an adjusted cell. */
-const messagesCells = (): string[] => tableCells('docs/formats/messages.md', 'messages-params').flatMap((cells) => cells.slice(1));
+/** The Messages and Gemini tables' rows start with prose as well as code: every cell of every row. */
+const proseTableCells = (): string[] =>
+  [
+    ['docs/formats/messages.md', 'messages-params'],
+    ['docs/formats/gemini.md', 'gemini-params'],
+  ].flatMap(([file, marker]) => tableCells(file as string, marker as string).flatMap((cells) => cells.slice(1)));
 
 t.test('the list of adjustments is the set of entries the format tables announce', async (t) => {
   const listed = tableCells('docs/parameters.md', 'adjustments')
     .slice(1)
     .map((cells) => codeOf(cells[0]));
-  const cells = [...TABLES.flatMap(([file, marker]) => tableRows(file, marker).flatMap((row) => Object.values(row.cells))), ...messagesCells()];
+  const cells = [...TABLES.flatMap(([file, marker]) => tableRows(file, marker).flatMap((row) => Object.values(row.cells))), ...proseTableCells()];
   const announced = new Set(cells.filter((cell) => categoryOf(cell) === 'adjusted').map((cell) => codeOf(cell)));
   t.same([...new Set(listed)].sort(), [...announced].sort());
   t.equal(new Set(listed).size, listed.length, 'each once');

@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEgressGuard } from './egress-guard.js';
 import { clientsMissing, CLIENTS_MODULES, INSTALL_CLIENTS } from './installed.js';
 
 /**
- * Codex CLI and Claude Code, the published binaries from test/clients/node_modules, run headless
+ * Codex CLI, Claude Code and Gemini CLI, the published binaries from test/clients/node_modules, run headless
  * against a base URL with nothing but what a user sets (docs/clients.md): Codex's custom provider
- * in a fresh CODEX_HOME, Claude Code's three environment variables with a fresh HOME. Each run is
+ * in a fresh CODEX_HOME, Claude Code's three environment variables with a fresh HOME, Gemini CLI's two with its
+ * API-key sign-in chosen in a fresh HOME's settings. Each run is
  * in a fresh working folder, bounded in time, and kept on loopback: its proxy is an egress guard
  * (egress-guard.ts) and each client's own switches for its telemetry and update checks are on
  * (CODEX_QUIET_CONFIG, CLAUDE_QUIET_ENV). The README's recipes are held to the settings a user
@@ -56,6 +57,25 @@ export const CLAUDE_QUIET_ENV: Record<string, string> = {
   DISABLE_AUTOUPDATER: '1',
   DISABLE_TELEMETRY: '1',
   DISABLE_ERROR_REPORTING: '1',
+};
+
+/** What Gemini CLI is given: the gateway's origin and the key (`@google/genai` sends it as `x-goog-api-key`). */
+export const geminiEnv = (origin: string, key: string): Record<string, string> => ({
+  GOOGLE_GEMINI_BASE_URL: origin,
+  GEMINI_API_KEY: key,
+});
+
+/**
+ * Gemini CLI's `~/.gemini/settings.json` as a user writes it: the API-key sign-in chosen (without
+ * it a base URL alone selects its `gateway` sign-in, which a headless run refuses).
+ */
+export const GEMINI_SIGN_IN = { security: { auth: { selectedType: 'gemini-api-key' } } };
+
+/** Gemini CLI's own switches for what it sends besides the conversation: usage statistics, telemetry, update checks. */
+export const GEMINI_QUIET_SETTINGS = {
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
 };
 
 export interface CliRun {
@@ -144,6 +164,14 @@ export function claudeBinary(): { file: string } | { missing: string } {
   };
 }
 
+/** Gemini CLI's `gemini`, or why it cannot run, in one line. */
+export function geminiBinary(): { file: string } | { missing: string } {
+  const missing = clientsMissing();
+  if (missing) return { missing };
+  const file = join(CLIENTS_MODULES, '.bin', 'gemini');
+  return existsSync(file) ? { file } : { missing: `Gemini CLI is not installed (@google/gemini-cli): run: ${INSTALL_CLIENTS}` };
+}
+
 export interface CodexRun extends CliRun {
   /** What `codex exec` wrote as its last message ('' if none). */
   lastMessage: string;
@@ -189,6 +217,21 @@ export function runClaude(t: Teardown, file: string, options: { origin: string; 
     file,
     ['-p', options.prompt, '--allowedTools', 'Bash'],
     { HOME: home, ...CLAUDE_QUIET_ENV, ...claudeEnv(options.origin, options.key, options.model) },
+    workDir,
+  );
+}
+
+/** `gemini -p <prompt> -m <model>` against `origin` with `key`, tools approved without a prompt (`--yolo`: a headless run cannot ask) in a fresh folder it is told to trust (`--skip-trust`). */
+export function runGemini(t: Teardown, file: string, options: { origin: string; key: string; model: string; prompt: string }): Promise<CliRun> {
+  const home = tempDir(t, 'gemini-home-');
+  const workDir = tempDir(t, 'gemini-work-');
+  mkdirSync(join(home, '.gemini'));
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ ...GEMINI_SIGN_IN, ...GEMINI_QUIET_SETTINGS }));
+  return run(
+    t,
+    file,
+    ['-p', options.prompt, '-m', options.model, '--yolo', '--skip-trust'],
+    { HOME: home, ...geminiEnv(options.origin, options.key) },
     workDir,
   );
 }
