@@ -5,7 +5,7 @@ import { sendMethodNotAllowed } from './edge.js';
 import { pathOf } from './request-log.js';
 
 /** A route key as Express would match it: case-insensitive, one trailing slash ignored. */
-const routeKey = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+export const routeKey = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
 
 /** The methods a documented path answers (a GET path also answers HEAD), for 405's `Allow`. */
 export const allowedMethods = (method: 'GET' | 'POST'): string => (method === 'GET' ? 'GET, HEAD' : method);
