@@ -93,9 +93,8 @@ export class GatewayServer {
     options.log.info({ in_flight: this.inFlight.size, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    // A WebSocket closes after its reply in flight, whose call is one of the requests in flight.
-    this.webSockets?.drain();
-    const left = await this.inFlight.settled(grace);
+    // A WebSocket closes after its reply in flight (whose call is one of the requests in flight).
+    const [left] = await Promise.all([this.inFlight.settled(grace), this.webSockets?.drain(grace)]);
     if (left > 0) options.log.warn({ in_flight: left }, 'grace period over: closing remaining connections');
     this.webSockets?.terminate();
     server.closeAllConnections();

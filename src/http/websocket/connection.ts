@@ -131,7 +131,8 @@ export class WebSocketConnection {
       .finally(() => {
         this.busy = false;
         this.idle.refresh();
-        if (!this.closing) this.options.ws.resume();
+        // Read on: the next message, or the client's answer to the close (messages after it are dropped).
+        this.options.ws.resume();
         this.next();
       });
   }
@@ -145,7 +146,6 @@ export class WebSocketConnection {
     if (this.closing) return;
     this.closing = { code, reason, last };
     this.queue.length = 0;
-    this.options.ws.pause();
     if (!this.busy) this.close();
   }
 

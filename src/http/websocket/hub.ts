@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.js';
 import type { WebSocketConfig } from '../../config/schema.js';
 import { endInFailure } from '../../pipeline/completion.js';
 import { GatewayError } from '../errors.js';
+import { InFlight } from '../in-flight.js';
 import { pathOf } from '../request-log.js';
 import { routeKey } from '../api-entry.js';
 import { WebSocketConnection } from './connection.js';
@@ -41,6 +42,8 @@ export class WebSocketHub {
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, Upgradable>();
   private readonly open = new Set<WebSocketConnection>();
+  /** The open connections, counted for the drain's wait. */
+  private readonly counted = new InFlight();
   private readonly perKey = new Map<string, number>();
   private draining = false;
 
@@ -51,11 +54,6 @@ export class WebSocketHub {
       if (!endpoint) throw new Error(`a WebSocket route names the endpoint "${route.endpoint}", which no enabled ingress plugin serves`);
       this.routes.set(routeKey(endpoint.path), { endpoint, route });
     }
-  }
-
-  /** How many connections are open. */
-  get size(): number {
-    return this.open.size;
   }
 
   /** The server's `upgrade` listener. */
@@ -69,10 +67,11 @@ export class WebSocketHub {
     void this.accept(upgradable, req, socket as Socket, head);
   };
 
-  /** At shutdown: idle connections close now, busy ones after their reply in flight. */
-  drain(): void {
+  /** At shutdown: idle connections close now, busy ones after their reply in flight; resolves once all have closed, or after `ms`. */
+  async drain(ms: number): Promise<void> {
     this.draining = true;
     for (const connection of this.open) connection.shutdown();
+    await this.counted.settled(ms);
   }
 
   /** The grace period is over: every connection still open is cut. */
@@ -119,7 +118,9 @@ export class WebSocketHub {
         log,
       });
       this.open.add(connection);
+      const uncount = this.counted.enter();
       ws.once('close', () => {
+        uncount();
         this.open.delete(connection);
         this.release(key.id);
       });
