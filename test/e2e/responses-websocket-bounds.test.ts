@@ -59,6 +59,25 @@ t.test('messages per connection: one more is an error message, then the close', 
   t.equal(h.gamma.requests.length, 2, 'the third never reached an upstream');
 });
 
+t.test('lifetime: after max_connection_ms, the error websocket_connection_limit_reached, then the close', async (t) => {
+  const h = await withLimits(t, { max_connection_ms: 300 });
+  const { key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  const closed = await socket.closed();
+  t.match(socket.received.at(-1), { type: 'error', status: 400, error: { code: 'websocket_connection_limit_reached' } });
+  t.equal(closed.code, 1000);
+});
+
+t.test('a binary message: an error message, then the close (1003)', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  socket.ws.send(Buffer.from(JSON.stringify(hi())), { binary: true });
+  t.equal((await socket.closed()).code, 1003);
+  t.match(socket.received, [{ type: 'error', status: 400 }]);
+  t.equal(h.gamma.requests.length, 0);
+});
+
 t.test('message size: a larger message closes the connection (1009) before it is read whole', async (t) => {
   const h = await withLimits(t, { max_message_bytes: 1024 });
   const { key } = await h.createKey();

@@ -1,3 +1,5 @@
+import type OpenAI from 'openai';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import t from 'tap';
 import { connect, isOpen, openResponsesSocket, type Json } from '../helpers/responses-socket.js';
 import { startHarness } from '../helpers/harness.js';
@@ -208,4 +210,37 @@ t.test('metrics count each message as a responses call', async (t) => {
     .find((row) => row.startsWith('gateway_requests_total{') && row.includes('endpoint="responses"') && row.includes('status_class="2xx"'));
   t.ok(line, 'a series for the endpoint');
   t.equal(Number(line?.split(' ').at(-1)), 2);
+});
+
+t.test("the official openai client's ResponsesWS: a tool loop on one connection, store: false", async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const socket = new ResponsesWS(h.client(key));
+  const events: string[] = [];
+  const completed: OpenAI.Responses.Response[] = [];
+  let done: (() => void) | null = null;
+  socket.on('event', (event) => events.push(event.type));
+  socket.on('response.completed', (event) => {
+    completed.push(event.response);
+    done?.();
+  });
+  socket.on('error', (error) => t.fail(error.message));
+  const turn = (body: Record<string, unknown>): Promise<OpenAI.Responses.Response> =>
+    new Promise((resolve) => {
+      done = () => resolve(completed.at(-1) as OpenAI.Responses.Response);
+      socket.send({ type: 'response.create', model: 'alpha-sonnet-4.6', store: false, ...body } as OpenAI.Responses.ResponsesClientEvent);
+    });
+  const asked = await turn({ input: 'Look it up', tools });
+  const call = asked.output.find((item) => item.type === 'function_call');
+  t.ok(call, 'the model called the tool');
+  const answered = await turn({
+    previous_response_id: asked.id,
+    tools,
+    input: [{ type: 'function_call_output', call_id: call?.type === 'function_call' ? call.call_id : '', output: 'found it' }],
+  });
+  t.equal(answered.previous_response_id, asked.id);
+  const message = answered.output.find((item) => item.type === 'message');
+  t.match(message, { role: 'assistant', content: [{ type: 'output_text', text: /./ }] }, 'answered in text');
+  t.ok(events.includes('response.output_text.delta'));
+  socket.close();
 });
