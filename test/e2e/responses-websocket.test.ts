@@ -228,7 +228,7 @@ t.test("the official openai client's ResponsesWS: a tool loop on one connection,
   const turn = (body: Record<string, unknown>): Promise<OpenAI.Responses.Response> =>
     new Promise((resolve) => {
       done = () => resolve(completed.at(-1) as OpenAI.Responses.Response);
-      socket.send({ type: 'response.create', model: 'alpha-sonnet-4.6', store: false, ...body } as OpenAI.Responses.ResponsesClientEvent);
+      socket.send({ type: 'response.create', model: 'alpha-sonnet-4.6', store: false, ...body });
     });
   const asked = await turn({ input: 'Look it up', tools });
   const call = asked.output.find((item) => item.type === 'function_call');
