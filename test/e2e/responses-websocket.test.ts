@@ -135,6 +135,22 @@ t.test('the upgrade: no key or a bad one is a plain 401 in our envelope, and no 
   t.equal(h.gamma.requests.length + h.alpha.requests.length + h.beta.requests.length, 0);
 });
 
+t.test('the key is checked again at each message: revoked meanwhile, the next message is refused', async (t) => {
+  const h = await startHarness(t);
+  const { id, key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  t.equal(last(await socket.turn({ type: 'response.create', model: 'gamma-5.4', input: 'Hi' }))['type'], 'response.completed');
+  t.equal((await h.admin('POST', `/keys/${id}/revoke`)).status, 200);
+  // The one-second key memory (docs/scale-out.md) may still know it as active.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  t.match(last(await socket.turn({ type: 'response.create', model: 'gamma-5.4', input: 'Hi' })), {
+    type: 'error',
+    status: 401,
+    error: { code: 'invalid_api_key', message: /revoked/ },
+  });
+  socket.close();
+});
+
 t.test('the gatekeepers on each message: allowlist 403, rate cap 429, ceiling 402', async (t) => {
   const h = await startHarness(t);
   const { key: gammaOnly } = await h.createKey({ models: ['gamma-5.4'] });
