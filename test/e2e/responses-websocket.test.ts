@@ -133,6 +133,33 @@ t.test('the upgrade: no key or a bad one is a plain 401 in our envelope, and no 
   const bad = await openResponsesSocket(h.origin, `sl-${'x'.repeat(32)}`);
   t.match(bad, { status: 401, body: { error: { message: 'Invalid API key.', code: 'invalid_api_key' } } });
   t.equal(h.gamma.requests.length + h.alpha.requests.length + h.beta.requests.length, 0);
+  const refusals = h.logs.map((line) => JSON.parse(line) as Json).filter((line) => line['msg'] === 'request' && line['path'] === '/v1/responses');
+  t.same(
+    refusals.map((line) => [line['method'], line['status']]),
+    [
+      ['GET', 401],
+      ['GET', 401],
+    ],
+    'each refused upgrade has its request log line',
+  );
+  const { id, key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  socket.close();
+  await socket.closed();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const lines = h.logs.map((line) => JSON.parse(line) as Json);
+  t.ok(
+    lines.some((line) => line['msg'] === 'websocket opened' && line['key_id'] === id),
+    'an open connection is logged with its key id',
+  );
+  t.ok(
+    lines.some((line) => line['msg'] === 'websocket closed' && line['key_id'] === id),
+    'and its close',
+  );
+  t.notOk(
+    h.logs.some((line) => line.includes(key)),
+    'never the key',
+  );
 });
 
 t.test('the key is checked again at each message: revoked meanwhile, the next message is refused', async (t) => {

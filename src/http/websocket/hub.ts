@@ -11,7 +11,7 @@ import type { WebSocketConfig } from '../../config/schema.js';
 import { endInFailure } from '../../pipeline/completion.js';
 import { GatewayError } from '../errors.js';
 import { InFlight } from '../in-flight.js';
-import { pathOf } from '../request-log.js';
+import { logRequests, pathOf } from '../request-log.js';
 import { routeKey } from '../api-entry.js';
 import { WebSocketConnection } from './connection.js';
 import { messageCallHeaders } from './message-call.js';
@@ -46,8 +46,11 @@ export class WebSocketHub {
   private readonly counted = new InFlight();
   private readonly perKey = new Map<string, number>();
   private draining = false;
+  /** A refused upgrade gets the request log's line, as any answered request. */
+  private readonly logRefusal: ReturnType<typeof logRequests>;
 
   constructor(private readonly options: WebSocketHubOptions) {
+    this.logRefusal = logRequests(options.log);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.limits.max_message_bytes, perMessageDeflate: false, clientTracking: false });
     for (const route of options.routes) {
       const endpoint = options.chain.endpoints.find((candidate) => candidate.name === route.endpoint);
@@ -98,6 +101,7 @@ export class WebSocketHub {
         });
       }
     } catch (thrown) {
+      this.logRefusal(req, res);
       await endInFailure(call, thrown, chain, log);
       return;
     }
@@ -119,7 +123,9 @@ export class WebSocketHub {
       });
       this.open.add(connection);
       const uncount = this.counted.enter();
-      ws.once('close', () => {
+      log.info({ path: endpoint.path, key_id: key.id }, 'websocket opened');
+      ws.once('close', (code) => {
+        log.info({ path: endpoint.path, key_id: key.id, code }, 'websocket closed');
         uncount();
         this.open.delete(connection);
         this.release(key.id);
