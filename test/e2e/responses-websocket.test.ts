@@ -240,6 +240,23 @@ t.test('messages the protocol refuses: not JSON, another type, stream or backgro
   socket.close();
 });
 
+t.test('a client that leaves mid-answer: the call ends as a caller gone, billed for what was produced', async (t) => {
+  const h = await startHarness(t);
+  const { id, key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  socket.ws.send(JSON.stringify({ type: 'response.create', model: 'gamma-5.4', input: 'Slow [[sim:tokens=40]] [[sim:chunk_delay_ms=50]]' }));
+  await new Promise<void>((resolve) => socket.ws.on('message', () => socket.received.length >= 6 && resolve()));
+  socket.ws.terminate();
+  const ledger = openLedgerDb(h.dbPath);
+  t.teardown(() => ledger.close());
+  for (let i = 0; i < 50 && ledger.rows(id).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.match(ledger.rows(id), [{ endpoint: 'responses', outcome: 'client_disconnected', status: 499 }]);
+  t.notOk(
+    h.logs.some((line) => line.includes('a websocket message failed')),
+    'not logged as a failure of the gateway',
+  );
+});
+
 t.test('metrics count each message as a responses call', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();

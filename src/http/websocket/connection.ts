@@ -127,7 +127,11 @@ export class WebSocketConnection {
     this.options.ws.pause();
     this.session
       .message(text)
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'a websocket message failed'))
+      .catch((error: unknown) => {
+        // A client that left mid-answer ended its call (billed for what was produced): not the gateway's failure.
+        if (this.options.ws.readyState === this.options.ws.OPEN) this.options.log.error({ err: error }, 'a websocket message failed');
+        else this.options.log.debug({ err: error }, 'a websocket message ended with its connection');
+      })
       .finally(() => {
         this.busy = false;
         this.idle.refresh();

@@ -26,6 +26,10 @@ export interface WebSocketHubOptions {
   log: Logger;
 }
 
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
+
 interface Upgradable {
   endpoint: Endpoint;
   route: WebSocketRoute;
@@ -66,6 +70,8 @@ export class WebSocketHub {
       serveAsPlainRequest(this.options.server, req, socket, head);
       return;
     }
+    // Node's HTTP server left the socket without an error listener: a reset during the key's check would be thrown.
+    socket.on('error', destroyOnError);
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node's HTTP server upgrades a net.Socket (the event's type says Duplex).
     void this.accept(upgradable, req, socket as Socket, head);
   };
@@ -106,6 +112,8 @@ export class WebSocketHub {
       return;
     }
     res.detachSocket(socket);
+    // ws listens for the socket's errors from here.
+    socket.off('error', destroyOnError);
     const key = call.key;
     // Called at once when the handshake is valid (ws writes its own 400 otherwise): nothing runs between the count's check and its increment.
     this.wss.handleUpgrade(req, socket, head, (ws) => {

@@ -72,15 +72,18 @@ export function runMessageCall(options: MessageCallOptions): Promise<MessageCall
       headers: { ...options.headers, host: 'websocket', connection: 'close', 'content-type': 'application/json', 'content-length': String(bytes.length) },
     });
     const stopListening = options.onGone(() => outgoing.destroy());
+    let settled = false;
     const settle = (answer: MessageCallAnswer | Error): void => {
+      if (settled) return;
+      settled = true;
       stopListening();
       client.destroy();
       if (answer instanceof Error) reject(answer);
       else resolve(answer);
     };
-    outgoing.once('error', settle);
+    outgoing.on('error', settle);
     outgoing.once('response', (response) => {
-      response.once('error', settle);
+      response.on('error', settle);
       if (response.statusCode === 200) relayEvents(response, options).then(() => settle({ status: 200, error: null }), settle);
       else readError(response).then(settle, settle);
     });
