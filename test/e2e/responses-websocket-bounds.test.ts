@@ -112,6 +112,36 @@ t.test('one response in flight: messages sent together are answered one after th
   socket.close();
 });
 
+t.test('what waits to be sent: at the smallest bound, reading pauses at each message and resumes as it is sent', async (t) => {
+  const h = await withLimits(t, { max_buffered_bytes: 1 });
+  const { key } = await h.createKey();
+  const socket = await connect(h.origin, key);
+  const messages = await socket.turn(hi({ input: 'Hi [[sim:tokens=200]]' }));
+  t.equal(messages.at(-1)?.['type'], 'response.completed');
+  t.same(
+    messages.map((message) => message['sequence_number']),
+    messages.map((_, index) => index),
+    'every event, in order',
+  );
+  t.equal(messages.filter((message) => message['type'] === 'response.output_text.delta').length, 200);
+  socket.close();
+});
+
+t.test('graceful shutdown: a reply still running when the grace period ends is cut', async (t) => {
+  const h = await startHarness(t, { configure: (config) => (config.server.shutdown_grace_ms = 200) });
+  const { key } = await h.createKey();
+  const busy = await connect(h.origin, key);
+  busy.ws.send(JSON.stringify(hi({ input: 'Slow [[sim:tokens=100]] [[sim:chunk_delay_ms=100]]' })));
+  await new Promise<void>((resolve) => busy.ws.once('message', () => resolve()));
+  const closing = h.gateway.close();
+  t.equal((await busy.closed()).code, 1006, 'cut, not closed');
+  await closing.catch(() => undefined);
+  t.notOk(
+    busy.received.some((message) => message['type'] === 'response.completed'),
+    'the reply did not end',
+  );
+});
+
 t.test('graceful shutdown: an idle connection closes at once, a busy one after its reply', async (t) => {
   const h = await startHarness(t);
   const { key } = await h.createKey();

@@ -219,6 +219,9 @@ t.test('messages the protocol refuses: not JSON, another type, stream or backgro
   socket.ws.send('{not json');
   t.match(await reply, { type: 'error', status: 400, error: { code: 'invalid_json' } });
   reply = next();
+  socket.ws.send('[1, 2]');
+  t.match(await reply, { type: 'error', status: 400, error: { message: /JSON object/ } });
+  reply = next();
   socket.ws.send(JSON.stringify({ type: 'response.append', input: [] }));
   t.match(await reply, { type: 'error', status: 400, error: { param: 'type' } });
   for (const member of ['stream', 'background', 'stream_options']) {

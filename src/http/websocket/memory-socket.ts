@@ -4,14 +4,14 @@ import { Duplex } from 'node:stream';
  * One end of an in-memory connection: what one end writes, the other reads, with backpressure
  * (a write waits until the peer's reader has taken what came before). Node's HTTP server and
  * client each take one end as their socket, so a request can pass through the gateway's own HTTP
- * handler without a TCP connection. The socket methods Node's HTTP code calls are no-ops here.
+ * handler without a TCP connection (Node calls a socket's other methods only when they exist).
  */
 export class MemorySocket extends Duplex {
   peer!: MemorySocket;
   /** The peer's write waiting for this end to be read. */
   private blocked: (() => void) | null = null;
+  /** The WebSocket client's address, for the request log. */
   remoteAddress: string | undefined;
-  readonly remotePort: number | undefined = undefined;
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     if (this.peer.push(chunk)) done();
@@ -40,18 +40,6 @@ export class MemorySocket extends Duplex {
     if (this.writable) this.end();
     if (this.writableFinished) this.destroy();
     else this.once('finish', () => this.destroy());
-  }
-
-  setTimeout(): this {
-    return this;
-  }
-
-  setNoDelay(): this {
-    return this;
-  }
-
-  setKeepAlive(): this {
-    return this;
   }
 }
 
