@@ -175,6 +175,35 @@ t.test('an upgrade the gateway does not offer is served as a plain request', asy
   t.equal(answer.status, 200);
   t.match(JSON.parse(answer.body), { object: 'list' });
 
+  // curl --http2 over http:// asks for h2c on a POST with its body.
+  const { key } = await h.createKey();
+  const body = JSON.stringify({ model: 'gamma-5.4', messages: [{ role: 'user', content: 'Hi' }] });
+  const posted = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      `${h.origin}/v1/chat/completions`,
+      {
+        method: 'POST',
+        headers: {
+          connection: 'Upgrade, HTTP2-Settings',
+          upgrade: 'h2c',
+          'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA',
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.equal(posted.status, 200, 'a POST asking for h2c is answered as HTTP/1.1, its body read');
+  t.match(JSON.parse(posted.body), { object: 'chat.completion' });
+
   const elsewhere = new WebSocket(`${h.origin.replace('http', 'ws')}/v1/chat/completions`);
   const status = await new Promise<number>((resolve) => elsewhere.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
   t.equal(status, 405, 'a WebSocket upgrade of a path without WebSocket mode is the path answering GET');
