@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { AGENT_LOOP, AGENT_LOOP_QUICK, agentLoop, agentLoopReport } from './agent-loop.js';
 import { compare, type CompareSettings } from './compare.js';
 import { comparisonReport, failures } from './report.js';
 import { parseBenchOptions, USAGE, type BenchOptions } from './lib/options.js';
@@ -9,7 +10,7 @@ import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--against DIR]…`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
@@ -19,6 +20,7 @@ import { soak, type SoakSettings } from './soak.js';
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
  *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
+ *   --agent-loop  only the agent-loop scenario (agent-loop.ts: HTTP beside WebSocket mode), which the comparison ends with
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
  *   --soak --quick  the soak's mechanics in one minute
  *   --profile  also write a CPU profile of each gateway (node --cpu-prof; one per worker) to bench/results/
@@ -37,7 +39,8 @@ try {
   process.stderr.write(`bench: ${(error as Error).message} (${USAGE})\n`);
   process.exit(2);
 }
-const { quick, soak: soaking, profile: profiling } = options;
+const { quick, soak: soaking, profile: profiling, agentLoop: loopOnly } = options;
+const loopSettings = quick ? AGENT_LOOP_QUICK : AGENT_LOOP;
 /** The other checkout's commit, for the headings (its folder's name if it is not a git checkout). */
 function checkoutName(dir: string): string {
   const git = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
@@ -71,7 +74,7 @@ if (variants.some((v) => v.store === 'postgres')) {
   );
 }
 process.stderr.write(
-  `${head.join('\n')}\nstarting the simulators,${soaking ? '' : ' the floor,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
+  `${head.join('\n')}\nstarting the simulators,${soaking || loopOnly ? '' : ' the floor,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
 );
 
 let bench: Bench | null = null;
@@ -80,7 +83,7 @@ const out: string[] = [...head];
 try {
   bench = await startBench({
     logPrefix,
-    withFloor: !soaking,
+    withFloor: !soaking && !loopOnly,
     profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null,
     variants,
     postgresOnServers: options.postgresOnServers,
@@ -90,9 +93,19 @@ try {
     const result = await soak(bench, quick ? SOAK_QUICK : SOAK, progress);
     out.push(...result.lines);
     failed = result.failed;
+  } else if (loopOnly) {
+    out.push(...agentLoopReport(await agentLoop(bench, loopSettings, progress), loopSettings));
   } else {
     const comparison = await compare(bench, quick ? QUICK : FULL, progress);
-    out.push(...comparisonReport(comparison), '', 'Raw per-round figures (JSON):', JSON.stringify(comparison));
+    const loop = await agentLoop(bench, loopSettings, progress);
+    out.push(
+      ...comparisonReport(comparison),
+      '',
+      ...agentLoopReport(loop, loopSettings),
+      '',
+      'Raw per-round figures (JSON):',
+      JSON.stringify({ ...comparison, agentLoop: loop }),
+    );
     failed = failures(comparison).total;
   }
 } catch (error) {

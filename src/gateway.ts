@@ -18,6 +18,7 @@ import { bodyReader } from './http/body-reader.js';
 import { GatewayError } from './http/errors.js';
 import { GatewayServer } from './http/server.js';
 import { sendError } from './http/respond.js';
+import { WebSocketHub } from './http/websocket/hub.js';
 import { KeyService } from './keys/key-service.js';
 import { createConnectors } from './imports/connectors.js';
 import { ImportService } from './imports/import-service.js';
@@ -121,6 +122,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     log,
     limits: config.server,
   });
+  if (chain.webSockets.length > 0) {
+    http.serveWebSockets(new WebSocketHub({ server: http.server, chain, routes: chain.webSockets, limits: config.server.websocket, clock, log }));
+  }
 
   let closing: Promise<void> | null = null;
   async function shutdown(): Promise<void> {

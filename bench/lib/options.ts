@@ -16,9 +16,11 @@ export interface BenchOptions {
   against: string[];
   /** The PostgreSQL server on the gateways' cores (see planCores), not on cores of its own. */
   postgresOnServers: boolean;
+  /** Only the agent-loop scenario (HTTP beside WebSocket mode), not the comparison. */
+  agentLoop: boolean;
 }
 
-export const USAGE = 'use --quick, --soak, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --against DIR (repeatable)';
+export const USAGE = 'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -33,6 +35,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       workers: { type: 'string', default: '1' },
       against: { type: 'string', multiple: true },
       'postgres-on-servers': { type: 'boolean', default: false },
+      'agent-loop': { type: 'boolean', default: false },
     },
   });
   const store = values.store as StoreKind;
@@ -42,6 +45,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const workers = Number(values.workers);
   if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) throw new Error(`--workers ${values.workers}: a whole number from 1 to 64`);
   const given = values.against ?? [];
+  if (values.soak && values['agent-loop']) throw new Error('--soak and --agent-loop are two runs: choose one');
   if (values.soak && (store !== 'sqlite' || workers !== 1 || given.length))
     throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
   const against = given.map((dir) => resolve(dir));
@@ -50,5 +54,5 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
   });
   if (new Set(against).size !== against.length) throw new Error('--against: the same checkout twice');
-  return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against, postgresOnServers };
+  return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against, postgresOnServers, agentLoop: values['agent-loop'] };
 }

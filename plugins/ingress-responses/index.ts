@@ -10,6 +10,7 @@ import { RETRIEVAL_ENDPOINTS, retrievalResponders } from './retrieval.js';
 import { RESPONSE_STATE } from './store/state.js';
 import { TrimSchedule } from './trim-schedule.js';
 import { turnOf, type StagedResponse } from './turn.js';
+import { RESPONSES_WEBSOCKET, responsesSessionOf } from './websocket.js';
 
 /** How long responses are kept for previous_response_id: the usage window. */
 export const KEEP_RESPONSES_MS = 30 * 24 * 60 * 60 * 1000;
@@ -126,11 +127,15 @@ export default definePlugin({
     return {
       endpoints: [RESPONSES_ENDPOINT, INPUT_TOKENS_ENDPOINT, compactEndpoint(seal), ...RETRIEVAL_ENDPOINTS],
       responders: retrievalResponders(responses, () => clock.now() - KEEP_RESPONSES_MS),
+      webSockets: [RESPONSES_WEBSOCKET],
       async onRequest(call) {
         if (!ours(call)) return;
+        const session = responsesSessionOf(call);
+        if (session) turnOf(call).keepForConnection();
         const previous = call.body['previous_response_id'];
         if (typeof previous === 'string') {
-          const thread = await responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS);
+          // A WebSocket's last response is continued from the connection's memory, stored or not.
+          const thread = session?.conversation(previous) ?? (await responses.thread(call.key.id, previous, clock.now() - KEEP_RESPONSES_MS));
           if (!thread.length) {
             throw invalidRequest(`Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
           }
@@ -164,7 +169,13 @@ export default definePlugin({
       // Before the last byte of the reply (like the ledger row, and in its group commit): a response the caller has heard of can be continued.
       // Not async: the calls of other endpoints make no promise.
       onCompleteWrite(call) {
-        if (call.endpoint !== RESPONSES_ENDPOINT || call.outcome !== 'ok' || !call.key) return;
+        if (call.endpoint !== RESPONSES_ENDPOINT || !call.key) return;
+        responsesSessionOf(call)?.settled(
+          turnOf(call).id,
+          call.outcome === 'ok' ? turnOf(call).keptConversation(call.key.id) : null,
+          call.body['previous_response_id'],
+        );
+        if (call.outcome !== 'ok') return;
         const turn = turnOf(call);
         if (turn.overBound) log.info({ response: turn.id }, 'response not stored: its conversation is over the stored-size bound');
         if (turn.staged) return save(call, call.key.id, turn.staged);

@@ -42,6 +42,9 @@ export class ResponsesTurn {
   staged: StagedResponse | null = null;
   /** The final response was over MAX_STORED_BYTES and is not stored. */
   overBound = false;
+  private keeping = false;
+  /** What the connection keeps of a WebSocket call's response (see keepForConnection). */
+  private kept: StagedResponse | null = null;
   private thread: readonly StoredResponse[] = [];
   /** The echo's members as JSON text (`"instructions":…,"truncation":"disabled"`), once made. */
   private echo: string | null = null;
@@ -116,24 +119,41 @@ export class ResponsesTurn {
   conclude(stage: Stage): string {
     const body = this.call.body;
     const output = JSON.stringify(stage.output);
-    if (body['store'] === false) return this.written(stage, output);
+    const stored = body['store'] !== false;
+    if (!stored && !this.keeping) return this.written(stage, output);
     // The bytes of JSON.stringify({ input, output }).
     const items = `{"input":${JSON.stringify(this.input())},"output":${output}}`;
     if (this.threadBytes + Buffer.byteLength(items) > MAX_STORED_BYTES) {
+      if (!stored) return this.written(stage, output);
       this.overBound = true;
       this.echo = JSON.stringify({ ...echoOf(body), store: false }).slice(1, -1);
       return this.written(stage, output);
     }
     const previous = body['previous_response_id'];
     const [head, tail] = this.around(stage);
-    this.staged = {
+    const staged = {
       id: this.id,
       previousId: typeof previous === 'string' ? previous : null,
       createdAt: this.call.admittedAt,
       items,
       resource: `${head}[]${tail}`,
     };
+    if (stored) this.staged = staged;
+    if (this.keeping) this.kept = staged;
     return head + output + tail;
+  }
+
+  /**
+   * A call made over a WebSocket: its conversation is kept by the connection, stored or not
+   * (`store: false` continues on the same connection), within the stored-size bound.
+   */
+  keepForConnection(): void {
+    this.keeping = true;
+  }
+
+  /** The conversation the connection keeps once the call succeeded: the one it continued, then this response; null when it is not kept. */
+  keptConversation(keyId: string): StoredResponse[] | null {
+    return this.kept ? [...this.thread, { ...this.kept, keyId }] : null;
   }
 
   /** The response object with its output already as JSON text. */

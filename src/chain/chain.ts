@@ -7,6 +7,7 @@ import type { PluginHooks, UpstreamHead } from './plugin.js';
 import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
+import type { WebSocketRoute } from './websocket.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 
 export interface LoadedPlugin {
@@ -76,6 +77,8 @@ export class Chain {
   readonly retryPolicy: RetryPolicy | undefined;
   /** The call endpoints the ingress plugins serve, in chain order. */
   readonly endpoints: readonly Endpoint[];
+  /** The endpoints the ingress plugins serve in WebSocket mode too (src/chain/websocket.ts). */
+  readonly webSockets: readonly WebSocketRoute[];
 
   constructor(
     private readonly plugins: readonly LoadedPlugin[],
@@ -127,6 +130,7 @@ export class Chain {
       this.translators.set(provider.family, provider);
     }
     this.endpoints = endpoints;
+    this.webSockets = plugins.flatMap((plugin) => plugin.hooks.webSockets ?? []);
   }
 
   responder(endpoint: EndpointName): ((call: Call) => JsonObject | Promise<JsonObject>) | undefined {

@@ -11,6 +11,7 @@ import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
 import type { CallWith, Fact, ResolvedCall, SettledCall } from './phases.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
+import type { WebSocketRoute } from './websocket.js';
 
 /** What a plugin gets at setup: shared services, never per-request state. */
 export interface PluginContext {
@@ -96,6 +97,8 @@ export interface PluginHooks<N extends Fact = never> {
   translator?: TranslatorProvider;
   /** The call endpoints of an ingress format (see src/chain/ingress.ts): the route table is built from them. */
   endpoints?: readonly Endpoint[];
+  /** Which of its endpoints also take a WebSocket upgrade, and the protocol of their messages (src/chain/websocket.ts). */
+  webSockets?: readonly WebSocketRoute[];
   /** Whether and when a failed upstream attempt is tried again (at most one plugin provides it). */
   retryPolicy?: RetryPolicy;
   /** At shutdown, in reverse chain order. */

@@ -41,6 +41,24 @@ export interface ServerConfig {
   max_connections: number;
   /** Processes serving the port (src/cluster); `auto` = the machine's cores. */
   workers: number | 'auto';
+  /** The bounds of WebSocket connections (docs/configuration.md#websocket-mode). */
+  websocket: WebSocketConfig;
+}
+
+/** The bounds of a WebSocket connection (src/http/websocket/). */
+export interface WebSocketConfig {
+  /** Connections one key may hold open at once (per process); more are refused 429 at the upgrade. */
+  max_connections_per_key: number;
+  /** How long a connection may stay without a message (none in flight) before it is closed. */
+  idle_timeout_ms: number;
+  /** How long a connection may stay open in all (then `websocket_connection_limit_reached`). */
+  max_connection_ms: number;
+  /** Messages one connection may send (then an error and the close). */
+  max_messages: number;
+  /** The largest message (larger: the close, code 1009). */
+  max_message_bytes: number;
+  /** What may wait to be sent to a slow reader before the answer's reading pauses. */
+  max_buffered_bytes: number;
 }
 
 export interface GatewayConfig {
@@ -107,6 +125,19 @@ export const gatewayConfigSchema = {
         workers: { anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { const: 'auto' }], default: 1 },
         lease_ms: { type: 'integer', minimum: 1000, maximum: 3_600_000, default: 120_000 },
         trusted_proxies: { type: 'array', default: [], maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 64 } },
+        websocket: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            max_connections_per_key: { ...positiveInt, default: 16 },
+            idle_timeout_ms: { ...positiveInt, default: 300_000 },
+            max_connection_ms: { ...positiveInt, default: 3_600_000 },
+            max_messages: { ...positiveInt, default: 10_000 },
+            max_message_bytes: { ...positiveInt, default: 20 * 1024 * 1024 },
+            max_buffered_bytes: { ...positiveInt, default: 1024 * 1024 },
+          },
+        },
       },
     },
     database: {

@@ -8,7 +8,7 @@ import { pathOf } from './request-log.js';
 const trimmed = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
 
 /** A route key as Express would match it: case-insensitive, one trailing slash ignored. */
-const routeKey = (path: string): string => trimmed(path).toLowerCase();
+export const routeKey = (path: string): string => trimmed(path).toLowerCase();
 
 /** The methods a documented path answers (a GET path also answers HEAD), for 405's `Allow`. */
 export const allowedMethods = (methods: ReadonlyArray<Endpoint['method']>): string =>

@@ -5,6 +5,7 @@ import { BootError } from '../config/boot-error.js';
 import type { ServerConfig } from '../config/schema.js';
 import { createEdgeServer } from './connection-errors.js';
 import { InFlight } from './in-flight.js';
+import type { WebSocketHub } from './websocket/hub.js';
 import { logRequests } from './request-log.js';
 import { discardBodyOfRead } from './unread-upload.js';
 
@@ -34,6 +35,7 @@ export class GatewayServer {
   readonly server: Server;
   private readonly inFlight = new InFlight();
   private draining = false;
+  private webSockets: WebSocketHub | null = null;
 
   constructor(private readonly options: GatewayServerOptions) {
     const logRequest = logRequests(options.log);
@@ -56,6 +58,12 @@ export class GatewayServer {
     );
     this.server.keepAliveTimeout = limits.keep_alive_timeout_ms;
     this.server.maxConnections = limits.max_connections;
+  }
+
+  /** Takes the upgrades of the WebSocket endpoints (any other upgrade request is served as a plain one); closed with the server. */
+  serveWebSockets(hub: WebSocketHub): void {
+    this.webSockets = hub;
+    this.server.on('upgrade', hub.upgrade);
   }
 
   /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */
@@ -85,8 +93,10 @@ export class GatewayServer {
     options.log.info({ in_flight: this.inFlight.size, grace_ms: grace }, 'shutting down: no new connections, draining in-flight requests');
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const left = await this.inFlight.settled(grace);
+    // A WebSocket closes after its reply in flight (whose call is one of the requests in flight).
+    const [left] = await Promise.all([this.inFlight.settled(grace), this.webSockets?.drain(grace)]);
     if (left > 0) options.log.warn({ in_flight: left }, 'grace period over: closing remaining connections');
+    this.webSockets?.terminate();
     server.closeAllConnections();
     await stopped;
   }

@@ -2,7 +2,8 @@
  * What an ingress plugin implements and reads a caller's body with: the `IngressFormat` its
  * endpoints name (check, outline, read, output, errors), the outline the gatekeepers read, the
  * problems a body check reports, and the helpers that read members and turn sequences into the
- * neutral request with 400s naming the field in the format's own notation. Used by the ingress
+ * neutral request with 400s naming the field in the format's own notation, and the WebSocket mode
+ * of an endpoint (the route and session a plugin declares, `sessionOf` a message's call). Used by the ingress
  * plugins (a vendor passing a caller's body through writes errors in its `ErrorFormat`).
  */
 
@@ -12,3 +13,5 @@ export { schemaProblem } from '../reference/schema-problem.js';
 export { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from '../reference/members.js';
 export { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../reference/sequence.js';
 export { firstPart, positiveInt } from '../reference/outline.js';
+export type { WebSocketLink, WebSocketRoute, WebSocketSession } from '../chain/websocket.js';
+export { sessionOf } from '../http/websocket/message-call.js';

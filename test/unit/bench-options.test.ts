@@ -115,3 +115,9 @@ t.test("bench cores: PostgreSQL on cores of its own, the load generator's when n
   t.equal(parseBenchOptions(['--store', 'postgres']).postgresOnServers, false);
   t.throws(() => parseBenchOptions(['--postgres-on-servers']), /places the server of --store postgres/);
 });
+
+t.test('bench --agent-loop: only the agent-loop scenario, not with --soak', async (t) => {
+  t.equal(parseBenchOptions(['--agent-loop', '--quick']).agentLoop, true);
+  t.equal(parseBenchOptions([]).agentLoop, false);
+  t.throws(() => parseBenchOptions(['--agent-loop', '--soak']), /two runs: choose one/);
+});
