@@ -11,24 +11,6 @@ import { complianceTests, runComplianceTest } from '../helpers/open-responses-co
 const MODELS = ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4'] as const;
 
 /**
- * The tests that fail only because what they call is not served yet, with how they fail today:
- * WebSocket mode on /v1/responses (the upgrade is answered 405) and POST /v1/responses/compact
- * (404). Each is held to fail that way and no other; once that work is merged, remove its tests
- * here and they must pass like the rest.
- */
-const EXPECTED_MISSING: Readonly<Record<string, RegExp>> = {
-  'websocket-response': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-sequential-responses': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-continuation': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-reconnect-store-false-recovery': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-previous-response-not-found': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-failed-continuation-evicts-cache': /^WebSocket connection failed \(Unexpected server response: 405\)$/,
-  'websocket-compact-new-chain': /^HTTP 404 from \/responses\/compact: .*Unknown path/,
-  'compact-response': /^HTTP 404: .*Unknown path POST \/v1\/responses\/compact/,
-  'compact-missing-model': /^HTTP 404: .*Unknown path POST \/v1\/responses\/compact/,
-};
-
-/**
  * A test of the specification's own fixture, which sends nothing: its response omits `user`, which
  * the JSON schema `ResponseResource.json` requires and the suite's generated zod does not. Checked
  * against the JSON schemas (test/helpers/open-responses.ts), it fails with exactly this error.
@@ -40,7 +22,7 @@ const SCHEMA_DIFFERENCES: Readonly<Record<string, readonly string[]>> = {
 t.test('every compliance test of the suite is run, and each exception names one of them', async (t) => {
   const ids = complianceTests.map((test) => test.id);
   t.equal(new Set(ids).size, ids.length, 'ids are unique');
-  for (const id of [...Object.keys(EXPECTED_MISSING), ...Object.keys(SCHEMA_DIFFERENCES)]) t.ok(ids.includes(id), id);
+  for (const id of Object.keys(SCHEMA_DIFFERENCES)) t.ok(ids.includes(id), id);
 });
 
 for (const model of MODELS) {
@@ -50,13 +32,8 @@ for (const model of MODELS) {
     for (const test of complianceTests) {
       await t.test(`${test.id}: ${test.name}`, async (t) => {
         const { status, errors } = await runComplianceTest(test, { baseUrl: `${h.origin}/v1`, apiKey: key, model });
-        const missing = EXPECTED_MISSING[test.id];
         const difference = SCHEMA_DIFFERENCES[test.id];
-        if (missing) {
-          t.equal(status, 'failed', 'fails until what it calls is served (EXPECTED_MISSING)');
-          t.equal(errors.length, 1, 'with one error');
-          t.match(errors[0], missing, 'the missing path or mode');
-        } else if (difference) t.same(errors, difference, 'fails only for the schemas’ known difference (SCHEMA_DIFFERENCES)');
+        if (difference) t.same(errors, difference, 'fails only for the schemas’ known difference (SCHEMA_DIFFERENCES)');
         else t.same(errors, [], status);
       });
     }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { eventProblems, schemaProblems, type SchemaName } from './open-responses.js';
+import { WebSocket } from 'ws';
 
 /**
  * Runs the Open Responses specification's compliance tests (the definitions vendored in
@@ -200,18 +200,6 @@ interface Turn {
 
 type Step = Json | ((turns: readonly Turn[]) => Json);
 
-/** The client side of `ws` the runner uses (the package ships no types of its own). */
-interface WebSocketClient {
-  on(event: 'open' | 'close', listener: () => void): this;
-  on(event: 'error', listener: (error: Error) => void): this;
-  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[]) => void): this;
-  send(data: string): void;
-  close(): void;
-}
-type WebSocketConstructor = new (url: string, options: { headers: Record<string, string> }) => WebSocketClient;
-// The specification's runner uses Bun's WebSocket, which takes upgrade headers; Node 20 has no WebSocket client, `ws` is one that takes them.
-const WebSocketWithHeaders = (createRequire(import.meta.url)('ws') as { WebSocket: WebSocketConstructor }).WebSocket;
-
 const messageText = (data: Buffer | ArrayBuffer | Buffer[]): string =>
   Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
 
@@ -228,7 +216,8 @@ function session(config: ComplianceConfig, steps: readonly Step[], validateReque
     let index = 0;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const socket = new WebSocketWithHeaders(url.toString(), {
+    // The specification's runner uses Bun's WebSocket, which takes upgrade headers; Node 20 has no WebSocket client, `ws` is one that takes them.
+    const socket = new WebSocket(url.toString(), {
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.apiKey}` },
     });
     const end = (error?: Error): void => {
