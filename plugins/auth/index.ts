@@ -57,7 +57,6 @@ function presentedKey(call: Call): string {
   if (fromHeader !== null && fromQuery !== null && fromHeader !== fromQuery)
     throw refuse(`The ${keyHeader} header and the ${keyQuery} query parameter carry different keys; send one key.`);
   const other = fromHeader ?? fromQuery;
-  const otherName = fromHeader !== null ? `${keyHeader} header` : `${keyQuery} query parameter`;
   const header = call.callerHeaders.authorization;
   if (header === undefined || header.trim() === '') {
     if (other !== null) return other;
@@ -68,6 +67,7 @@ function presentedKey(call: Call): string {
   const token = bearerToken(header);
   if (token === undefined) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer sl-….');
   if (other !== null && other !== token) {
+    const otherName = fromHeader !== null ? `${keyHeader} header` : `${keyQuery} query parameter`;
     throw refuse(`The Authorization header and the ${otherName} carry different keys; send one key, or the same key in both.`);
   }
   return token;

@@ -35,7 +35,12 @@ const STREAM_END: Array<[RegExp, string]> = [
   [/^\/v1\/responses/, 'event: response.completed'],
   [/^\/v1\/messages/, 'event: message_stop'],
   [/^\/v1\/chat\/completions/, 'data: [DONE]'],
+  // The Gemini stream has no end event: its last chunk carries the finish reason.
+  [/^\/v1beta\/models\//, '"finishReason"'],
 ];
+
+/** The Gemini format names the model in its path (`/v1beta/models/{model}:…`), the others in the body. */
+const GEMINI_PATH = /^(\/v1beta\/models\/)[^/:]+(:.*)$/;
 
 /**
  * Thinking blocks sent back carry the signature of the upstream that thought them (here the
@@ -51,6 +56,13 @@ const carriesSignedThinking = (body: Record<string, unknown>): boolean =>
       (message.content as Array<{ type?: string; signature?: string }>).some((block) => block.type === 'thinking' && Boolean(block.signature)),
   );
 
+/** Likewise beta's thought signatures in a Gemini history (Gemini CLI's placeholder aside): only the simulator that signed them takes them back. */
+const carriesThoughtSignature = (body: Record<string, unknown>): boolean =>
+  Array.isArray(body['contents']) &&
+  (body['contents'] as Array<{ parts?: Array<{ thoughtSignature?: string }> }>).some((content) =>
+    (content.parts ?? []).some((part) => part.thoughtSignature !== undefined && part.thoughtSignature !== 'skip_thought_signature_validator'),
+  );
+
 /** The headers as sent, the credential (redacted in the fixture) now the test key, where the client put it. */
 function headersFor(request: CapturedRequest, key: string): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -63,7 +75,7 @@ function headersFor(request: CapturedRequest, key: string): Record<string, strin
 
 t.test('every captured client request is answered on every family', async (t) => {
   t.ok(fixtures.length >= 20, `the corpus is there (${fixtures.length} requests)`);
-  for (const client of ['codex', 'claude-code', 'ai-sdk', 'agents-sdk', 'langchain']) {
+  for (const client of ['codex', 'claude-code', 'gemini-cli', 'ai-sdk', 'agents-sdk', 'langchain']) {
     t.ok(
       fixtures.some((fixture) => fixture.client === client),
       `${client} has captured requests`,
@@ -73,13 +85,15 @@ t.test('every captured client request is answered on every family', async (t) =>
   const { key } = await h.createKey({ name: 'corpus' });
   for (const fixture of fixtures) {
     for (const model of CLIENT_MODELS) {
-      const body: Record<string, unknown> = { ...(fixture.request.body as Record<string, unknown>), model };
+      const inPath = GEMINI_PATH.test(fixture.request.path);
+      const path = inPath ? fixture.request.path.replace(GEMINI_PATH, `$1${model}$2`) : fixture.request.path;
+      const body: Record<string, unknown> = { ...(fixture.request.body as Record<string, unknown>), ...(inPath ? {} : { model }) };
       const skip =
-        model.startsWith('alpha-') && carriesSignedThinking(body)
-          ? 'its thinking blocks are signed by the capture server: only that upstream accepts them back'
+        (model.startsWith('alpha-') && carriesSignedThinking(body)) || (model.startsWith('beta-') && carriesThoughtSignature(body))
+          ? 'its reasoning states are signed by the capture server: only that upstream accepts them back'
           : false;
       t.test(`${fixture.client} ${fixture.kind} on ${model}`, { skip }, async (t) => {
-        const res = await fetch(`${h.origin}${fixture.request.path}`, {
+        const res = await fetch(`${h.origin}${path}`, {
           method: fixture.request.method,
           headers: headersFor(fixture.request, key),
           body: JSON.stringify(body),
@@ -87,8 +101,8 @@ t.test('every captured client request is answered on every family', async (t) =>
         const text = await res.text();
         t.ok(res.status >= 200 && res.status < 300, `answered ${res.status}: ${text.slice(0, 400)}`);
         if (res.status >= 300) return;
-        if (body['stream'] === true) {
-          const end = STREAM_END.find(([path]) => path.test(fixture.request.path))?.[1] ?? '';
+        if (body['stream'] === true || path.includes(':streamGenerateContent')) {
+          const end = STREAM_END.find(([pattern]) => pattern.test(path))?.[1] ?? '';
           t.ok(end && text.includes(end), `the stream ran to its end (${end})`);
         } else {
           t.doesNotThrow(() => JSON.parse(text), 'a whole JSON answer');

@@ -33,6 +33,13 @@ t.test('the key as x-goog-api-key, ?key= or a Bearer token; several only when th
   await expect({ 'x-goog-api-key': `sl-${'A'.repeat(32)}` }, 401, /^Invalid API key\.$/, 'an unknown key');
   await expect({ 'x-goog-api-key': key, authorization: `Bearer ${other}` }, 401, /carry different keys/, 'header and Bearer, different keys');
   await expect({ 'x-goog-api-key': key }, 401, /carry different keys/, 'header and query, different keys', `${GENERATE}?key=${other}`);
+  await expect(
+    { authorization: `Bearer ${key}` },
+    401,
+    /^The Authorization header and the key query parameter carry different keys/,
+    'Bearer and query, different keys',
+    `${GENERATE}?key=${other}`,
+  );
   await expect({}, 401, /^Send exactly one key query parameter\.$/, 'the query parameter twice', `${GENERATE}?key=${key}&key=${key}`);
   await expect({ 'x-goog-api-key': [key, key] }, 401, /^Send exactly one x-goog-api-key header\.$/, 'x-goog-api-key twice');
   await expect({ 'x-api-key': key }, 401, /x-api-key header is not accepted; send the key as x-goog-api-key/, "another format's header");

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createAlphaVendor } from '../../plugins/vendor-alpha/simulator.js';
+import { createBetaVendor } from '../../plugins/vendor-beta/simulator.js';
 import { createGammaVendor } from '../../plugins/vendor-gamma/simulator.js';
 import { SimServer, type SimVendor } from '../../src/simulators/sim-server.js';
 import { answerResponses, readResponsesRequest } from './responses-answerer.js';
@@ -9,7 +10,7 @@ import { scriptedVendor, scriptRequest, type ToolScript } from './tool-script.js
  * A server on loopback that stands where the gateway would, records every request a client
  * sends, and answers each of the gateway's formats validly so that the client carries on to its
  * next request: Responses (responses-answerer.ts), chat (the gamma simulator: the reference
- * format is gamma's own) and Messages (the alpha simulator). Tool calls are scripted as in the
+ * format is gamma's own), Messages (the alpha simulator) and Gemini (the beta simulator: its wire). Tool calls are scripted as in the
  * client tests (tool-script.ts). What it records is the corpus of test/fixtures/client-requests/.
  */
 
@@ -41,6 +42,7 @@ function recordedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 function captureVendor(script: () => ToolScript | undefined): SimVendor {
   const alpha = scriptedVendor(createAlphaVendor(), script);
   const gamma = scriptedVendor(createGammaVendor(), script);
+  const beta = scriptedVendor(createBetaVendor(), script);
   return {
     name: 'capture',
     routes: [
@@ -54,6 +56,7 @@ function captureVendor(script: () => ToolScript | undefined): SimVendor {
       },
       ...gamma.routes,
       ...alpha.routes,
+      ...beta.routes,
     ],
     authenticated: () => true,
     // Errors (unknown routes) in the reference envelope; the Messages routes answer their own.

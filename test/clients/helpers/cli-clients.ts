@@ -98,8 +98,10 @@ interface Teardown {
 }
 
 const RUN_BOUND_MS = 30_000;
+/** Gemini CLI is one large Node bundle: a run took 10–25 s on a loaded two-core machine, mostly its start. */
+const GEMINI_RUN_BOUND_MS = 60_000;
 
-async function run(t: Teardown, file: string, args: string[], env: Record<string, string>, workDir: string): Promise<CliRun> {
+async function run(t: Teardown, file: string, args: string[], env: Record<string, string>, workDir: string, boundMs = RUN_BOUND_MS): Promise<CliRun> {
   const guard = await startEgressGuard();
   t.teardown(() => guard.close());
   const result = await new Promise<Omit<CliRun, 'refused'>>((done) => {
@@ -108,7 +110,7 @@ async function run(t: Teardown, file: string, args: string[], env: Record<string
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_BOUND_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
     t.teardown(() => {
       clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -233,5 +235,6 @@ export function runGemini(t: Teardown, file: string, options: { origin: string; 
     ['-p', options.prompt, '-m', options.model, '--yolo', '--skip-trust'],
     { HOME: home, ...geminiEnv(options.origin, options.key) },
     workDir,
+    GEMINI_RUN_BOUND_MS,
   );
 }
