@@ -53,16 +53,23 @@ t.test('beta counts with :countTokens over the whole translated request', async 
   );
 });
 
-t.test('gamma answers a count itself, with the estimate; alpha counts only for its own wire', async (t) => {
+t.test('gamma answers a count itself, with the estimate; alpha counts for every wire, sending only what its count reads', async (t) => {
   const gamma = new GammaTranslating(call(COUNT, 'gamma-5.4'), 'k').request();
   t.same(gamma, { local: { body: '{"input_tokens":5}', usage: { promptTokens: 0, completionTokens: 0 } } }, "'Be brief.' and 'Hello there': 20 characters → 5");
 
-  const chatCount = call({ ...COUNT, format: chatFormat }, 'alpha-sonnet-4.6');
-  t.match(
-    thrown(() => new AlphaTranslator(chatCount, 'k').request()),
-    { status: 400, param: 'model' },
-    'no count for callers of another wire',
-  );
+  const chatCount = call({ ...COUNT, format: chatFormat }, 'alpha-sonnet-4.6', {
+    model: 'alpha-sonnet-4.6',
+    max_tokens: 50,
+    temperature: 0.5,
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello there' },
+    ],
+  });
+  const translated = new AlphaTranslator(chatCount, 'k').request();
+  t.equal(translated.path, 'v1/messages/count_tokens', "a caller of another wire is counted by alpha's count endpoint");
+  const sent = JSON.parse(String(translated.body)) as Record<string, unknown>;
+  t.same(Object.keys(sent).sort(), ['messages', 'model', 'system'], 'the prompt only: no max_tokens, stream or sampling');
   const embed = call({ ...COUNT, operation: 'embed' }, 'alpha-sonnet-4.6');
   t.match(
     thrown(() => new AlphaPassthrough(embed, { apiKey: 'k', betas: new BetaFilter([], silentLog) }).request()),
