@@ -112,12 +112,15 @@ async function socketAgent(origin: string, key: string, turns: number, times: nu
   }
 }
 
-/** Every gateway, every round, both transports (their order alternating by round). */
+/**
+ * Every gateway of this tree, every round, both transports (their order alternating by round).
+ * Not the `--against` checkouts': one built before WebSocket mode answers its upgrade 405.
+ */
 export async function agentLoop(bench: Bench, settings: AgentLoopSettings, progress: (line: string) => void): Promise<AgentLoopMeasurement[]> {
   const measurements: AgentLoopMeasurement[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     const transports = round % 2 ? TRANSPORTS : [...TRANSPORTS].reverse();
-    for (const gateway of bench.gateways) {
+    for (const gateway of bench.gateways.filter((g) => !g.target.variant?.checkout)) {
       const { origin, key } = bench.origins.gateways[gateway.target.id] ?? { origin: '', key: '' };
       for (const transport of transports) {
         const times: number[] = [];

@@ -97,16 +97,11 @@ try {
     out.push(...agentLoopReport(await agentLoop(bench, loopSettings, progress), loopSettings));
   } else {
     const comparison = await compare(bench, quick ? QUICK : FULL, progress);
-    const loop = await agentLoop(bench, loopSettings, progress);
-    out.push(
-      ...comparisonReport(comparison),
-      '',
-      ...agentLoopReport(loop, loopSettings),
-      '',
-      'Raw per-round figures (JSON):',
-      JSON.stringify({ ...comparison, agentLoop: loop }),
-    );
+    // Reported before the agent loop runs: a loop that fails loses none of the comparison.
+    out.push(...comparisonReport(comparison), '');
     failed = failures(comparison).total;
+    const loop = await agentLoop(bench, loopSettings, progress);
+    out.push(...agentLoopReport(loop, loopSettings), '', 'Raw per-round figures (JSON):', JSON.stringify({ ...comparison, agentLoop: loop }));
   }
 } catch (error) {
   out.push(`!!! THE BENCH FAILED: ${(error as Error).message} !!!`);
