@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { startPostgresServer, type PostgresServer } from '../../bench/lib/postgres-server.js';
 import { RUN_POSTGRES_ENV, runWideAddress, TEST_SETTINGS } from '../helpers/postgres.js';
 import { fileTimes, RESULTS_DIR, timeTable } from './file-times.js';
@@ -23,12 +22,6 @@ const RUN_SETTINGS = { ...TEST_SETTINGS, max_connections: '400' };
  * is given to the test processes with --test-env, which tap applies after its plugins.
  */
 const STRIP_TYPES = ['--node-arg=--import=./test/runner/ts-loader/register.mjs', '--test-env=TAP_TYPE_STRIP_ONLY=1'];
-
-/**
- * Files run at once: two per core. tap's default is one per core, but most files spend most of
- * their time waiting (a linger, a timeout, a spawned gateway or PostgreSQL), not computing.
- */
-const JOBS = 2 * availableParallelism();
 
 function parse(argv: readonly string[]): { tiers: TierName[]; coverage: boolean } {
   const names = argv.filter((arg) => arg !== '--coverage');
@@ -72,7 +65,7 @@ const patterns = tiers.flatMap((tier) => testFilePatterns(TIERS[tier]));
 const started = Date.now();
 let status: number;
 try {
-  status = await runTap([`--jobs=${JOBS}`, ...STRIP_TYPES, ...(coverage ? [] : ['--disable-coverage']), ...patterns], env);
+  status = await runTap([...STRIP_TYPES, ...(coverage ? [] : ['--disable-coverage']), ...patterns], env);
 } finally {
   await server?.stop();
 }
