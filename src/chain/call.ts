@@ -100,6 +100,8 @@ export interface UpstreamAttempt {
   waitMs: number;
   /** What the gateway did next: retried the same model, fell back to a sibling, or nothing. */
   then: 'retry' | 'fallback' | null;
+  /** The upstream deployment of the family the attempt went to (`default` for the single form). */
+  deployment: string;
 }
 
 /**
@@ -146,6 +148,21 @@ export class Call {
   params: Readonly<Record<string, string>> = NO_PARAMS;
   /** Every upstream attempt, in order (retries and fallbacks included). */
   readonly upstreamAttempts: UpstreamAttempt[] = [];
+  /**
+   * The deployment of the family the current attempt goes to, chosen by the exchange before the
+   * translator writes the attempt's request (a translator drops reasoning state pinned to another
+   * deployment). Null before the first attempt.
+   */
+  deployment: string | null = null;
+  /**
+   * What keeps a conversation on one deployment (docs/deployments.md#affinity): `affinityKey`, a
+   * conversation's identity (session header, `prompt_cache_key`, …), hashed over the healthy
+   * deployments; `pinnedDeployment`, a deployment the request must go to to keep its state (the
+   * one that issued its sealed reasoning state, or answered its `previous_response_id`),
+   * preferred while healthy. Set by the ingress plugins and the neutral request's reader.
+   */
+  affinityKey: string | null = null;
+  pinnedDeployment: string | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
   parameterPolicy: ParameterPolicy = 'lenient';
   /** Parameters honoured only approximately, in the order met (see `adjust`); null while there are none. */
