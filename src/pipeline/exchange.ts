@@ -110,7 +110,17 @@ async function attempt(
   call.attempts += 1;
   const startedAt = now();
   call.timings.upstreamStart = startedAt;
-  const record: UpstreamAttempt = { model: model.id, family: model.family, status: 0, code: null, startedAt, endedAt: startedAt, waitMs, then: null, deployment: call.deployment ?? 'default' };
+  const record: UpstreamAttempt = {
+    model: model.id,
+    family: model.family,
+    status: 0,
+    code: null,
+    startedAt,
+    endedAt: startedAt,
+    waitMs,
+    then: null,
+    deployment: call.deployment ?? 'default',
+  };
   call.upstreamAttempts.push(record);
   let upstream: IncomingMessage;
   try {

@@ -14,7 +14,17 @@ function callWith(codes: Array<string | null>, headersSent = false): Call {
   if (headersSent) Object.defineProperty(res, 'headersSent', { value: true });
   const call = new Call(ENDPOINTS['chat.completions'], req, res, 0);
   for (const code of codes) {
-    const attempt: UpstreamAttempt = { model: 'gamma-5.4', family: 'gamma', status: 0, code, startedAt: 0, endedAt: 0, waitMs: 0, then: null, deployment: 'default' };
+    const attempt: UpstreamAttempt = {
+      model: 'gamma-5.4',
+      family: 'gamma',
+      status: 0,
+      code,
+      startedAt: 0,
+      endedAt: 0,
+      waitMs: 0,
+      then: null,
+      deployment: 'default',
+    };
     call.upstreamAttempts.push(attempt);
     call.attempts += 1;
   }

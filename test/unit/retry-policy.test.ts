@@ -22,7 +22,18 @@ function call(id = 'gamma-5.4', tried: Array<Partial<UpstreamAttempt>> = []): Ca
   const c = new Call(ENDPOINTS['chat.completions'], req, new ServerResponse(req), 0, undefined);
   c.resolveModel(model(id));
   for (const attempt of tried) {
-    c.upstreamAttempts.push({ model: id, family: 'gamma', status: 503, code: '503', startedAt: 0, endedAt: 0, waitMs: 0, then: null, deployment: 'default', ...attempt });
+    c.upstreamAttempts.push({
+      model: id,
+      family: 'gamma',
+      status: 503,
+      code: '503',
+      startedAt: 0,
+      endedAt: 0,
+      waitMs: 0,
+      then: null,
+      deployment: 'default',
+      ...attempt,
+    });
   }
   return c;
 }
