@@ -10,7 +10,7 @@ import { gatewayVariants } from './lib/targets.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--against DIR]…`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--deployments N] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
@@ -19,6 +19,7 @@ import { soak, type SoakSettings } from './soak.js';
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
+ *   --deployments N   also this tree's gateway with each family's upstream as N deployments (weights 2:1:…)
  *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
  *   --agent-loop  only the agent-loop scenario (agent-loop.ts: HTTP beside WebSocket mode), which the comparison ends with
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
@@ -50,6 +51,7 @@ const variants = gatewayVariants(
   options.store,
   options.workers,
   options.against.map((dir) => ({ dir, name: checkoutName(dir) })),
+  options.deployments,
 );
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -16,11 +16,14 @@ export interface BenchOptions {
   against: string[];
   /** The PostgreSQL server on the gateways' cores (see planCores), not on cores of its own. */
   postgresOnServers: boolean;
+  /** > 1: also this tree's gateway with each family's upstream as this many deployments. */
+  deployments: number;
   /** Only the agent-loop scenario (HTTP beside WebSocket mode), not the comparison. */
   agentLoop: boolean;
 }
 
-export const USAGE = 'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --against DIR (repeatable)';
+export const USAGE =
+  'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --deployments N, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -33,6 +36,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       store: { type: 'string', default: 'sqlite' },
       workers: { type: 'string', default: '1' },
+      deployments: { type: 'string', default: '1' },
       against: { type: 'string', multiple: true },
       'postgres-on-servers': { type: 'boolean', default: false },
       'agent-loop': { type: 'boolean', default: false },
@@ -44,9 +48,12 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   if (postgresOnServers && store !== 'postgres') throw new Error('--postgres-on-servers places the server of --store postgres');
   const workers = Number(values.workers);
   if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) throw new Error(`--workers ${values.workers}: a whole number from 1 to 64`);
+  const deployments = Number(values.deployments);
+  if (!/^\d+$/.test(values.deployments) || deployments < 1 || deployments > 8)
+    throw new Error(`--deployments ${values.deployments}: a whole number from 1 to 8`);
   const given = values.against ?? [];
   if (values.soak && values['agent-loop']) throw new Error('--soak and --agent-loop are two runs: choose one');
-  if (values.soak && (store !== 'sqlite' || workers !== 1 || given.length))
+  if (values.soak && (store !== 'sqlite' || workers !== 1 || deployments !== 1 || given.length))
     throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
   const against = given.map((dir) => resolve(dir));
   given.forEach((dir, i) => {
@@ -54,5 +61,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       throw new Error(`--against ${dir}: no built gateway there (run npm ci && npm run build in it)`);
   });
   if (new Set(against).size !== against.length) throw new Error('--against: the same checkout twice');
-  return { quick: values.quick, soak: values.soak, profile: values.profile, store, workers, against, postgresOnServers, agentLoop: values['agent-loop'] };
+  return {
+    quick: values.quick,
+    soak: values.soak,
+    profile: values.profile,
+    store,
+    workers,
+    deployments,
+    against,
+    postgresOnServers,
+    agentLoop: values['agent-loop'],
+  };
 }

@@ -15,6 +15,8 @@ export interface GatewayVariant {
    * same rounds as this tree's: its root, and a short name (its commit) for the headings.
    */
   checkout?: Checkout;
+  /** `--deployments N`: each family's upstream as N deployments (weights 2:1:…), all on the bench's simulators; absent: the single form. */
+  deployments?: number;
 }
 
 export interface Checkout {
@@ -38,16 +40,21 @@ export interface Target {
 export const BASELINE: GatewayVariant = { store: 'sqlite', workers: 1 };
 
 /** The gateways of a run, the baseline first. */
-export function gatewayVariants(store: StoreKind, workers: number, against: readonly Checkout[] = []): GatewayVariant[] {
+export function gatewayVariants(store: StoreKind, workers: number, against: readonly Checkout[] = [], deployments = 1): GatewayVariant[] {
   const stores: StoreKind[] = store === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
   const counts = workers > 1 ? [1, workers] : [1];
   const mine: GatewayVariant[] = stores.flatMap((s) => counts.map((w) => ({ store: s, workers: w })));
-  return [...mine, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
+  const spread: GatewayVariant[] = deployments > 1 ? [{ ...BASELINE, deployments }] : [];
+  return [...mine, ...spread, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
 }
 
-const isBaseline = (variant: GatewayVariant): boolean => variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout;
+const isBaseline = (variant: GatewayVariant): boolean =>
+  variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout && !variant.deployments;
 
 function gatewayTarget(variant: GatewayVariant, alone: boolean, checkoutNumber: number): Target {
+  if (variant.deployments) {
+    return { id: `gateway-d${variant.deployments}`, kind: 'gateway', label: `gw ${variant.deployments} deployments`, variant };
+  }
   if (variant.checkout) {
     // The first checkout keeps the id of a run with one.
     const id = checkoutNumber === 1 ? 'gateway-against' : `gateway-against-${checkoutNumber}`;
@@ -107,11 +114,16 @@ export interface Pair {
  */
 export function gatewayPairs(gateways: readonly Target[]): Pair[] {
   const find = (store: string, workers: number): Target | undefined =>
-    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout);
+    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout && !g.variant.deployments);
   const result: Pair[] = [];
   for (const subject of gateways) {
     const variant = subject.variant;
     if (!variant) continue;
+    if (variant.deployments) {
+      const mine = find('sqlite', 1);
+      if (mine) result.push({ subject, base: mine, what: `${variant.deployments} deployments ÷ 1`, judged: false });
+      continue;
+    }
     if (variant.checkout) {
       const mine = find('sqlite', 1);
       if (mine) result.push({ subject: mine, base: subject, what: `this tree ÷ ${variant.checkout.name}`, judged: false });

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parse, stringify } from 'yaml';
 import type { ProcessGroup, Started } from '../lib/processes.js';
 import { startFlags } from '../lib/start-flags.js';
 import type { Target } from '../lib/targets.js';
@@ -64,6 +65,27 @@ async function waitListening(logFile: string, from: number, started: Started, ti
   throw new Error(`bench: the gateway did not listen within ${timeoutMs} ms; see ${logFile}`);
 }
 
+/** The bench's upstream credential, named by every deployment of a `--deployments` gateway. */
+const DEPLOYMENT_KEY_ENV = 'BENCH_UPSTREAM_KEY';
+
+/**
+ * A `--deployments N` gateway's config: the checkout's config/gateway.yaml with each family's
+ * upstream as N deployments on that family's simulator, weighted 2:1:…, written to `dir`.
+ */
+function deploymentsConfig(dir: string, origins: Readonly<Record<string, string>>, count: number): string {
+  const config = parse(readFileSync('config/gateway.yaml', 'utf8')) as Record<string, unknown>;
+  config['catalogue'] = resolve('config', String(config['catalogue']));
+  config['upstreams'] = Object.fromEntries(
+    Object.entries(origins).map(([family, origin]) => [
+      family,
+      Array.from({ length: count }, (_, i) => ({ name: `d${i + 1}`, base_url: origin, api_key_env: DEPLOYMENT_KEY_ENV, weight: i === 0 ? 2 : 1 })),
+    ]),
+  );
+  const file = join(dir, 'gateway.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
 async function createKey(origin: string, adminToken: string): Promise<string> {
   const res = await fetch(`${origin}/admin/v1/keys`, {
     method: 'POST',
@@ -80,7 +102,7 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
   const dir = mkdtempSync(join(tmpdir(), 'model-gateway-bench-'));
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
-  const upstream = (origin: string): Record<string, string> => ({ base: origin, key: 'bench-upstream-credential' });
+  const upstream = (origin: string): { base: string; key: string } => ({ base: origin, key: 'bench-upstream-credential' });
   const families = { ALPHA: upstream(sims.alpha), BETA: upstream(sims.gamma), GAMMA: upstream(sims.gamma) };
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
@@ -93,14 +115,18 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
     GATEWAY_WORKERS: String(variant.workers),
     GATEWAY_ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'info',
-    // beta is not measured; its base points at a live server so nothing in the gateway waits on a dead one.
-    ...Object.fromEntries(
-      Object.entries(families).flatMap(([family, { base, key }]) => [
-        [`${family}_BASE_URL`, base],
-        [`${family}_API_KEY`, key],
-      ]),
-    ),
   };
+  if (variant.deployments) {
+    const origins = Object.fromEntries(Object.entries(families).map(([family, { base }]) => [family.toLowerCase(), base]));
+    env['GATEWAY_CONFIG'] = deploymentsConfig(dir, origins, variant.deployments);
+    env[DEPLOYMENT_KEY_ENV] = families.GAMMA.key;
+  } else {
+    // beta is not measured; its base points at a live server so nothing in the gateway waits on a dead one.
+    for (const [family, { base, key }] of Object.entries(families)) {
+      env[`${family}_BASE_URL`] = base;
+      env[`${family}_API_KEY`] = key;
+    }
+  }
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   // Also on Ctrl-C, which ends the orchestrator with process.exit.
   process.once('exit', cleanup);

@@ -121,3 +121,29 @@ t.test('bench --agent-loop: only the agent-loop scenario, not with --soak', asyn
   t.equal(parseBenchOptions([]).agentLoop, false);
   t.throws(() => parseBenchOptions(['--agent-loop', '--soak']), /two runs: choose one/);
 });
+
+t.test('bench --deployments N: one more gateway of this tree, compared with the single-upstream baseline', async (t) => {
+  t.equal(parseBenchOptions([]).deployments, 1);
+  t.equal(parseBenchOptions(['--deployments', '3']).deployments, 3);
+  t.throws(() => parseBenchOptions(['--deployments', '0']), /a whole number from 1 to 8/);
+  t.throws(() => parseBenchOptions(['--soak', '--deployments', '3']), /--soak measures the one default gateway/);
+  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/old', name: '4edc547' }], 3), true);
+  t.same(
+    targets.map((target) => [target.id, target.label]),
+    [
+      ['direct', 'direct'],
+      ['floor', 'floor'],
+      ['gateway', 'gw sqlite'],
+      ['gateway-d3', 'gw 3 deployments'],
+      ['gateway-against', 'gw 4edc547'],
+    ],
+  );
+  t.equal(baselineOf(targets).id, 'gateway', 'the single form stays the baseline');
+  t.same(
+    gatewayPairs(gatewaysOf(targets)).map((pair) => [pair.what, pair.subject.id, pair.base.id]),
+    [
+      ['3 deployments ÷ 1', 'gateway-d3', 'gateway'],
+      ['this tree ÷ 4edc547', 'gateway', 'gateway-against'],
+    ],
+  );
+});
