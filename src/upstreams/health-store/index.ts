@@ -26,7 +26,7 @@ const NONE: ReadonlyMap<string, number> = new Map();
 /** `until` for the deployment in `view`, unless it has a later one there already (a cooldown only lengthens). */
 function noteCooldown(view: Map<string, Map<string, number>>, { family, deployment }: DeploymentRef, until: number): void {
   let cooled = view.get(family);
-  if (!cooled) view.set(family, (cooled = new Map()));
+  if (!cooled) view.set(family, (cooled = new Map<string, number>()));
   if ((cooled.get(deployment) ?? 0) < until) cooled.set(deployment, until);
 }
 

@@ -1,7 +1,18 @@
 import type { SqliteHandle } from '../../store/extension.js';
 import type { DeploymentLimits, DeploymentRef, HealthPolicy } from '../health.js';
 import { minuteOf, type CooldownEvent, type CooledRow, type HealthRow, type HealthStore, type MinuteRow } from './health-store.js';
-import { COOLED_SQL, EVENTS_SQL, failSql, HEALTH_ROWS_SQL, honouredRetryAfter, LOG_COOLDOWN_COLUMNS, MINUTE_ROWS_SQL, PRUNE_SQL, takeSql, type FailedRow } from './sql.js';
+import {
+  COOLED_SQL,
+  EVENTS_SQL,
+  failSql,
+  HEALTH_ROWS_SQL,
+  honouredRetryAfter,
+  LOG_COOLDOWN_COLUMNS,
+  MINUTE_ROWS_SQL,
+  PRUNE_SQL,
+  takeSql,
+  type FailedRow,
+} from './sql.js';
 
 // better-sqlite3 binds repeated parameters by name only: parameter n is @pn.
 const dialect = { p: (n: number): string => `@p${n}`, greatest: 'MAX' } as const;
