@@ -3,18 +3,23 @@
  * cooldowns and vendor rate headroom agreed by every instance on one store, and a per-process
  * view of the cooldowns for the selection to read synchronously.
  */
-import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/store.js';
 import type { DeploymentHealthRow, DeploymentLimits, DeploymentRef, HealthPolicy, UpstreamHealth } from '../health.js';
 import type { CooldownEvent, CooldownLog, HealthStore } from './health-store.js';
 import { UPSTREAM_HEALTH_STATE } from './state.js';
 
+/** What the health tells a logger: a pino Logger is one. */
+export interface HealthLog {
+  warn(fields: object, message: string): void;
+  info(message: string): void;
+}
+
 export interface UpstreamHealthOptions {
   /** How often this process's view of the cooldowns is read from the store (250 ms). */
   refreshMs?: number;
-  /** Where a store that cannot be read is told, once per outage, and its return. */
-  log?: Pick<Logger, 'warn' | 'info'>;
+  /** Where a store that cannot be read is told, once per outage, and its return (the gateway's logger). */
+  log?: HealthLog;
 }
 
 export const DEFAULT_REFRESH_MS = 250;
