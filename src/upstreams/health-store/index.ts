@@ -139,3 +139,6 @@ export async function openUpstreamHealth(store: Store, policy: HealthPolicy, clo
   await health.refresh();
   return health;
 }
+
+/** The log of cooldowns alone, for a reader that changes nothing (the status plugin's operator view): the same sub-store the health writes. */
+export const openCooldownLog = (store: Store): Promise<CooldownLog> => store.extend(UPSTREAM_HEALTH_STATE);
