@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { systemClock } from '../../src/clock.js';
+import type { Migration } from '../../src/store/migration.js';
 import type { Store } from '../../src/store/store.js';
 import type { HealthPolicy } from '../../src/upstreams/health.js';
 import { openUpstreamHealth, type StoreUpstreamHealth } from '../../src/upstreams/health-store/index.js';
@@ -61,10 +62,12 @@ contract('upstream health: failures counted in a window; the fails-th cools down
 
   const eager = await opened(t, await db.open(), new FakeClock(T0), { fails: 1, windowMs: 1_000, cooldownMs: 5_000 });
   t.equal(await eager.recordFailure({ family: 'alpha', deployment: 'solo' }, T0, null), T0 + 5_000, 'fails: 1 cools down at the first failure');
+  t.equal(await eager.recordFailure({ family: 'alpha', deployment: 'frac' }, T0, 10_000.5), T0 + 10_001, 'a Retry-After with a fraction of a ms, rounded up');
 
   t.same(
     await health.events(T0, 10),
     [
+      { family: 'alpha', deployment: 'frac', startedAt: T0, until: T0 + 10_001, failures: 1, retryAfterMs: 10_001 },
       { family: 'alpha', deployment: 'solo', startedAt: T0, until: T0 + 5_000, failures: 1, retryAfterMs: null },
       { family: 'gamma', deployment: 'west', startedAt: T0 + 500, until: T0 + 90_000, failures: 3, retryAfterMs: null },
       { family: 'gamma', deployment: 'west', startedAt: T0 + 200, until: T0 + 90_000, failures: 3, retryAfterMs: 89_800 },
@@ -113,6 +116,10 @@ contract('upstream health: rate headroom is never exceeded by instances taking a
   t.equal(byTokens.filter(Boolean).length, 25, '3 × 20 takes of 10 tokens against tpm 250: exactly 25');
   t.equal(await one.take(west, { tpm: 250, rpm: 1_000 }, 1, T0), false, 'a refused take takes nothing');
   t.equal(await one.take(west, { tpm: 250 }, 0, T0), true, 'zero tokens still fit');
+  t.equal(await one.take(west, { tpm: 250 }, 0.5, T0), false, 'a fraction of a token counts as one');
+  t.equal(await one.take(gamma('south'), { tpm: 3 }, 2.5, T0), true, 'an estimate with a fraction is taken whole');
+  t.equal(await one.take(gamma('south'), { tpm: 3 }, -1, T0), true, 'no fewer than 0');
+  t.equal(await one.take(gamma('south'), { tpm: 3 }, 0.1, T0), false, 'the first took 3');
   t.equal(await one.take(gamma('north'), { tpm: 100 }, 101, T0), false, 'a first take over the limit takes nothing');
   t.equal(await one.take(gamma('north'), { rpm: 1 }, 5_000, T0), true, 'a limit not given does not apply');
   t.equal(await one.take(gamma('north'), { rpm: 1 }, 1, T0), false);
@@ -154,4 +161,20 @@ contract('upstream health: a refresh prunes old minutes, closed windows and day-
 
   // The sub-store the status plugin reads is the one the health writes (one per store).
   t.equal(await store.extend(UPSTREAM_HEALTH_STATE), await store.extend(UPSTREAM_HEALTH_STATE));
+});
+
+contract('upstream health: its track, the same numbering on both backends, applied once by instances opening it at once', async (t, db) => {
+  const numbering = (migrations: readonly Migration[]) => migrations.map(({ version, name }) => ({ version, name }));
+  t.same(numbering(UPSTREAM_HEALTH_STATE.postgres.migrations), numbering(UPSTREAM_HEALTH_STATE.sqlite.migrations));
+  const stores = await Promise.all([db.open(), db.open(), db.open()]);
+  await Promise.all(stores.map((store) => store.extend(UPSTREAM_HEALTH_STATE)));
+  t.same(
+    await db.query("SELECT track, version, name FROM store_migrations WHERE track = 'upstream-health' ORDER BY version"),
+    numbering(UPSTREAM_HEALTH_STATE.sqlite.migrations).map((m) => ({ track: 'upstream-health', ...m })),
+  );
+  const tables = await db.tables();
+  t.ok(
+    ['upstream_cooldowns', 'upstream_health', 'upstream_minutes'].every((table) => tables.includes(table)),
+    'its tables',
+  );
 });

@@ -67,13 +67,14 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   }
 
   async recordFailure(ref: DeploymentRef, now: number, retryAfterMs: number | null): Promise<number | null> {
-    const until = await this.store.fail(ref, this.policy, now, retryAfterMs);
+    const until = await this.store.fail(ref, this.policy, now, retryAfterMs === null ? null : Math.ceil(retryAfterMs));
     if (until !== null) noteCooldown(this.view, ref, until);
     return until;
   }
 
   take(ref: DeploymentRef, limits: DeploymentLimits, tokens: number, now: number): Promise<boolean> {
-    return this.store.take(ref, limits, tokens, now);
+    // An estimate may come as a fraction; the store counts whole tokens.
+    return this.store.take(ref, limits, Math.max(0, Math.ceil(tokens)), now);
   }
 
   async snapshot(now: number): Promise<DeploymentHealthRow[]> {
