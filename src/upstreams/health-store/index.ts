@@ -22,7 +22,7 @@ export interface UpstreamHealthOptions {
   log?: HealthLog;
 }
 
-export const DEFAULT_REFRESH_MS = 250;
+const DEFAULT_REFRESH_MS = 250;
 /** Cooldown events are kept, and listed, for a day. */
 export const COOLDOWN_EVENTS_KEPT_MS = 24 * 3_600_000;
 const PRUNE_EVERY_MS = 60_000;

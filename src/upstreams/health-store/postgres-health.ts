@@ -27,7 +27,7 @@ const PRUNE = (() => {
   return `WITH minutes AS (${minutes}), windows AS (${windows}) ${events}`;
 })();
 
-/** Upstream health in PostgreSQL: each method one statement, atomic across the instances on the database. */
+/** Upstream health in PostgreSQL: each write one statement, atomic across the instances on the database. */
 export class PgHealthStore implements HealthStore {
   private readonly pool: Pool;
 
