@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { definePlugin, type Call } from '../../src/plugin-api.js';
 import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/toolkit/routes.js';
+import { openCooldownLog } from '../../src/toolkit/upstream-health.js';
+import { mountCooldownRoutes } from './cooldown-routes.js';
 import { mountIncidentRoutes } from './incident-routes.js';
 import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';
@@ -13,7 +15,8 @@ import { buildReport, WINDOWS } from './report.js';
  * (the same figures) — built from the calls every gateway instance sharing the store served,
  * rolled up per minute and per hour in the store; automatic incidents when a model's upstream
  * error rate over every instance passes a threshold, resolved when it recovers; manual
- * incidents under /admin/v1/incidents. Served on the gateway's port, or on a port of its own.
+ * incidents under /admin/v1/incidents; for operators, the upstream deployments' cooldowns under
+ * /admin/v1/cooldowns. Served on the gateway's port, or on a port of its own.
  */
 
 interface StatusConfig {
@@ -70,6 +73,7 @@ export default definePlugin<StatusConfig>({
   },
   async setup({ store, catalogue, clock, config, log, simulatedFamilies }, settings) {
     const status = await store.extend(STATUS_STATE);
+    const cooldowns = await openCooldownLog(store);
     const recorder = new MinuteRecorder(status);
     const { incidents } = settings;
     const watch = new IncidentWatch(
@@ -130,6 +134,7 @@ export default definePlugin<StatusConfig>({
       ...(placed.routes ? { routes: placed.routes } : {}),
       adminRoutes(router) {
         mountIncidentRoutes(router, { store: status, catalogue, clock });
+        mountCooldownRoutes(router, { log: cooldowns, clock });
       },
       onComplete(call) {
         if (call.attempts === 0 || call.callerGone) return;

@@ -48,13 +48,15 @@ export interface UpstreamHealth {
    * A failed attempt (429, 5xx, a timeout, a connection error). Counts towards the deployment's
    * window; the `fails`-th failure within it cools the deployment down for the longer of the
    * policy's cooldown and `retryAfterMs`. Resolves with the cooldown's end, or null. This
-   * process's view sees the cooldown at once.
+   * process's view sees the cooldown at once. Rejects with the store's StoreUnavailableError
+   * when the store cannot be reached (the failure is then not counted).
    */
   recordFailure(ref: DeploymentRef, now: number, retryAfterMs: number | null): Promise<number | null>;
   /**
    * Takes one request and `tokens` from the deployment's current minute, atomically across
    * instances: true if both stay within `limits`, false (and nothing taken) if not. Called only
-   * for deployments that declare a limit.
+   * for deployments that declare a limit. `tokens` is rounded up to a whole number (at least 0).
+   * Rejects with the store's StoreUnavailableError when the store cannot be reached.
    */
   take(ref: DeploymentRef, limits: DeploymentLimits, tokens: number, now: number): Promise<boolean>;
   /** Every deployment the store knows of, for the admin API. */

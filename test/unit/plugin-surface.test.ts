@@ -152,6 +152,7 @@ const TOOLKITS: Record<string, string[]> = {
   ],
   'sse.ts': ['SSE_DONE', 'sseErrorFrame', 'SseEvent'],
   'token-estimate.ts': ['estimatedPrompt', 'estimatedReplyUsage', 'estimateInputTokens', 'estimateOutputTokens', 'textTokens', 'usageOrEstimate'],
+  'upstream-health.ts': ['COOLDOWN_EVENTS_KEPT_MS', 'CooldownEvent', 'CooldownLog', 'openCooldownLog'],
   'vendor.ts': [
     'LocalAnswer',
     'reasoningPlan',

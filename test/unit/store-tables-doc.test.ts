@@ -4,6 +4,7 @@ import { RESPONSE_STATE } from '../../plugins/ingress-responses/store/state.js';
 import { STATUS_STATE } from '../../plugins/status/store/state.js';
 import { SIGNATURE_STATE } from '../../plugins/vendor-beta/store/state.js';
 import type { StoreExtension } from '../../src/store/extension.js';
+import { UPSTREAM_HEALTH_STATE } from '../../src/upstreams/health-store/state.js';
 import { sqliteDatabase } from '../helpers/store-backends.js';
 
 /** docs/scale-out.md's table of tables names each table the code makes, under the owner that makes it. */
@@ -25,7 +26,7 @@ t.test('docs/scale-out.md: every table, under the owner whose migrations make it
   const store = await db.open();
   t.teardown(() => store.close());
   const made = new Map<string, string[]>([['core', [...(await db.tables()), 'store_migrations'].sort()]]);
-  const states: ReadonlyArray<StoreExtension<object>> = [STATUS_STATE, RESPONSE_STATE, SIGNATURE_STATE];
+  const states: ReadonlyArray<StoreExtension<object>> = [STATUS_STATE, RESPONSE_STATE, SIGNATURE_STATE, UPSTREAM_HEALTH_STATE];
   for (const state of states) {
     const before = new Set(await db.tables());
     await store.extend(state);
