@@ -181,7 +181,7 @@ t.test('off by default: no header, no key ttl, no cache header and no cache stor
   t.same(touched, [], 'the cache store was never asked');
   const asked = await chat(h, key, body, { 'x-gateway-cache-ttl': '5' });
   t.equal(asked.headers.get('x-gateway-cache'), 'miss', asked.text);
-  t.same(touched, ['get', 'put'], 'but is, for a call that asks');
+  t.same(touched.slice(0, 2), ['get', 'put'], 'but is, for a call that asks (then the hourly prune may run)');
 });
 
 t.test('x-gateway-cache-ttl: a malformed value is a 400 in the envelope of the format called', async (t) => {
