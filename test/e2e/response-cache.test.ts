@@ -243,6 +243,40 @@ t.test('other formats: a Messages stream and a Gemini answer are given again as 
   t.equal(g2.text, g1.text);
 });
 
+t.test('a hit counts against the rate cap, and the ceiling holds nothing for it', async (t) => {
+  const h = await startHarness(t);
+  const created = (await (await h.admin('POST', '/keys', { name: 'limited', cache_ttl_s: 600, rpm_limit: 3 })).json()) as { id: string; key: string };
+  const body = chatBody('gamma-5.4', { messages: [{ role: 'user', content: 'limits [[sim:tokens=3]]' }] });
+  t.equal((await chat(h, created.key, body)).headers.get('x-gateway-cache'), 'miss');
+  // The ceiling, set to what the key has spent: reached, every call that costs something is refused.
+  const [spentUsd] = (await spent(h, created.id)) as [string];
+  t.equal((await h.admin('PATCH', `/keys/${created.id}`, { monthly_ceiling_usd: spentUsd })).status, 200);
+  t.equal((await chat(h, created.key, chatBody('gamma-5.4'))).status, 402, 'a call that would cost is refused');
+  const hit = await chat(h, created.key, body);
+  t.equal(hit.status, 200, 'a hit costs nothing: the ceiling does not refuse it');
+  t.equal(hit.headers.get('x-gateway-cache'), 'hit');
+  const limited = await chat(h, created.key, body);
+  t.equal(limited.status, 429, 'the fourth request of the minute, a hit or not, is over the rate cap');
+});
+
+t.test('a Responses answer is given again with the id it was first answered with', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey({ cache_ttl_s: 600 });
+  const ask = () =>
+    raw(h.origin, 'POST', '/v1/responses', {
+      headers: auth(key),
+      body: JSON.stringify({ model: 'gamma-5.4', input: 'hello [[sim:tokens=3]]', user: 'someone', prompt_cache_key: 'k' }),
+    });
+  const first = await ask();
+  t.equal(first.status, 200, first.text);
+  t.equal(first.headers.get('x-gateway-cache'), 'miss');
+  const second = await ask();
+  t.equal(second.headers.get('x-gateway-cache'), 'hit');
+  t.equal(second.json().id, first.json().id);
+  const retrieved = await raw(h.origin, 'GET', `/v1/responses/${String(first.json().id)}`, { headers: auth(key) });
+  t.equal(retrieved.status, 200, 'the response stored by the first call is the one a hit names');
+});
+
 t.test('two gateways on one store share the entries', async (t) => {
   const one = await startHarness(t);
   const url = one.config.database.url;
