@@ -52,7 +52,9 @@ export default definePlugin({
       throw new PluginConfigError(`/max_entry_bytes (${config.max_entry_bytes}) is larger than /max_bytes_per_key (${config.max_bytes_per_key})`);
     }
     const cache = await store.extend(RESPONSE_CACHE_STATE);
-    const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(gateway.admin.token ? [gateway.admin.token] : [])];
+    const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(gateway.admin.token ? [gateway.admin.token] : [])].filter(
+      (secret) => secret !== '',
+    );
     /** Whether an answer carries one of the gateway's secrets (a vendor's echo of a key): never kept, the store holds no secret in clear. */
     const carriesSecret = (call: Call, answer: KeptAnswer): boolean => {
       const caller = bearerToken(call.callerHeaders.authorization);

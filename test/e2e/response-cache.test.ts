@@ -3,6 +3,7 @@ import type { StoreExtension } from '../../src/store/extension.js';
 import type { Store } from '../../src/store/store.js';
 import { chatBody, FakeClock, raw, startHarness, type Harness } from '../helpers/harness.js';
 import { pluginConfig } from '../helpers/ops.js';
+import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 
 /**
  * The response cache (plugins/response-cache, docs/caching.md#response-cache): off by default,
@@ -275,6 +276,23 @@ t.test('a Responses answer is given again with the id it was first answered with
   t.equal(second.json().id, first.json().id);
   const retrieved = await raw(h.origin, 'GET', `/v1/responses/${String(first.json().id)}`, { headers: auth(key) });
   t.equal(retrieved.status, 200, 'the response stored by the first call is the one a hit names');
+});
+
+t.test('an answer that carries a secret of the gateway is not kept', async (t) => {
+  // The upstream credential is a word the simulator writes: its answers carry it.
+  const gamma = createGammaSimulator({ apiKey: 'deterministic' });
+  t.teardown(() => gamma.close());
+  const h = await startHarness(t, { gamma, env: { GAMMA_API_KEY: 'deterministic' } });
+  const { key } = await h.createKey({ cache_ttl_s: 600 });
+  const body = chatBody('gamma-5.4', { messages: [{ role: 'user', content: 'secret [[sim:tokens=12]]' }] });
+  const first = await chat(h, key, body);
+  t.match(first.text, 'deterministic');
+  t.equal(first.headers.get('x-gateway-cache'), 'miss');
+  t.equal((await chat(h, key, body)).headers.get('x-gateway-cache'), 'miss', 'never given again');
+  t.notOk((await h.databaseText()).includes('simulated upstream; this reply is deterministic'), 'the store holds no such answer');
+  const short = chatBody('gamma-5.4', { messages: [{ role: 'user', content: 'secret [[sim:tokens=3]]' }] });
+  await chat(h, key, short);
+  t.equal((await chat(h, key, short)).headers.get('x-gateway-cache'), 'hit', 'an answer without it is kept');
 });
 
 t.test('two gateways on one store share the entries', async (t) => {
