@@ -3,6 +3,7 @@ import type { StoreExtension } from '../../src/store/extension.js';
 import type { Store } from '../../src/store/store.js';
 import { chatBody, FakeClock, raw, startHarness, type Harness } from '../helpers/harness.js';
 import { pluginConfig } from '../helpers/ops.js';
+import { openResponsesSocket } from '../helpers/responses-socket.js';
 import { createGammaSimulator } from '../../plugins/vendor-gamma/simulator.js';
 
 /**
@@ -293,6 +294,21 @@ t.test('an answer that carries a secret of the gateway is not kept', async (t) =
   const short = chatBody('gamma-5.4', { messages: [{ role: 'user', content: 'secret [[sim:tokens=3]]' }] });
   await chat(h, key, short);
   t.equal((await chat(h, key, short)).headers.get('x-gateway-cache'), 'hit', 'an answer without it is kept');
+});
+
+t.test("a WebSocket-mode message is never answered from the cache: it continues the connection's own memory", async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey({ cache_ttl_s: 600 });
+  const socket = await openResponsesSocket(h.origin, key);
+  if (!('turn' in socket)) throw new Error(`upgrade refused: ${socket.status}`);
+  t.teardown(() => socket.close());
+  const message = { type: 'response.create', model: 'gamma-5.4', input: 'socket [[sim:tokens=3]]' };
+  const first = await socket.turn(message);
+  const second = await socket.turn(message);
+  const idOf = (events: Array<Record<string, any>>): unknown => events.at(-1)?.['response']?.id;
+  t.equal(first.at(-1)?.['type'], 'response.completed');
+  t.not(idOf(second), idOf(first), 'a new response, answered upstream');
+  t.equal(upstreamCalls(h), 2);
 });
 
 t.test('two gateways on one store share the entries', async (t) => {
