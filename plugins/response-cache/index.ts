@@ -81,7 +81,7 @@ export default definePlugin({
         if (ttl === 0 || !cachesOperation(call.endpoint.operation) || sessionOf(call) !== null) return;
         const hash = requestHash(call);
         const kept = await cache.get(call.key.id, hash, clock.now());
-        if (kept !== null && kept.stream === call.stream) {
+        if (kept !== null) {
           call.res.setHeader(RESULT_HEADER, 'hit');
           call.answerWith(kept);
           return;
