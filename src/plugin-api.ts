@@ -16,6 +16,8 @@ export type { AttemptFailure, RetryDecision, RetryPolicy } from './chain/retry.j
 // The call every hook sees (a hook's call is typed by the facts its plugin needs: src/chain/phases.ts), and the endpoints an ingress declares.
 export type { Call, Endpoint, JsonObject, Operation, Usage } from './chain/call.js';
 export type { CallWith, ResolvedCall, SettledCall } from './chain/phases.js';
+// An answer kept as the caller got it and given again to a later call (the response cache).
+export type { KeptAnswer } from './chain/kept-answer.js';
 
 // Refusing: the error every hook throws, in the envelope of the format called.
 export { GatewayError, invalidRequest, modelNotFound } from './http/errors.js';

@@ -19,7 +19,8 @@ export default definePlugin({
     return {
       async onComplete(call) {
         const { key, model } = call;
-        if (call.attempts === 0 || !key || !model) return;
+        // A call answered from the response cache reached no upstream and still has its row.
+        if ((call.attempts === 0 && call.givenAnswer === null) || !key || !model) return;
         await store.ledger.record(ledgerRow(call, key, model), call.reservation?.id ?? null);
         call.reservation = null;
       },

@@ -1,4 +1,6 @@
-import { costOf, cycleOf, type Call, type KeyRecord, type LedgerRow, type ModelEntry } from '../../src/plugin-api.js';
+import { costOf, cycleOf, type Call, type Cost, type KeyRecord, type LedgerRow, type ModelEntry } from '../../src/plugin-api.js';
+
+const FREE: Cost = { charged: 0, list: 0 };
 
 /** Milliseconds between two monotonic marks, to 0.1 ms; null when either was not reached. */
 const span = (from: number, to: number): number | null => (from > 0 && to > 0 ? Math.round((to - from) * 10) / 10 : null);
@@ -10,7 +12,9 @@ const span = (from: number, to: number): number | null => (from > 0 && to > 0 ? 
  */
 export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): LedgerRow {
   const usage = call.usage ?? { promptTokens: 0, completionTokens: 0 };
-  const cost = costOf(model, usage);
+  // An answer given again from the response cache costs the caller and the operator nothing.
+  const cached = call.givenAnswer !== null;
+  const cost = cached ? FREE : costOf(model, usage);
   const { upstreamStart, firstByte, completed } = call.timings;
   return {
     admittedAt: call.admittedAt,
@@ -30,5 +34,6 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     listNanos: cost.list,
     upstreamMs: span(upstreamStart, completed),
     ttftMs: span(upstreamStart, firstByte),
+    cached,
   };
 }

@@ -6,6 +6,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface Sums {
   requests: number;
+  /** Of the requests, those answered from the response cache (at no cost). */
+  cachedRequests: number;
   promptTokens: number;
   completionTokens: number;
   chargedNanos: Nanos;
@@ -20,6 +22,7 @@ interface Sums {
 function sumsJson(sums: Sums): JsonObject {
   return {
     requests: sums.requests,
+    cached_requests: sums.cachedRequests,
     prompt_tokens: sums.promptTokens,
     completion_tokens: sums.completionTokens,
     total_tokens: sums.promptTokens + sums.completionTokens,
@@ -30,10 +33,11 @@ function sumsJson(sums: Sums): JsonObject {
   };
 }
 
-const emptySums = (): Sums => ({ requests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 });
+const emptySums = (): Sums => ({ requests: 0, cachedRequests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 });
 
 function add(into: Sums, row: Sums): void {
   into.requests += row.requests;
+  into.cachedRequests += row.cachedRequests;
   into.promptTokens += row.promptTokens;
   into.completionTokens += row.completionTokens;
   into.chargedNanos += row.chargedNanos;

@@ -194,7 +194,8 @@ export class GatewaySeries {
       if (call.stream && firstByte) this.firstToken.get(id, labels).observe((firstByte - received) / 1000);
       this.overhead.get(family, { family }).observe(call.overheadMs(now) / 1000);
     }
-    if (call.usage) {
+    // An answer given again from the response cache used no upstream tokens and cost nothing.
+    if (call.usage && call.givenAnswer === null) {
       // Label objects written out, not spread (docs/performance.md#node-and-v8).
       this.tokens.add(`${id}|prompt`, { model: id, family, kind: 'prompt' }, call.usage.promptTokens);
       this.tokens.add(`${id}|completion`, { model: id, family, kind: 'completion' }, call.usage.completionTokens);

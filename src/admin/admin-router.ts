@@ -20,6 +20,8 @@ const settingsProperties = {
   monthly_upstream_limit_usd: nullable({ type: 'string', minLength: 1, maxLength: 32 }),
   expires_at: nullable({ type: 'string', minLength: 1, maxLength: 64 }),
   rpm_limit: nullable({ type: 'integer', minimum: 0, maximum: 1_000_000 }),
+  // The response cache's bound on a time to live (plugins/response-cache: one day), as the request header's.
+  cache_ttl_s: nullable({ type: 'integer', minimum: 0, maximum: 86_400 }),
 };
 const createKeySchema = compileSchema({ type: 'object', additionalProperties: false, required: ['name'], properties: settingsProperties });
 const patchKeySchema = compileSchema({ type: 'object', additionalProperties: false, properties: settingsProperties });

@@ -6,6 +6,7 @@ import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
+import { AnswerRecorder, type KeptAnswer } from './kept-answer.js';
 import { parseJsonBody } from './json-body.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
 
@@ -163,6 +164,13 @@ export class Call {
    */
   affinityKey: string | null = null;
   pinnedDeployment: string | null = null;
+  /**
+   * An answer kept from an earlier call that this call is answered with instead of an upstream
+   * (the response cache's hit: `answerWith`); null for every other call.
+   */
+  givenAnswer: KeptAnswer | null = null;
+  /** The pieces of this call's answer as written to the caller, when a plugin asked to keep them (`keepAnswer`). */
+  recorder: AnswerRecorder | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
   parameterPolicy: ParameterPolicy = 'lenient';
   /** Parameters honoured only approximately, in the order met (see `adjust`); null while there are none. */
@@ -266,6 +274,27 @@ export class Call {
     if (adjustments.some((known) => known.param === param && known.action === action)) return;
     adjustments.push({ param, action });
     if (!this.res.headersSent) this.res.setHeader(ADJUSTED_HEADER, adjustedHeader(adjustments));
+  }
+
+  /**
+   * Answers the call with an answer kept from an earlier one (src/chain/kept-answer.ts), in
+   * `onRequest`: the request hooks after this one do not run, no upstream is called, and the call
+   * costs nothing (its ledger row says `cached`).
+   */
+  answerWith(answer: KeptAnswer): void {
+    this.givenAnswer = answer;
+  }
+
+  /** Asks, in `onRequest`, that the answer's pieces be kept as they are written, up to `maxBytes`; `keptAnswer` has them at completion. */
+  keepAnswer(maxBytes: number): void {
+    this.recorder = new AnswerRecorder(maxBytes);
+  }
+
+  /** A successful answer whose every piece was kept (the last one too), or null: for the completion hooks. */
+  get keptAnswer(): KeptAnswer | null {
+    const recorder = this.recorder;
+    if (!recorder || recorder.overflowed || this.outcome !== 'ok' || this.usage === null || recorder.pieces.length === 0) return null;
+    return { stream: this.stream, pieces: recorder.pieces, usage: this.usage };
   }
 
   /** The request bytes as read by the pipeline. */

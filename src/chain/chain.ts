@@ -50,6 +50,10 @@ async function runInOrder(hooks: ReadonlyArray<(call: Call) => void | Promise<vo
   for (const hook of hooks) {
     const pending = hook(call);
     if (pending) await pending;
+    // A request hook answered the call with a kept answer (the response cache's hit): the
+    // gatekeepers after it (the ceiling, the retry plugin's fallback) have nothing to hold or
+    // choose for a call that costs nothing and goes to no upstream.
+    if (call.givenAnswer !== null) return;
   }
 }
 

@@ -27,6 +27,7 @@ export function keyJson(key: KeyRecord, now: number, value?: string): Record<str
     monthly_ceiling_usd: key.monthlyCeilingNanos === null ? null : formatUsd(key.monthlyCeilingNanos),
     monthly_upstream_limit_usd: key.monthlyUpstreamLimitNanos === null ? null : formatUsd(key.monthlyUpstreamLimitNanos),
     rpm_limit: key.rpmLimit,
+    cache_ttl_s: key.cacheTtlS,
     status: effectiveStatus(key, now),
     created_at: iso(key.createdAt),
     updated_at: iso(key.updatedAt),
@@ -51,6 +52,8 @@ export interface KeySettingsInput {
   expires_at?: string | null;
   /** Requests per minute: a positive cap, 0 for none, null for the gateway's default. */
   rpm_limit?: number | null;
+  /** Seconds the response cache keeps the key's answers: 0 or null for off. */
+  cache_ttl_s?: number | null;
 }
 
 export class KeyService {
@@ -71,6 +74,7 @@ export class KeyService {
       monthlyUpstreamLimitNanos: settings.monthlyUpstreamLimitNanos ?? null,
       expiresAt: settings.expiresAt ?? null,
       rpmLimit: settings.rpmLimit ?? null,
+      cacheTtlS: settings.cacheTtlS ?? null,
       valueHash: hashSecret(value),
       display: truncateKey(value),
       now: this.clock.now(),
@@ -113,6 +117,7 @@ export class KeyService {
     }
     if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : this.instant(input.expires_at);
     if (input.rpm_limit !== undefined) patch.rpmLimit = input.rpm_limit;
+    if (input.cache_ttl_s !== undefined) patch.cacheTtlS = input.cache_ttl_s;
     return patch;
   }
 

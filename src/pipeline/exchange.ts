@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Call, UpstreamAttempt } from '../chain/call.js';
+import type { KeptAnswer } from '../chain/kept-answer.js';
 import type { AdmittedCall, ResolvedCall } from '../chain/phases.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
@@ -30,12 +31,14 @@ export interface ExchangeDeps {
 
 /**
  * A usable answer: a stream to relay (body unread) or a whole body, with the translator that
- * reads it, or the translator's own answer given without any upstream.
+ * reads it, the translator's own answer given without any upstream, or an answer kept from an
+ * earlier call that a request hook gave the call (src/chain/kept-answer.ts).
  */
 export type Answer =
   | { kind: 'stream'; translator: Translator; upstream: IncomingMessage }
   | { kind: 'body'; translator: Translator; raw: Buffer }
-  | { kind: 'local'; body: TranslatedBody };
+  | { kind: 'local'; body: TranslatedBody }
+  | { kind: 'kept'; answer: KeptAnswer };
 
 type AttemptResult = Answer | { kind: 'failed'; failure: AttemptFailure };
 
@@ -43,11 +46,13 @@ const now = (): number => performance.now();
 
 /**
  * The upstream exchange: attempts until one gives a usable answer or the retry policy gives
- * up (then the last failure is thrown as our error); none when the translator answers itself.
+ * up (then the last failure is thrown as our error); none when the translator answers itself
+ * or a request hook gave the call a kept answer.
  * Retries happen only here, before any byte reached the caller, and never past the request's
  * deadline (received + upstream timeout): each attempt gets only what is left of it.
  */
 export async function exchange(call: AdmittedCall, deps: ExchangeDeps): Promise<Answer> {
+  if (call.givenAnswer !== null) return { kind: 'kept', answer: call.givenAnswer };
   const deadline = call.timings.received + deps.limits.upstreamMs;
   let translator = prepare(call, deps.chain);
   let request = await translator.request();

@@ -14,7 +14,7 @@ import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
 import { exchange, type ExchangeDeps, type UpstreamSender } from './exchange.js';
 import { succeeded } from './outcome.js';
-import { relayBody, relayStreamed, sendBody } from './relay.js';
+import { relayBody, relayStreamed, replayKept, sendBody } from './relay.js';
 import type { FailureLimits } from './upstream-errors.js';
 
 export interface PipelineOptions {
@@ -76,6 +76,7 @@ export class Pipeline {
       const answer = await exchange(admitted, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);
+      else if (answer.kind === 'kept') await replayKept(call, answer.answer, this.deps);
       else await sendBody(call, answer.body, this.deps);
     } catch (thrown) {
       discardUnreadUpload(req, res);

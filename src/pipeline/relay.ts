@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Call } from '../chain/call.js';
 import type { Chain } from '../chain/chain.js';
+import type { KeptAnswer } from '../chain/kept-answer.js';
 import type { StreamTranslator, TranslatedBody, Translator } from '../chain/translator.js';
 import { sendJson, SSE_HEADERS } from '../http/respond.js';
 import { estimatedPrompt } from '../neutral/token-estimate.js';
@@ -45,6 +46,7 @@ export async function relayBody(call: Call, translator: Translator, raw: Buffer,
 export async function sendBody(call: Call, out: TranslatedBody, deps: RelayDeps): Promise<void> {
   call.usage = out.usage;
   succeeded(call);
+  call.recorder?.add(out.body);
   await complete(call, deps.chain);
   if (call.callerGone) return;
   call.timings.firstByte = now();
@@ -74,7 +76,7 @@ export async function relayStreamed(call: Call, translator: Translator, upstream
   try {
     await relayStream(call, upstream, stream, {
       idleMs: deps.limits.streamIdleMs,
-      onFrame: chain.wantsChunks ? (frame) => chain.onResponseChunk(call, frame) : null,
+      onFrame: frameObserver(call, chain),
     });
   } catch (error) {
     call.timings.upstreamEnd = now();
@@ -86,8 +88,46 @@ export async function relayStreamed(call: Call, translator: Translator, upstream
   call.timings.upstreamEnd = now();
   settleUsage(call, stream);
   succeeded(call);
-  await complete(call, chain);
+  // Made before completion (it is written after), so that a kept answer has its last frame.
   const done = stream.done();
+  if (done !== '') call.recorder?.add(done);
+  await complete(call, chain);
   if (chain.wantsChunks && done !== '') chain.onResponseChunk(call, done);
+  res.end(done);
+}
+
+/** Who sees each frame of a stream as it is written: the chain's chunk hooks and the call's recorder, or nobody (then the relay calls nothing). */
+function frameObserver(call: Call, chain: Chain): ((frame: string) => void) | null {
+  const recorder = call.recorder;
+  if (!recorder) return chain.wantsChunks ? (frame) => chain.onResponseChunk(call, frame) : null;
+  return chain.wantsChunks
+    ? (frame) => {
+        recorder.add(frame);
+        chain.onResponseChunk(call, frame);
+      }
+    : (frame) => recorder.add(frame);
+}
+
+/**
+ * An answer kept from an earlier call (the response cache's hit), given again as the caller first
+ * got it: a whole body, or the stream's frames — all but the last, the completion hooks, the last.
+ */
+export async function replayKept(call: Call, kept: KeptAnswer, deps: RelayDeps): Promise<void> {
+  const last = kept.pieces.length - 1;
+  if (!kept.stream) {
+    await sendBody(call, { body: kept.pieces.join(''), usage: kept.usage }, deps);
+    return;
+  }
+  const { res } = call;
+  call.usage = kept.usage;
+  succeeded(call);
+  res.writeHead(200, SSE_HEADERS);
+  call.timings.firstByte = now();
+  const head = kept.pieces.slice(0, last);
+  if (deps.chain.wantsChunks) for (const piece of head) deps.chain.onResponseChunk(call, piece);
+  res.write(head.join(''));
+  await complete(call, deps.chain);
+  const done = kept.pieces[last] as string;
+  if (deps.chain.wantsChunks) deps.chain.onResponseChunk(call, done);
   res.end(done);
 }

@@ -66,7 +66,7 @@ export interface TakenReservation {
   result: ReserveResult | null;
 }
 
-/** One row per call that reached an upstream. Money in nano-dollars, times in epoch ms. */
+/** One row per call that reached an upstream or was answered from the response cache. Money in nano-dollars, times in epoch ms. */
 export interface LedgerRow {
   admittedAt: number;
   cycle: string;
@@ -90,6 +90,8 @@ export interface LedgerRow {
   upstreamMs: number | null;
   /** From the upstream request to the first byte relayed; null when nothing was streamed. */
   ttftMs: number | null;
+  /** Answered from the response cache: no upstream attempt, both costs 0 (the tokens are the kept answer's). */
+  cached: boolean;
 }
 
 /** Sums of a key's rows for one UTC day, one model and one endpoint. */
@@ -104,6 +106,8 @@ export interface DailyUsage {
   completionTokens: number;
   chargedNanos: number;
   listNanos: number;
+  /** Of `requests`, those answered from the response cache. */
+  cachedRequests: number;
 }
 
 /**

@@ -21,6 +21,7 @@ export interface KeyRow {
   revoked_at: number | null;
   rotated_at: number | null;
   rpm_limit: number | null;
+  cache_ttl_s: number | null;
   display: string;
   /** Absent from the hot-path lookup by value, which does not need it. */
   previous_valid_until?: number | null;
@@ -47,6 +48,7 @@ export const toKey = (row: KeyRow): KeyRecord => ({
   previousValidUntil: row.previous_valid_until ?? null,
   display: row.display,
   rpmLimit: row.rpm_limit,
+  cacheTtlS: row.cache_ttl_s,
 });
 
 /** Key columns plus the display of the key's current value and the end of its last rotation's grace (portable SQL). */
@@ -69,6 +71,7 @@ export function keyPatchColumns(patch: KeyPatch): Array<[column: string, value: 
   if (patch.monthlyUpstreamLimitNanos !== undefined) columns.push(['monthly_upstream_limit_nano', patch.monthlyUpstreamLimitNanos]);
   if (patch.expiresAt !== undefined) columns.push(['expires_at', patch.expiresAt]);
   if (patch.rpmLimit !== undefined) columns.push(['rpm_limit', patch.rpmLimit]);
+  if (patch.cacheTtlS !== undefined) columns.push(['cache_ttl_s', patch.cacheTtlS]);
   return columns;
 }
 
@@ -134,6 +137,7 @@ export interface DailyRow {
   completion_tokens: number;
   charged_nano: number;
   list_nano: number;
+  cached_requests: number;
 }
 
 export const toDailyUsage = (row: DailyRow): DailyUsage => ({
@@ -145,6 +149,7 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   completionTokens: row.completion_tokens,
   chargedNanos: row.charged_nano,
   listNanos: row.list_nano,
+  cachedRequests: row.cached_requests,
 });
 
 /**

@@ -48,6 +48,8 @@ export interface KeyRecord {
   display: string;
   /** Requests-per-minute cap: null = the gateway's default, 0 = no cap. */
   rpmLimit: number | null;
+  /** Seconds the response cache keeps this key's answers (docs/caching.md#response-cache): null or 0 = the cache is off unless a request asks. */
+  cacheTtlS: number | null;
 }
 
 /** A presented value resolved to its key; `validUntil` is set on values replaced by a rotation. */
@@ -67,6 +69,8 @@ export interface NewKey {
   expiresAt: number | null;
   /** Requests-per-minute cap; absent or null: the gateway's default. */
   rpmLimit?: number | null;
+  /** The response cache's time to live of the key's answers; absent or null: none. */
+  cacheTtlS?: number | null;
   /** SHA-256 of the value and its truncated display; the raw value is never given to the store. */
   valueHash: Buffer;
   display: string;
@@ -80,6 +84,7 @@ export interface KeyPatch {
   monthlyUpstreamLimitNanos?: number | null;
   expiresAt?: number | null;
   rpmLimit?: number | null;
+  cacheTtlS?: number | null;
 }
 
 export interface KeyRotation {

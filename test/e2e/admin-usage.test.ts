@@ -18,6 +18,7 @@ t.test('admin usage for the dashboard: every key summed, per-key spend and last 
   t.equal(all['key_id'], null);
   t.same(all['totals'], {
     requests: 3,
+    cached_requests: 0,
     prompt_tokens: 6,
     completion_tokens: 120,
     total_tokens: 126,

@@ -256,6 +256,7 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
         report['totals'],
         {
           requests: 1,
+          cached_requests: 0,
           prompt_tokens: 3,
           completion_tokens: 40,
           total_tokens: 43,
@@ -352,6 +353,7 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     listNanos: 2000,
     upstreamMs: 1,
     ttftMs: null,
+    cached: false,
   };
   await store.ledger.record(row, b.reservation.id);
   t.same(

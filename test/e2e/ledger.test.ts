@@ -58,6 +58,7 @@ t.test('every catalogue model of all three families, streamed and not: the ledge
           date: '2026-11-15',
           model,
           requests: 1,
+          cached_requests: 0,
           prompt_tokens: 2,
           completion_tokens: 40,
           total_tokens: 42,
@@ -75,6 +76,7 @@ t.test('every catalogue model of all three families, streamed and not: the ledge
     // prices and 22 prompt tokens' 0.000015744 (2 × the eleven input list prices).
     t.same(body.totals, {
       requests: 11,
+      cached_requests: 0,
       prompt_tokens: 22,
       completion_tokens: 440,
       total_tokens: 462,

@@ -23,6 +23,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
     // gamma-5.2 10 × 4000 + (2 + 1) × 500 = 41 500; together 63 375.
     totals: {
       requests: 3,
+      cached_requests: 0,
       prompt_tokens: 6,
       completion_tokens: 14,
       total_tokens: 20,
@@ -47,6 +48,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
       {
         endpoint: 'chat.completions',
         requests: 3,
+        cached_requests: 0,
         prompt_tokens: 6,
         completion_tokens: 14,
         total_tokens: 20,
@@ -61,6 +63,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
         date: '2026-11-15',
         model: 'gamma-5.4',
         requests: 1,
+        cached_requests: 0,
         prompt_tokens: 3,
         completion_tokens: 4,
         total_tokens: 7,
@@ -73,6 +76,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
         date: '2026-11-25',
         model: 'gamma-5.2',
         requests: 2,
+        cached_requests: 0,
         prompt_tokens: 3,
         completion_tokens: 10,
         total_tokens: 13,
@@ -133,6 +137,7 @@ t.test('usage is isolated between keys', async (t) => {
   t.same(ui.data, []);
   t.same(ui.totals, {
     requests: 0,
+    cached_requests: 0,
     prompt_tokens: 0,
     completion_tokens: 0,
     total_tokens: 0,

@@ -9,7 +9,7 @@ import { postgresDatabase, sqliteDatabase, type TestDatabase } from './store-bac
  * The database behind a test harness's gateway: a SQLite file in the harness's folder (the
  * default), or, in a test file that called `harnessOnPostgres()` first, a fresh database of
  * this test process's throwaway PostgreSQL server (started on first use, stopped at the end).
- * The end-to-end suites of keys, rotation, ceilings, usage, imports and status run once as
+ * The end-to-end suites of keys, rotation, ceilings, usage, imports, status and the response cache run once as
  * they are and once more from test/process/postgres/, which switches the backend and imports them.
  */
 

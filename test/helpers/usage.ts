@@ -7,6 +7,7 @@ export interface UsageRow {
   date: string;
   model: string;
   requests: number;
+  cached_requests: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;

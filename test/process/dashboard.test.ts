@@ -79,11 +79,16 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   watching = true;
   t.pass('a rate cap that is not a whole number is refused by the admin API, named under the form');
   await dialog.getByLabel(/Rate cap/).fill('600');
+  await dialog.getByLabel(/Response cache/).fill('300');
   await dialog.getByRole('button', { name: 'Create' }).click();
   await page.getByText('You will not see this again.').waitFor();
   const key = await page.getByTestId('secret-value').inputValue();
   t.match(key, /^sl-[A-Za-z0-9]{32}$/);
-  t.match(await keyNamed(h, 'bot'), { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: 600 }, 'the form sets the limits');
+  t.match(
+    await keyNamed(h, 'bot'),
+    { monthly_ceiling_usd: '25.00', monthly_upstream_limit_usd: '40.00', rpm_limit: 600, cache_ttl_s: 300 },
+    'the form sets the limits and the cache ttl',
+  );
   await page.screenshot({ path: join(SHOTS, 'key-created-1280.png') });
   await page.getByRole('button', { name: 'Done' }).click();
 
@@ -157,6 +162,7 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   await edit.getByLabel(/Monthly spend ceiling/).fill('25.00');
   t.equal(await edit.getByLabel(/Monthly upstream cost limit/).inputValue(), '40.00', 'the edit form shows the upstream cost limit');
   t.equal(await edit.getByLabel(/Rate cap/).inputValue(), '600', 'and the rate cap');
+  t.equal(await edit.getByLabel(/Response cache/).inputValue(), '300', 'and the response cache ttl');
   await edit.getByLabel(/Rate cap/).fill('');
   await edit.getByRole('button', { name: 'Save' }).click();
   await edit.waitFor({ state: 'detached' });

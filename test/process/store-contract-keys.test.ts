@@ -73,6 +73,7 @@ contract('keys: create, get, list, count, find by value hash', async (t, db) => 
     monthlyUpstreamLimitNanos: 80_000_000_001,
     expiresAt: 9_000_000_000_000,
     rpmLimit: 60,
+    cacheTtlS: 120,
     now: 5,
   });
   t.match(first.id, /^key_[A-Za-z0-9]{20}$/);
@@ -91,11 +92,12 @@ contract('keys: create, get, list, count, find by value hash', async (t, db) => 
     previousValidUntil: null,
     display: 'sl-test…test',
     rpmLimit: 60,
+    cacheTtlS: 120,
   });
   const { key: second } = await newKey(store, { name: 'plain', now: 6 });
   t.same(
-    [second.models, second.monthlyCeilingNanos, second.monthlyUpstreamLimitNanos, second.expiresAt, second.rpmLimit],
-    [null, null, null, null, null],
+    [second.models, second.monthlyCeilingNanos, second.monthlyUpstreamLimitNanos, second.expiresAt, second.rpmLimit, second.cacheTtlS],
+    [null, null, null, null, null, null],
     'nulls stay null',
   );
   t.same(await store.keys.get(first.id), first);
@@ -135,6 +137,8 @@ contract('keys: update sets what the patch names, null clears, an unknown id ans
   );
   t.match(cleared, { name: 'b', models: null, monthlyCeilingNanos: null, monthlyUpstreamLimitNanos: null, expiresAt: null, rpmLimit: null, updatedAt: 30 });
   t.match(await store.keys.update(key.id, { rpmLimit: 0 }, 31), { rpmLimit: 0, updatedAt: 31 }, '0 is a value, not null');
+  t.match(await store.keys.update(key.id, { cacheTtlS: 300 }, 32), { cacheTtlS: 300, rpmLimit: 0, updatedAt: 32 }, 'the response cache ttl');
+  t.match(await store.keys.update(key.id, { cacheTtlS: null }, 33), { cacheTtlS: null, updatedAt: 33 });
   t.match(await store.keys.update(key.id, {}, 40), { name: 'b', updatedAt: 40 }, 'an empty patch only touches updated_at');
   t.equal(await store.keys.update('key_nope', { name: 'x' }, 50), undefined);
 });

@@ -150,19 +150,112 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
   for (const [keyId, time, model, endpoint, promptTokens, completionTokens, chargedNanos, listNanos] of rows) {
     await store.ledger.record(ledgerRow(keyId, { admittedAt: at(time), model, endpoint, promptTokens, completionTokens, chargedNanos, listNanos }), null);
   }
+  // An answer from the response cache: a row marked cached, at no cost, counted in cachedRequests.
+  await store.ledger.record(
+    ledgerRow(b.id, {
+      admittedAt: at('2026-11-15T15:00:00.000Z'),
+      promptTokens: 1,
+      completionTokens: 1,
+      chargedNanos: 0,
+      listNanos: 0,
+      attempts: 0,
+      cached: true,
+    }),
+    null,
+  );
   const since = at('2026-11-14T00:00:00Z');
   const chat = 'chat.completions';
   t.same(await store.ledger.dailyUsage(a.id, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 3, completionTokens: 4, chargedNanos: 30, listNanos: 60 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
+    {
+      day: '2026-11-14',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 1,
+      completionTokens: 2,
+      chargedNanos: 10,
+      listNanos: 20,
+      cachedRequests: 0,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.2',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 7,
+      completionTokens: 8,
+      chargedNanos: 70,
+      listNanos: 140,
+      cachedRequests: 0,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 3,
+      completionTokens: 4,
+      chargedNanos: 30,
+      listNanos: 60,
+      cachedRequests: 0,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: 'responses',
+      requests: 1,
+      promptTokens: 5,
+      completionTokens: 6,
+      chargedNanos: 50,
+      listNanos: 100,
+      cachedRequests: 0,
+    },
   ]);
   t.same(await store.ledger.dailyUsage(null, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 2, promptTokens: 12, completionTokens: 14, chargedNanos: 120, listNanos: 240 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
+    {
+      day: '2026-11-14',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 1,
+      completionTokens: 2,
+      chargedNanos: 10,
+      listNanos: 20,
+      cachedRequests: 0,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.2',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 7,
+      completionTokens: 8,
+      chargedNanos: 70,
+      listNanos: 140,
+      cachedRequests: 0,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 3,
+      promptTokens: 13,
+      completionTokens: 15,
+      chargedNanos: 120,
+      listNanos: 240,
+      cachedRequests: 1,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: 'responses',
+      requests: 1,
+      promptTokens: 5,
+      completionTokens: 6,
+      chargedNanos: 50,
+      listNanos: 100,
+      cachedRequests: 0,
+    },
   ]);
   t.same(await store.ledger.dailyUsage(b.id, at('2026-11-16T00:00:00Z')), []);
 });

@@ -40,6 +40,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
       'scope',
       'ingress-responses',
       'rate-limit',
+      'response-cache',
       'ceiling',
       'retry',
       'vendor-alpha',

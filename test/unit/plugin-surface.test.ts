@@ -30,6 +30,7 @@ const CONTRACT = [
   'GatewayError',
   'invalidRequest',
   'JsonObject',
+  'KeptAnswer',
   'KeyRecord',
   'LedgerRow',
   'ModelEntry',

@@ -19,6 +19,7 @@ const record = (id: string): KeyRecord => ({
   previousValidUntil: null,
   display: 'sl-…',
   rpmLimit: null,
+  cacheTtlS: null,
 });
 
 /** Answers every hash but `unknown`, counting lookups; `hold()` makes the next lookup wait for `release()`. */

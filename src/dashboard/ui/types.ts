@@ -10,6 +10,8 @@ export interface KeyView {
   monthly_upstream_limit_usd: string | null;
   /** null: the rate-limit plugin's default; 0: exempt. */
   rpm_limit: number | null;
+  /** Seconds the response cache keeps the key's answers; null or 0: off. */
+  cache_ttl_s: number | null;
   status: 'active' | 'revoked' | 'expired';
   created_at: string;
   expires_at: string | null;

@@ -17,8 +17,8 @@ export class PgKeyStore implements KeyStore {
     // One statement: the key and its first value land together.
     await this.pool.query(
       `WITH k AS (
-         INSERT INTO keys (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $10, 'active', $5, $6, $7, $7) RETURNING id)
+         INSERT INTO keys (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, cache_ttl_s, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $10, 'active', $5, $6, $11, $7, $7) RETURNING id)
        INSERT INTO key_values (hash, key_id, display, created_at, valid_until) SELECT $8::bytea, id, $9::text, $7::bigint, NULL FROM k`,
       [
         id,
@@ -31,6 +31,7 @@ export class PgKeyStore implements KeyStore {
         input.valueHash,
         input.display,
         input.monthlyUpstreamLimitNanos ?? null,
+        input.cacheTtlS ?? null,
       ],
     );
     const key = await this.get(id);

@@ -18,8 +18,8 @@ export class SqliteKeyStore implements KeyStore {
 
   constructor(private readonly db: Db) {
     this.insertKey = db.prepare(`INSERT INTO keys
-      (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, created_at, updated_at)
-      VALUES (@id, @name, @models, @ceiling, @upstreamLimit, 'active', @expiresAt, @rpmLimit, @now, @now)`);
+      (id, name, models, monthly_ceiling_nano, monthly_upstream_limit_nano, status, expires_at, rpm_limit, cache_ttl_s, created_at, updated_at)
+      VALUES (@id, @name, @models, @ceiling, @upstreamLimit, 'active', @expiresAt, @rpmLimit, @cacheTtlS, @now, @now)`);
     this.insertValue = db.prepare('INSERT INTO key_values (hash, key_id, display, created_at, valid_until) VALUES (?, ?, ?, ?, NULL)');
     this.byHash = db.prepare(`${KEY_BY_HASH_SELECT} WHERE v.hash = ?`);
     this.byId = db.prepare(`${KEY_SELECT} WHERE k.id = ?`);
@@ -49,6 +49,7 @@ export class SqliteKeyStore implements KeyStore {
         upstreamLimit: input.monthlyUpstreamLimitNanos ?? null,
         expiresAt: input.expiresAt,
         rpmLimit: input.rpmLimit ?? null,
+        cacheTtlS: input.cacheTtlS ?? null,
         now: input.now,
       });
       this.insertValue.run(input.valueHash, id, input.display, input.now);

@@ -60,15 +60,15 @@ export class SqliteLedgerStore implements LedgerStore {
     this.renewStmt = db.prepare('UPDATE reservations SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND expires_at > ?');
     this.insertRow = db.prepare(`INSERT INTO ledger
       (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
-       prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms)
+       prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached)
       VALUES (@admittedAt, @cycle, @keyId, @model, @family, @endpoint, @stream, @status, @outcome, @attempts,
-       @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs)`);
+       @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs, @cached)`);
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
         upstream_nano = upstream_nano + excluded.upstream_nano`);
     const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model, endpoint,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-        SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano
+        SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano, SUM(cached) AS cached_requests
       FROM ledger WHERE ${where}
       GROUP BY day, model, endpoint ORDER BY day, model, endpoint`;
     this.dailyStmt = db.prepare(daily('key_id = ? AND admitted_at >= ?')).safeIntegers();
@@ -98,7 +98,7 @@ export class SqliteLedgerStore implements LedgerStore {
       return { admitted: true, reservation: { id, keyId, cycle, nanos, upstreamNanos } };
     };
     this.recordOp = (row: LedgerRow, reservationId: number | null): void => {
-      this.insertRow.run({ ...row, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0 });
+      this.insertRow.run({ ...row, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0, cached: row.cached ? 1 : 0 });
       this.addSpend.run(row.keyId, row.cycle, row.chargedNanos, row.listNanos);
       if (reservationId !== null) this.deleteReservation.run(reservationId);
     };
@@ -161,6 +161,7 @@ export class SqliteLedgerStore implements LedgerStore {
         completion_tokens: exactNumber(row.completion_tokens as bigint),
         charged_nano: exactNumber(row.charged_nano as bigint),
         list_nano: exactNumber(row.list_nano as bigint),
+        cached_requests: exactNumber(row.cached_requests as bigint),
       }),
     );
   }

@@ -61,6 +61,8 @@ export const ADMIN_CORPUS: readonly CorpusCase[] = [
   }),
   adminCase('create: rpm_limit a fraction', 'POST', '/keys', bad(400, 'invalid_request', 'rpm_limit'), { name: 'x', rpm_limit: 1.5 }),
   adminCase('create: rpm_limit 1e400', 'POST', '/keys', bad(400, 'invalid_request', 'rpm_limit'), '{"name":"x","rpm_limit":1e400}'),
+  adminCase('create: cache_ttl_s beyond a day', 'POST', '/keys', bad(400, 'invalid_request', 'cache_ttl_s'), { name: 'x', cache_ttl_s: 86_401 }),
+  adminCase('create: cache_ttl_s negative', 'POST', '/keys', bad(400, 'invalid_request', 'cache_ttl_s'), { name: 'x', cache_ttl_s: -1 }),
   adminCase('create: a body over 1 MB', 'POST', '/keys', bad(413, 'payload_too_large'), { name: 'x', pad: 'p'.repeat(1_100_000) }),
   adminCase('create: nesting 100 000 deep', 'POST', '/keys', bad(400), `{"name":"x","deep":${nested(100_000)}}`),
   adminCase('get an unknown key', 'GET', `/keys/${UNKNOWN_ID}`, bad(404, 'not_found', 'id')),

@@ -152,6 +152,15 @@ const HEADERS: CorpusCase[] = [
   ]),
   chatCase('Expect: 100-continue', chat(), ok(), [JSON_TYPE, ['Expect', '100-continue']]),
   chatCase('chunked body', chunked(chat()), ok(), [JSON_TYPE, ['Transfer-Encoding', 'chunked']]),
+  chatCase('x-gateway-cache-ttl beyond a day', chat(), bad(400, 'invalid_request', 'x-gateway-cache-ttl'), [
+    JSON_TYPE,
+    ['x-gateway-cache-ttl', '99999999999999999999'],
+  ]),
+  chatCase('x-gateway-cache-ttl sent twice', chat(), bad(400, 'invalid_request', 'x-gateway-cache-ttl'), [
+    JSON_TYPE,
+    ['x-gateway-cache-ttl', '5'],
+    ['x-gateway-cache-ttl', '5'],
+  ]),
   {
     name: 'two Authorization headers, the second another key',
     method: 'POST',

@@ -4,7 +4,7 @@ import type { KeyView } from '../types.js';
 import { ErrorNote } from './error-note.js';
 import { ModelPicker } from './model-picker.js';
 
-/** The create and edit form of a key: name, allowlist, monthly ceiling, upstream cost limit, rate cap, expiry. */
+/** The create and edit form of a key: name, allowlist, monthly ceiling, upstream cost limit, rate cap, response cache ttl, expiry. */
 
 export interface KeyFormValue {
   name: string;
@@ -13,6 +13,8 @@ export interface KeyFormValue {
   upstreamLimit: string;
   /** Requests per minute; empty: the rate-limit plugin's default; 0: exempt. */
   rpm: string;
+  /** Seconds the response cache keeps the key's answers; empty or 0: off. */
+  cacheTtl: string;
   expires: string;
 }
 
@@ -80,6 +82,10 @@ export function KeyForm({
         <input inputMode="numeric" placeholder="600" value={value.rpm} onInput={(e) => setValue({ ...value, rpm: e.currentTarget.value })} />
       </label>
       <label>
+        Response cache: seconds to keep answers, up to 86400 (empty or 0 for off)
+        <input inputMode="numeric" placeholder="300" value={value.cacheTtl} onInput={(e) => setValue({ ...value, cacheTtl: e.currentTarget.value })} />
+      </label>
+      <label>
         Expires (UTC, optional)
         <input type="datetime-local" value={value.expires} onInput={(e) => setValue({ ...value, expires: e.currentTarget.value })} />
       </label>
@@ -96,8 +102,8 @@ export function KeyForm({
   );
 }
 
-/** Empty: null (the default). Anything but digits goes as typed, for the admin API's 400 naming `rpm_limit` (never a silent NaN → null). */
-const rpmOf = (text: string): number | string | null => (text === '' ? null : /^\d+$/.test(text) ? Number(text) : text);
+/** Empty: null. Anything but digits goes as typed, for the admin API's 400 naming the field (`rpm_limit`, `cache_ttl_s`: never a silent NaN → null). */
+const wholeOf = (text: string): number | string | null => (text === '' ? null : /^\d+$/.test(text) ? Number(text) : text);
 
 /** The form as it starts for a key (empty for a new one). */
 export const formValueOf = (key: KeyView | null): KeyFormValue => ({
@@ -106,6 +112,7 @@ export const formValueOf = (key: KeyView | null): KeyFormValue => ({
   ceiling: key?.monthly_ceiling_usd ?? '',
   upstreamLimit: key?.monthly_upstream_limit_usd ?? '',
   rpm: key && key.rpm_limit !== null ? String(key.rpm_limit) : '',
+  cacheTtl: key && key.cache_ttl_s !== null ? String(key.cache_ttl_s) : '',
   expires: toLocalInput(key?.expires_at ?? null),
 });
 
@@ -114,6 +121,7 @@ export const formBody = (value: KeyFormValue) => ({
   models: value.models,
   monthly_ceiling_usd: value.ceiling.trim() || null,
   monthly_upstream_limit_usd: value.upstreamLimit.trim() || null,
-  rpm_limit: rpmOf(value.rpm.trim()),
+  rpm_limit: wholeOf(value.rpm.trim()),
+  cache_ttl_s: wholeOf(value.cacheTtl.trim()),
   expires_at: toUtcIso(value.expires),
 });
