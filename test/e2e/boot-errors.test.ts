@@ -8,6 +8,8 @@ import { createGateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
 import { loadSetup } from '../../src/setup.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { healthPolicy } from '../../src/upstreams/deployments.js';
+import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
 
 /**
  * `npm start` prints a BootError as one line (`gateway: <message>`, test/process/start.test.ts) and
@@ -33,6 +35,7 @@ async function boot(name: string, text: string): Promise<unknown> {
       catalogue: loadCatalogue(setup.cataloguePath),
       store,
       log: createLogger('silent'),
+      health: new LocalUpstreamHealth(healthPolicy(setup.config.upstream_health)),
     });
     await gateway.close();
     return null;
@@ -98,7 +101,14 @@ t.test('each mistake is a one-line BootError naming the file and path', async (t
 t.test('a port in use is one line too', async (t) => {
   const setup = await loadSetup('config/gateway.yaml', {});
   const open = (store: SqliteStore) =>
-    createGateway({ config: setup.config, plugins: setup.plugins, catalogue: loadCatalogue(setup.cataloguePath), store, log: createLogger('silent') });
+    createGateway({
+      config: setup.config,
+      plugins: setup.plugins,
+      catalogue: loadCatalogue(setup.cataloguePath),
+      store,
+      log: createLogger('silent'),
+      health: new LocalUpstreamHealth(healthPolicy(setup.config.upstream_health)),
+    });
   const first = await open(SqliteStore.open(':memory:'));
   t.teardown(() => first.close());
   const port = Number(new URL(await first.listen(0, '127.0.0.1')).port);

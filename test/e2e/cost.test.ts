@@ -194,6 +194,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     scrapeMetrics: () => Promise.reject(new Error('not used by the ledger and ceiling plugins')),
     families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
+    upstreamCredentials: () => [],
     simulatedFamilies: [],
     dispatch: () => {
       throw new Error('not used by the ledger and ceiling plugins');

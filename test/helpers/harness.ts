@@ -18,6 +18,9 @@ import type { SimServer } from '../../src/simulators/sim-server.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { harnessDatabase } from './harness-database.js';
+import { LocalUpstreamHealth } from './local-upstream-health.js';
+import { healthPolicy } from '../../src/upstreams/deployments.js';
+import type { UpstreamHealth } from '../../src/upstreams/health.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
@@ -62,6 +65,10 @@ export interface HarnessOptions {
   configure?: (config: GatewayConfig) => void;
   /** Families to present as answered by a simulator (the status page's banner). */
   simulatedFamilies?: string[];
+  /** The deployments' health; default: a fresh in-process one with the config's policy. */
+  health?: UpstreamHealth;
+  /** The weighted choice's random source (seeded in tests of the split). */
+  random?: () => number;
   /** What the gateway gets instead of the store (e.g. one that notes its calls); the harness closes the store itself. */
   wrapStore?: (store: Store) => Store;
 }
@@ -197,6 +204,8 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, si
       store: options.wrapStore ? options.wrapStore(store) : store,
       log,
       plugins: setup.plugins,
+      health: options.health ?? new LocalUpstreamHealth(healthPolicy(config.upstream_health)),
+      ...(options.random ? { random: options.random } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.simulatedFamilies ? { simulatedFamilies: options.simulatedFamilies } : {}),
     });

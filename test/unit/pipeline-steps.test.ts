@@ -12,7 +12,17 @@ import type { Store } from '../../src/store/store.js';
 import { complete, endInFailure } from '../../src/pipeline/completion.js';
 import { exchange } from '../../src/pipeline/exchange.js';
 import { relayBody, relayStreamed, sendBody } from '../../src/pipeline/relay.js';
-import { catalogue, chainOf, detachedCall, exchangeDeps, LIMITS, scriptedTranslator, scriptedUpstream, silentLog } from '../helpers/pipeline-parts.js';
+import {
+  catalogue,
+  chainOf,
+  detachedCall,
+  exchangeDeps,
+  LIMITS,
+  scriptedTranslator,
+  scriptedUpstream,
+  silentLog,
+  singleDeployment,
+} from '../helpers/pipeline-parts.js';
 
 const ignoreHeld = (): void => undefined;
 
@@ -190,7 +200,7 @@ t.test('relay: completion before the last byte, for a body and for a stream', as
   };
   const upstream = await scriptedUpstream(t, [{ status: 200, body: 'data: {"a":1}\n\ndata: {"a":2}\n\n', headers: { 'content-type': 'text/event-stream' } }]);
   const relayed = await served(t, async (call) => {
-    const res = await upstream.sender.send(call, 'gamma', { path: '', headers: {}, body: Buffer.alloc(0) });
+    const res = await upstream.sender.send(call, singleDeployment('gamma'), { path: '', headers: {}, body: Buffer.alloc(0) });
     await relayStreamed(call, scriptedTranslator({ stream: () => stream }), res, deps);
   });
   t.equal(relayed.body, 'data: {"a":1}\n\ndata: {"a":2}\n\ndata: [DONE]\n\n');
