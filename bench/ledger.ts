@@ -67,6 +67,7 @@ async function storeOnly(calls: number): Promise<void> {
         listNanos: 20_000,
         upstreamMs: 1,
         ttftMs: null,
+        deployment: null,
       },
       result.reservation.id,
     );

@@ -30,5 +30,6 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     listNanos: cost.list,
     upstreamMs: span(upstreamStart, completed),
     ttftMs: span(upstreamStart, firstByte),
+    deployment: call.upstreamAttempts.at(-1)?.deployment ?? null,
   };
 }

@@ -90,6 +90,8 @@ export interface LedgerRow {
   upstreamMs: number | null;
   /** From the upstream request to the first byte relayed; null when nothing was streamed. */
   ttftMs: number | null;
+  /** The upstream deployment of the answering (last) attempt; null when no attempt was made. */
+  deployment: string | null;
 }
 
 /** Sums of a key's rows for one UTC day, one model and one endpoint. */

@@ -353,6 +353,7 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     listNanos: 2000,
     upstreamMs: 1,
     ttftMs: null,
+    deployment: null,
   };
   await store.ledger.record(row, b.reservation.id);
   t.same(

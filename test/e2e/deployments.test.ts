@@ -4,6 +4,7 @@ import t from 'tap';
 import type { DeploymentConfig, GatewayConfig } from '../../src/config/schema.js';
 import { definePlugin } from '../../src/plugin-api.js';
 import { chatBody, FakeClock, raw, startHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { openLedgerDb } from '../helpers/ledger-db.js';
 import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
 
 /**
@@ -171,6 +172,13 @@ t.test('a failing deployment: its attempt goes to another at once, then it is co
   t.equal(good.calls, 6);
   const listed = (await (await h.admin('GET', '/deployments')).json()) as { data: Array<{ name: string; health: { cooled_until: string | null } }> };
   t.ok(listed.data.find((d) => d.name === 'bad')?.health.cooled_until, 'the admin list shows the cooldown');
+  const ledger = openLedgerDb(h.dbPath);
+  t.teardown(() => ledger.close());
+  t.same(
+    ledger.rows().map((row) => [row.attempts, row.deployment]),
+    [[2, 'good'], ...Array.from({ length: 5 }, () => [1, 'good'])],
+    'each ledger row names the deployment that answered',
+  );
 });
 
 t.test("a deployment's Retry-After is honoured: cooled at least that long", async (t) => {

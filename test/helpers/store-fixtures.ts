@@ -39,6 +39,7 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
   listNanos: 20_000,
   upstreamMs: 12.5,
   ttftMs: null,
+  deployment: null,
   ...row,
 });
 

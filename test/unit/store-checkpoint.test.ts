@@ -43,6 +43,7 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
         listNanos: 2,
         upstreamMs: 1,
         ttftMs: null,
+        deployment: null,
       },
       null,
     );
