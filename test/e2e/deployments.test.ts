@@ -179,6 +179,10 @@ t.test('a failing deployment: its attempt goes to another at once, then it is co
     [[2, 'good'], ...Array.from({ length: 5 }, () => [1, 'good'])],
     'each ledger row names the deployment that answered',
   );
+  const metrics = (await raw(h.origin, 'GET', '/metrics')).text;
+  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="503",deployment="bad"\} 1/, 'the failure, by deployment');
+  t.match(metrics, /gateway_upstream_retries_total\{model="gamma-5.4",family="gamma",reason="503",deployment="bad"\} 1/, 'the retry elsewhere');
+  t.match(metrics, /gateway_upstream_attempts_total\{model="gamma-5.4",family="gamma",deployment="good"\} 6/, 'attempts, by deployment');
 });
 
 t.test("a deployment's Retry-After is honoured: cooled at least that long", async (t) => {
