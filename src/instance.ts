@@ -16,6 +16,7 @@ import { describeDatabase, openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { healthPolicy } from './upstreams/deployments.js';
 import type { UpstreamHealth } from './upstreams/health.js';
+import { reloadDeployments, reloadOnHangup } from './upstreams/reload.js';
 import { LocalUpstreamHealth } from '../test/helpers/local-upstream-health.js';
 
 /** One gateway instance in this process: the whole gateway (GATEWAY_WORKERS=1), or one worker of several. */
@@ -61,6 +62,7 @@ export async function runSingle(loaded: GatewaySetup): Promise<void> {
     await gateway.close();
     await Promise.all(simulators.servers.map((sim) => sim.close()));
   });
+  reloadOnHangup(() => reloadDeployments(loaded.file, process.env, (upstreams) => gateway.reloadDeployments(upstreams), log));
 }
 
 /**
@@ -87,4 +89,5 @@ export async function runWorker(configFile: string, env: Env, slot: number): Pro
   const listening: ListeningMessage = { type: 'gateway:listening', origin };
   cluster.worker?.send(listening);
   closeOnSignals(log, () => gateway.close());
+  reloadOnHangup(() => reloadDeployments(configFile, env, (upstreams) => gateway.reloadDeployments(upstreams), log));
 }

@@ -1,11 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { DeploymentConfig, GatewayConfig } from '../../src/config/schema.js';
 import { definePlugin } from '../../src/plugin-api.js';
 import { chatBody, FakeClock, raw, startHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';
 import { openLedgerDb } from '../helpers/ledger-db.js';
 import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
+import { mockDeployment, type MockDeployment } from '../helpers/mock-deployment.js';
 
 /**
  * Several deployments of one family (docs/deployments.md): real HTTP servers on 127.0.0.1 as the
@@ -13,52 +12,6 @@ import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
  * deployment cooled down and its attempt answered by another at once, Retry-After, `rpm`,
  * affinity, the admin list and a reload.
  */
-
-interface Teardown {
-  teardown(fn: () => unknown): void;
-}
-
-/** A gamma deployment of the test's own: answers every chat call, or the scripted failures first. */
-interface MockDeployment {
-  url: string;
-  calls: number;
-  /** The bearer credentials it was sent, one per call. */
-  credentials: string[];
-  /** Failures to give before answering again, in order: a status and its headers. */
-  failures: Array<{ status: number; headers?: Record<string, string> }>;
-}
-
-async function mockDeployment(t: Teardown): Promise<MockDeployment> {
-  const mock: MockDeployment = { url: '', calls: 0, credentials: [], failures: [] };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on('end', () => {
-      mock.calls += 1;
-      mock.credentials.push(req.headers.authorization ?? '');
-      const failure = mock.failures.shift();
-      if (failure) {
-        res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers });
-        res.end(JSON.stringify({ error: { message: 'deployment says no', type: 'server_error' } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gamma-5.4',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  mock.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return mock;
-}
 
 /** Sets `x-test-affinity` as the call's affinity key, as the ingress plugins set a conversation's identity. */
 const affinityFromHeader = definePlugin({
@@ -84,7 +37,7 @@ function seeded(seed: number): () => number {
 
 /** A gateway whose gamma family is `list` (with `GAMMA_KEY_<i>` credentials), on the in-process health. */
 async function gatewayWith(
-  t: Teardown,
+  t: Parameters<typeof mockDeployment>[0],
   list: Array<Partial<DeploymentConfig> & { name: string; base_url: string }>,
   options: HarnessOptions & { health?: LocalUpstreamHealth; edit?: (config: GatewayConfig) => void } = {},
 ): Promise<{ h: Harness; key: string }> {
