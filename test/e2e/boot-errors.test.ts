@@ -46,7 +46,33 @@ async function boot(name: string, text: string): Promise<unknown> {
 }
 
 t.test('each mistake is a one-line BootError naming the file and path', async (t) => {
+  const gamma = (entries: string): string => `${shipped}\nupstreams:\n  gamma:\n${entries}`;
   const mistakes: Array<[string, string, RegExp]> = [
+    [
+      'deployment-url.yaml',
+      gamma('    - { name: a, base_url: "http://127.0.0.1:1" }\n    - { name: b, base_url: "ftp://x" }\n'),
+      /deployment-url\.yaml: \/upstreams\/gamma\/1\/base_url must match/,
+    ],
+    [
+      'deployment-model.yaml',
+      gamma('    - { name: a, base_url: "http://127.0.0.1:1", models: [alpha-sonnet-4.6] }\n'),
+      /deployment-model\.yaml: \/upstreams\/gamma\/0\/models\/0 "alpha-sonnet-4\.6" is not a model of the gamma family/,
+    ],
+    [
+      'deployment-twins.yaml',
+      gamma('    - { name: a, base_url: "http://127.0.0.1:1" }\n    - { name: a, base_url: "http://127.0.0.1:2" }\n'),
+      /deployment-twins\.yaml: \/upstreams\/gamma\/1\/name "a" is already the name of another gamma deployment/,
+    ],
+    [
+      'deployment-key.yaml',
+      gamma('    - { name: a, base_url: "http://127.0.0.1:1", api_key_env: GAMMA_KEY_NOWHERE }\n'),
+      /deployment-key\.yaml: \/upstreams\/gamma\/0\/api_key_env names GAMMA_KEY_NOWHERE, which is not set/,
+    ],
+    [
+      'deployment-field.yaml',
+      gamma('    - { name: a, base_url: "http://127.0.0.1:1", api_key: "sk-in-the-file" }\n'),
+      /deployment-field\.yaml: \/upstreams\/gamma\/0\/api_key is not a known setting/,
+    ],
     ['before.yaml', shipped.replace('  - name: ledger\n', ''), /before\.yaml: \/plugins\/\d+: plugin "ceiling" needs "ledger" listed after it/],
     [
       'after.yaml',
@@ -96,6 +122,18 @@ t.test('each mistake is a one-line BootError naming the file and path', async (t
     t.notMatch((error as Error).message, /\n/, `${name}: one line`);
   }
   t.equal(await boot('fine.yaml', shipped), null, 'the shipped config itself boots');
+});
+
+t.test('a list of deployments beside GAMMA_BASE_URL or GAMMA_API_KEY is a one-line BootError', async (t) => {
+  const file = join(dir, 'list-and-env.yaml');
+  writeFileSync(file, `${shipped}\nupstreams:\n  gamma:\n    - { name: a, base_url: "http://127.0.0.1:1" }\n`);
+  for (const name of ['GAMMA_BASE_URL', 'GAMMA_API_KEY']) {
+    const error = await loadSetup(file, { [name]: name === 'GAMMA_BASE_URL' ? 'http://127.0.0.1:2' : 'sk-x' }).catch((e: unknown) => e);
+    t.type(error, BootError);
+    t.match((error as Error).message, new RegExp(`list-and-env\\.yaml: /upstreams/gamma is a list of deployments, so ${name} must not be set`), name);
+  }
+  const fine = await loadSetup(file, { GAMMA_API_KEY: '' });
+  t.same(fine.config.upstreams['gamma'], [{ name: 'a', base_url: 'http://127.0.0.1:1', weight: 1 }], 'an empty variable is an unset one');
 });
 
 t.test('a port in use is one line too', async (t) => {

@@ -213,3 +213,28 @@ t.test('money is exact integer nano-dollars', async (t) => {
   t.throws(() => pricePerTokenNanos('0.0001'), /more than 3 decimals/);
   t.throws(() => formatUsd(0.5), /not an exact amount/);
 });
+
+t.test('upstream_health: its defaults, and the env overrides', async (t) => {
+  t.same(loadConfig('config/gateway.yaml', {}).config.upstream_health, { fails: 3, window_s: 30, cooldown_s: 30 });
+  const env = { GATEWAY_UPSTREAM_FAILS: '5', GATEWAY_UPSTREAM_WINDOW_S: '60', GATEWAY_UPSTREAM_COOLDOWN_S: '90' };
+  t.same(loadConfig('config/gateway.yaml', env).config.upstream_health, { fails: 5, window_s: 60, cooldown_s: 90 });
+  t.throws(() => loadConfig('config/gateway.yaml', { GATEWAY_UPSTREAM_FAILS: '0' }), { message: /\/upstream_health\/fails must be >= 1/ });
+});
+
+t.test('a list of deployments settles with its defaults and each credential from the variable it names', async (t) => {
+  const path = file(
+    'list.yaml',
+    'upstreams:\n  gamma:\n    - { name: east, base_url: "http://e", api_key_env: EAST_KEY, rpm: 60, models: [GAMMA-5.4] }\n    - { name: west, base_url: "http://w", weight: 3 }\nplugins: [{ name: model-normalise }, { name: vendor-gamma }]\ncatalogue: ' +
+      join(process.cwd(), 'config/models.yaml') +
+      '\n',
+  );
+  const { config } = await loadSetup(path, { EAST_KEY: 'sk-east' });
+  t.same(
+    config.upstreams['gamma'],
+    [
+      { name: 'east', base_url: 'http://e', api_key_env: 'EAST_KEY', api_key: 'sk-east', rpm: 60, models: ['gamma-5.4'], weight: 1 },
+      { name: 'west', base_url: 'http://w', weight: 3 },
+    ],
+    'the model id canonical, the weight 1 unless given',
+  );
+});
