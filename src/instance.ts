@@ -29,7 +29,7 @@ function openInstanceStore(loaded: GatewaySetup, log: Logger): Promise<Store> {
   });
 }
 
-/** The deployments' shared health (docs/deployments.md#health). */
+/** The deployments' shared health (docs/deployments.md#health-and-retries). */
 function openUpstreamHealth(loaded: GatewaySetup): UpstreamHealth {
   // upstream health: the store's (merged by the lead)
   return new LocalUpstreamHealth(healthPolicy(loaded.config.upstream_health));

@@ -54,7 +54,7 @@ const now = (): number => performance.now();
  * up (then the last failure is thrown as our error); none when the translator answers itself.
  * Each attempt's deployment is chosen before the translator writes its request. A failed
  * attempt is first tried again at once on another deployment of the same model
- * (docs/deployments.md#retries), then as the retry policy decides (backoff, a sibling model).
+ * (docs/deployments.md#health-and-retries), then as the retry policy decides (backoff, a sibling model).
  * Retries happen only here, before any byte reached the caller, and never past the request's
  * deadline (received + upstream timeout): each attempt gets only what is left of it.
  */
