@@ -4,9 +4,9 @@ import { join, resolve } from 'node:path';
 import t from 'tap';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
 import { BootError } from '../../src/config/boot-error.js';
-import { createGateway } from '../../src/gateway.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
-import { loadSetup } from '../../src/setup.js';
+import { loadSetup, type GatewaySetup } from '../../src/setup.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { healthPolicy } from '../../src/upstreams/deployments.js';
 import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
@@ -22,6 +22,17 @@ const dir = mkdtempSync(join(tmpdir(), 'gateway-boot-errors-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const shipped = readFileSync('config/gateway.yaml', 'utf8').replace('catalogue: models.yaml', `catalogue: ${resolve('config/models.yaml')}`);
 
+/** The gateway of a loaded setup, as main.ts builds it. */
+const gatewayOf = (setup: GatewaySetup, store: SqliteStore): Promise<Gateway> =>
+  createGateway({
+    config: setup.config,
+    plugins: setup.plugins,
+    catalogue: loadCatalogue(setup.cataloguePath),
+    store,
+    log: createLogger('silent'),
+    health: new LocalUpstreamHealth(healthPolicy(setup.config.upstream_health)),
+  });
+
 /** Loads, sets up and closes a gateway from a config text, as main.ts does; resolves with what stopped it. */
 async function boot(name: string, text: string): Promise<unknown> {
   const file = join(dir, name);
@@ -29,14 +40,7 @@ async function boot(name: string, text: string): Promise<unknown> {
   const store = SqliteStore.open(':memory:');
   try {
     const setup = await loadSetup(file, {});
-    const gateway = await createGateway({
-      config: setup.config,
-      plugins: setup.plugins,
-      catalogue: loadCatalogue(setup.cataloguePath),
-      store,
-      log: createLogger('silent'),
-      health: new LocalUpstreamHealth(healthPolicy(setup.config.upstream_health)),
-    });
+    const gateway = await gatewayOf(setup, store);
     await gateway.close();
     return null;
   } catch (error) {
@@ -138,15 +142,7 @@ t.test('a list of deployments beside GAMMA_BASE_URL or GAMMA_API_KEY is a one-li
 
 t.test('a port in use is one line too', async (t) => {
   const setup = await loadSetup('config/gateway.yaml', {});
-  const open = (store: SqliteStore) =>
-    createGateway({
-      config: setup.config,
-      plugins: setup.plugins,
-      catalogue: loadCatalogue(setup.cataloguePath),
-      store,
-      log: createLogger('silent'),
-      health: new LocalUpstreamHealth(healthPolicy(setup.config.upstream_health)),
-    });
+  const open = (store: SqliteStore) => gatewayOf(setup, store);
   const first = await open(SqliteStore.open(':memory:'));
   t.teardown(() => first.close());
   const port = Number(new URL(await first.listen(0, '127.0.0.1')).port);
