@@ -12,7 +12,7 @@ import { retryAfterMs } from '../http/retry-after.js';
 import { UpstreamFailure, type ProxyCore } from '../proxy/proxy-core.js';
 import { readUpstreamBody } from '../proxy/upstream-body.js';
 import type { Deployment } from '../upstreams/deployments.js';
-import { isExhausted, type DeploymentSelector } from '../upstreams/selection.js';
+import { isExhausted, type DeploymentSelector, type Selection } from '../upstreams/selection.js';
 import { upstreamFailureError, type FailureLimits } from './upstream-errors.js';
 
 /** Largest upstream body read whole: non-streamed replies (embeddings can be large) and error bodies. */
@@ -60,7 +60,9 @@ const now = (): number => performance.now();
  */
 export async function exchange(call: AdmittedCall, deps: ExchangeDeps): Promise<Answer> {
   const deadline = call.timings.received + deps.limits.upstreamMs;
-  let target = await firstDeployment(call, deps);
+  const picked = choose(call, deps, null);
+  // Awaited only when the choice is (a family of one plain deployment is chosen synchronously).
+  let target = firstDeployment(call, picked instanceof Promise ? await picked : picked);
   let translator = prepare(call, deps.chain);
   let request = await translator.request();
   let waitMs = 0;
@@ -119,9 +121,7 @@ function choose(call: AdmittedCall, deps: ExchangeDeps, avoid: ReadonlySet<strin
 }
 
 /** The first attempt's deployment, set on the call; every deployment cooled down or out of headroom is a 429. */
-async function firstDeployment(call: AdmittedCall, deps: ExchangeDeps): Promise<Deployment> {
-  const picked = choose(call, deps, null);
-  const selection = picked instanceof Promise ? await picked : picked;
+function firstDeployment(call: AdmittedCall, selection: Selection | null): Deployment {
   if (selection === null) {
     throw new GatewayError(503, `No upstream deployment of the ${call.model.family} family serves ${call.model.id}.`);
   }

@@ -73,7 +73,9 @@ export class Deployments {
   credential(family: string, name?: string | null): string | undefined {
     const list = this.of(family);
     if (name === undefined || name === null) return list[0]?.apiKey;
-    return list.find((deployment) => deployment.name === name)?.apiKey;
+    // A loop, not find(): read once per attempt, on the hot path.
+    for (const deployment of list) if (deployment.name === name) return deployment.apiKey;
+    return undefined;
   }
 
   /** Every credential of every deployment: secrets a stored body must not keep in clear. */
