@@ -56,3 +56,13 @@ t.test('one plain deployment is chosen synchronously; limits, models and cooldow
   const cooled = await selector.choose(call, 'gamma', 'gamma-5.2', now);
   t.ok(cooled && isExhausted(cooled) && cooled.retryAfterMs === 15_000, 'y cooled for 90 s, x free again in 15 s: the sooner');
 });
+
+t.test('a pinned deployment is preferred while it is healthy, then the others are used', async (t) => {
+  const health = new LocalUpstreamHealth({ fails: 1, windowMs: 30_000, cooldownMs: 30_000 });
+  const selector = new DeploymentSelector(new Deployments(new Map([['gamma', listOf([{ name: 'a', weight: 1000 }, { name: 'b' }])]])), health, silentLog);
+  const call = detachedCall('gamma-5.4');
+  call.pinnedDeployment = 'b';
+  for (let i = 0; i < 5; i += 1) t.match(await selector.choose(call, 'gamma', 'gamma-5.4', 0), { name: 'b' }, 'pinned, whatever the weights');
+  await health.recordFailure({ family: 'gamma', deployment: 'b' }, 0, null);
+  t.match(await selector.choose(call, 'gamma', 'gamma-5.4', 1), { name: 'a' }, 'its deployment cooled down: another');
+});
