@@ -5,7 +5,7 @@ import type { Call, UpstreamAttempt } from '../chain/call.js';
 import type { AdmittedCall, ResolvedCall } from '../chain/phases.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
-import type { TranslatedBody, Translator, UpstreamRequest } from '../chain/translator.js';
+import type { TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from '../chain/translator.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../http/errors.js';
 import { retryAfterMs } from '../http/retry-after.js';
@@ -60,10 +60,11 @@ const now = (): number => performance.now();
  */
 export async function exchange(call: AdmittedCall, deps: ExchangeDeps): Promise<Answer> {
   const deadline = call.timings.received + deps.limits.upstreamMs;
+  const provider = providerOf(call, deps.chain);
   const picked = choose(call, deps, null);
   // Awaited only when the choice is (a family of one plain deployment is chosen synchronously).
   let target = firstDeployment(call, picked instanceof Promise ? await picked : picked);
-  let translator = prepare(call, deps.chain);
+  let translator = provider.create(call);
   let request = await translator.request();
   let waitMs = 0;
   for (;;) {
@@ -146,14 +147,19 @@ async function untried(call: AdmittedCall, deps: ExchangeDeps): Promise<Deployme
   return selection === null || isExhausted(selection) ? null : selection;
 }
 
-/** The translator for the call's current model. */
-function prepare(call: ResolvedCall, chain: Chain): Translator {
+/** The vendor plugin's translators for the call's model's family; none is a 503 naming the family. */
+function providerOf(call: ResolvedCall, chain: Chain): TranslatorProvider {
   const model = call.model;
   const provider = chain.translator(model.family);
   if (!provider) {
     throw new GatewayError(503, `No upstream is configured for the ${model.family} family (model ${model.id}); enable its vendor plugin.`);
   }
-  return provider.create(call);
+  return provider;
+}
+
+/** The translator for the call's current model and deployment. */
+function prepare(call: ResolvedCall, chain: Chain): Translator {
+  return providerOf(call, chain).create(call);
 }
 
 /**

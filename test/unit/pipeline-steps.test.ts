@@ -2,6 +2,9 @@ import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { Deployments } from '../../src/upstreams/deployments.js';
+import { DeploymentSelector } from '../../src/upstreams/selection.js';
+import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
 import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
 import type { StreamTranslator } from '../../src/chain/translator.js';
@@ -132,8 +135,10 @@ t.test('exchange: retries by the policy, a fallback prepares anew, giving up thr
   t.equal(fallback.model?.id, 'gamma-5.2', "the sibling is now the call's model");
 
   const noVendor = chainOf({});
-  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), exchangeDeps(noVendor, upstream.sender)), {
-    message: /No upstream is configured for the alpha family/,
+  // As in a gateway, a family no vendor plugin serves has no deployments either.
+  const none = new DeploymentSelector(new Deployments(new Map()), new LocalUpstreamHealth({ fails: 3, windowMs: 30_000, cooldownMs: 30_000 }), silentLog);
+  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), { ...exchangeDeps(noVendor, upstream.sender), deployments: none }), {
+    message: /No upstream is configured for the alpha family .*enable its vendor plugin/,
   });
 });
 
