@@ -228,3 +228,16 @@ t.test('a reload puts a new list in force for new calls', async (t) => {
   t.same([before.calls, after.calls], [1, 1], 'the new call went to the new list');
   t.same(after.credentials, ['Bearer rotated-secret'], "with the new deployment's credential");
 });
+
+t.test('a call in flight during a reload keeps the deployment it holds', async (t) => {
+  const [slow, next] = [await mockDeployment(t), await mockDeployment(t)];
+  const { h, key } = await gatewayWith(t, [{ name: 'slow', base_url: slow.url }]);
+  slow.delayMs = 300;
+  const inFlight = chat(h, key);
+  await new Promise((r) => setTimeout(r, 100));
+  h.gateway.reloadDeployments({ ...h.config.upstreams, gamma: [{ name: 'next', base_url: next.url, weight: 1 }] });
+  t.equal((await inFlight).status, 200, 'answered by the deployment it was sent to, removed meanwhile');
+  t.same([slow.calls, next.calls], [1, 0]);
+  t.equal((await chat(h, key)).status, 200);
+  t.same([slow.calls, next.calls], [1, 1], 'the next call goes to the new list');
+});

@@ -19,13 +19,16 @@ export interface MockDeployment {
   credentials: string[];
   /** Failures to give before answering again, in order: a status and its headers. */
   failures: Array<{ status: number; headers?: Record<string, string> }>;
+  /** How long it waits before each answer's headers. */
+  delayMs: number;
 }
 
 export async function mockDeployment(t: Teardown): Promise<MockDeployment> {
-  const mock: MockDeployment = { url: '', calls: 0, credentials: [], failures: [] };
+  const mock: MockDeployment = { url: '', calls: 0, credentials: [], failures: [], delayMs: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
-    req.on('end', () => {
+    req.on('end', () => setTimeout(answer, mock.delayMs));
+    const answer = (): void => {
       mock.calls += 1;
       mock.credentials.push(req.headers.authorization ?? '');
       const failure = mock.failures.shift();
@@ -45,7 +48,7 @@ export async function mockDeployment(t: Teardown): Promise<MockDeployment> {
           usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
         }),
       );
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
