@@ -68,6 +68,7 @@ async function storeOnly(calls: number): Promise<void> {
         upstreamMs: 1,
         ttftMs: null,
         cached: false,
+        deployment: null,
       },
       result.reservation.id,
     );

@@ -25,6 +25,9 @@ import { ImportService } from './imports/import-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
+import { deploymentTable, Deployments } from './upstreams/deployments.js';
+import type { UpstreamHealth } from './upstreams/health.js';
+import { DeploymentSelector } from './upstreams/selection.js';
 
 /**
  * After the grace period, once the last connections are closed: how long the calls cut so may
@@ -44,12 +47,22 @@ export interface GatewayOptions {
   simulatedFamilies?: readonly string[];
   /** What `/metrics` serves; default: the gateway's own registry. A cluster worker serves the group's. */
   scrapeMetrics?: (own: Registry) => Promise<string>;
+  /** The deployments' shared health: cooldowns and rate headroom (src/upstreams/health.ts). Closed with the gateway. */
+  health: UpstreamHealth;
+  /** Uniform in [0, 1) for the weighted choice of a deployment; injectable so tests can seed it. */
+  random?: () => number;
 }
 
 export interface Gateway {
   readonly server: Server;
   readonly metrics: Registry;
   readonly chain: Chain;
+  /**
+   * Puts a new deployment list in force (SIGHUP: src/upstreams/reload.ts), from a settled
+   * `config.upstreams`: calls in flight keep the deployment they hold, new calls see the new
+   * list. The families answered by a simulator keep it.
+   */
+  reloadDeployments(upstreams: GatewayConfig['upstreams']): void;
   /** Listens and resolves with the origin, e.g. `http://127.0.0.1:8080`. */
   listen(port: number, host: string): Promise<string>;
   /**
@@ -67,6 +80,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   for (const family of catalogue.unservedFamilies(families)) {
     log.warn({ family }, `no enabled vendor plugin serves the ${family} family of the catalogue: its models answer 503`);
   }
+  const deployments = new Deployments(deploymentTable(config.upstreams, families));
   const metrics = new Registry();
   // Bound once the plugins are set up; until then `dispatch` answers 503.
   let app: Express | undefined;
@@ -79,7 +93,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     scrapeMetrics: () => (options.scrapeMetrics ? options.scrapeMetrics(metrics) : metrics.metrics()),
     log: log.child({ plugin }),
     families,
-    upstreamCredential: (family) => config.upstreams[family]?.api_key,
+    upstreamCredential: (family, deployment) => deployments.credential(family, deployment),
+    upstreamCredentials: () => deployments.credentials(),
     simulatedFamilies: options.simulatedFamilies ?? [],
     dispatch: (req, res) => {
       if (app) app(req, res);
@@ -87,8 +102,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   });
   const chain = new Chain(await setupPlugins(options.plugins, context), log);
-  const bases = Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url ?? '']));
-  const proxy = new ProxyCore(bases, {
+  const proxy = new ProxyCore(deployments.all(), {
     headersMs: config.timeouts.upstream_ms,
     connectMs: config.timeouts.connect_ms,
     forwardedHeaders: config.forwarded_caller_headers,
@@ -102,6 +116,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
     store,
     parameters: config.parameters,
+    deployments: new DeploymentSelector(deployments, options.health, log, options.random),
+    retryMax: config.retry.max,
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({
@@ -113,6 +129,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     adminTokenHash: await adminTokenHash(store, config.admin.token),
     trustedProxies: new TrustedProxies(config.server.trusted_proxies),
     mountPluginRoutes: (router) => chain.mountAdminRoutes(router),
+    deployments: { list: () => deployments.all(), health: options.health },
   });
   const express = createApp({ catalogue, chain, admin, log, maxBodyBytes: config.server.max_body_bytes });
   app = express;
@@ -132,6 +149,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const unfinished = await pipeline.settled(COMPLETIONS_BOUND_MS);
     await chain.close();
     proxy.close();
+    options.health.close();
     await store.close();
     if (unfinished > 0)
       throw new Error(`${unfinished} calls had not completed ${COMPLETIONS_BOUND_MS} ms after their connections closed: their ledger rows may be missing`);
@@ -142,6 +160,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     server: http.server,
     metrics,
     chain,
+    reloadDeployments(upstreams) {
+      const simulated = new Set(options.simulatedFamilies ?? []);
+      const table = new Map(deploymentTable(upstreams, families));
+      for (const family of simulated) table.set(family, deployments.of(family));
+      deployments.replace(table);
+      proxy.setDeployments(deployments.all());
+    },
     listen: (port, host) => http.listen(port, host),
     close: () => (closing ??= shutdown()),
   };

@@ -14,6 +14,9 @@ import { loadSetup, type GatewaySetup } from './setup.js';
 import { startSimulatorsForMissingCredentials } from './simulators/start-simulators.js';
 import { describeDatabase, openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
+import { healthPolicy } from './upstreams/deployments.js';
+import { openUpstreamHealth, type StoreUpstreamHealth } from './upstreams/health-store/index.js';
+import { reloadDeployments, reloadOnHangup } from './upstreams/reload.js';
 
 /** One gateway instance in this process: the whole gateway (GATEWAY_WORKERS=1), or one worker of several. */
 
@@ -23,6 +26,11 @@ function openInstanceStore(loaded: GatewaySetup, log: Logger): Promise<Store> {
     onBackgroundError: (error) => log.warn({ err: error }, 'database connection lost; a new one is opened'),
     onMigrated: (versions, track) => log.info({ track, versions }, 'database migrations applied'),
   });
+}
+
+/** The deployments' health, shared through the store by every instance on it (docs/deployments.md#health-and-cooldowns). */
+function openInstanceHealth(loaded: GatewaySetup, store: Store, log: Logger): Promise<StoreUpstreamHealth> {
+  return openUpstreamHealth(store, healthPolicy(loaded.config.upstream_health), systemClock, { log });
 }
 
 /** Plugins and HTTP server on `store`, listening; resolves with the origin. */
@@ -40,7 +48,8 @@ export async function runSingle(loaded: GatewaySetup): Promise<void> {
   const store = await openInstanceStore(loaded, log);
   // Before the gateway is built: its admin routes take the admin token's hash as it is then.
   const secrets = await firstStart(store, new KeyService(store, catalogue, systemClock), config, log, systemClock.now());
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families });
+  const health = await openInstanceHealth(loaded, store, log);
+  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families, health });
   log.info(
     { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: describeDatabase(config.database) },
     'gateway listening',
@@ -51,6 +60,7 @@ export async function runSingle(loaded: GatewaySetup): Promise<void> {
     await gateway.close();
     await Promise.all(simulators.servers.map((sim) => sim.close()));
   });
+  reloadOnHangup(() => reloadDeployments(loaded.file, process.env, (upstreams) => gateway.reloadDeployments(upstreams), log));
 }
 
 /**
@@ -70,10 +80,12 @@ export async function runWorker(configFile: string, env: Env, slot: number): Pro
   const simulatedFamilies = adoptSimulators(config, env[WORKER_SIMULATORS_ENV]);
   const store = await openInstanceStore(loaded, log);
   const catalogue = loadCatalogue(loaded.cataloguePath);
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape });
+  const health = await openInstanceHealth(loaded, store, log);
+  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape, health });
   metrics.serve(gateway.metrics);
   log.info({ origin, instance: config.server.instance_id, pid: process.pid }, 'worker listening');
   const listening: ListeningMessage = { type: 'gateway:listening', origin };
   cluster.worker?.send(listening);
   closeOnSignals(log, () => gateway.close());
+  reloadOnHangup(() => reloadDeployments(configFile, env, (upstreams) => gateway.reloadDeployments(upstreams), log));
 }

@@ -35,6 +35,9 @@ export type { Cost } from './catalogue/cost.js';
 export { cycleOf } from './billing/cycle.js';
 export type { BillingCycle } from './billing/cycle.js';
 
+// Upstream deployments: the name of a family's one deployment in the single form (docs/deployments.md).
+export { DEFAULT_DEPLOYMENT } from './upstreams/deployments.js';
+
 // The store a plugin's setup receives, and the seam through which a plugin keeps state of its own (docs/plugins.md).
 export type { CycleSpend, KeyRecord, LedgerRow, SpendLimit, Store } from './store/store.js';
 export type { BatchWriter, ExtensionMigration, PostgresHandle, SqliteHandle, StoreExtension } from './store/extension.js';

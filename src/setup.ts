@@ -1,3 +1,4 @@
+import { loadCatalogue, type Catalogue } from './catalogue/catalogue.js';
 import { PluginConfigError, resolvePlugins, type ResolvedPlugin } from './chain/resolve-plugins.js';
 import type { Plugin } from './chain/plugin.js';
 import { loadConfig, type Env, type LoadedConfig } from './config/load.js';
@@ -36,6 +37,7 @@ export async function loadSetup(file: string, env: Env, options: SetupOptions = 
     if (twin) throw new PluginConfigError(`${where}: plugin "${plugin.name}" declares the family "${twin.family}", which another plugin already serves`);
     vendors.push(plugin.vendor);
   }
-  const overrides = settleUpstreams(loaded.config, loaded.file, vendors, env);
+  let catalogue: Catalogue | undefined;
+  const overrides = settleUpstreams(loaded.config, loaded.file, vendors, env, () => (catalogue ??= loadCatalogue(loaded.cataloguePath)));
   return { ...loaded, overrides: [...loaded.overrides, ...overrides], plugins, vendors };
 }

@@ -82,14 +82,14 @@ export default definePlugin({
     additionalProperties: false,
     properties: { max_stored_bytes_per_key: { type: 'integer', minimum: 1, default: DEFAULT_STORED_BYTES_PER_KEY } },
   },
-  async setup({ store, clock, log, config, families, upstreamCredential }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
+  async setup({ store, clock, log, config, upstreamCredentials }, { max_stored_bytes_per_key: budget }: { max_stored_bytes_per_key: number }) {
     const responses = await store.extend(RESPONSE_STATE);
     const seal = await CompactionSeal.load(store);
-    const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(config.admin.token ? [config.admin.token] : [])];
+    const admin = config.admin.token ? [config.admin.token] : [];
     /** The gateway's own secrets a stored conversation must not keep in clear (a vendor's echo, a key pasted into a prompt). */
     const secretsOf = (call: Call): string[] => {
       const key = bearerToken(call.callerHeaders.authorization);
-      return key === undefined ? credentials : [...credentials, key];
+      return [...upstreamCredentials(), ...admin, ...(key === undefined ? [] : [key])];
     };
     const schedule = new TrimSchedule(budget);
     const trim = async (keyIds: readonly string[]): Promise<void> => {

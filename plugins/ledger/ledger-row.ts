@@ -35,5 +35,6 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     upstreamMs: span(upstreamStart, completed),
     ttftMs: span(upstreamStart, firstByte),
     cached,
+    deployment: call.upstreamAttempts.at(-1)?.deployment ?? null,
   };
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { costOf, type Call, type SettledCall } from '../../src/plugin-api.js';
+import { costOf, DEFAULT_DEPLOYMENT, type Call, type SettledCall } from '../../src/plugin-api.js';
 
 /**
  * The gateway's series. Every label value comes from configuration or a fixed set — the
@@ -130,21 +130,22 @@ export class GatewaySeries {
       ['family'],
       OVERHEAD_BUCKETS,
     );
-    this.attempts = deferredCounter('gateway_upstream_attempts_total', 'Upstream attempts (first tries, retries and fallbacks), by the model asked.', [
-      'model',
-      'family',
-    ]);
+    this.attempts = deferredCounter(
+      'gateway_upstream_attempts_total',
+      'Upstream attempts (first tries, retries and fallbacks), by the model asked and the deployment of its family tried.',
+      ['model', 'family', 'deployment'],
+    );
     this.upstreamErrors = counter(
       'gateway_upstream_errors_total',
       'Failed upstream attempts, by family and code: the upstream status, or connect, connect_timeout, ' +
-        'headers_timeout, reset, stream_idle, stream_error, invalid_body, not_a_stream.',
-      ['family', 'code'],
+        'headers_timeout, reset, stream_idle, stream_error, invalid_body, not_a_stream; and the deployment that failed.',
+      ['family', 'code', 'deployment'],
     );
-    this.retries = counter('gateway_upstream_retries_total', 'Retries of the same model, by the code of the failure that caused them.', [
-      'model',
-      'family',
-      'reason',
-    ]);
+    this.retries = counter(
+      'gateway_upstream_retries_total',
+      'Retries of the same model (on another deployment at once, or after a backoff), by the code and deployment of the failure that caused them.',
+      ['model', 'family', 'reason', 'deployment'],
+    );
     this.fallbacks = counter('gateway_fallbacks_total', 'Calls handed to a sibling model after a 503.', ['family', 'from', 'to']);
     this.tokens = deferredCounter('gateway_tokens_total', 'Tokens billed, by the model that answered and kind (prompt, completion).', [
       'model',
@@ -206,10 +207,11 @@ export class GatewaySeries {
   private countAttempts(call: Call): void {
     const attempts = call.upstreamAttempts;
     attempts.forEach((attempt, index) => {
-      const { model, family, code } = attempt;
-      this.attempts.add(model, { model, family });
-      if (code) this.upstreamErrors.inc({ family, code });
-      if (attempt.then === 'retry') this.retries.inc({ model, family, reason: code ?? NONE });
+      const { model, family, code, deployment } = attempt;
+      // Deployment names come from the config: a bounded label. The single form's key stays the model alone.
+      this.attempts.add(deployment === DEFAULT_DEPLOYMENT ? model : `${model}|${deployment}`, { model, family, deployment });
+      if (code) this.upstreamErrors.inc({ family, code, deployment });
+      if (attempt.then === 'retry') this.retries.inc({ model, family, reason: code ?? NONE, deployment });
       const next = attempts[index + 1];
       if (attempt.then === 'fallback' && next) this.fallbacks.inc({ family, from: model, to: next.model });
     });

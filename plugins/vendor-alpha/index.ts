@@ -35,11 +35,15 @@ export default definePlugin({
     },
   },
   setup({ upstreamCredential, log }, config: AlphaConfig) {
-    const services = { apiKey: upstreamCredential(FAMILY), betas: new BetaFilter(config.betas.forward, log) };
+    const betas = new BetaFilter(config.betas.forward, log);
     return {
       translator: {
         family: FAMILY,
-        create: (call) => (call.endpoint.format.wire === ALPHA_WIRE ? new AlphaPassthrough(call, services) : new AlphaTranslator(call, services.apiKey)),
+        create: (call) => {
+          // The credential of the deployment this attempt goes to (chosen before the translator is made).
+          const apiKey = upstreamCredential(FAMILY, call.deployment);
+          return call.endpoint.format.wire === ALPHA_WIRE ? new AlphaPassthrough(call, { apiKey, betas }) : new AlphaTranslator(call, apiKey);
+        },
       },
     };
   },

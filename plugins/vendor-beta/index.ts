@@ -67,7 +67,6 @@ export default definePlugin({
       },
     });
     const services = {
-      apiKey: upstreamCredential(FAMILY),
       embeddingModel: catalogue.families.get(FAMILY)?.embeddingModel ?? null,
       fetcher: new GuardedFetcher({
         policy: policyAllowing(images.allow_cidrs),
@@ -79,7 +78,8 @@ export default definePlugin({
     const pruner = setInterval(() => void services.signatures.prune(), PRUNE_EVERY_MS);
     pruner.unref();
     return {
-      translator: { family: 'beta', create: (call) => new BetaTranslator(call, services) },
+      // The credential of the deployment this attempt goes to (chosen before the translator is made).
+      translator: { family: 'beta', create: (call) => new BetaTranslator(call, { ...services, apiKey: upstreamCredential(FAMILY, call.deployment) }) },
       // Before the last byte: a follow-up call, on any instance, finds the reply's signatures.
       async onComplete(call) {
         releaseImages(call);

@@ -13,10 +13,9 @@ export default definePlugin({
     simulator: async () => (await import('./simulator.js')).createGammaSimulator(),
   },
   setup({ catalogue, upstreamCredential }) {
-    const apiKey = upstreamCredential(FAMILY);
     const embeddingModel = catalogue.families.get(FAMILY)?.embeddingModel ?? null;
     return {
-      translator: { family: FAMILY, create: (call) => createGammaTranslator(call, apiKey, embeddingModel) },
+      translator: { family: FAMILY, create: (call) => createGammaTranslator(call, upstreamCredential(FAMILY, call.deployment), embeddingModel) },
     };
   },
 });

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ImportService } from '../imports/import-service.js';
 import { FailedAttemptLimiter, requireAdmin } from './admin-auth.js';
 import { auditTrail } from './audit.js';
+import { deploymentsJson, type DeploymentsView } from './deployments-route.js';
 import { importsRouter } from './imports-routes.js';
 
 const nullable = (schema: object): object => ({ anyOf: [schema, { type: 'null' }] });
@@ -38,6 +39,8 @@ export interface AdminDeps {
   adminTokenHash: Buffer | null;
   /** Whose X-Forwarded-For names the client the failed-token lockout counts. */
   trustedProxies: TrustedProxies;
+  /** The upstream deployments and their health (`GET /deployments`). */
+  deployments: DeploymentsView;
 }
 
 /** Admin answers are never cached, sniffed or leaked through a Referer. */
@@ -68,6 +71,11 @@ export function adminRouter(deps: AdminDeps): Router {
       const entries = await store.audit.list(limit);
       send(res, 200, { object: 'list', data: entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })) });
     }),
+  );
+
+  router.get(
+    '/deployments',
+    handled(async (_req, res) => send(res, 200, await deploymentsJson(deps.deployments, clock.now()))),
   );
 
   router.post(

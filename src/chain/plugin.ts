@@ -30,8 +30,14 @@ export interface PluginContext {
   readonly clock: Clock;
   /** The families the enabled vendor plugins declare, in chain order. */
   readonly families: readonly string[];
-  /** The vendor credential configured for a family, if any. */
-  upstreamCredential(family: string): string | undefined;
+  /**
+   * The vendor credential of a family's deployment (a translator passes `call.deployment`, set
+   * before it is created); without one, the family's first deployment's. Read per call: a reload
+   * may change it.
+   */
+  upstreamCredential(family: string, deployment?: string | null): string | undefined;
+  /** Every deployment's credential, of every family, as now configured: what must never be kept or shown in clear. */
+  upstreamCredentials(): readonly string[];
   /** Families answered by a built-in simulator instead of the real vendor. */
   readonly simulatedFamilies: readonly string[];
   /**

@@ -44,6 +44,8 @@ export async function runPrimary(loaded: GatewaySetup, count: number): Promise<v
       if (!clean) throw new Error('a worker did not stop cleanly (see its log)');
       log.info('stopped');
     });
+    // Each worker reloads its own deployment list (the simulators stay the primary's).
+    process.on('SIGHUP', () => supervisor.signal('SIGHUP'));
     const origin = await supervisor.start();
     log.info(
       {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig, UpstreamConfig } from '../config/schema.js';
 import { ValidationError } from '../config/validate.js';
 
 /**
@@ -28,7 +28,13 @@ export function workerSlot(env: Readonly<Record<string, string | undefined>>, is
 
 /** The value of WORKER_SIMULATORS_ENV: each simulated family's base URL, which the primary set in `config`. */
 export function simulatorsEnv(config: GatewayConfig, families: readonly string[]): string {
-  return JSON.stringify(Object.fromEntries(families.map((family) => [family, config.upstreams[family]?.base_url])));
+  return JSON.stringify(Object.fromEntries(families.map((family) => [family, singleUpstream(config, family)?.base_url])));
+}
+
+/** A family's upstream in the single form (the only form a simulator stands in for), or undefined. */
+function singleUpstream(config: GatewayConfig, family: string): UpstreamConfig | undefined {
+  const upstream = config.upstreams[family];
+  return Array.isArray(upstream) ? undefined : upstream;
 }
 
 /** In a worker: points each family the primary simulates at the primary's simulator; returns those families. */
@@ -36,7 +42,7 @@ export function adoptSimulators(config: GatewayConfig, raw: string | undefined):
   const urls = JSON.parse(raw ?? '{}') as Record<string, string>;
   const families: string[] = [];
   for (const [family, url] of Object.entries(urls)) {
-    const upstream = config.upstreams[family];
+    const upstream = singleUpstream(config, family);
     if (!upstream) continue;
     upstream.base_url = url;
     families.push(family);

@@ -88,6 +88,11 @@ export class WorkerSupervisor {
     });
   }
 
+  /** Passes a signal on to every live worker (SIGHUP: each reloads its deployments). */
+  signal(signal: NodeJS.Signals): void {
+    for (const slot of this.slots) slot.worker?.process.kill(signal);
+  }
+
   /**
    * Every worker drains (SIGTERM: its graceful close); resolves true if all of them stopped
    * cleanly: exited 0, or, still starting, were ended by the SIGTERM itself (a worker takes

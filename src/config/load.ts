@@ -44,6 +44,9 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[], Coerce]>
   ['GATEWAY_UPSTREAM_TIMEOUT_MS', ['timeouts', 'upstream_ms'], 'int'],
   ['GATEWAY_STREAM_IDLE_TIMEOUT_MS', ['timeouts', 'stream_idle_ms'], 'int'],
   ['GATEWAY_CONNECT_TIMEOUT_MS', ['timeouts', 'connect_ms'], 'int'],
+  ['GATEWAY_UPSTREAM_FAILS', ['upstream_health', 'fails'], 'int'],
+  ['GATEWAY_UPSTREAM_WINDOW_S', ['upstream_health', 'window_s'], 'int'],
+  ['GATEWAY_UPSTREAM_COOLDOWN_S', ['upstream_health', 'cooldown_s'], 'int'],
   ['IMPORT_AGGREGATOR_BASE_URL', ['imports', 'connectors', 'aggregator', 'base_url'], 'string'],
 ];
 

@@ -9,6 +9,30 @@ export interface UpstreamConfig {
   api_key?: string;
 }
 
+/** One deployment of a family's list form (docs/deployments.md#configuration). */
+export interface DeploymentConfig {
+  /** Unique within the family: the `deployment` label of metrics and the ledger. */
+  name: string;
+  base_url: string;
+  /** The environment variable holding this deployment's credential (never the credential itself). */
+  api_key_env?: string;
+  /** Settled from `api_key_env` at load (not a setting of the file). */
+  api_key?: string;
+  weight: number;
+  /** The vendor limits of this credential, per minute, kept across instances. */
+  rpm?: number;
+  tpm?: number;
+  /** Catalogue ids this deployment serves; all of the family's when absent. */
+  models?: string[];
+}
+
+/** `upstream_health`: when a failing deployment is cooled down (src/upstreams/health.ts). */
+export interface UpstreamHealthConfig {
+  fails: number;
+  window_s: number;
+  cooldown_s: number;
+}
+
 export interface PluginEntry {
   name: string;
   enabled: boolean;
@@ -75,7 +99,8 @@ export interface GatewayConfig {
   log: { level: string };
   admin: { token?: string };
   /** One entry per family an enabled vendor plugin declares (filled from its defaults and env; see src/vendors). */
-  upstreams: Record<string, UpstreamConfig>;
+  upstreams: Record<string, UpstreamConfig | DeploymentConfig[]>;
+  upstream_health: UpstreamHealthConfig;
   timeouts: { upstream_ms: number; stream_idle_ms: number; connect_ms: number };
   retry: { max: number };
   /**
@@ -101,6 +126,27 @@ export const upstreamSchema = {
 } as const;
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
+
+/** The list form of `upstreams.<family>`: up to 64 deployments. */
+export const deploymentListSchema = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 64,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'base_url'],
+    properties: {
+      name: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+      base_url: upstreamSchema.properties.base_url,
+      api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+      weight: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000, default: 1 },
+      rpm: positiveInt,
+      tpm: positiveInt,
+      models: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    },
+  },
+} as const;
 
 export const gatewayConfigSchema = {
   type: 'object',
@@ -166,7 +212,18 @@ export const gatewayConfigSchema = {
       properties: { token: { type: 'string', minLength: 16 } },
     },
     // Which families may appear is decided by the enabled vendor plugins (src/vendors/upstreams.ts).
-    upstreams: { type: 'object', default: {}, additionalProperties: upstreamSchema },
+    // Each entry is checked in its form, single or list, by src/vendors/upstreams.ts (errors name the entry's path).
+    upstreams: { type: 'object', default: {}, additionalProperties: { type: ['object', 'array'] } },
+    upstream_health: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        fails: { ...positiveInt, default: 3 },
+        window_s: { ...positiveInt, default: 30 },
+        cooldown_s: { ...positiveInt, default: 30 },
+      },
+    },
     timeouts: {
       type: 'object',
       additionalProperties: false,

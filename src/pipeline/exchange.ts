@@ -6,12 +6,14 @@ import type { KeptAnswer } from '../chain/kept-answer.js';
 import type { AdmittedCall, ResolvedCall } from '../chain/phases.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
-import type { TranslatedBody, Translator, UpstreamRequest } from '../chain/translator.js';
+import type { TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from '../chain/translator.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../http/errors.js';
 import { retryAfterMs } from '../http/retry-after.js';
 import { UpstreamFailure, type ProxyCore } from '../proxy/proxy-core.js';
 import { readUpstreamBody } from '../proxy/upstream-body.js';
+import type { Deployment } from '../upstreams/deployments.js';
+import { isExhausted, type DeploymentSelector, type Selection } from '../upstreams/selection.js';
 import { upstreamFailureError, type FailureLimits } from './upstream-errors.js';
 
 /** Largest upstream body read whole: non-streamed replies (embeddings can be large) and error bodies. */
@@ -21,12 +23,18 @@ const MAX_UPSTREAM_ERROR_BYTES = 1024 * 1024;
 /** What sends one upstream attempt (the proxy core; a stub in unit tests). */
 export type UpstreamSender = Pick<ProxyCore, 'send'>;
 
+/** What chooses each attempt's deployment and hears of its failures (src/upstreams/selection.ts). */
+export type DeploymentChooser = Pick<DeploymentSelector, 'choose' | 'failed'>;
+
 export interface ExchangeDeps {
   chain: Chain;
   proxy: UpstreamSender;
   clock: Clock;
   log: Logger;
   limits: FailureLimits;
+  deployments: DeploymentChooser;
+  /** `retry.max`: retries of a call's model, on another deployment at once or by the retry policy. */
+  retryMax: number;
 }
 
 /**
@@ -48,53 +56,115 @@ const now = (): number => performance.now();
  * The upstream exchange: attempts until one gives a usable answer or the retry policy gives
  * up (then the last failure is thrown as our error); none when the translator answers itself
  * or a request hook gave the call a kept answer.
+ * Each attempt's deployment is chosen before the translator writes its request. A failed
+ * attempt is first tried again at once on another deployment of the same model
+ * (docs/deployments.md#health-and-retries), then as the retry policy decides (backoff, a sibling model).
  * Retries happen only here, before any byte reached the caller, and never past the request's
  * deadline (received + upstream timeout): each attempt gets only what is left of it.
  */
 export async function exchange(call: AdmittedCall, deps: ExchangeDeps): Promise<Answer> {
   if (call.givenAnswer !== null) return { kind: 'kept', answer: call.givenAnswer };
   const deadline = call.timings.received + deps.limits.upstreamMs;
-  let translator = prepare(call, deps.chain);
+  const provider = providerOf(call, deps.chain);
+  const picked = choose(call, deps, null);
+  // Awaited only when the choice is (a family of one plain deployment is chosen synchronously).
+  let target = firstDeployment(call, picked instanceof Promise ? await picked : picked);
+  let translator = provider.create(call);
   let request = await translator.request();
   let waitMs = 0;
   for (;;) {
     if ('local' in request) return { kind: 'local', body: request.local };
-    const result = await attempt(call, translator, request, deadline, waitMs, deps);
+    const result = await attempt(call, translator, request, target, deadline, waitMs, deps);
     if (result.kind !== 'failed') return result;
     const { failure } = result;
-    const decision = deps.chain.retryPolicy?.next(call, failure, deadline - now()) ?? null;
-    if (!decision) throw failure.error;
     const record = call.upstreamAttempts.at(-1) as UpstreamAttempt;
-    record.then = decision.kind;
-    deps.log.warn(
-      {
-        model: record.model,
-        attempt: call.attempts,
-        code: failure.code,
-        then: decision.kind,
-        delay_ms: Math.round(decision.delayMs),
-        ...(decision.kind === 'fallback' ? { fallback_model: decision.model.id } : {}),
-      },
-      'upstream attempt failed, trying again',
-    );
-    if (decision.kind === 'fallback') {
+    const deploymentFailed = failure.status === 0 || failure.status === 429 || failure.status >= 500;
+    if (deploymentFailed) deps.deployments.failed(target, deps.clock.now(), failure.retryAfterMs);
+    const other = deploymentFailed && retriesOf(call) < deps.retryMax && deadline - now() > 0 ? await untried(call, deps) : null;
+    if (other) {
+      record.then = 'retry';
+      deps.log.warn(
+        { model: record.model, attempt: call.attempts, code: failure.code, then: 'deployment', deployment: record.deployment, next_deployment: other.name },
+        'upstream attempt failed, trying another deployment',
+      );
+      target = other;
+      waitMs = 0;
+    } else {
+      const decision = deps.chain.retryPolicy?.next(call, failure, deadline - now()) ?? null;
+      if (!decision) throw failure.error;
+      record.then = decision.kind;
+      deps.log.warn(
+        {
+          model: record.model,
+          attempt: call.attempts,
+          code: failure.code,
+          then: decision.kind,
+          delay_ms: Math.round(decision.delayMs),
+          ...(decision.kind === 'fallback' ? { fallback_model: decision.model.id } : {}),
+        },
+        'upstream attempt failed, trying again',
+      );
       // The sibling answers and is billed: the call's model is now the sibling.
-      call.resolveModel(decision.model);
-      translator = prepare(call, deps.chain);
-      request = await translator.request();
+      if (decision.kind === 'fallback') call.resolveModel(decision.model);
+      waitMs = await pause(call, decision.delayMs);
+      const next = (await untried(call, deps)) ?? (await choose(call, deps, null));
+      if (next === null || isExhausted(next)) throw failure.error;
+      if (next === target && decision.kind !== 'fallback') continue;
+      target = next;
     }
-    waitMs = await pause(call, decision.delayMs);
+    // A new deployment or model: the request is written again (state pinned to another deployment is left out).
+    call.deployment = target.name;
+    translator = prepare(call, deps.chain);
+    request = await translator.request();
   }
 }
 
-/** The translator for the call's current model. */
-function prepare(call: ResolvedCall, chain: Chain): Translator {
+/** Retries of the call's model so far (on another deployment or after a backoff): what `retry.max` bounds. */
+const retriesOf = (call: Call): number => call.upstreamAttempts.reduce((n, a) => (a.then === 'retry' ? n + 1 : n), 0);
+
+function choose(call: AdmittedCall, deps: ExchangeDeps, avoid: ReadonlySet<string> | null): ReturnType<DeploymentChooser['choose']> {
+  return deps.deployments.choose(call, call.model.family, call.model.id, deps.clock.now(), avoid);
+}
+
+/** The first attempt's deployment, set on the call; every deployment cooled down or out of headroom is a 429. */
+function firstDeployment(call: AdmittedCall, selection: Selection | null): Deployment {
+  if (selection === null) {
+    throw new GatewayError(503, `No upstream deployment of the ${call.model.family} family serves ${call.model.id}.`);
+  }
+  if (isExhausted(selection)) {
+    const seconds = Math.max(1, Math.ceil(selection.retryAfterMs / 1000));
+    throw new GatewayError(
+      429,
+      `Every ${call.model.family} deployment serving ${call.model.id} is cooling down or at its vendor rate limit; retry in ${seconds} s.`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
+  }
+  call.deployment = selection.name;
+  return selection;
+}
+
+/** A healthy deployment of the call's model that has not failed it yet, or null. */
+async function untried(call: AdmittedCall, deps: ExchangeDeps): Promise<Deployment | null> {
+  const tried = new Set(call.upstreamAttempts.flatMap((a) => (a.model === call.model.id ? [a.deployment] : [])));
+  const selection = await choose(call, deps, tried);
+  return selection === null || isExhausted(selection) ? null : selection;
+}
+
+/** The vendor plugin's translators for the call's model's family; none is a 503 naming the family. */
+function providerOf(call: ResolvedCall, chain: Chain): TranslatorProvider {
   const model = call.model;
   const provider = chain.translator(model.family);
   if (!provider) {
     throw new GatewayError(503, `No upstream is configured for the ${model.family} family (model ${model.id}); enable its vendor plugin.`);
   }
-  return provider.create(call);
+  return provider;
+}
+
+/** The translator for the call's current model and deployment. */
+function prepare(call: ResolvedCall, chain: Chain): Translator {
+  return providerOf(call, chain).create(call);
 }
 
 /**
@@ -105,6 +175,7 @@ async function attempt(
   call: AdmittedCall,
   translator: Translator,
   request: UpstreamRequest,
+  deployment: Deployment,
   deadline: number,
   waitMs: number,
   deps: ExchangeDeps,
@@ -124,12 +195,12 @@ async function attempt(
     endedAt: startedAt,
     waitMs,
     then: null,
-    deployment: call.deployment ?? 'default',
+    deployment: deployment.name,
   };
   call.upstreamAttempts.push(record);
   let upstream: IncomingMessage;
   try {
-    upstream = await proxy.send(call, model.family, request, Math.max(1, Math.ceil(deadline - startedAt)));
+    upstream = await proxy.send(call, deployment, request, Math.max(1, Math.ceil(deadline - startedAt)));
   } catch (error) {
     record.endedAt = now();
     return failedAttempt(call, record, error, limits);

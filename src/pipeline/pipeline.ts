@@ -12,7 +12,7 @@ import { discardUnreadUpload } from '../http/unread-upload.js';
 import type { Store } from '../store/store.js';
 import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
-import { exchange, type ExchangeDeps, type UpstreamSender } from './exchange.js';
+import { exchange, type DeploymentChooser, type ExchangeDeps, type UpstreamSender } from './exchange.js';
 import { succeeded } from './outcome.js';
 import { relayBody, relayStreamed, replayKept, sendBody } from './relay.js';
 import type { FailureLimits } from './upstream-errors.js';
@@ -28,6 +28,10 @@ export interface PipelineOptions {
   store: Store;
   /** What a call does with a parameter it can only approximate (config `parameters`). */
   parameters: ParameterPolicy;
+  /** Each attempt's upstream deployment (src/upstreams/selection.ts). */
+  deployments: DeploymentChooser;
+  /** `retry.max`. */
+  retryMax: number;
 }
 
 /**
@@ -42,7 +46,8 @@ export class Pipeline {
   private readonly calls = new InFlight();
 
   constructor(private readonly options: PipelineOptions) {
-    this.deps = { chain: options.chain, proxy: options.proxy, clock: options.clock, log: options.log, limits: options.limits };
+    const { chain, proxy, clock, log, limits, deployments, retryMax } = options;
+    this.deps = { chain, proxy, clock, log, limits, deployments, retryMax };
   }
 
   /**

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { Call } from '../chain/call.js';
 import type { UpstreamRequest } from '../chain/translator.js';
+import type { Deployment } from '../upstreams/deployments.js';
 import { ForwardedHeaders, upstreamHeaders } from './headers.js';
 
 /**
@@ -95,25 +96,37 @@ function describeSocketError(error: NodeJS.ErrnoException): UpstreamFailure {
   return new UpstreamFailure(kind, `${error.message} (${code})`, code);
 }
 
+/** A target's identity: a reload that keeps a deployment's name and base URL keeps its connections. */
+const targetKey = (deployment: Deployment): string => `${deployment.family}\u0000${deployment.name}\u0000${deployment.baseUrl}`;
+
+function newTarget(base: string): Target {
+  const url = new URL(base.endsWith('/') ? base : `${base}/`);
+  const options = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  return { base: url, agent };
+}
+
+/** Closes an agent's idle connections; those in use close when their call is done with them. */
+function retire(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
 export class ProxyCore {
   private readonly proxy: ProxyServer;
-  private readonly targets: ReadonlyMap<string, Target>;
+  /** A target (URL and keep-alive agent) per deployment in force, and by identity for a deployment a reload replaced. */
+  private targets = new Map<Deployment, Target>();
+  private byKey = new Map<string, Target>();
+  /** Agents of deployments a reload removed: their calls in flight finish; destroyed at close. */
+  private readonly retired = new Set<http.Agent>();
 
   private readonly forwarded: ForwardedHeaders;
 
   constructor(
-    bases: Readonly<Record<string, string>>,
+    deployments: readonly Deployment[],
     private readonly timeouts: ProxyOptions,
   ) {
     this.forwarded = new ForwardedHeaders(timeouts.forwardedHeaders);
-    this.targets = new Map(
-      Object.entries<string>(bases).map(([family, base]) => {
-        const url = new URL(base.endsWith('/') ? base : `${base}/`);
-        const options = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
-        const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-        return [family, { base: url, agent }];
-      }),
-    );
+    this.setDeployments(deployments);
     this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true, xfwd: false });
     // Without an error listener the first refused connection would kill the process.
     this.proxy.on('error', (error, req, _res, target) => this.attemptOf(req, target)?.fail(describeSocketError(error)));
@@ -130,13 +143,35 @@ export class ProxyCore {
   }
 
   /**
-   * Sends one attempt to the family's upstream. Resolves with the upstream response (status
-   * and headers read, body not) or rejects with an UpstreamFailure. `headersMs` shortens the
-   * configured header timeout (a retry gets only what is left of the request's deadline).
+   * The deployments in force (at start and on each reload): a deployment whose name and base
+   * URL stay keeps its agent and connections; a removed one's idle connections close.
    */
-  send(call: Call, family: string, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
-    const target = this.targets.get(family);
-    if (!target) return Promise.reject(new UpstreamFailure('connect', `no upstream for family ${family}`));
+  setDeployments(deployments: readonly Deployment[]): void {
+    const targets = new Map<Deployment, Target>();
+    const byKey = new Map<string, Target>();
+    for (const deployment of deployments) {
+      const key = targetKey(deployment);
+      const target = this.byKey.get(key) ?? byKey.get(key) ?? newTarget(deployment.baseUrl);
+      targets.set(deployment, target);
+      byKey.set(key, target);
+    }
+    for (const [key, { agent }] of this.byKey) {
+      if (byKey.has(key)) continue;
+      retire(agent);
+      this.retired.add(agent);
+    }
+    this.targets = targets;
+    this.byKey = byKey;
+  }
+
+  /**
+   * Sends one attempt to a deployment. Resolves with the upstream response (status and headers
+   * read, body not) or rejects with an UpstreamFailure. `headersMs` shortens the configured
+   * header timeout (a retry gets only what is left of the request's deadline).
+   */
+  send(call: Call, deployment: Deployment, request: UpstreamRequest, headersMs = this.timeouts.headersMs): Promise<IncomingMessage> {
+    const target = this.targets.get(deployment) ?? this.byKey.get(targetKey(deployment));
+    if (!target) return Promise.reject(new UpstreamFailure('connect', `the ${deployment.family} deployment ${deployment.name} is no longer configured`));
     const { req, res } = call;
     // http-proxy-3 copies req.headers verbatim: give it the curated set for this attempt.
     req.headers = upstreamHeaders(call.callerHeaders, this.forwarded, request.headers, request.body.length) as typeof req.headers;
@@ -181,6 +216,7 @@ export class ProxyCore {
   }
 
   close(): void {
-    for (const { agent } of this.targets.values()) agent.destroy();
+    for (const { agent } of this.byKey.values()) agent.destroy();
+    for (const agent of this.retired) agent.destroy();
   }
 }

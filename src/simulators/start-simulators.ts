@@ -11,7 +11,9 @@ export interface StartedSimulators {
 /**
  * For every vendor family with no credential configured, starts the simulator its plugin
  * declares on loopback and points the family's base URL at it, so a fresh checkout answers with
- * no vendor accounts. Mutates `config.upstreams`; logs each substitution at warn, loudly.
+ * no vendor accounts. A family configured as a list of deployments is used as listed (its
+ * deployments may point at anything, with or without a credential). Mutates `config.upstreams`;
+ * logs each substitution at warn, loudly.
  */
 export async function startSimulatorsForMissingCredentials(
   config: GatewayConfig,
@@ -21,7 +23,7 @@ export async function startSimulatorsForMissingCredentials(
   const started: StartedSimulators = { families: [], servers: [] };
   for (const vendor of vendors) {
     const upstream = config.upstreams[vendor.family];
-    if (!upstream || upstream.api_key) continue;
+    if (!upstream || Array.isArray(upstream) || upstream.api_key) continue;
     const sim = await vendor.simulator();
     const url = await sim.listen(0, '127.0.0.1');
     upstream.base_url = url;

@@ -92,6 +92,8 @@ export interface LedgerRow {
   ttftMs: number | null;
   /** Answered from the response cache: no upstream attempt, both costs 0 (the tokens are the kept answer's). */
   cached: boolean;
+  /** The upstream deployment of the answering (last) attempt; null when no attempt was made. */
+  deployment: string | null;
 }
 
 /** Sums of a key's rows for one UTC day, one model and one endpoint. */

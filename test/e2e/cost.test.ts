@@ -194,6 +194,7 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     scrapeMetrics: () => Promise.reject(new Error('not used by the ledger and ceiling plugins')),
     families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
+    upstreamCredentials: () => [],
     simulatedFamilies: [],
     dispatch: () => {
       throw new Error('not used by the ledger and ceiling plugins');
@@ -354,6 +355,7 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     upstreamMs: 1,
     ttftMs: null,
     cached: false,
+    deployment: null,
   };
   await store.ledger.record(row, b.reservation.id);
   t.same(

@@ -166,7 +166,7 @@ t.test('gamma answers that are not whole: an error for the caller, upstream_erro
     'an answer that is no stream bills nothing',
   );
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
-  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream"\} 3/, 'counted under its own code');
+  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="not_a_stream",deployment="default"\} 3/, 'counted under its own code');
 
   // Through another format, the same 502 in that format's envelope.
   upstream.answers.push(jsonAnswer({ error: { message: 'streaming is off' } }));

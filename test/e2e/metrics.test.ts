@@ -83,10 +83,10 @@ t.test('/metrics after traffic: counts per model, histograms, tokens, cost, retr
   t.equal(m.get(series('gateway_charged_cost_nanodollars_total', { model: 'gamma-5.2', family: 'gamma' })), 8 * 2000);
 
   // Attempts, retries and upstream errors.
-  t.equal(m.get(series('gateway_upstream_attempts_total', { model: 'gamma-5.3-code', family: 'gamma' })), 2);
-  t.equal(m.get(series('gateway_upstream_retries_total', { model: 'gamma-5.3-code', family: 'gamma', reason: '503' })), 1);
-  t.equal(m.get(series('gateway_upstream_errors_total', { family: 'gamma', code: '503' })), 1);
-  t.equal(m.get(series('gateway_upstream_errors_total', { family: 'gamma', code: '400' })), 1);
+  t.equal(m.get(series('gateway_upstream_attempts_total', { model: 'gamma-5.3-code', family: 'gamma', deployment: 'default' })), 2);
+  t.equal(m.get(series('gateway_upstream_retries_total', { model: 'gamma-5.3-code', family: 'gamma', reason: '503', deployment: 'default' })), 1);
+  t.equal(m.get(series('gateway_upstream_errors_total', { family: 'gamma', code: '503', deployment: 'default' })), 1);
+  t.equal(m.get(series('gateway_upstream_errors_total', { family: 'gamma', code: '400', deployment: 'default' })), 1);
   t.equal(m.get('gateway_requests_in_flight'), 0);
 
   // Node's default process metrics.

@@ -122,5 +122,5 @@ t.test('an upstream that never accepts the connection: 504 after the connect tim
   t.match(res.json().error.message, /Could not connect to the gamma upstream in time/);
   t.ok(elapsed >= 290 && elapsed < 1300, `after the 300 ms connect timeout (${elapsed.toFixed(0)} ms)`);
   const metrics = await (await fetch(`${h.origin}/metrics`)).text();
-  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="connect_timeout"\} 1/, 'counted by kind');
+  t.match(metrics, /gateway_upstream_errors_total\{family="gamma",code="connect_timeout",deployment="default"\} 1/, 'counted by kind');
 });

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import type { Plugin } from '../../src/chain/plugin.js';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
-import type { Clock } from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import type { GatewayConfig, PluginEntry } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
@@ -18,6 +18,9 @@ import type { SimServer } from '../../src/simulators/sim-server.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { harnessDatabase } from './harness-database.js';
+import { healthPolicy } from '../../src/upstreams/deployments.js';
+import { openUpstreamHealth } from '../../src/upstreams/health-store/index.js';
+import type { UpstreamHealth } from '../../src/upstreams/health.js';
 
 /**
  * Starts the real gateway on an ephemeral port of 127.0.0.1 with a real SQLite file in a
@@ -62,6 +65,10 @@ export interface HarnessOptions {
   configure?: (config: GatewayConfig) => void;
   /** Families to present as answered by a simulator (the status page's banner). */
   simulatedFamilies?: string[];
+  /** The deployments' health; default: the store's, as `npm start` opens it, with the config's policy. */
+  health?: UpstreamHealth;
+  /** The weighted choice's random source (seeded in tests of the split). */
+  random?: () => number;
   /** What the gateway gets instead of the store (e.g. one that notes its calls); the harness closes the store itself. */
   wrapStore?: (store: Store) => Store;
 }
@@ -197,6 +204,8 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, si
       store: options.wrapStore ? options.wrapStore(store) : store,
       log,
       plugins: setup.plugins,
+      health: options.health ?? (await openUpstreamHealth(store, healthPolicy(config.upstream_health), options.clock ?? systemClock)),
+      ...(options.random ? { random: options.random } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.simulatedFamilies ? { simulatedFamilies: options.simulatedFamilies } : {}),
     });

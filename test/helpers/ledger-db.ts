@@ -21,6 +21,7 @@ export interface LedgerDbRow {
   list_nano: number;
   upstream_ms: number | null;
   ttft_ms: number | null;
+  deployment: string | null;
   admitted_at: number;
   cycle: string;
 }

@@ -11,7 +11,8 @@ import type { PluginHooks } from '../../src/chain/plugin.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/chain/translator.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { createLogger } from '../../src/log.js';
-import type { ExchangeDeps, UpstreamSender } from '../../src/pipeline/exchange.js';
+import type { DeploymentChooser, ExchangeDeps, UpstreamSender } from '../../src/pipeline/exchange.js';
+import { DEFAULT_DEPLOYMENT, deploymentTable, type Deployment } from '../../src/upstreams/deployments.js';
 
 /** Parts for unit tests of the pipeline's steps: a chain of hand-written hooks, a translator and a sender. */
 
@@ -87,7 +88,7 @@ export async function scriptedUpstream(
 }
 
 export function exchangeDeps(chain: Chain, sender: UpstreamSender): ExchangeDeps {
-  return { chain, proxy: sender, clock: { now: () => 0 }, log: silentLog, limits: LIMITS };
+  return { chain, proxy: sender, clock: { now: () => 0 }, log: silentLog, limits: LIMITS, deployments: singleDeployments, retryMax: 2 };
 }
 
 /** `call` with its outcome decided (`ok` unless already set): what the completion hooks receive. */
@@ -102,3 +103,14 @@ export function withFacts<N extends Fact>(call: Call, ...facts: N[]): CallWith<N
   for (const fact of facts) if (call[fact] === null) throw new Error(`the test call has no ${fact}`);
   return call as CallWith<N>;
 }
+
+/** A family's one deployment in the single form, at `baseUrl` (as `upstreams.<family>: {base_url}` settles). */
+export function singleDeployment(family: string, baseUrl = 'http://127.0.0.1:9'): Deployment {
+  return deploymentTable({ [family]: { base_url: baseUrl } }, [family]).get(family)?.[0] as Deployment;
+}
+
+/** Each attempt goes to its family's one deployment (none when it is to be avoided); failures are not counted. */
+export const singleDeployments: DeploymentChooser = {
+  choose: (_call, family, _model, _now, avoid) => (avoid?.has(DEFAULT_DEPLOYMENT) ? null : singleDeployment(family)),
+  failed: () => undefined,
+};

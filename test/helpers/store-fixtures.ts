@@ -40,6 +40,7 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
   upstreamMs: 12.5,
   ttftMs: null,
   cached: false,
+  deployment: null,
   ...row,
 });
 

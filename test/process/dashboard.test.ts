@@ -227,6 +227,14 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
   t.match(audit, /POST \/imports/);
   t.match(audit, /\/revoke/);
 
+  // The deployments page lists each family's deployments and their health.
+  await page.getByRole('link', { name: 'Deployments' }).click();
+  await page.getByRole('heading', { name: 'Upstream deployments' }).waitFor();
+  await page.locator('tbody tr').first().waitFor();
+  const deployments = await page.locator('tbody').textContent();
+  t.match(deployments, /gamma\s*default\s*http:\/\/127\.0\.0\.1:\d+/, 'the single form is the deployment named default');
+  t.notMatch(deployments, /upstream-secret-key/, 'never a credential');
+
   // On a phone.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
   const small = await phone.newPage();

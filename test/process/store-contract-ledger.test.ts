@@ -279,3 +279,19 @@ contract('money is exact: sums up to 2^53 − 1 nano-dollars come back exactly, 
   await t.rejects(store.ledger.keyActivity('2026-11', 0), unsafe, 'the key table');
   await t.rejects(reserver(store, key.id, Number.MAX_SAFE_INTEGER)(1), unsafe, 'a refusal that would report it');
 });
+
+contract('a ledger row keeps the deployment of its answering attempt, written alone or in a batch', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  await store.ledger.record(ledgerRow(key.id, { deployment: 'east' }), null);
+  await Promise.all([
+    store.ledger.record(ledgerRow(key.id, { deployment: 'west' }), null),
+    store.ledger.record(ledgerRow(key.id, { deployment: null }), null),
+    store.ledger.record(ledgerRow(key.id, { deployment: 'east' }), null),
+  ]);
+  const rows = await db.query('SELECT deployment FROM ledger ORDER BY id');
+  t.same(
+    rows.map((row) => row['deployment']),
+    ['east', 'west', null, 'east'],
+  );
+});

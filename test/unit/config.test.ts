@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import type { UpstreamConfig } from '../../src/config/schema.js';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
 import { formatUsd, parseUsd, pricePerTokenNanos } from '../../src/catalogue/money.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -75,10 +76,10 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.equal(config.timeouts.stream_idle_ms, 2500);
   t.equal(config.server.max_body_bytes, 1024);
   t.equal(config.log.level, 'debug');
-  t.equal(config.upstreams['gamma']?.base_url, 'http://127.0.0.1:9000');
-  t.equal(config.upstreams['gamma']?.api_key, 'k-gamma');
-  t.equal(config.upstreams['alpha']?.api_key, 'k-alpha');
-  t.equal(config.upstreams['beta']?.base_url, 'https://generativelanguage.googleapis.com', 'from the file');
+  t.equal((config.upstreams['gamma'] as UpstreamConfig | undefined)?.base_url, 'http://127.0.0.1:9000');
+  t.equal((config.upstreams['gamma'] as UpstreamConfig | undefined)?.api_key, 'k-gamma');
+  t.equal((config.upstreams['alpha'] as UpstreamConfig | undefined)?.api_key, 'k-alpha');
+  t.equal((config.upstreams['beta'] as UpstreamConfig | undefined)?.base_url, 'https://generativelanguage.googleapis.com', 'from the file');
   t.equal(config.admin.token, 'admin-token-0123456789');
   t.equal(config.server.instance_id, 'gw-2');
   t.same(overrides.sort(), Object.keys(env).sort());
@@ -212,4 +213,29 @@ t.test('money is exact integer nano-dollars', async (t) => {
   t.throws(() => parseUsd('-1'));
   t.throws(() => pricePerTokenNanos('0.0001'), /more than 3 decimals/);
   t.throws(() => formatUsd(0.5), /not an exact amount/);
+});
+
+t.test('upstream_health: its defaults, and the env overrides', async (t) => {
+  t.same(loadConfig('config/gateway.yaml', {}).config.upstream_health, { fails: 3, window_s: 30, cooldown_s: 30 });
+  const env = { GATEWAY_UPSTREAM_FAILS: '5', GATEWAY_UPSTREAM_WINDOW_S: '60', GATEWAY_UPSTREAM_COOLDOWN_S: '90' };
+  t.same(loadConfig('config/gateway.yaml', env).config.upstream_health, { fails: 5, window_s: 60, cooldown_s: 90 });
+  t.throws(() => loadConfig('config/gateway.yaml', { GATEWAY_UPSTREAM_FAILS: '0' }), { message: /\/upstream_health\/fails must be >= 1/ });
+});
+
+t.test('a list of deployments settles with its defaults and each credential from the variable it names', async (t) => {
+  const path = file(
+    'list.yaml',
+    'upstreams:\n  gamma:\n    - { name: east, base_url: "http://e", api_key_env: EAST_KEY, rpm: 60, models: [GAMMA-5.4] }\n    - { name: west, base_url: "http://w", weight: 3 }\nplugins: [{ name: model-normalise }, { name: vendor-gamma }]\ncatalogue: ' +
+      join(process.cwd(), 'config/models.yaml') +
+      '\n',
+  );
+  const { config } = await loadSetup(path, { EAST_KEY: 'sk-east' });
+  t.same(
+    config.upstreams['gamma'],
+    [
+      { name: 'east', base_url: 'http://e', api_key_env: 'EAST_KEY', api_key: 'sk-east', rpm: 60, models: ['gamma-5.4'], weight: 1 },
+      { name: 'west', base_url: 'http://w', weight: 3 },
+    ],
+    'the model id canonical, the weight 1 unless given',
+  );
 });

@@ -2,6 +2,9 @@ import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { Deployments } from '../../src/upstreams/deployments.js';
+import { DeploymentSelector } from '../../src/upstreams/selection.js';
+import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
 import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
 import type { StreamTranslator } from '../../src/chain/translator.js';
@@ -12,7 +15,17 @@ import type { Store } from '../../src/store/store.js';
 import { complete, endInFailure } from '../../src/pipeline/completion.js';
 import { exchange } from '../../src/pipeline/exchange.js';
 import { relayBody, relayStreamed, sendBody } from '../../src/pipeline/relay.js';
-import { catalogue, chainOf, detachedCall, exchangeDeps, LIMITS, scriptedTranslator, scriptedUpstream, silentLog } from '../helpers/pipeline-parts.js';
+import {
+  catalogue,
+  chainOf,
+  detachedCall,
+  exchangeDeps,
+  LIMITS,
+  scriptedTranslator,
+  scriptedUpstream,
+  silentLog,
+  singleDeployment,
+} from '../helpers/pipeline-parts.js';
 
 const ignoreHeld = (): void => undefined;
 
@@ -122,8 +135,10 @@ t.test('exchange: retries by the policy, a fallback prepares anew, giving up thr
   t.equal(fallback.model?.id, 'gamma-5.2', "the sibling is now the call's model");
 
   const noVendor = chainOf({});
-  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), exchangeDeps(noVendor, upstream.sender)), {
-    message: /No upstream is configured for the alpha family/,
+  // As in a gateway, a family no vendor plugin serves has no deployments either.
+  const none = new DeploymentSelector(new Deployments(new Map()), new LocalUpstreamHealth({ fails: 3, windowMs: 30_000, cooldownMs: 30_000 }), silentLog);
+  await t.rejects(exchange(detachedCall('alpha-sonnet-4.6'), { ...exchangeDeps(noVendor, upstream.sender), deployments: none }), {
+    message: /No upstream is configured for the alpha family .*enable its vendor plugin/,
   });
 });
 
@@ -190,7 +205,7 @@ t.test('relay: completion before the last byte, for a body and for a stream', as
   };
   const upstream = await scriptedUpstream(t, [{ status: 200, body: 'data: {"a":1}\n\ndata: {"a":2}\n\n', headers: { 'content-type': 'text/event-stream' } }]);
   const relayed = await served(t, async (call) => {
-    const res = await upstream.sender.send(call, 'gamma', { path: '', headers: {}, body: Buffer.alloc(0) });
+    const res = await upstream.sender.send(call, singleDeployment('gamma'), { path: '', headers: {}, body: Buffer.alloc(0) });
     await relayStreamed(call, scriptedTranslator({ stream: () => stream }), res, deps);
   });
   t.equal(relayed.body, 'data: {"a":1}\n\ndata: {"a":2}\n\ndata: [DONE]\n\n');

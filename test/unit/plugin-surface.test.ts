@@ -22,6 +22,7 @@ const CONTRACT = [
   'costOf',
   'cycleOf',
   'CycleSpend',
+  'DEFAULT_DEPLOYMENT',
   'definePlugin',
   'Endpoint',
   'ErrorStatus',

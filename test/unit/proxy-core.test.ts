@@ -3,7 +3,19 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Call } from '../../src/chain/call.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
-import { ProxyCore, UpstreamFailure } from '../../src/proxy/proxy-core.js';
+import { ProxyCore, UpstreamFailure, type ProxyOptions } from '../../src/proxy/proxy-core.js';
+import type { Deployment } from '../../src/upstreams/deployments.js';
+import { singleDeployment } from '../helpers/pipeline-parts.js';
+
+/** The gamma deployment each proxy core of these tests sends to. */
+const deploymentOf = new WeakMap<ProxyCore, Deployment>();
+
+function proxyTo(base: string, options: ProxyOptions): ProxyCore {
+  const deployment = singleDeployment('gamma', base);
+  const core = new ProxyCore([deployment], options);
+  deploymentOf.set(core, deployment);
+  return core;
+}
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -36,21 +48,27 @@ async function attempt(
     res.once('close', () => {
       if (!res.writableFinished) call.callerLeft();
     });
-    outcome = core.send(call, 'gamma', { path: 'v1/chat/completions', headers: { authorization: 'Bearer vendor-key' }, body: Buffer.from('{"hi":1}') }).then(
-      (upstream) =>
-        new Promise((resolve) => {
-          let body = '';
-          upstream.on('data', (c: Buffer) => (body += c.toString()));
-          upstream.on('end', () => {
-            res.end();
-            resolve({ status: upstream.statusCode ?? 0, body });
-          });
-        }),
-      (error: unknown) => {
-        res.end();
-        return { failure: error instanceof UpstreamFailure ? error.kind : String(error) };
-      },
-    );
+    outcome = core
+      .send(call, deploymentOf.get(core) as Deployment, {
+        path: 'v1/chat/completions',
+        headers: { authorization: 'Bearer vendor-key' },
+        body: Buffer.from('{"hi":1}'),
+      })
+      .then(
+        (upstream) =>
+          new Promise((resolve) => {
+            let body = '';
+            upstream.on('data', (c: Buffer) => (body += c.toString()));
+            upstream.on('end', () => {
+              res.end();
+              resolve({ status: upstream.statusCode ?? 0, body });
+            });
+          }),
+        (error: unknown) => {
+          res.end();
+          return { failure: error instanceof UpstreamFailure ? error.kind : String(error) };
+        },
+      );
   });
   await new Promise<void>((resolve) => {
     const req = request(`${front}/v1/chat/completions`, { method: 'POST', headers: callerHeaders }, (res) => {
@@ -74,7 +92,7 @@ t.test('one attempt: the body re-sent, only allowlisted caller headers forwarded
       res.end('{"ok":true}');
     });
   });
-  const core = new ProxyCore({ gamma: upstream }, { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
+  const core = proxyTo(upstream, { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
   t.teardown(() => core.close());
   const out = await attempt(t, core, {
     authorization: 'Bearer sl-caller',
@@ -98,18 +116,18 @@ t.test('one attempt: the body re-sent, only allowlisted caller headers forwarded
 });
 
 t.test('failures: refused connection, no headers in time, and a caller who leaves', async (t) => {
-  const refused = new ProxyCore({ gamma: 'http://127.0.0.1:9' }, { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
+  const refused = proxyTo('http://127.0.0.1:9', { headersMs: 2000, connectMs: 1000, forwardedHeaders: ['x-custom', 'x-stainless-*'] });
   t.teardown(() => refused.close());
   t.same(await attempt(t, refused, {}), { failure: 'connect' });
 
   let upstreamClosed: boolean;
   const silent = await listen(t, (req) => req.socket.once('close', () => (upstreamClosed = true)));
-  const slow = new ProxyCore({ gamma: silent }, { headersMs: 150, connectMs: 1000, forwardedHeaders: [] });
+  const slow = proxyTo(silent, { headersMs: 150, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => slow.close());
   t.same(await attempt(t, slow, {}), { failure: 'headers_timeout' });
 
   upstreamClosed = false;
-  const patient = new ProxyCore({ gamma: silent }, { headersMs: 5000, connectMs: 1000, forwardedHeaders: [] });
+  const patient = proxyTo(silent, { headersMs: 5000, connectMs: 1000, forwardedHeaders: [] });
   t.teardown(() => patient.close());
   const started = Date.now();
   t.same(await attempt(t, patient, {}, { leaveAfterMs: 100 }), { failure: 'caller_gone' }, "the call's signal ends the attempt");

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI, ThinkingLevel, type Content, type Part } from '@google/genai';
 import t from 'tap';
+import type { UpstreamConfig } from '../../src/config/schema.js';
 import { createAlphaSimulator } from '../../plugins/vendor-alpha/simulator.js';
 import { createBetaSimulator } from '../../plugins/vendor-beta/simulator.js';
 import { startSimulatorsForMissingCredentials } from '../../src/simulators/start-simulators.js';
@@ -312,8 +313,8 @@ t.test('npm start serves every family without a credential from its simulator', 
   const started = await startSimulatorsForMissingCredentials(config, vendors, log);
   t.teardown(() => Promise.all(started.servers.map((sim) => sim.close())));
   t.same(started.families, ['alpha', 'beta'], 'gamma has a key, so only alpha and beta are simulated');
-  t.match(config.upstreams['alpha']?.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  t.equal(config.upstreams['gamma']?.base_url, 'https://api.openai.com');
+  t.match((config.upstreams['alpha'] as UpstreamConfig | undefined)?.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.equal((config.upstreams['gamma'] as UpstreamConfig | undefined)?.base_url, 'https://api.openai.com');
   t.match(lines.join(''), /SIMULATOR: no ALPHA_API_KEY is set/);
   t.match(lines.join(''), /SIMULATOR: no BETA_API_KEY is set/);
 });

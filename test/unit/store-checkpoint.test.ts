@@ -44,6 +44,7 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
         upstreamMs: 1,
         ttftMs: null,
         cached: false,
+        deployment: null,
       },
       null,
     );

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { onUnauthorised, session } from './api.js';
 import { AuditPage } from './pages/audit.js';
+import { DeploymentsPage } from './pages/deployments.js';
 import { ImportsPage } from './pages/imports.js';
 import { KeysPage } from './pages/keys.js';
 import { SignIn } from './pages/sign-in.js';
@@ -11,6 +12,7 @@ const PAGES = {
   keys: { title: 'Keys', component: KeysPage },
   usage: { title: 'Usage', component: UsagePage },
   imports: { title: 'Imports', component: ImportsPage },
+  deployments: { title: 'Deployments', component: DeploymentsPage },
   audit: { title: 'Audit', component: AuditPage },
 } as const;
 type PageName = keyof typeof PAGES;

@@ -84,3 +84,16 @@ export interface AuditView {
   target: string | null;
   status: number;
 }
+
+/** GET /admin/v1/deployments: one upstream deployment and its shared health (never its credential). */
+export interface DeploymentView {
+  family: string;
+  name: string;
+  base_url: string;
+  weight: number;
+  rpm: number | null;
+  tpm: number | null;
+  models: string[] | null;
+  has_credential: boolean;
+  health: { recent_failures: number; cooled_until: string | null; minute_requests: number; minute_tokens: number };
+}

@@ -137,4 +137,10 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   ...PG_SHARED_STATE_MIGRATIONS,
+  {
+    version: 24,
+    name: 'the deployment of each ledger row',
+    // The upstream deployment of the answering attempt (docs/deployments.md); NULL for rows from before, and calls with no attempt.
+    sql: 'ALTER TABLE ledger ADD COLUMN deployment text;',
+  },
 ];

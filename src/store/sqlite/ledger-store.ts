@@ -60,9 +60,9 @@ export class SqliteLedgerStore implements LedgerStore {
     this.renewStmt = db.prepare('UPDATE reservations SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND expires_at > ?');
     this.insertRow = db.prepare(`INSERT INTO ledger
       (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
-       prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached)
+       prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached, deployment)
       VALUES (@admittedAt, @cycle, @keyId, @model, @family, @endpoint, @stream, @status, @outcome, @attempts,
-       @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs, @cached)`);
+       @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs, @cached, @deployment)`);
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
         upstream_nano = upstream_nano + excluded.upstream_nano`);
