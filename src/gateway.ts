@@ -23,6 +23,7 @@ import { KeyService } from './keys/key-service.js';
 import { createConnectors } from './imports/connectors.js';
 import { ImportService } from './imports/import-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
+import { ReasoningSeal } from './neutral/reasoning-state.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
 
@@ -102,6 +103,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     limits: { upstreamMs: config.timeouts.upstream_ms, streamIdleMs: config.timeouts.stream_idle_ms },
     store,
     parameters: config.parameters,
+    reasoningSeal: await ReasoningSeal.load(store.settings),
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
 import { invalidRequest, type GatewayError } from '../http/errors.js';
+import type { ReasoningSeal } from '../neutral/reasoning-state.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
@@ -163,6 +164,8 @@ export class Call {
    */
   affinityKey: string | null = null;
   pinnedDeployment: string | null = null;
+  /** The seal of the reasoning states the call hands out and reads back (src/neutral/reasoning-state.ts); the pipeline gives every call the gateway's one. */
+  reasoningSeal: ReasoningSeal | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
   parameterPolicy: ParameterPolicy = 'lenient';
   /** Parameters honoured only approximately, in the order met (see `adjust`); null while there are none. */
