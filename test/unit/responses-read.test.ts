@@ -106,7 +106,7 @@ const READS: Array<[name: string, body: Json, expected: Json, history?: Json[]]>
         {
           role: 'assistant',
           parts: [
-            { type: 'reasoning', text: 'Run ls.', state: ALPHA_STATE },
+            { type: 'reasoning', text: 'Run ls.', state: { ...ALPHA_STATE, deployment: 'default' } },
             { type: 'tool_call', id: 'call_ls', name: 'shell', args: { command: ['ls'] } },
           ],
         },
