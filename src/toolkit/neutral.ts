@@ -28,4 +28,4 @@ export { countAnswer } from '../chain/ingress.js';
 export type { ReplyOutput, ReplyStream } from '../chain/ingress.js';
 export type { TranslatedBody } from '../chain/translator.js';
 export { noOpener, stateOpener, stateSealer, verifiedState } from '../neutral/reasoning-state.js';
-export type { OpenedState, OpenState, SealState } from '../neutral/reasoning-state.js';
+export type { OpenState, SealState } from '../neutral/reasoning-state.js';
