@@ -123,7 +123,7 @@ t.test("thinking: passed through to alpha, mapped by the model's table for beta 
   t.match(
     beta.content,
     [
-      { type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ },
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw2\./ },
       { type: 'text', text: TEXT },
     ],
     "beta's thoughts, its signature in the gateway's envelope",

@@ -33,3 +33,16 @@ export function unsealed(value: unknown): unknown {
 
 /** A format reader's opener for the unit tests' seal (no call: nothing is announced). */
 export const openForTest = (text: string): OpenedState => TEST_SEAL.open('', text);
+
+/** The state a gateway on `store` handed the key `keyId` (null for none of its seals). */
+export async function openedBy(store: Store, keyId: string, text: unknown): Promise<ReasoningState | null> {
+  const state = typeof text === 'string' ? (await gatewaySeal(store)).open(keyId, text) : null;
+  return state === 'unverified' ? null : state;
+}
+
+/** `state` as a gateway on `store` would hand it to the key `keyId`, from `deployment`. */
+export const sealedBy = async (store: Store, keyId: string, state: ReasoningState, deployment = 'default'): Promise<string> =>
+  (await gatewaySeal(store)).seal(keyId, state, deployment);
+
+/** `state` in the gateway's legacy envelope (`gw1.`, unsealed), which every gateway still reads, whatever its store and the key. */
+export const legacyEnvelope = (state: ReasoningState): string => `gw1.${Buffer.from(JSON.stringify([state.family, state.kind, state.data])).toString('base64url')}`;
