@@ -7,6 +7,7 @@ import { openLedgerDb } from '../helpers/ledger-db.js';
 import { sdk } from '../helpers/messages-client.js';
 import { queuedUpstream, type Answer } from '../helpers/queued-upstream.js';
 import { responsesCall } from '../helpers/responses-call.js';
+import { shownSeal } from '../helpers/reasoning-seal.js';
 
 /**
  * A complete beta stream that never sends `usageMetadata`: the ledger bills the gateway's input
