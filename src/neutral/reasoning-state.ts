@@ -87,7 +87,11 @@ export function stateSealer(call: Call): SealState {
 export function openReasoningState(call: Call, text: string, param: string): OpenedState {
   const opened = sealOf(call).open(call.key?.id ?? '', text);
   if (opened === 'unverified') {
-    call.adjust(param, 'dropped:unverified', `${param} holds reasoning state the gateway cannot verify (altered, or issued to another key); send it back as it was given.`);
+    call.adjust(
+      param,
+      'dropped:unverified',
+      `${param} holds reasoning state the gateway cannot verify (altered, or issued to another key); send it back as it was given.`,
+    );
   }
   return opened;
 }
@@ -117,9 +121,15 @@ export const verifiedState = (opened: OpenedState): ReasoningState | null => (op
 export function pinToSealedState(call: Call): void {
   const raw = call.rawJson;
   const at = raw?.lastIndexOf(`"${SEALED}`) ?? -1;
-  if (!raw || at < 0 || !call.reasoningSeal) return;
+  if (!raw || at < 0) return;
   const end = raw.indexOf('"', at + 1);
-  const opened = call.reasoningSeal.open(call.key?.id ?? '', raw.toString('latin1', at + 1, end < 0 ? raw.length : end));
+  pinToReasoningState(call, raw.toString('latin1', at + 1, end < 0 ? raw.length : end));
+}
+
+/** Pins the call to the deployment that issued the state `text` seals (a stored conversation's latest); nothing for any other text. */
+export function pinToReasoningState(call: Call, text: string): void {
+  if (!text.startsWith(SEALED) || !call.reasoningSeal) return;
+  const opened = call.reasoningSeal.open(call.key?.id ?? '', text);
   if (opened !== null && opened !== 'unverified' && opened.deployment !== undefined) call.pinnedDeployment = opened.deployment;
 }
 

@@ -27,5 +27,5 @@ export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, R
 export { countAnswer } from '../chain/ingress.js';
 export type { ReplyOutput, ReplyStream } from '../chain/ingress.js';
 export type { TranslatedBody } from '../chain/translator.js';
-export { noOpener, stateOpener, stateSealer, verifiedState } from '../neutral/reasoning-state.js';
+export { noOpener, pinToReasoningState, stateOpener, stateSealer, verifiedState } from '../neutral/reasoning-state.js';
 export type { OpenState, SealState } from '../neutral/reasoning-state.js';

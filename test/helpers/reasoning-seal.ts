@@ -45,4 +45,8 @@ export const sealedBy = async (store: Store, keyId: string, state: ReasoningStat
   (await gatewaySeal(store)).seal(keyId, state, deployment);
 
 /** `state` in the gateway's legacy envelope (`gw1.`, unsealed), which every gateway still reads, whatever its store and the key. */
-export const legacyEnvelope = (state: ReasoningState): string => `gw1.${Buffer.from(JSON.stringify([state.family, state.kind, state.data])).toString('base64url')}`;
+export const legacyEnvelope = (state: ReasoningState): string =>
+  `gw1.${Buffer.from(JSON.stringify([state.family, state.kind, state.data])).toString('base64url')}`;
+
+/** `text` with every state the unit tests' seal sealed shown as `shownSeal` writes it: a written body or stream compared as text. */
+export const unsealedText = (text: string): string => text.replace(/gw2\.[A-Za-z0-9_-]+/g, (envelope) => String(unsealed(envelope)));
