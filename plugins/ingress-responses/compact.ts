@@ -1,7 +1,15 @@
 import { GatewayError, type Call, type Endpoint, type JsonObject } from '../../src/plugin-api.js';
 import { firstPart, modelMemberProblem, type CallOutline, type IngressFormat, type RequestProblem } from '../../src/toolkit/ingress.js';
 import { mintId } from '../../src/toolkit/ids.js';
-import { ledgerUsage, stateOpener, type NeutralRequest, type Reply, type ReplyOutput, type ReplyStream, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import {
+  ledgerUsage,
+  stateOpener,
+  type NeutralRequest,
+  type Reply,
+  type ReplyOutput,
+  type ReplyStream,
+  type TranslatedBody,
+} from '../../src/toolkit/neutral.js';
 import { isCompaction } from './compaction.js';
 import type { CompactionSeal } from './compaction-seal.js';
 import { responsesFormat } from './format.js';

@@ -84,7 +84,9 @@ export function outputItems(
   namespaced: ReadonlyMap<string, NamespacedName>,
   seal: SealState,
 ): JsonObject[] {
-  const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) => reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state ? seal(run.state) : null));
+  const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) =>
+    reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state ? seal(run.state) : null),
+  );
   const content = messageContent(choice);
   if (content.length) items.push(messageItem(outputItemId('msg_', responseId, items.length), content, 'completed'));
   // With parallel_tool_calls: false, one call at most: the first (beta cannot be asked for fewer).

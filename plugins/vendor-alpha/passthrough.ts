@@ -108,13 +108,8 @@ function sealedBlock(block: unknown, seal: SealState): JsonObject | null {
 /** A message's content with its reasoning states sealed, or null when it holds none (the body then goes as it came). */
 function sealedContent(content: unknown, seal: SealState): unknown[] | null {
   if (!Array.isArray(content)) return null;
-  let sealed = false;
-  const out = content.map((block: unknown) => {
-    const changed = sealedBlock(block, seal);
-    sealed ||= changed !== null;
-    return changed ?? block;
-  });
-  return sealed ? out : null;
+  const out = content.map((block: unknown) => sealedBlock(block, seal) ?? block);
+  return out.some((block, i) => block !== content[i]) ? out : null;
 }
 
 /**
@@ -176,7 +171,8 @@ export class AlphaPassthroughStream implements StreamTranslator {
         }
         const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
         const delta = (data['delta'] ?? {}) as JsonObject;
-        const signature = typeof delta['signature'] === 'string' ? this.seal({ family: 'alpha', kind: 'signature', data: delta['signature'] }) : delta['signature'];
+        const signature =
+          typeof delta['signature'] === 'string' ? this.seal({ family: 'alpha', kind: 'signature', data: delta['signature'] }) : delta['signature'];
         return frame(name, JSON.stringify({ ...data, delta: { ...delta, signature } }));
       }
       case 'content_block_start': {

@@ -156,7 +156,7 @@ export class Call {
    */
   deployment: string | null = null;
   /**
-   * What keeps a conversation on one deployment (docs/deployments.md#affinity): `affinityKey`, a
+   * What keeps a conversation on one deployment (docs/deployments.md#affinity-and-sealed-reasoning-state): `affinityKey`, a
    * conversation's identity (session header, `prompt_cache_key`, …), hashed over the healthy
    * deployments; `pinnedDeployment`, a deployment the request must go to to keep its state (the
    * one that issued its sealed reasoning state, or answered its `previous_response_id`),

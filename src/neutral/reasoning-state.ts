@@ -140,7 +140,7 @@ export function pinToReasoningState(call: Call, text: string): void {
  * own signature a caller brought, a legacy envelope) goes wherever the call goes.
  */
 export function replaysOnDeployment(call: Call, state: ReasoningState | null | undefined): boolean {
-  if (!state || state.deployment === undefined || state.deployment === (call.deployment ?? DEFAULT_DEPLOYMENT)) return true;
+  if (state?.deployment === undefined || state.deployment === (call.deployment ?? DEFAULT_DEPLOYMENT)) return true;
   call.adjust(
     'reasoning_state',
     'dropped:deployment',

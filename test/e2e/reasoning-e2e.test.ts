@@ -117,7 +117,9 @@ t.test('beta: the signature carried in the request reaches the vendor where the 
   const turn = await chatToolLoop(t, first, client, 'beta-3-flash', false);
   // The first gateway's seal opens on no other: its state goes in the envelope every gateway still reads.
   const state = await openedBy(first.store, keyId, turn.first.thinking_blocks?.[0]?.['signature']);
-  const thinkingBlocks = [{ type: 'thinking', thinking: '', signature: legacyEnvelope({ family: 'beta', kind: 'thought_signature', data: state?.data ?? '' }) }];
+  const thinkingBlocks = [
+    { type: 'thinking', thinking: '', signature: legacyEnvelope({ family: 'beta', kind: 'thought_signature', data: state?.data ?? '' }) },
+  ];
   // Another gateway, with a store of its own (none of the first's signatures), behind the same vendor.
   const other = await startHarness(t, { beta: first.beta });
   const call = turn.first.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -128,11 +130,7 @@ t.test('beta: the signature carried in the request reaches the vendor where the 
   ];
   const res = await post(other, (await other.createKey()).key, '/v1/chat/completions', { model: 'beta-3-flash', tools: WEATHER_TOOLS, messages });
   t.equal(res.status, 200);
-  t.equal(
-    lastBody(first.beta)['contents'][1].parts[0].thoughtSignature,
-    state?.data,
-    'not the placeholder: the carried signature',
-  );
+  t.equal(lastBody(first.beta)['contents'][1].parts[0].thoughtSignature, state?.data, 'not the placeholder: the carried signature');
 });
 
 t.test('Responses API, thinking on alpha and beta through the official client: reasoning items replayed', async (t) => {

@@ -33,13 +33,15 @@ function keyed(body: Record<string, unknown>, endpoint: Endpoint, model: string,
   return call;
 }
 
-type Hooks = { onRequest?: (call: Call) => unknown };
+interface Hooks {
+  onRequest?: (call: Call) => unknown;
+}
 const hooksOf = async (plugin: { setup: (context: PluginContext, config: never) => unknown }): Promise<Hooks> =>
   (await plugin.setup({ catalogue: { entries: () => [] } } as unknown as PluginContext, undefined as never)) as Hooks;
 
 t.test('the affinity key: the conversation as each format names it, namespaced by the key; none without one', async (t) => {
-  const chat = await hooksOf(chatPlugin as never);
-  const messages = await hooksOf(messagesPlugin as never);
+  const chat = await hooksOf(chatPlugin);
+  const messages = await hooksOf(messagesPlugin);
   const user = [{ role: 'user', content: 'Hi' }];
 
   const cached = keyed({ model: 'gamma-5.4', messages: user, prompt_cache_key: 'pck-1' }, CHAT, 'gamma-5.4');

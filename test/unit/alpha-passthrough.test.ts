@@ -43,7 +43,10 @@ function passthroughCall(body: string, options: PassthroughOptions = {}): { tran
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
   const model = (JSON.parse(body) as { model: string }).model;
   const res = { headersSent: false, setHeader: () => res } as unknown as ServerResponse;
-  const call = resolvedTo(new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, res, 0, Buffer.from(body)), model);
+  const call = resolvedTo(
+    new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, res, 0, Buffer.from(body)),
+    model,
+  );
   call.stream = options.stream ?? false;
   call.deployment = options.deployment ?? null;
   return { translator: new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) }), call };
@@ -171,7 +174,11 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
   const stream = translator.stream();
   const out = runStreamWith(stream, START + BODY + DELTA + STOP);
   const signature = /"signature":"(gw2\.[^"]+)"/.exec(out)?.[1] ?? '';
-  t.same(TEST_SEAL.open('', signature), { family: 'alpha', kind: 'signature', data: 'EqQB', deployment: 'default' }, "alpha's signature sealed, with the deployment");
+  t.same(
+    TEST_SEAL.open('', signature),
+    { family: 'alpha', kind: 'signature', data: 'EqQB', deployment: 'default' },
+    "alpha's signature sealed, with the deployment",
+  );
   t.equal(out.replace(signature, 'EqQB'), START.replace('"claude-x"', '"alpha-sonnet-4.6"') + BODY + DELTA, 'everything else but message_stop, byte for byte');
   t.equal(stream.done(), STOP, 'message_stop after the ledger row');
   t.same(stream.usage, { promptTokens: 15, completionTokens: 9 });
@@ -296,7 +303,10 @@ t.test('the reply: thinking signatures and redacted data sealed for the caller, 
 
   const streamed = runStreamWith(
     translator.stream(),
-    START + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}\n\n' + DELTA + STOP,
+    START +
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}\n\n' +
+      DELTA +
+      STOP,
   );
   const data = /"data":"(gw2\.[^"]+)"/.exec(streamed)?.[1] ?? '';
   t.same(TEST_SEAL.open('', data), { family: 'alpha', kind: 'redacted', data: 'EmwK', deployment: 'default' }, 'a streamed redacted block sealed');
@@ -311,14 +321,28 @@ t.test("a seal that does not open, or another deployment's state, never reaches 
       max_tokens: 64,
       messages: [
         { role: 'user', content: 'Hi' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'Weigh it.', signature }, { type: 'text', text: 'Hello.' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Weigh it.', signature },
+            { type: 'text', text: 'Hello.' },
+          ],
+        },
         { role: 'user', content: 'More' },
       ],
     });
-  const contentSent = (translator: AlphaPassthrough): unknown => (JSON.parse(translator.request().body.toString()) as { messages: Array<{ content: unknown }> }).messages[1]?.content;
+  const contentSent = (translator: AlphaPassthrough): unknown =>
+    (JSON.parse(translator.request().body.toString()) as { messages: Array<{ content: unknown }> }).messages[1]?.content;
 
   const onIssuer = passthroughCall(body(own), { deployment: 'east' });
-  t.same(contentSent(onIssuer.translator), [{ type: 'thinking', thinking: 'Weigh it.', signature: 'EqQBsig' }, { type: 'text', text: 'Hello.' }], 'on the deployment that issued it: out of its seal');
+  t.same(
+    contentSent(onIssuer.translator),
+    [
+      { type: 'thinking', thinking: 'Weigh it.', signature: 'EqQBsig' },
+      { type: 'text', text: 'Hello.' },
+    ],
+    'on the deployment that issued it: out of its seal',
+  );
   t.equal(onIssuer.call.adjustments, null, 'nothing announced');
 
   const elsewhere = passthroughCall(body(own), { deployment: 'west' });

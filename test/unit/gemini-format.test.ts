@@ -327,7 +327,10 @@ t.test('the stream: chunks as js-genai parses them, the last held until completi
       {
         candidates: [
           {
-            content: { role: 'model', parts: [{ functionCall: { id: 'c', name: 'f', args: { a: 1 } }, thoughtSignature: 'sealed(beta.thought_signature.S1)' }] },
+            content: {
+              role: 'model',
+              parts: [{ functionCall: { id: 'c', name: 'f', args: { a: 1 } }, thoughtSignature: 'sealed(beta.thought_signature.S1)' }],
+            },
             finishReason: 'SAFETY',
             index: 0,
           },

@@ -2,7 +2,7 @@ import t from 'tap';
 import { messageBody } from '../../plugins/ingress-messages/render.js';
 import { MessagesStreamWriter } from '../../plugins/ingress-messages/sink.js';
 import { messagesErrors } from '../../plugins/ingress-messages/wire.js';
-import { sealed, shownSeal } from '../helpers/reasoning-seal.js';
+import { shownSeal } from '../helpers/reasoning-seal.js';
 import type { Reply } from '../../src/neutral/reply.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { thrown } from '../helpers/translate.js';

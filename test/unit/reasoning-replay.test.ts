@@ -92,19 +92,16 @@ t.test('alpha stream: thinking_delta → reasoning_content, signature_delta and 
     'k',
   );
   const chunks = frames(runStream(tr, ALPHA_STREAM)) as Json[];
-  t.same(
-    unsealed(chunks.map((c) => c['choices'][0]?.delta ?? c['usage'])),
-    [
-      { role: 'assistant', content: '' },
-      { reasoning_content: 'Weigh ' },
-      { reasoning_content: 'it.' },
-      { thinking_blocks: [{ type: 'thinking', thinking: 'Weigh it.', signature: shownSeal(ALPHA) }] },
-      { thinking_blocks: [{ type: 'redacted_thinking', data: shownSeal(REDACTED) }] },
-      { content: 'Done.' },
-      {},
-      { prompt_tokens: 10, completion_tokens: 30, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 20 } },
-    ],
-  );
+  t.same(unsealed(chunks.map((c) => c['choices'][0]?.delta ?? c['usage'])), [
+    { role: 'assistant', content: '' },
+    { reasoning_content: 'Weigh ' },
+    { reasoning_content: 'it.' },
+    { thinking_blocks: [{ type: 'thinking', thinking: 'Weigh it.', signature: shownSeal(ALPHA) }] },
+    { thinking_blocks: [{ type: 'redacted_thinking', data: shownSeal(REDACTED) }] },
+    { content: 'Done.' },
+    {},
+    { prompt_tokens: 10, completion_tokens: 30, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 20 } },
+  ]);
 });
 
 t.test("beta: thoughts and a text part's signature; a stream's thought parts and signatures", async (t) => {
@@ -353,7 +350,9 @@ t.test('replayed to the vendor that issued it, dropped for any other', async (t)
     untouched.rawJson,
     'and a body without any is sent byte for byte',
   );
-  const translated = (await upstreamJson(createGammaTranslator(neutralCall(parseChatRequest(HISTORY, undefined, openForTest), 'gamma-5.4'), 'k', null).request())) as Json;
+  const translated = (await upstreamJson(
+    createGammaTranslator(neutralCall(parseChatRequest(HISTORY, undefined, openForTest), 'gamma-5.4'), 'k', null).request(),
+  )) as Json;
   t.same(
     translated['messages'][1],
     {

@@ -34,5 +34,6 @@ t.test('a legacy gw1. envelope reads as unsealed, naming no deployment; any othe
   for (const damaged of ['gw1.', 'gw1.not-base64-json', `gw1.${Buffer.from('[1,2,3]').toString('base64url')}`]) {
     t.equal(TEST_SEAL.open('any', damaged), 'unverified', `damaged: ${damaged}`);
   }
-  for (const other of ['EqQBCkYIBxgCKkA', 'gwc1.abc', 'skip_thought_signature_validator']) t.equal(TEST_SEAL.open('any', other), null, `not an envelope: ${other}`);
+  for (const other of ['EqQBCkYIBxgCKkA', 'gwc1.abc', 'skip_thought_signature_validator'])
+    t.equal(TEST_SEAL.open('any', other), null, `not an envelope: ${other}`);
 });
