@@ -23,6 +23,7 @@ import { KeyService } from './keys/key-service.js';
 import { createConnectors } from './imports/connectors.js';
 import { ImportService } from './imports/import-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
+import { ReasoningSeal } from './neutral/reasoning-state.js';
 import { ProxyCore } from './proxy/proxy-core.js';
 import type { Store } from './store/store.js';
 import { deploymentTable, Deployments } from './upstreams/deployments.js';
@@ -118,6 +119,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     parameters: config.parameters,
     deployments: new DeploymentSelector(deployments, options.health, log, options.random),
     retryMax: config.retry.max,
+    reasoningSeal: await ReasoningSeal.load(store.settings),
   });
   const keys = new KeyService(store, catalogue, clock);
   const admin = adminRouter({

@@ -1,5 +1,6 @@
 import type { Call, JsonObject } from '../../src/plugin-api.js';
 import { firstPart, modelMemberProblem, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
+import { stateOpener } from '../../src/toolkit/neutral.js';
 import { sseErrorFrame } from '../../src/toolkit/sse.js';
 import { chatBodyFromLegacy } from './legacy.js';
 import { ChatOutput } from './output.js';
@@ -62,8 +63,10 @@ export const chatFormat: IngressFormat = {
   check: (call) => modelMemberProblem(call.body) ?? checkRequestBody(call.endpoint.name, call.body),
   outline,
   read: (call) =>
-    parseChatRequest(call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body, (param, action, refusal) =>
-      call.adjust(param, action, refusal),
+    parseChatRequest(
+      call.endpoint.name === 'completions' ? chatBodyFromLegacy(call.body) : call.body,
+      (param, action, refusal) => call.adjust(param, action, refusal),
+      stateOpener(call),
     ),
   output: (call) => new ChatOutput(call),
 };

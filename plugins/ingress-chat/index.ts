@@ -1,4 +1,5 @@
 import { definePlugin, type Endpoint } from '../../src/plugin-api.js';
+import { keepAffinity } from '../../src/toolkit/ingress.js';
 import { chatFormat } from './format.js';
 
 /** The reference chat format's endpoints (docs/api-contract.md#endpoints). */
@@ -14,6 +15,11 @@ export const CHAT_ENDPOINTS: readonly Endpoint[] = [
 export default definePlugin({
   name: 'ingress-chat',
   setup() {
-    return { endpoints: CHAT_ENDPOINTS };
+    return {
+      endpoints: CHAT_ENDPOINTS,
+      onRequest(call) {
+        if (call.endpoint.format === chatFormat && call.endpoint.upstream) keepAffinity(call, call.body['prompt_cache_key']);
+      },
+    };
   },
 });

@@ -2,8 +2,10 @@ import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
 import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
-  decodeReasoningState,
+  noOpener,
+  verifiedState,
   type NeutralRequest,
+  type OpenState,
   type Part,
   type ReasoningEffort,
   type ReasoningRequest,
@@ -69,15 +71,17 @@ function contentParts(content: unknown, param: string, allowImages: boolean, adj
 
 /**
  * The reasoning an assistant message hands back (docs/formats/chat.md#reasoning): its
- * `thinking_blocks`, each state in the gateway's envelope (a block with any other signature
- * carries nothing a vendor could verify and is dropped); without them, `reasoning_content` alone.
+ * `thinking_blocks`, each state sealed by the gateway (a block with any other signature carries
+ * nothing a vendor could verify, and one whose seal does not open is announced: both are
+ * dropped); without them, `reasoning_content` alone.
  */
-function reasoningParts(message: JsonObject): Part[] {
+function reasoningParts(message: JsonObject, open: OpenState): Part[] {
   const blocks = message['thinking_blocks'];
   if (Array.isArray(blocks) && blocks.length) {
     return (blocks as JsonObject[]).flatMap((block): Part[] => {
-      const envelope = block['type'] === 'redacted_thinking' ? block['data'] : block['signature'];
-      const state = typeof envelope === 'string' ? decodeReasoningState(envelope) : null;
+      const member = block['type'] === 'redacted_thinking' ? 'data' : 'signature';
+      const envelope = block[member];
+      const state = typeof envelope === 'string' ? verifiedState(open(envelope, `thinking_blocks.${member}`)) : null;
       return state ? [{ type: 'reasoning', text: typeof block['thinking'] === 'string' ? block['thinking'] : '', state }] : [];
     });
   }
@@ -85,7 +89,7 @@ function reasoningParts(message: JsonObject): Part[] {
   return typeof text === 'string' && text !== '' ? [{ type: 'reasoning', text, state: null }] : [];
 }
 
-function readMessage(reading: TurnSequence, message: unknown, i: number, adjust: Adjust): void {
+function readMessage(reading: TurnSequence, message: unknown, i: number, adjust: Adjust, open: OpenState): void {
   const param = `messages[${i}]`;
   if (!isObject(message)) throw invalidRequest(`${param} must be an object.`, param);
   const content = message['content'];
@@ -103,7 +107,7 @@ function readMessage(reading: TurnSequence, message: unknown, i: number, adjust:
       reading.add('user', contentParts(content, `${param}.content`, true, adjust));
       return;
     case 'assistant': {
-      const parts = [...reasoningParts(message), ...contentParts(content, `${param}.content`, false, adjust)];
+      const parts = [...reasoningParts(message, open), ...contentParts(content, `${param}.content`, false, adjust)];
       // An earlier refusal is the turn's text to the vendor, as a refusal part is.
       if (typeof message['refusal'] === 'string' && message['refusal'] !== '') parts.push({ type: 'text', text: message['refusal'] });
       const calls = message['tool_calls'];
@@ -179,14 +183,14 @@ function readReasoning(raw: unknown): ReasoningRequest | null {
   return typeof raw === 'string' ? { kind: 'effort', effort: raw as ReasoningEffort, param: 'reasoning_effort' } : null;
 }
 
-/** Reads a chat request body that passed the reference schema (schema.ts); `adjust` announces what is approximated. */
-export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApproximation): NeutralRequest {
+/** Reads a chat request body that passed the reference schema (schema.ts); `adjust` announces what is approximated, `open` opens reasoning states. */
+export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApproximation, open: OpenState = noOpener): NeutralRequest {
   refuseUntranslatable(body, adjust);
   refuseUnknownMembers(body);
   const reading = new TurnSequence();
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');
-  messages.forEach((message, i) => readMessage(reading, message, i, adjust));
+  messages.forEach((message, i) => readMessage(reading, message, i, adjust, open));
   const { system, turns } = reading.settle(WORDS);
   const tools = readTools(body['tools']);
   const topLogprobs = numberOrNull(body['top_logprobs']);

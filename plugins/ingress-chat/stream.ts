@@ -1,5 +1,5 @@
 import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
-import type { FinishReason, ReasoningState, ReplyEnvelope, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReasoningState, ReplyEnvelope, ReplyStream, ReplyToolCall, ReplyUsage, SealState } from '../../src/toolkit/neutral.js';
 import { referenceUsage } from '../../src/toolkit/reference-format.js';
 import { SSE_DONE, sseErrorFrame } from '../../src/toolkit/sse.js';
 import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
@@ -33,6 +33,8 @@ export class ReferenceStreamWriter implements ReplyStream {
     private readonly includeUsage: boolean,
     /** The gateway's input estimate of the call, asked only for a usage chunk the vendor gave no count for. */
     private readonly estimatePrompt: () => number,
+    /** How the call seals the reasoning states it hands out. */
+    private readonly seal: SealState,
   ) {
     const { id, created, model } = envelope;
     this.chunkHead = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)}`;
@@ -78,7 +80,7 @@ export class ReferenceStreamWriter implements ReplyStream {
     if (this.legacy) return head;
     const text = this.runs.get(choice) ?? '';
     this.runs.delete(choice);
-    return head + this.chunk(choice, { thinking_blocks: [thinkingBlock(text, state)] }, null);
+    return head + this.chunk(choice, { thinking_blocks: [thinkingBlock(text, state, this.seal)] }, null);
   }
 
   /** The first fragment of a tool call (`index` counts tool calls of this choice from 0). */

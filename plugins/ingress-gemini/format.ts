@@ -2,7 +2,7 @@ import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.j
 import { mintId } from '../../src/toolkit/ids.js';
 import { positiveInt, type CallOutline, type IngressFormat, type RequestProblem } from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
-import { ledgerUsage, type Reply, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { ledgerUsage, stateSealer, type Reply, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import { estimateInputTokens } from '../../src/toolkit/token-estimate.js';
 import { geminiBody } from './body.js';
 import { readGeminiRequest } from './read.js';
@@ -91,6 +91,7 @@ export class GeminiOutput implements ReplyOutput {
       modelVersion: model.id,
       thoughts: isObject(thinking) && thinking['includeThoughts'] === true,
       family: model.family,
+      seal: stateSealer(call),
     };
   }
 

@@ -2,7 +2,9 @@ import { invalidRequest, type Call, type GatewayError, type JsonObject } from '.
 import { imageSource, objectSchema, TurnSequence } from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
-  decodeReasoningState,
+  stateOpener,
+  verifiedState,
+  type OpenState,
   type NeutralRequest,
   type Part,
   type ReasoningEffort,
@@ -45,14 +47,21 @@ interface Reading {
   sequence: TurnSequence;
   /** The calls of the latest model content, by position, each answered at most once. */
   calls: Array<{ id: string; name: string; answered: boolean }>;
+  /** Opens the reasoning states the caller hands back. */
+  open: OpenState;
 }
 
 const refuse = (param: string, what: string): GatewayError => invalidRequest(`${param}: ${what}`, param);
 
-/** A `thoughtSignature`: our envelope gives its state, Gemini CLI's placeholder none, anything else is beta's own. */
-function signatureState(signature: unknown): ReasoningState | null {
+/**
+ * A `thoughtSignature`: the gateway's seal gives its state (none when it does not open: announced),
+ * Gemini CLI's placeholder none, anything else is beta's own (a conversation begun with Google's
+ * own service: it names no deployment).
+ */
+function signatureState(signature: unknown, open: OpenState): ReasoningState | null {
   if (typeof signature !== 'string' || signature === '' || signature === SKIP_SIGNATURE) return null;
-  return decodeReasoningState(signature) ?? { family: 'beta', kind: 'thought_signature', data: signature };
+  const opened = open(signature, 'thoughtSignature');
+  return opened === null ? { family: 'beta', kind: 'thought_signature', data: signature } : verifiedState(opened);
 }
 
 function inlineImage(data: JsonObject, where: string): Part {
@@ -116,7 +125,7 @@ function readModelTurn(reading: Reading, parts: JsonObject[], where: string, i: 
   reading.calls = [];
   for (const [j, part] of parts.entries()) {
     const at = `${where}[${j}]`;
-    const signed = signatureState(part['thoughtSignature']);
+    const signed = signatureState(part['thoughtSignature'], reading.open);
     if (typeof part['text'] === 'string' && part['thought'] === true) {
       runs.push({ type: 'reasoning', text: part['text'], state: signed });
       continue;
@@ -292,7 +301,7 @@ export function readGeminiRequest(call: Call): NeutralRequest {
     throw refuse('cachedContent', "cached contents are kept by Google's own service, which the gateway does not use; send the contents.");
   if (body['safetySettings'] !== undefined)
     call.adjust('safetySettings', 'ignored', "safetySettings: the gateway sends no safety settings to any model; the vendor's defaults apply.");
-  const reading: Reading = { sequence: new TurnSequence(), calls: [] };
+  const reading: Reading = { sequence: new TurnSequence(), calls: [], open: stateOpener(call) };
   readSystem(reading, body['systemInstruction']);
   readContents(reading, (body['contents'] as JsonObject[] | undefined) ?? []);
   const settled = reading.sequence.settle({ param: 'contents', result: 'functionResponse', call: 'model turn' });

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import type { FinishReason, ReasoningState, Reply, ReplyReasoning, ReplyToolCall } from '../../src/toolkit/neutral.js';
-import { finishReason, thoughtSignatureOf, usageMetadata } from './wire.js';
+import type { FinishReason, ReasoningState, Reply, ReplyReasoning, ReplyToolCall, SealState } from '../../src/toolkit/neutral.js';
+import { finishReason, usageMetadata } from './wire.js';
 
 /** A neutral reply → a `GenerateContentResponse` (docs/formats/gemini.md#reply). */
 
@@ -14,6 +14,8 @@ export interface GeminiEnvelope {
   thoughts: boolean;
   /** The answering model's family, named in a 502 for its tool-call arguments. */
   family: string;
+  /** A reasoning state as a `thoughtSignature`: sealed by the gateway, beta's own signatures too. */
+  seal: SealState;
 }
 
 /**
@@ -42,7 +44,7 @@ export function thoughtParts(runs: readonly ReplyReasoning[], envelope: GeminiEn
   return runs.flatMap((run) => {
     if (run.text === '' || !(envelope.thoughts || signsItsText(run.state))) return [];
     const part: JsonObject = { text: run.text, thought: true };
-    if (run.state && run.state !== lead) part['thoughtSignature'] = thoughtSignatureOf(run.state);
+    if (run.state && run.state !== lead) part['thoughtSignature'] = envelope.seal(run.state);
     return [part];
   });
 }
@@ -51,9 +53,9 @@ export function thoughtParts(runs: readonly ReplyReasoning[], envelope: GeminiEn
  * The turn's lead signature where Gemini puts it (and Gemini CLI hands it back): on the first
  * function call, else on the last part, else on an empty text part of its own.
  */
-export function placeSignature(parts: JsonObject[], lead: ReasoningState | null): void {
+export function placeSignature(parts: JsonObject[], lead: ReasoningState | null, envelope: GeminiEnvelope): void {
   if (!lead) return;
-  const signature = thoughtSignatureOf(lead);
+  const signature = envelope.seal(lead);
   const target = parts.find((part) => part['functionCall'] !== undefined) ?? parts.at(-1);
   if (target) target['thoughtSignature'] = signature;
   else parts.push({ text: '', thoughtSignature: signature });
@@ -69,7 +71,7 @@ export function geminiReply(reply: Reply, envelope: GeminiEnvelope): JsonObject 
   // The format has no refusal part: the refusal is text, and the finish reason says SAFETY.
   if (choice?.refusal) parts.push({ text: choice.refusal });
   for (const call of choice?.toolCalls ?? []) parts.push(functionCallPart(call, finish, envelope.family));
-  placeSignature(parts, lead);
+  placeSignature(parts, lead, envelope);
   return {
     candidates: [{ content: { role: 'model', parts }, finishReason: choice?.refusal ? 'SAFETY' : finishReason(finish), index: 0 }],
     usageMetadata: usageMetadata(reply.usage),

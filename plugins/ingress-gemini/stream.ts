@@ -1,7 +1,7 @@
 import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import { functionCallPart, placeSignature, signsItsText, type GeminiEnvelope } from './render.js';
-import { finishReason, geminiChunk, geminiError, thoughtSignatureOf, usageMetadata } from './wire.js';
+import { finishReason, geminiChunk, geminiError, usageMetadata } from './wire.js';
 
 /**
  * Writes one streamed reply as Gemini chunks (docs/formats/gemini.md#stream): each a whole
@@ -53,12 +53,12 @@ export class GeminiStreamWriter implements ReplyStream {
   reasoningState(_choice: number, state: ReasoningState): string {
     const hidden = this.hidden;
     this.hidden = '';
-    if (hidden !== '' && signsItsText(state)) return this.chunk([{ text: hidden, thought: true, thoughtSignature: thoughtSignatureOf(state) }]);
+    if (hidden !== '' && signsItsText(state)) return this.chunk([{ text: hidden, thought: true, thoughtSignature: this.envelope.seal(state) }]);
     if (this.lead === null) {
       this.lead = state;
       return '';
     }
-    return this.envelope.thoughts ? this.chunk([{ text: '', thought: true, thoughtSignature: thoughtSignatureOf(state) }]) : '';
+    return this.envelope.thoughts ? this.chunk([{ text: '', thought: true, thoughtSignature: this.envelope.seal(state) }]) : '';
   }
 
   text(_choice: number, text: string): string {
@@ -96,7 +96,7 @@ export class GeminiStreamWriter implements ReplyStream {
   close(usage: ReplyUsage | null): string {
     const finish = this.finished ?? 'stop';
     const parts = this.calls.map((call) => functionCallPart(call, finish, this.envelope.family));
-    placeSignature(parts, this.lead);
+    placeSignature(parts, this.lead, this.envelope);
     if (!parts.length) parts.push({ text: '' });
     const counts = usage ?? { promptTokens: this.estimatedInput, completionTokens: this.relayedDeltas };
     this.last = geminiChunk({

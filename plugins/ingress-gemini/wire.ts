@@ -1,6 +1,6 @@
 import type { ErrorStatus, GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { ErrorFormat } from '../../src/toolkit/ingress.js';
-import { encodeReasoningState, type FinishReason, type ReasoningState, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReplyUsage } from '../../src/toolkit/neutral.js';
 
 /** What the Gemini format's reply, stream and errors share (docs/formats/gemini.md). */
 
@@ -20,10 +20,6 @@ export const finishReason = (finish: FinishReason): string => FINISH_REASONS[fin
  * signature: read as no state (beta gets its placeholder again, the other families nothing).
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
-
-/** A reasoning state as a `thoughtSignature`: beta's own signature as it is, any other family's in our envelope. */
-export const thoughtSignatureOf = (state: ReasoningState): string =>
-  state.family === 'beta' && state.kind === 'thought_signature' ? state.data : encodeReasoningState(state);
 
 /** Neutral usage → `usageMetadata`: the prompt includes its cached part; candidates are the visible output, thoughts the reasoning. */
 export function usageMetadata(usage: ReplyUsage): JsonObject {

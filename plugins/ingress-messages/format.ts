@@ -1,7 +1,7 @@
 import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
 import { mintId } from '../../src/toolkit/ids.js';
 import { modelMemberProblem, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
-import { ledgerUsage, type Reply, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { ledgerUsage, stateSealer, type Reply, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import { estimateInputTokens } from '../../src/toolkit/token-estimate.js';
 import { readMessagesRequest } from './read.js';
 import { messageBody, type MessageEnvelope } from './render.js';
@@ -61,7 +61,7 @@ export class MessagesOutput implements ReplyOutput {
   constructor(private readonly call: Call) {
     const model = call.model;
     if (!model) throw new GatewayError(500, 'a reply was written before the model was resolved');
-    this.envelope = { id: mintId('msg_'), model: model.id };
+    this.envelope = { id: mintId('msg_'), model: model.id, seal: stateSealer(call) };
     this.family = model.family;
   }
 

@@ -1,5 +1,6 @@
 import { definePlugin, type Endpoint } from '../../src/plugin-api.js';
 import { messagesFormat } from './format.js';
+import { keepAffinity } from '../../src/toolkit/ingress.js';
 import { mountMessagesModels } from './models.js';
 
 /** The Messages format's endpoints (docs/formats/messages.md); the key may also come as `x-api-key`. */
@@ -20,6 +21,13 @@ export const MESSAGES_ENDPOINTS: readonly Endpoint[] = [
 export default definePlugin({
   name: 'ingress-messages',
   setup({ catalogue }) {
-    return { endpoints: MESSAGES_ENDPOINTS, routes: (router) => mountMessagesModels(router, catalogue) };
+    return {
+      endpoints: MESSAGES_ENDPOINTS,
+      routes: (router) => mountMessagesModels(router, catalogue),
+      // Claude Code names its session in a header: its conversation keeps its deployment.
+      onRequest(call) {
+        if (call.endpoint.format === messagesFormat) keepAffinity(call, call.callerHeaders['x-claude-code-session-id']);
+      },
+    };
   },
 });

@@ -2,7 +2,9 @@ import { invalidRequest, type Call, type GatewayError, type JsonObject } from '.
 import { imageSource as imageOfUrl, objectSchema, TurnSequence } from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
-  decodeReasoningState,
+  stateOpener,
+  verifiedState,
+  type OpenState,
   REASONING_EFFORTS,
   type ImageSource,
   type NeutralRequest,
@@ -62,6 +64,8 @@ interface Reading {
   model: string;
   /** The conversation, under the message-sequence rules every format shares. */
   sequence: TurnSequence;
+  /** Opens the reasoning states the caller hands back. */
+  open: OpenState;
 }
 
 const unsupported = (reading: Reading, where: string, what: string): GatewayError =>
@@ -107,10 +111,16 @@ function imageSource(source: JsonObject, where: string, reading: Reading): Image
   throw unsupported(reading, param, `image sources of type '${String(source['type'])}'`);
 }
 
-/** A thinking block's signature: our envelope gives its state, anything else is alpha's own signature. */
-function signatureState(signature: unknown): ReasoningState | null {
-  if (typeof signature !== 'string' || signature === '') return null;
-  return decodeReasoningState(signature) ?? { family: 'alpha', kind: 'signature', data: signature };
+/**
+ * A thinking block's `signature` (kind `signature`) or a redacted block's `data` (kind
+ * `redacted`): the gateway's seal gives its state (none when it does not open: announced),
+ * anything else is alpha's own (a conversation begun with the vendor's own service, such as a
+ * Claude Code session moved to the gateway: it names no deployment).
+ */
+function blockState(text: unknown, kind: 'signature' | 'redacted', reading: Reading): ReasoningState | null {
+  if (typeof text !== 'string' || text === '') return null;
+  const opened = reading.open(text, kind === 'signature' ? 'signature' : 'data');
+  return opened === null ? { family: 'alpha', kind, data: text } : verifiedState(opened);
 }
 
 function toolResult(block: JsonObject, where: string, reading: Reading): Part {
@@ -133,9 +143,9 @@ function part(block: JsonObject, where: string, role: 'user' | 'assistant', read
     case 'assistant:tool_use':
       return reading.sequence.call(block['id'] as string, block['name'] as string, block['input'] as JsonObject);
     case 'assistant:thinking':
-      return { type: 'reasoning', text: block['thinking'] as string, state: signatureState(block['signature']) };
+      return { type: 'reasoning', text: block['thinking'] as string, state: blockState(block['signature'], 'signature', reading) };
     case 'assistant:redacted_thinking':
-      return { type: 'reasoning', text: '', state: { family: 'alpha', kind: 'redacted', data: block['data'] as string } };
+      return { type: 'reasoning', text: '', state: blockState(block['data'], 'redacted', reading) };
     default:
       if (READ_BLOCKS.has(String(block['type'])))
         throw invalidRequest(`${where}: '${String(block['type'])}' blocks cannot stand in ${role === 'assistant' ? 'an' : 'a'} ${role} message.`, where);
@@ -280,7 +290,7 @@ function readFormat(config: unknown): ResponseFormat | null {
 /** Reads the body of a Messages call (a create or a token count) into the neutral request. */
 export function readMessagesRequest(call: Call): NeutralRequest {
   const body = call.body;
-  const reading: Reading = { model: String(body['model']), sequence: new TurnSequence() };
+  const reading: Reading = { model: String(body['model']), sequence: new TurnSequence(), open: stateOpener(call) };
   refuseUnknown(body, call.endpoint.operation === 'count_tokens' ? KNOWN_COUNT : KNOWN, '', reading);
   if (isObject(body['output_config'])) refuseUnknown(body['output_config'], KNOWN_OUTPUT_CONFIG, 'output_config.', reading);
   const member = unknownMemberOf(body);

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import type { FinishReason, Reply, ReplyReasoning } from '../../src/toolkit/neutral.js';
-import { isRedacted, messagesUsage, signatureOf, stopReason } from './wire.js';
+import type { FinishReason, Reply, ReplyReasoning, SealState } from '../../src/toolkit/neutral.js';
+import { isRedacted, messagesUsage, stopReason } from './wire.js';
 
 /** A neutral reply → a Messages `message` (docs/formats/messages.md#reply). */
 
@@ -9,12 +9,14 @@ import { isRedacted, messagesUsage, signatureOf, stopReason } from './wire.js';
 export interface MessageEnvelope {
   id: string;
   model: string;
+  /** A reasoning state as a `signature` (or a redacted block's `data`): sealed by the gateway, alpha's own too. */
+  seal: SealState;
 }
 
-/** A reasoning run as a block: alpha's redacted thinking as it was, else thinking text with its signature. */
-export function reasoningBlock(run: ReplyReasoning): JsonObject {
-  if (isRedacted(run.state)) return { type: 'redacted_thinking', data: run.state.data };
-  return { type: 'thinking', thinking: run.text, signature: run.state ? signatureOf(run.state) : '' };
+/** A reasoning run as a block: alpha's redacted thinking, else thinking text with its signature; each state sealed. */
+export function reasoningBlock(run: ReplyReasoning, envelope: MessageEnvelope): JsonObject {
+  if (isRedacted(run.state)) return { type: 'redacted_thinking', data: envelope.seal(run.state) };
+  return { type: 'thinking', thinking: run.text, signature: run.state ? envelope.seal(run.state) : '' };
 }
 
 /**
@@ -38,7 +40,7 @@ export function toolInput(args: string, finish: FinishReason, family: string): J
 export function messageBody(reply: Reply, envelope: MessageEnvelope, family: string): JsonObject {
   const choice = reply.choices[0];
   const content: JsonObject[] = [];
-  for (const run of choice?.reasoning ?? []) content.push(reasoningBlock(run));
+  for (const run of choice?.reasoning ?? []) content.push(reasoningBlock(run, envelope));
   if (choice?.content) content.push({ type: 'text', text: choice.content });
   // The Messages format has no refusal block: the refusal is a text block of its own, and the stop reason says so.
   if (choice?.refusal) content.push({ type: 'text', text: choice.refusal });

@@ -1,7 +1,7 @@
 import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import type { MessageEnvelope } from './render.js';
-import { isRedacted, messagesError, messagesEvent, messagesUsage, signatureOf, stopReason } from './wire.js';
+import { isRedacted, messagesError, messagesEvent, messagesUsage, stopReason } from './wire.js';
 
 /**
  * Writes one streamed reply as Messages events (docs/formats/messages.md#stream): `message_start`
@@ -65,9 +65,9 @@ export class MessagesStreamWriter implements ReplyStream {
   /** Ends a reasoning run: its one signature, then the block's stop; alpha's redacted thinking is a block of its own. */
   reasoningState(_choice: number, state: ReasoningState): string {
     let out = this.start(0);
-    if (isRedacted(state)) return out + this.openBlock('redacted', { type: 'redacted_thinking', data: state.data }) + this.closeBlock();
+    if (isRedacted(state)) return out + this.openBlock('redacted', { type: 'redacted_thinking', data: this.envelope.seal(state) }) + this.closeBlock();
     if (this.open?.kind !== 'thinking') out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
-    return out + this.delta({ type: 'signature_delta', signature: signatureOf(state) }) + this.closeBlock();
+    return out + this.delta({ type: 'signature_delta', signature: this.envelope.seal(state) }) + this.closeBlock();
   }
 
   text(_choice: number, text: string): string {

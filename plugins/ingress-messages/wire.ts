@@ -1,6 +1,6 @@
 import type { ErrorStatus, GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { ErrorFormat } from '../../src/toolkit/ingress.js';
-import { encodeReasoningState, type FinishReason, type ReasoningState, type ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReasoningState, ReplyUsage } from '../../src/toolkit/neutral.js';
 
 /** What the Messages format's reply, stream and errors share (docs/formats/messages.md). */
 
@@ -35,10 +35,6 @@ export function messagesUsage(usage: ReplyUsage): JsonObject {
     cache_read_input_tokens: cached,
   };
 }
-
-/** A reasoning state as a thinking block's `signature`: alpha's own signature as it is, any other family's in our envelope. */
-export const signatureOf = (state: ReasoningState): string =>
-  state.family === 'alpha' && state.kind === 'signature' ? state.data : encodeReasoningState(state);
 
 /** Whether a state is alpha's redacted thinking, written as a `redacted_thinking` block. */
 export const isRedacted = (state: ReasoningState | null): state is ReasoningState & { kind: 'redacted' } =>

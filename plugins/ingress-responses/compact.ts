@@ -1,7 +1,15 @@
 import { GatewayError, type Call, type Endpoint, type JsonObject } from '../../src/plugin-api.js';
 import { firstPart, modelMemberProblem, type CallOutline, type IngressFormat, type RequestProblem } from '../../src/toolkit/ingress.js';
 import { mintId } from '../../src/toolkit/ids.js';
-import { ledgerUsage, type NeutralRequest, type Reply, type ReplyOutput, type ReplyStream, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import {
+  ledgerUsage,
+  stateOpener,
+  type NeutralRequest,
+  type Reply,
+  type ReplyOutput,
+  type ReplyStream,
+  type TranslatedBody,
+} from '../../src/toolkit/neutral.js';
 import { isCompaction } from './compaction.js';
 import type { CompactionSeal } from './compaction-seal.js';
 import { responsesFormat } from './format.js';
@@ -63,7 +71,7 @@ function outline(call: Call): CallOutline {
 function read(call: Call): NeutralRequest {
   const turn = turnOf(call);
   const input = [...turn.input(), { type: 'message', role: 'user', content: SUMMARY_REQUEST }];
-  const request = readResponsesRequest(call.body, turn.history(), input, turn.tools(), turn.summaries);
+  const request = readResponsesRequest(call.body, turn.history(), input, turn.tools(), turn.summaries, stateOpener(call));
   request.maxTokens = Math.min(SUMMARY_MAX_TOKENS, call.model?.maxOutputTokens ?? SUMMARY_MAX_TOKENS);
   return request;
 }

@@ -1,6 +1,6 @@
 import type { Call, JsonObject } from '../../src/plugin-api.js';
 import { firstPart, modelMemberProblem, positiveInt, type CallOutline, type IngressFormat } from '../../src/toolkit/ingress.js';
-import { ledgerUsage, type Reply, type ReplyChoice, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { ledgerUsage, stateOpener, stateSealer, type Reply, type ReplyChoice, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { adjustResponsesBody } from './adjust.js';
 import { inputItems, readResponsesRequest } from './read.js';
@@ -49,7 +49,7 @@ class ResponsesOutput implements ReplyOutput {
   render(reply: Reply): TranslatedBody {
     // Every vendor's reply has a choice; a Responses request asks for one.
     const choice = reply.choices[0] as ReplyChoice;
-    const output = outputItems(choice, this.parallelToolCalls, this.turn.id, this.turn.tools().namespaced);
+    const output = outputItems(choice, this.parallelToolCalls, this.turn.id, this.turn.tools().namespaced, stateSealer(this.call));
     // Written out, not spread (docs/performance.md#node-and-v8).
     const { status, incomplete_details } = endingOf(choice.finish);
     const body = this.turn.conclude({ status, incomplete_details, error: null, output, usage: responsesUsage(reply.usage) });
@@ -57,7 +57,7 @@ class ResponsesOutput implements ReplyOutput {
   }
 
   sink(): ResponsesStream {
-    return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(this.call));
+    return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(this.call), stateSealer(this.call));
   }
 
   /** `{"object": "response.input_tokens", "input_tokens": N}` (POST /v1/responses/input_tokens); a count bills nothing. */
@@ -81,7 +81,7 @@ export const responsesFormat: IngressFormat = {
   outline,
   read: (call) => {
     const turn = turnOf(call);
-    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools(), turn.summaries);
+    return readResponsesRequest(call.body, turn.history(), turn.input(), turn.tools(), turn.summaries, stateOpener(call));
   },
   output: (call) => new ResponsesOutput(call),
 };

@@ -2,6 +2,7 @@ import { definePlugin, invalidRequest, type Call, type Endpoint, type JsonObject
 import { firstPart } from '../../src/toolkit/ingress.js';
 import { bearerToken, withoutSecrets } from '../../src/toolkit/secrets.js';
 import { responsesFormat } from './format.js';
+import { keepConversation, pinToStored } from './affinity.js';
 import { compactEndpoint } from './compact.js';
 import { isCompaction, openCompactions } from './compaction.js';
 import { CompactionSeal } from './compaction-seal.js';
@@ -130,6 +131,7 @@ export default definePlugin({
       webSockets: [RESPONSES_WEBSOCKET],
       async onRequest(call) {
         if (!ours(call)) return;
+        keepConversation(call);
         const session = responsesSessionOf(call);
         if (session) turnOf(call).keepForConnection();
         const previous = call.body['previous_response_id'];
@@ -141,6 +143,7 @@ export default definePlugin({
           }
           const turn = turnOf(call);
           turn.continues(thread);
+          pinToStored(call, turn.history());
           refuseStoredImages(call);
           openCompactions(
             turn.history(),

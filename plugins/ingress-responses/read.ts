@@ -2,8 +2,10 @@ import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
 import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
-  decodeReasoningState,
+  noOpener,
+  verifiedState,
   type NeutralRequest,
+  type OpenState,
   type Part,
   type ReasoningEffort,
   type ResponseFormat,
@@ -67,7 +69,7 @@ function contentParts(content: unknown, where: Where, allowImages: boolean): Par
 /** The text a reasoning item shows: its summary parts. */
 const summaryText = (item: JsonObject): string => (item['summary'] as JsonObject[]).map((part) => part['text'] as string).join('\n\n');
 
-function readItem(sequence: TurnSequence, item: JsonObject, where: Where, summaries: ReadonlyMap<string, string>): void {
+function readItem(sequence: TurnSequence, item: JsonObject, where: Where, summaries: ReadonlyMap<string, string>, open: OpenState): void {
   switch (item['type'] ?? 'message') {
     case 'message': {
       const role = item['role'];
@@ -100,10 +102,10 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where, summar
       return;
     }
     default: {
-      // A reasoning item (the schema admits no other type). Without a state of the gateway's
-      // envelope (null, or another service's) no vendor could verify it: it is not sent.
+      // A reasoning item (the schema admits no other type). Without a state the gateway sealed
+      // (null, another service's, or one that does not open: announced) no vendor could verify it: it is not sent.
       const content = item['encrypted_content'];
-      const state = typeof content === 'string' ? decodeReasoningState(content) : null;
+      const state = typeof content === 'string' ? verifiedState(open(content, 'encrypted_content')) : null;
       if (state) sequence.add('assistant', [{ type: 'reasoning', text: summaryText(item), state }]);
     }
   }
@@ -135,7 +137,8 @@ function readFormat(text: unknown): ResponseFormat | null {
 /**
  * Reads a checked Responses body, after `history`: the items of the stored conversation it
  * continues, oldest first. `input` is the body's items with each `item_reference` resolved,
- * `tools` what the vendor is offered (tools.ts), and `summaries` those of the compaction items.
+ * `tools` what the vendor is offered (tools.ts), `summaries` those of the compaction items, and
+ * `open` opens the reasoning items' states.
  */
 export function readResponsesRequest(
   body: JsonObject,
@@ -143,11 +146,12 @@ export function readResponsesRequest(
   input: readonly JsonObject[],
   tools: ToolPlan,
   summaries: ReadonlyMap<string, string>,
+  open: OpenState = noOpener,
 ): NeutralRequest {
   const sequence = new TurnSequence();
   if (typeof body['instructions'] === 'string') sequence.addSystem(body['instructions']);
-  for (const item of history) readItem(sequence, item, () => 'previous_response_id', summaries);
-  input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`, summaries));
+  for (const item of history) readItem(sequence, item, () => 'previous_response_id', summaries, open);
+  input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`, summaries, open));
   const { system, turns } = sequence.settle(WORDS);
   const choice = body['tool_choice'];
   const allowed = isObject(choice) && choice['type'] === 'allowed_tools' ? allowedTools(choice, tools.offered) : null;

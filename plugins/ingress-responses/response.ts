@@ -1,14 +1,7 @@
 import type { JsonObject } from '../../src/plugin-api.js';
 import { isObject } from '../../src/toolkit/json.js';
 import { effectiveStrict } from '../../src/toolkit/json-schema.js';
-import {
-  encodeReasoningState,
-  type FinishReason,
-  type ReasoningState,
-  type ReplyChoice,
-  type ReplyToolCall,
-  type ReplyUsage,
-} from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReplyChoice, ReplyToolCall, ReplyUsage, SealState } from '../../src/toolkit/neutral.js';
 import { outputItemId } from './item-ids.js';
 import type { NamespacedName } from './tools.js';
 
@@ -72,13 +65,14 @@ export function functionCallItem(
 }
 
 /**
- * Reasoning the model showed, as a summary, with the vendor's state in the gateway's envelope
- * (whether or not `include` asked for it). Without a state the item has no `encrypted_content`
- * member: the specification types it as a string, and clients that validate refuse `null`.
+ * Reasoning the model showed, as a summary, with the vendor's state sealed by the gateway
+ * (`sealed`, whether or not `include` asked for it). Without a state the item has no
+ * `encrypted_content` member: the specification types it as a string, and clients that validate
+ * refuse `null`.
  */
-export function reasoningItem(id: string, text: string, state: ReasoningState | null, status: ItemStatus = 'completed'): JsonObject {
+export function reasoningItem(id: string, text: string, sealed: string | null, status: ItemStatus = 'completed'): JsonObject {
   const item: JsonObject = { id, type: 'reasoning', status, summary: text === '' ? [] : [{ type: 'summary_text', text }] };
-  if (state) item['encrypted_content'] = encodeReasoningState(state);
+  if (sealed !== null) item['encrypted_content'] = sealed;
   return item;
 }
 
@@ -88,8 +82,11 @@ export function outputItems(
   parallelToolCalls: boolean,
   responseId: string,
   namespaced: ReadonlyMap<string, NamespacedName>,
+  seal: SealState,
 ): JsonObject[] {
-  const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) => reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state));
+  const items: JsonObject[] = (choice.reasoning ?? []).map((run, i) =>
+    reasoningItem(outputItemId('rs_', responseId, i), run.text, run.state ? seal(run.state) : null),
+  );
   const content = messageContent(choice);
   if (content.length) items.push(messageItem(outputItemId('msg_', responseId, items.length), content, 'completed'));
   // With parallel_tool_calls: false, one call at most: the first (beta cannot be asked for fewer).

@@ -1,5 +1,5 @@
 import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
-import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
+import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage, SealState } from '../../src/toolkit/neutral.js';
 import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
 import { EventWriter, placeOf, type ItemPlace } from './events.js';
 import {
@@ -64,6 +64,8 @@ export class ResponsesStream implements ReplyStream {
     private readonly parallelToolCalls: boolean,
     /** The gateway's input estimate of the call, asked only when the vendor gave no usage. */
     private readonly estimatePrompt: () => number,
+    /** How the call seals the reasoning states it hands out. */
+    private readonly seal: SealState,
   ) {}
 
   get complete(): boolean {
@@ -102,7 +104,7 @@ export class ResponsesStream implements ReplyStream {
     const late = this.open?.kind === 'reasoning' ? null : this.unsigned;
     if (late) {
       this.unsigned = null;
-      this.output[late.position] = reasoningItem(late.id, late.text, state, this.output[late.position]?.['status'] as ItemStatus);
+      this.output[late.position] = reasoningItem(late.id, late.text, this.seal(state), this.output[late.position]?.['status'] as ItemStatus);
       return this.start();
     }
     const out = this.start() + this.begin('reasoning');
@@ -277,7 +279,7 @@ export class ResponsesStream implements ReplyStream {
         out += this.events.item('response.reasoning_summary_text.done', item, { summary_index: 0, text: item.text });
         out += this.events.item('response.reasoning_summary_part.done', item, { summary_index: 0, part: { type: 'summary_text', text: item.text } });
       }
-      done = reasoningItem(item.id, item.text, item.state, status);
+      done = reasoningItem(item.id, item.text, item.state ? this.seal(item.state) : null, status);
       this.unsigned = item.state ? null : { position: this.output.length, id: item.id, text: item.text };
     }
     this.output.push(done);

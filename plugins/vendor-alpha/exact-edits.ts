@@ -1,5 +1,4 @@
 import type { JsonObject } from '../../src/plugin-api.js';
-import { blockForAlpha } from './foreign-thinking.js';
 import { elementsAt, isObjectAt, named, objectAt, skipSpace, spliced, type Edit, type ObjectSpans, type Span } from './json-spans.js';
 
 /**
@@ -37,12 +36,12 @@ export function withMember(bytes: Buffer, path: readonly string[], value: unknow
 
 /**
  * The request body with `model` set to the upstream name and, when `messages` is given
- * (foreign-thinking.ts's answer for the body's messages), the thinking blocks in the gateway's
- * envelope as alpha takes them: a block out of its envelope gets its signature where the old one
+ * (foreign-thinking.ts's answer for the body's messages, `take` its answer for one block), the
+ * thinking blocks sealed by the gateway as alpha takes them: a block out of its envelope gets its signature where the old one
  * stood, a redacted one is written as the `redacted_thinking` block it becomes, and another
  * family's is taken out with its comma.
  */
-export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messages: unknown[] | null): Buffer | null {
+export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messages: unknown[] | null, take: (block: unknown) => unknown): Buffer | null {
   const top = objectAt(raw, skipSpace(raw, 0));
   const edits: Edit[] = [];
   if (body['model'] !== model) {
@@ -57,7 +56,7 @@ export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messa
     const sent = body['messages'] as unknown[];
     for (const [index, message] of sent.entries()) {
       if (messages[index] === message) continue;
-      const changed = contentEdits(raw, spans[index] as Span, message as JsonObject);
+      const changed = contentEdits(raw, spans[index] as Span, message as JsonObject, take);
       if (!changed) return null;
       edits.push(...changed);
     }
@@ -66,13 +65,13 @@ export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messa
 }
 
 /** The edits of one message whose content carries the envelope; null when its `content` stands twice. */
-function contentEdits(raw: Buffer, span: Span, message: JsonObject): Edit[] | null {
+function contentEdits(raw: Buffer, span: Span, message: JsonObject, take: (block: unknown) => unknown): Edit[] | null {
   const [found, twice] = named(objectAt(raw, span.start), 'content');
   if (!found || twice) return null;
   const spans = elementsAt(raw, found.start);
   const edits: Edit[] = [];
   const dropped = (message['content'] as unknown[]).map((block, index) => {
-    const taken = blockForAlpha(block);
+    const taken = take(block);
     if (taken !== block && taken !== null) edits.push(...blockEdits(raw, spans[index] as Span, block as JsonObject, taken as JsonObject));
     return taken === null;
   });

@@ -1,39 +1,61 @@
-import type { JsonObject } from '../../src/plugin-api.js';
+import type { JsonObject, ResolvedCall } from '../../src/plugin-api.js';
 import { isObject } from '../../src/toolkit/json.js';
-import { decodeReasoningState } from '../../src/toolkit/neutral.js';
+import { stateOpener, verifiedState, type OpenState } from '../../src/toolkit/neutral.js';
+import { replaysOnDeployment } from '../../src/toolkit/vendor.js';
 
 /**
- * Thinking blocks a Messages caller hands back whose signature is the gateway's envelope
- * (`gw1.…`: a state another family issued, or alpha's own carried through another format), in a
- * body otherwise passed through to alpha (docs/reasoning.md#what-goes-back): alpha's own come out
- * of their envelope unchanged, another family's are left out — alpha could not verify them, and
- * a family never receives another's state.
+ * Thinking blocks a Messages caller hands back whose `signature` (or a redacted block's `data`)
+ * is the gateway's seal, in a body otherwise passed through to alpha
+ * (docs/reasoning.md#what-goes-back): alpha's own come out of their seal, unchanged, when the
+ * attempt goes to the deployment that issued them; another family's, another deployment's, and
+ * one whose seal does not open (announced) are left out — alpha could not verify them. A
+ * signature that is not the gateway's is alpha's own, as the caller brought it.
  */
+export class ThinkingForAlpha {
+  private readonly open: OpenState;
+  /** Each block's answer, so that each seal is opened (and announced) once a request. */
+  private readonly taken = new Map<unknown, unknown>();
 
-/** A block as alpha takes it: itself, alpha's state out of its envelope, or null for another family's. */
-export function blockForAlpha(block: unknown): unknown {
-  if (!isObject(block) || block['type'] !== 'thinking' || typeof block['signature'] !== 'string') return block;
-  const state = decodeReasoningState(block['signature']);
-  if (!state) return block;
-  if (state.family !== 'alpha') return null;
-  return state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.data } : { ...block, signature: state.data };
-}
+  constructor(private readonly call: ResolvedCall) {
+    this.open = stateOpener(call);
+  }
 
-const carriesEnvelope = (message: unknown): boolean =>
-  isObject(message) && Array.isArray(message['content']) && message['content'].some((block) => blockForAlpha(block) !== block);
+  /** A block as alpha takes it: itself, alpha's state out of its seal, or null for one left out. */
+  block(block: unknown): unknown {
+    if (!isObject(block)) return block;
+    const member = block['type'] === 'thinking' ? 'signature' : block['type'] === 'redacted_thinking' ? 'data' : null;
+    const sealed = member === null ? undefined : block[member as string];
+    if (typeof sealed !== 'string') return block;
+    const known = this.taken.get(block);
+    if (known !== undefined) return known;
+    const taken = this.opened(block, sealed, member as string);
+    this.taken.set(block, taken);
+    return taken;
+  }
 
-/**
- * The messages with every enveloped thinking block as alpha takes it, or null when none has one
- * (the body then goes byte for byte). A message left with no block (it held only another family's
- * thinking: a turn cut short while it thought) is null in its place: see joinedMessages.
- */
-export function messagesForAlpha(messages: unknown): unknown[] | null {
-  if (!Array.isArray(messages) || !messages.some(carriesEnvelope)) return null;
-  return messages.map((message: unknown) => {
-    if (!carriesEnvelope(message)) return message;
-    const content = ((message as JsonObject)['content'] as unknown[]).map(blockForAlpha).filter((block) => block !== null);
-    return content.length ? { ...(message as JsonObject), content } : null;
-  });
+  private opened(block: JsonObject, sealed: string, member: string): unknown {
+    const opened = this.open(sealed, member);
+    if (opened === null) return block;
+    const state = verifiedState(opened);
+    if (state?.family !== 'alpha' || !replaysOnDeployment(this.call, state)) return null;
+    return state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.data } : { ...block, signature: state.data };
+  }
+
+  /**
+   * The messages with every sealed thinking block as alpha takes it, or null when none has one
+   * (the body then goes byte for byte). A message left with no block (it held only another
+   * family's thinking: a turn cut short while it thought) is null in its place: see joinedMessages.
+   */
+  messages(messages: unknown): unknown[] | null {
+    const carriesSeal = (message: unknown): boolean =>
+      isObject(message) && Array.isArray(message['content']) && message['content'].some((block) => this.block(block) !== block);
+    if (!Array.isArray(messages) || !messages.some(carriesSeal)) return null;
+    return messages.map((message: unknown) => {
+      if (!carriesSeal(message)) return message;
+      const content = ((message as JsonObject)['content'] as unknown[]).map((block) => this.block(block)).filter((block) => block !== null);
+      return content.length ? { ...(message as JsonObject), content } : null;
+    });
+  }
 }
 
 const blocksOf = (content: unknown): unknown[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []);

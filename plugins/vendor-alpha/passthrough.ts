@@ -1,23 +1,23 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, type JsonObject, type ModelEntry, type Operation, type Usage, type ResolvedCall } from '../../src/plugin-api.js';
 import type { ErrorFormat } from '../../src/toolkit/ingress.js';
-import { parseUpstreamJson } from '../../src/toolkit/json.js';
-import { ledgerUsage, type ReplyUsage, type TranslatedBody } from '../../src/toolkit/neutral.js';
+import { isObject, parseUpstreamJson } from '../../src/toolkit/json.js';
+import { ledgerUsage, stateSealer, type ReplyUsage, type SealState, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import type { SseEvent } from '../../src/toolkit/sse.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { betasNeededBy, type BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
 import { upstreamBody, withMember } from './exact-edits.js';
-import { joinedMessages, messagesForAlpha } from './foreign-thinking.js';
+import { joinedMessages, ThinkingForAlpha } from './foreign-thinking.js';
 import { alphaStreamUsage, alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
 
 /**
  * Alpha for callers of its own wire format (the Messages ingress): the caller's body goes up with
- * only `model` changed to the upstream name (and thinking blocks in the gateway's envelope as alpha
+ * only `model` changed to the upstream name (and thinking blocks sealed by the gateway as alpha
  * takes them: foreign-thinking.ts), and the answer comes back with only `model` changed
- * to the canonical ID (message ids stay alpha's `msg_…`); every other byte stays as it came
- * (exact-edits.ts). Usage is read for the ledger; errors are written in the caller's format.
+ * to the canonical ID (message ids stay alpha's `msg_…`) and its reasoning states sealed; every
+ * other byte stays as it came (exact-edits.ts). Usage is read for the ledger; errors are written in the caller's format.
  * `anthropic-beta` values pass by the operator's list.
  */
 
@@ -44,7 +44,8 @@ export class AlphaPassthrough implements Translator {
     const path = call.endpoint.operation === null ? undefined : PATHS[call.endpoint.operation];
     if (path === undefined) throw invalidRequest(`${call.endpoint.path} is not offered for the model '${model.id}'.`, 'model');
     const raw = call.rawJson as Buffer;
-    const messages = messagesForAlpha(call.body['messages']);
+    const thinking = new ThinkingForAlpha(call);
+    const messages = thinking.messages(call.body['messages']);
     // Nothing to change: the caller's buffer itself, neither scanned nor copied. Two bodies are
     // written from their parsed value: one where a member to change stands twice (exact-edits.ts
     // says why), and one where a message is left out and its neighbours joined (a rare rewrite).
@@ -52,7 +53,7 @@ export class AlphaPassthrough implements Translator {
     const leftOut = messages?.includes(null) === true;
     const body = unchanged
       ? raw
-      : ((leftOut ? null : upstreamBody(raw, call.body, model.upstream, messages)) ??
+      : ((leftOut ? null : upstreamBody(raw, call.body, model.upstream, messages, (block) => thinking.block(block))) ??
         Buffer.from(JSON.stringify({ ...call.body, model: model.upstream, ...(messages ? { messages: joinedMessages(messages) } : {}) })));
     const headers = alphaHeaders(call.stream, this.services.apiKey);
     const betas = this.services.betas.forwarded(call.callerHeaders['anthropic-beta'], betasNeededBy(call.body));
@@ -68,12 +69,14 @@ export class AlphaPassthrough implements Translator {
     }
     if (body['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
     const usage = ledgerUsage(alphaUsage(body['usage']));
+    const content = sealedContent(body['content'], stateSealer(this.call));
+    if (content) return { body: JSON.stringify({ ...body, model: this.model.id, content }), usage };
     if (body['model'] === this.model.id) return { body: raw, usage };
     return { body: withMember(raw, ['model'], this.model.id) ?? JSON.stringify({ ...body, model: this.model.id }), usage };
   }
 
   stream(): StreamTranslator {
-    return new AlphaPassthroughStream(this.model.id, this.services.apiKey, this.call.endpoint.format.errors);
+    return new AlphaPassthroughStream(this.model.id, this.services.apiKey, this.call.endpoint.format.errors, stateSealer(this.call));
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
@@ -84,6 +87,30 @@ export class AlphaPassthrough implements Translator {
 const frame = (name: string, data: string): string => `event: ${name}\ndata: ${data}\n\n`;
 
 const SIGNATURE_DELTA = /"type"\s*:\s*"signature_delta"/;
+const REDACTED_BLOCK = /"type"\s*:\s*"redacted_thinking"/;
+
+/**
+ * A content block as the caller gets it: alpha's thinking `signature`, or a redacted block's
+ * `data`, sealed by the gateway (docs/deployments.md#affinity-and-sealed-reasoning-state); null
+ * for any other block, or a thinking block still without its signature (a stream's start).
+ */
+function sealedBlock(block: unknown, seal: SealState): JsonObject | null {
+  if (!isObject(block)) return null;
+  if (block['type'] === 'thinking' && typeof block['signature'] === 'string' && block['signature'] !== '') {
+    return { ...block, signature: seal({ family: 'alpha', kind: 'signature', data: block['signature'] }) };
+  }
+  if (block['type'] === 'redacted_thinking' && typeof block['data'] === 'string') {
+    return { ...block, data: seal({ family: 'alpha', kind: 'redacted', data: block['data'] }) };
+  }
+  return null;
+}
+
+/** A message's content with its reasoning states sealed, or null when it holds none (the body then goes as it came). */
+function sealedContent(content: unknown, seal: SealState): unknown[] | null {
+  if (!Array.isArray(content)) return null;
+  const out = content.map((block: unknown) => sealedBlock(block, seal) ?? block);
+  return out.some((block, i) => block !== content[i]) ? out : null;
+}
 
 /**
  * The upstream's events relayed as they came, except `message_start` (its model becomes the
@@ -103,6 +130,8 @@ export class AlphaPassthroughStream implements StreamTranslator {
     /** The gateway's alpha key, scrubbed from relayed error messages. */
     private readonly credential: string | undefined,
     private readonly errors: ErrorFormat,
+    /** Seals the reasoning states the caller gets. */
+    private readonly seal: SealState,
   ) {}
 
   /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
@@ -133,11 +162,25 @@ export class AlphaPassthroughStream implements StreamTranslator {
         return '';
       case 'error':
         throw alphaStreamError(parseUpstreamJson(event.data, 'alpha', 'a stream event'), this.credential);
-      case 'content_block_delta':
+      case 'content_block_delta': {
         // A signature closes a thinking block: it is no output of its own (the translated stream
         // does not count it either). Quotes inside a JSON string are escaped, so text cannot match.
-        if (!SIGNATURE_DELTA.test(event.data)) this.relayedDeltas += 1;
-        return frame(name, event.data);
+        if (!SIGNATURE_DELTA.test(event.data)) {
+          this.relayedDeltas += 1;
+          return frame(name, event.data);
+        }
+        const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
+        const delta = (data['delta'] ?? {}) as JsonObject;
+        const signature =
+          typeof delta['signature'] === 'string' ? this.seal({ family: 'alpha', kind: 'signature', data: delta['signature'] }) : delta['signature'];
+        return frame(name, JSON.stringify({ ...data, delta: { ...delta, signature } }));
+      }
+      case 'content_block_start': {
+        if (!REDACTED_BLOCK.test(event.data)) return frame(name, event.data);
+        const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
+        const block = sealedBlock(data['content_block'], this.seal);
+        return frame(name, block ? JSON.stringify({ ...data, content_block: block }) : event.data);
+      }
       default:
         // Content blocks, pings, and event types newer than this gateway.
         return frame(name, event.data);

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, type JsonObject, type ResolvedCall, type ModelEntry } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
 import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
-import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
+import { requestOnDeployment, type StreamTranslator, type Translator, type UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { alphaError } from './errors.js';
 import { alphaRequest } from './request.js';
 import { alphaReply } from './response.js';
@@ -46,7 +46,7 @@ export class AlphaTranslator implements Translator {
     if (operation === 'embed') {
       throw invalidRequest(`The model '${this.model.id}' does not offer embeddings: the alpha family has no embedding model configured.`, 'model');
     }
-    const { body, jsonTool } = alphaRequest(this.call.request, this.model, this.call.stream, (param, action, refusal) =>
+    const { body, jsonTool } = alphaRequest(requestOnDeployment(this.call, this.call.request), this.model, this.call.stream, (param, action, refusal) =>
       this.call.adjust(param, action, refusal),
     );
     this.jsonMode = jsonTool;

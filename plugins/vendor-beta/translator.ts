@@ -5,7 +5,7 @@ import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/to
 import { embeddingsBody, parseEmbeddingsRequest, type EmbeddingsRequest } from '../../src/toolkit/reference-format.js';
 import { inlineRemoteImages, type GuardedFetcher } from '../../src/toolkit/remote-images.js';
 import { estimatedReplyUsage } from '../../src/toolkit/token-estimate.js';
-import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
+import { requestOnDeployment, type StreamTranslator, type Translator, type UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { countedTokens, countTokensBody, countTokensPath } from './count-tokens.js';
 import { batchEmbedBody, batchEmbedPath, batchEmbedVectors, embeddingTokens } from './embeddings.js';
 import { betaError } from './errors.js';
@@ -53,7 +53,7 @@ export class BetaTranslator implements Translator {
       this.embeddings = parseEmbeddingsRequest(this.call.body);
       return { path: batchEmbedPath(model), headers, body: Buffer.from(JSON.stringify(batchEmbedBody(this.embeddings, model))) };
     }
-    const request = this.call.request;
+    const request = requestOnDeployment(this.call, this.call.request);
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
     const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historySignatureIds(request)));

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { performance } from 'node:perf_hooks';
 import type { ModelEntry } from '../catalogue/catalogue.js';
 import { invalidRequest, type GatewayError } from '../http/errors.js';
+import type { ReasoningSeal } from '../neutral/reasoning-state.js';
 import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
@@ -156,7 +157,7 @@ export class Call {
    */
   deployment: string | null = null;
   /**
-   * What keeps a conversation on one deployment (docs/deployments.md#affinity): `affinityKey`, a
+   * What keeps a conversation on one deployment (docs/deployments.md#affinity-and-sealed-reasoning-state): `affinityKey`, a
    * conversation's identity (session header, `prompt_cache_key`, …), hashed over the healthy
    * deployments; `pinnedDeployment`, a deployment the request must go to to keep its state (the
    * one that issued its sealed reasoning state, or answered its `previous_response_id`),
@@ -171,6 +172,8 @@ export class Call {
   givenAnswer: KeptAnswer | null = null;
   /** The pieces of this call's answer as written to the caller, when a plugin asked to keep them (`keepAnswer`). */
   recorder: AnswerRecorder | null = null;
+  /** The seal of the reasoning states the call hands out and reads back (src/neutral/reasoning-state.ts); the pipeline gives every call the gateway's one. */
+  reasoningSeal: ReasoningSeal | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
   parameterPolicy: ParameterPolicy = 'lenient';
   /** Parameters honoured only approximately, in the order met (see `adjust`); null while there are none. */

@@ -15,12 +15,15 @@ export type ImageSource = { kind: 'data'; mediaType: string; data: string } | { 
  * A vendor's opaque reasoning state, carried through any format and handed back unchanged on
  * the next turn: alpha's thinking `signature` (kind `signature`) or a redacted block's `data`
  * (kind `redacted`), beta's `thoughtSignature` (kind `thought_signature`). `family` names the
- * vendor that issued it: a state from another family is never sent to a vendor.
+ * vendor that issued it: a state from another family is never sent to a vendor. `deployment`
+ * names the upstream deployment that issued it, when the gateway sealed it (absent for a vendor's
+ * own state a caller brought, or a legacy envelope): it goes back only there.
  */
 export interface ReasoningState {
   family: string;
   kind: string;
   data: string;
+  deployment?: string;
 }
 
 export type Part =

@@ -9,6 +9,7 @@ import { GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { InFlight } from '../http/in-flight.js';
 import { discardUnreadUpload } from '../http/unread-upload.js';
+import { pinToSealedState, type ReasoningSeal } from '../neutral/reasoning-state.js';
 import type { Store } from '../store/store.js';
 import { admit } from './admission.js';
 import { complete, endInFailure } from './completion.js';
@@ -32,6 +33,8 @@ export interface PipelineOptions {
   deployments: DeploymentChooser;
   /** `retry.max`. */
   retryMax: number;
+  /** The seal of the reasoning states calls hand out and read back, made at boot from the store. */
+  reasoningSeal: ReasoningSeal;
 }
 
 /**
@@ -64,6 +67,7 @@ export class Pipeline {
     const call = new Call(endpoint, req, res, this.options.clock.now());
     if (params) call.params = params;
     call.parameterPolicy = this.options.parameters;
+    call.reasoningSeal = this.options.reasoningSeal;
     const ended = this.calls.enter();
     let body: HeldBody | undefined;
     res.once('close', () => {
@@ -78,6 +82,7 @@ export class Pipeline {
         await this.respondLocally(call);
         return;
       }
+      pinToSealedState(admitted);
       const answer = await exchange(admitted, this.deps);
       if (answer.kind === 'stream') await relayStreamed(call, answer.translator, answer.upstream, this.deps);
       else if (answer.kind === 'body') await relayBody(call, answer.translator, answer.raw, this.deps);

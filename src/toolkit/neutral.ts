@@ -3,8 +3,9 @@
  * (`call.request`) and a vendor translator writes its wire request from; what a translator reads
  * the vendor's answer into and hands to the caller's format (`call.endpoint.format.output(call)`:
  * a whole `Reply` to `render`, or a stream's events to its `sink`). Both sides of the gateway
- * import it: the ingress plugins and the vendor plugins. The reasoning-state envelope is here too,
- * since an ingress writes it into a reply and reads it back from a later request.
+ * import it: the ingress plugins and the vendor plugins. The sealed reasoning-state envelope is
+ * here too: an ingress seals it into a reply and opens it from a later request, and a vendor
+ * leaves out a state another deployment issued.
  */
 
 export { REASONING_EFFORTS, refuseToolNameClash } from '../neutral/request.js';
@@ -26,4 +27,5 @@ export type { FinishReason, Reply, ReplyChoice, ReplyEnvelope, ReplyReasoning, R
 export { countAnswer } from '../chain/ingress.js';
 export type { ReplyOutput, ReplyStream } from '../chain/ingress.js';
 export type { TranslatedBody } from '../chain/translator.js';
-export { decodeReasoningState, encodeReasoningState } from '../neutral/reasoning-state.js';
+export { noOpener, pinToReasoningState, stateOpener, stateSealer, verifiedState } from '../neutral/reasoning-state.js';
+export type { OpenState, SealState } from '../neutral/reasoning-state.js';

@@ -3,7 +3,7 @@ import type OpenAI from 'openai';
 import t from 'tap';
 import { responsesFormat } from '../../plugins/ingress-responses/format.js';
 import type { ResponsesStream } from '../../plugins/ingress-responses/stream.js';
-import { decodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { openedBy } from '../helpers/reasoning-seal.js';
 import { THINKING } from '../../src/simulators/reply-plan.js';
 import { BETA_UPSTREAM_KEY, raw, startHarness, type Harness } from '../helpers/harness.js';
 import { lastUpstreamBody, sdk } from '../helpers/messages-client.js';
@@ -38,9 +38,9 @@ const eventsOf = (text: string): Event[] =>
       data: JSON.parse(frame.split('\n')[1]?.slice('data: '.length) ?? 'null') as Json,
     }));
 
-/** The beta state an envelope holds (the test fails on anything else). */
-function betaSignature(envelope: unknown): string {
-  const state = decodeReasoningState(String(envelope));
+/** The beta state a gateway's seal holds for the key `keyId` (the test fails on anything else). */
+async function betaSignature(h: Harness, keyId: string, envelope: unknown): Promise<string> {
+  const state = await openedBy(h.store, keyId, envelope);
   if (state?.family !== 'beta') throw new Error(`not a beta state: ${String(envelope)}`);
   return state.data;
 }
@@ -76,7 +76,7 @@ t.test('Responses: the message is the last item, whole and streamed; the signatu
   t.match(
     whole['output'],
     [
-      { type: 'reasoning', summary: [{ text: THOUGHT }], encrypted_content: /^gw1\./ },
+      { type: 'reasoning', summary: [{ text: THOUGHT }], encrypted_content: /^gw2\./ },
       { type: 'message', content: [{ text: ANSWER }] },
     ],
     'whole: reasoning (with the signature), message',
@@ -136,17 +136,17 @@ t.test('Responses sink: a late state goes to the run its output followed; with n
   late.reasoning(0, 'Hm.');
   late.text(0, 'Yes.');
   t.equal(late.reasoningState(0, state), '', 'no event: the item is done');
-  t.match(output(late), [{ type: 'reasoning', summary: [{ text: 'Hm.' }], encrypted_content: /^gw1\./ }, { type: 'message' }]);
+  t.match(output(late), [{ type: 'reasoning', summary: [{ text: 'Hm.' }], encrypted_content: /^gw2\./ }, { type: 'message' }]);
 
   const alone = sink();
   alone.text(0, 'Yes.');
   t.match(alone.reasoningState(0, state), /response\.output_item\.added/);
-  t.match(output(alone), [{ type: 'message' }, { type: 'reasoning', summary: [], encrypted_content: /^gw1\./ }], 'no reasoning before to give it to');
+  t.match(output(alone), [{ type: 'message' }, { type: 'reasoning', summary: [], encrypted_content: /^gw2\./ }], 'no reasoning before to give it to');
 });
 
 t.test('Messages: the text is the last block, streamed too; the signature replayed; a call turn ends with its tool_use', async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   const client = sdk(h, key);
   const question: Anthropic.MessageParam = { role: 'user', content: QUESTION };
   const params = { model: 'beta-3-flash', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } as const, messages: [question] };
@@ -155,12 +155,12 @@ t.test('Messages: the text is the last block, streamed too; the signature replay
   t.match(
     whole.content,
     [
-      { type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ },
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw2\./ },
       { type: 'text', text: ANSWER },
     ],
     'whole: one thinking block with its signature, then the text',
   );
-  t.not(betaSignature((whole.content[0] as Anthropic.ThinkingBlock).signature), '');
+  t.not(await betaSignature(h, keyId, (whole.content[0] as Anthropic.ThinkingBlock).signature), '');
 
   const res = await raw(h.origin, 'POST', '/v1/messages', {
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -197,7 +197,7 @@ t.test('Messages: the text is the last block, streamed too; the signature replay
   t.equal(call.content.at(-1)?.type, 'tool_use', 'a call turn: the tool_use last, its signature before it');
   t.match(
     call.content.find((block) => block.type === 'thinking'),
-    { signature: /^gw1\./ },
+    { signature: /^gw2\./ },
   );
 });
 
@@ -209,7 +209,7 @@ t.test('chat: no thinking_blocks delta after the text; the signature replayed fr
   const params = { model: 'beta-3-flash', reasoning_effort: 'low' as const, messages: [question] };
 
   const whole = (await client.chat.completions.create(params)).choices[0]?.message as unknown as Json;
-  t.match(whole['thinking_blocks'], [{ type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ }], 'whole: the signature with the thoughts');
+  t.match(whole['thinking_blocks'], [{ type: 'thinking', thinking: THOUGHT, signature: /^gw2\./ }], 'whole: the signature with the thoughts');
 
   const deltas: Json[] = [];
   for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) if (chunk.choices[0]) deltas.push(chunk.choices[0].delta);

@@ -7,6 +7,7 @@ import { openLedgerDb } from '../helpers/ledger-db.js';
 import { sdk } from '../helpers/messages-client.js';
 import { queuedUpstream, type Answer } from '../helpers/queued-upstream.js';
 import { responsesCall } from '../helpers/responses-call.js';
+import { shownSeal } from '../helpers/reasoning-seal.js';
 
 /**
  * A complete beta stream that never sends `usageMetadata`: the ledger bills the gateway's input
@@ -82,10 +83,15 @@ t.test('Messages: message_start and message_delta show the estimate the ledger b
 t.test('Responses: without a vendor count the terminal event shows the estimate and the relayed deltas', async (t) => {
   const call = responsesCall({ model: 'beta-3-flash', input: QUESTION, stream: true }, 'beta-3-flash');
   let estimates = 0;
-  const stream = new ResponsesStream(turnOf(call), true, () => {
-    estimates += 1;
-    return PROMPT;
-  });
+  const stream = new ResponsesStream(
+    turnOf(call),
+    true,
+    () => {
+      estimates += 1;
+      return PROMPT;
+    },
+    shownSeal,
+  );
   stream.text(0, 'Oslo is ');
   stream.text(0, 'cold.');
   stream.finish(0, 'stop');
@@ -101,9 +107,14 @@ t.test('Responses: without a vendor count the terminal event shows the estimate 
   });
   t.equal(estimates, 1, 'estimated once, for the missing count');
 
-  const counted = new ResponsesStream(turnOf(responsesCall({ model: 'beta-3-flash', input: QUESTION, stream: true }, 'beta-3-flash')), true, () => {
-    throw new Error('a vendor count needs no estimate');
-  });
+  const counted = new ResponsesStream(
+    turnOf(responsesCall({ model: 'beta-3-flash', input: QUESTION, stream: true }, 'beta-3-flash')),
+    true,
+    () => {
+      throw new Error('a vendor count needs no estimate');
+    },
+    shownSeal,
+  );
   counted.text(0, 'Hi');
   counted.finish(0, 'stop');
   counted.close({ promptTokens: 9, completionTokens: 1 });

@@ -9,6 +9,7 @@ import { FakeClock } from '../helpers/harness.js';
 import { withPluginStates } from '../helpers/plugin-state.js';
 import { BetaTranslator, type BetaServices } from '../../plugins/vendor-beta/translator.js';
 import type { Call } from '../../src/chain/call.js';
+import { unsealedText } from '../helpers/reasoning-seal.js';
 import { fixedIds, frames, makeCall, runStream, thrown, type CallOptions } from '../helpers/translate.js';
 
 /**
@@ -166,7 +167,7 @@ const respond = async (beta: string, options: Partial<CallOptions> = {}, shared 
   const tr = new BetaTranslator(call, shared);
   await tr.request();
   const out = tr.response(Buffer.from(beta));
-  return { body: JSON.parse(fixedIds(String(out.body))), raw: JSON.parse(String(out.body)), usage: out.usage, call };
+  return { body: JSON.parse(unsealedText(fixedIds(String(out.body)))), raw: JSON.parse(String(out.body)), usage: out.usage, call };
 };
 
 t.test('response mapping, beta → reference', async (t) => {
@@ -179,7 +180,7 @@ t.test('response mapping, beta → reference', async (t) => {
   t.same(
     out.body,
     JSON.parse(
-      '{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"beta-3-flash","choices":[{"index":0,"message":{"role":"assistant","content":"Lima is warm.","refusal":null,"reasoning_content":"thinking…","thinking_blocks":[{"type":"thinking","thinking":"thinking…","signature":"gw1.WyJiZXRhIiwidGhvdWdodF9zaWduYXR1cmUiLCJDcHdCQWRIdCJd"}],"tool_calls":[{"id":"call_ID","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Lima\\"}"}},{"id":"fc_9","type":"function","function":{"name":"get_time","arguments":"{}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":50,"total_tokens":170,"prompt_tokens_details":{"cached_tokens":100},"completion_tokens_details":{"reasoning_tokens":41}}}',
+      '{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"beta-3-flash","choices":[{"index":0,"message":{"role":"assistant","content":"Lima is warm.","refusal":null,"reasoning_content":"thinking…","thinking_blocks":[{"type":"thinking","thinking":"thinking…","signature":"sealed(beta.thought_signature.CpwBAdHt)"}],"tool_calls":[{"id":"call_ID","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Lima\\"}"}},{"id":"fc_9","type":"function","function":{"name":"get_time","arguments":"{}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":50,"total_tokens":170,"prompt_tokens_details":{"cached_tokens":100},"completion_tokens_details":{"reasoning_tokens":41}}}',
     ),
     "thoughts → reasoning_content, the first call's signature → thinking_blocks, text joined, functionCall → tool_calls (vendor id kept, else minted), STOP + calls → tool_calls, usage formula, canonical model",
   );
@@ -285,7 +286,7 @@ data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name"
 const CHUNK = '"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1767225600,"model":"beta-3-flash"';
 
 t.test('streaming, beta chunks → reference chunks', async (t) => {
-  const out = fixedIds(runStream(translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true, includeUsage: true }), BETA_STREAM));
+  const out = unsealedText(fixedIds(runStream(translator('{"messages":[{"role":"user","content":"x"}]}', { stream: true, includeUsage: true }), BETA_STREAM)));
   t.equal(
     out,
     `data: {${CHUNK},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":null}
@@ -296,7 +297,7 @@ data: {${CHUNK},"choices":[{"index":0,"delta":{"reasoning_content":"musing"},"lo
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"content":"4 °C today."},"logprobs":null,"finish_reason":null}],"usage":null}
 
-data: {${CHUNK},"choices":[{"index":0,"delta":{"thinking_blocks":[{"type":"thinking","thinking":"musing","signature":"gw1.WyJiZXRhIiwidGhvdWdodF9zaWduYXR1cmUiLCJTSUciXQ"}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {${CHUNK},"choices":[{"index":0,"delta":{"thinking_blocks":[{"type":"thinking","thinking":"musing","signature":"sealed(beta.thought_signature.SIG)"}]},"logprobs":null,"finish_reason":null}],"usage":null}
 
 data: {${CHUNK},"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"fc_1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
 

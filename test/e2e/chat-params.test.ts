@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { legacyEnvelope, openedBy } from '../helpers/reasoning-seal.js';
 import { CHAT_PARAMETERS } from '../../plugins/ingress-chat/params.js';
 import { WEATHER_TOOLS } from '../helpers/chat-scenarios.js';
 import { dig, digObject, type Json } from '../helpers/dig.js';
@@ -252,14 +252,18 @@ async function send(
 }
 
 /** The simulators' own reasoning states, and a tool-call history to hand them back in. */
-async function makeStates(h: Harness, key: string): Promise<void> {
+async function makeStates(h: Harness, keyId: string, key: string): Promise<void> {
   const question = [{ role: 'user', content: 'Weather?' }];
   const alpha = digObject((await send(h, key, 'alpha', { reasoning_effort: 'low', tools: WEATHER_TOOLS, messages: question })).json, 'choices', 0, 'message');
   const beta = digObject((await send(h, key, 'beta', { tools: WEATHER_TOOLS, messages: question })).json, 'choices', 0, 'message');
-  made.alpha = digObject(alpha, 'thinking_blocks', 0);
-  made.beta = digObject(beta, 'thinking_blocks', 0);
-  made.alphaRaw = decodeReasoningState(String(made.alpha['signature']))?.data ?? '';
-  made.betaRaw = decodeReasoningState(String(made.beta['signature']))?.data ?? '';
+  // Handed back in the envelope every gateway reads: the samples run on two gateways (lenient and
+  // strict), each with its own seal and keys.
+  const legacy = async (block: Json): Promise<[Json, string]> => {
+    const state = await openedBy(h.store, keyId, block['signature']);
+    return [{ ...block, signature: state ? legacyEnvelope(state) : '' }, state?.data ?? ''];
+  };
+  [made.alpha, made.alphaRaw] = await legacy(digObject(alpha, 'thinking_blocks', 0));
+  [made.beta, made.betaRaw] = await legacy(digObject(beta, 'thinking_blocks', 0));
   const call = digObject(beta, 'tool_calls', 0);
   made.history = [...question, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call['id'], content: 'sunny' }];
 }
@@ -272,11 +276,11 @@ t.test('every known parameter has a row, every row a probe', async (t) => {
 
 t.test('each cell of the table is what the gateway does', async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   // The same gateway under `parameters: strict`, where each adjusted row is refused instead.
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();
-  await makeStates(h, key);
+  await makeStates(h, keyId, key);
   const baseline = Object.fromEntries(await Promise.all(FAMILIES.map(async (family) => [family, (await send(h, key, family, {})).upstream]))) as Record<
     Family,
     Upstream

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { raw, startHarness, type Harness } from '../helpers/harness.js';
+import { openedBy } from '../helpers/reasoning-seal.js';
 
 /**
  * Thought parts and thought signatures through the Gemini format (docs/formats/gemini.md#thoughts):
@@ -38,7 +39,7 @@ const answer = (name: string, id?: string): Json => ({
 
 t.test('beta: thought parts shown, its signature on the first call, sent back unchanged (whole and streamed)', async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   for (const stream of [false, true]) {
     const thinking = { thinkingConfig: { includeThoughts: true, thinkingLevel: 'LOW' } };
     const reply = await generate(h, key, 'beta-3-flash', { contents: [ask], tools: TOOLS, generationConfig: thinking }, stream);
@@ -48,22 +49,26 @@ t.test('beta: thought parts shown, its signature on the first call, sent back un
       `stream ${stream}: a thought part`,
     );
     const call = parts.find((part) => part.functionCall) ?? {};
-    t.match(call, { functionCall: { name: 'get_weather' }, thoughtSignature: /^(?!gw1\.)./ }, `stream ${stream}: beta's own signature on the call`);
+    t.match(call, { functionCall: { name: 'get_weather' }, thoughtSignature: /^gw2\./ }, `stream ${stream}: beta's own signature on the call`);
     const upstreamAsked = lastUpstream(h, 'beta');
     t.equal(upstreamAsked.generationConfig.thinkingConfig.thinkingLevel, 'LOW', 'the level reaches beta');
     await generate(h, key, 'beta-3-flash', { contents: [ask, reply.candidates[0].content, answer('get_weather', call.functionCall.id)], tools: TOOLS });
     const sent = lastUpstream(h, 'beta').contents[1].parts as Json[];
-    t.equal(sent.find((part) => part.functionCall)?.thoughtSignature, call.thoughtSignature, `stream ${stream}: the signature goes back to beta on its call`);
+    t.equal(
+      sent.find((part) => part.functionCall)?.thoughtSignature,
+      (await openedBy(h.store, keyId, call.thoughtSignature))?.data,
+      `stream ${stream}: the signature goes back to beta on its call`,
+    );
   }
 });
 
 t.test("Gemini CLI's placeholder on a call is no state: beta gets the signature the gateway kept", async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   const reply = await generate(h, key, 'beta-3-flash', { contents: [ask], tools: TOOLS });
   const content = reply.candidates[0].content as Json;
   const call = (content.parts as Json[]).find((part) => part.functionCall) as Json;
-  const kept = call.thoughtSignature as string;
+  const kept = (await openedBy(h.store, keyId, call.thoughtSignature))?.data;
   const replayed = { role: 'model', parts: [{ functionCall: call.functionCall, thoughtSignature: 'skip_thought_signature_validator' }] };
   await generate(h, key, 'beta-3-flash', { contents: [ask, replayed, answer('get_weather')], tools: TOOLS });
   const sent = lastUpstream(h, 'beta').contents[1].parts as Json[];
@@ -79,7 +84,7 @@ t.test("alpha: its thinking as thought parts, its signature in the gateway's env
   const thought = parts.find((part) => part.thought === true);
   const call = parts.find((part) => part.functionCall);
   t.ok(thought?.text, 'a thought part');
-  t.match(call, { thoughtSignature: /^gw1\./ }, "alpha's signature in the envelope, on the call");
+  t.match(call, { thoughtSignature: /^gw2\./ }, "alpha's signature in the envelope, on the call");
   await generate(h, key, 'alpha-sonnet-4.6', {
     contents: [ask, reply.candidates[0].content, answer('get_weather', call?.functionCall.id)],
     tools: TOOLS,
@@ -87,5 +92,5 @@ t.test("alpha: its thinking as thought parts, its signature in the gateway's env
   });
   const sent = lastUpstream(h, 'alpha').messages[1].content as Json[];
   t.match(sent[0], { type: 'thinking', thinking: thought?.text, signature: /./ }, 'the thinking block goes back to alpha');
-  t.notMatch(sent[0]?.signature, /^gw1\./, "alpha's own signature, out of the envelope");
+  t.notMatch(sent[0]?.signature, /^gw2\./, "alpha's own signature, out of the envelope");
 });

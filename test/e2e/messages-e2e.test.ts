@@ -104,10 +104,10 @@ t.test("thinking: passed through to alpha, mapped by the model's table for beta 
   t.match(
     alpha.content,
     [
-      { type: 'thinking', thinking: THOUGHT, signature: /^[A-Za-z0-9+/=]+$/ },
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw2\.[A-Za-z0-9_-]+$/ },
       { type: 'text', text: TEXT },
     ],
-    "alpha's own signed block first",
+    "alpha's own signed block first, its signature sealed",
   );
 
   const gamma = await client.messages.stream({ model: 'gamma-5.4', max_tokens: 2048, thinking, messages: hello }).finalMessage();
@@ -123,7 +123,7 @@ t.test("thinking: passed through to alpha, mapped by the model's table for beta 
   t.match(
     beta.content,
     [
-      { type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ },
+      { type: 'thinking', thinking: THOUGHT, signature: /^gw2\./ },
       { type: 'text', text: TEXT },
     ],
     "beta's thoughts, its signature in the gateway's envelope",

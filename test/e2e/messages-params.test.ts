@@ -4,7 +4,7 @@ import { raw, startHarness, type Harness } from '../helpers/harness.js';
 import { adjustedAsSaid, fieldAt } from '../helpers/param-table.js';
 import { PNG_BASE64 } from '../helpers/image-server.js';
 import { MESSAGES_MODELS } from '../helpers/messages-client.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { legacyEnvelope, openedBy } from '../helpers/reasoning-seal.js';
 
 /**
  * docs/formats/messages.md's parameter table, held to the code through the real gateway, row by
@@ -40,19 +40,23 @@ const withText = (model: string, content: unknown): Body => base(model, { messag
 
 /** Alpha's own thinking and redacted thinking blocks (its simulator verifies what comes back), made by the test's first calls. */
 let alphaBlocks: Body[] = [];
-/** Alpha's signed block and a beta signature, each in the gateway's envelope (as another format hands them out). */
+/**
+ * Alpha's signed block and a beta signature, each in the gateway's envelope (as another format
+ * hands them out): the legacy one, since the samples run on two gateways (lenient and strict),
+ * each with its own seal and keys, and one envelope must open on both.
+ */
 const envelopedBlocks = (): Body[] => {
   const alpha = alphaBlocks[0] ?? {};
   return [
-    { ...alpha, signature: encodeReasoningState({ family: 'alpha', kind: 'signature', data: String(alpha['signature']) }) },
-    { type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' }) },
+    { ...alpha, signature: legacyEnvelope({ family: 'alpha', kind: 'signature', data: String(alpha['signature']) }) },
+    { type: 'thinking', thinking: '', signature: legacyEnvelope({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' }) },
   ];
 };
 
 /** Two earlier answers, each with beta's thinking state in the gateway's envelope (for alpha, which would leave another family's out of the body, without). */
 const thoughtTurns = (model: string): Body[] => {
   const thought = (data: string): Body[] =>
-    model.startsWith('alpha') ? [] : [{ type: 'thinking', thinking: '', signature: encodeReasoningState({ family: 'beta', kind: 'thought_signature', data }) }];
+    model.startsWith('alpha') ? [] : [{ type: 'thinking', thinking: '', signature: legacyEnvelope({ family: 'beta', kind: 'thought_signature', data }) }];
   return [
     { role: 'user', content: 'Hi' },
     { role: 'assistant', content: [...thought('CpwBAdHt'), { type: 'text', text: 'Hello.' }] },
@@ -62,7 +66,8 @@ const thoughtTurns = (model: string): Body[] => {
   ];
 };
 
-async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
+/** Alpha's own blocks, made by `h` and taken out of its seal (as a caller that began with the vendor itself would hold them). */
+async function makeAlphaBlocks(h: Harness, keyId: string, key: string): Promise<void> {
   const think = async (text: string): Promise<Body> => {
     const res = await raw(h.origin, 'POST', '/v1/messages', {
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -70,7 +75,9 @@ async function makeAlphaBlocks(h: Harness, key: string): Promise<void> {
         base('alpha-sonnet-4.6', { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: text }] }),
       ),
     });
-    return (res.json() as { content: Body[] }).content[0] as Body;
+    const block = (res.json() as { content: Body[] }).content[0] as Body;
+    const member = block['type'] === 'thinking' ? 'signature' : 'data';
+    return { ...block, [member]: (await openedBy(h.store, keyId, block[member]))?.data };
   };
   alphaBlocks = [await think('Hi'), await think('Hi [[sim:redacted=1]]')];
 }
@@ -122,7 +129,7 @@ const SAMPLES: Record<string, Sample> = {
     with: (model) => base(model, { tools: [TOOL], messages: toolTurns({ is_error: true }) }),
     without: (model) => base(model, { tools: [TOOL], messages: toolTurns() }),
   },
-  "`thinking` blocks in the gateway's envelope (`gw1.…`)": {
+  "`thinking` blocks in the gateway's envelope (`gw2.…`, or the legacy `gw1.…`)": {
     with: (model) =>
       base(model, {
         messages: [
@@ -337,11 +344,11 @@ t.test('the parameter table is what the code does, for every family', async (t) 
   const rows = tableRows();
   t.same(rows.map((row) => row.parameter).sort(), Object.keys(SAMPLES).sort(), 'a sample for every row, a row for every sample');
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   // The same gateway under `parameters: strict`, where each adjusted row is refused instead.
   const strict = await startHarness(t, { env: { GATEWAY_PARAMETERS: 'strict' } });
   const { key: strictKey } = await strict.createKey();
-  await makeAlphaBlocks(h, key);
+  await makeAlphaBlocks(h, keyId, key);
   t.same(
     alphaBlocks.map((block) => block['type']),
     ['thinking', 'redacted_thinking'],

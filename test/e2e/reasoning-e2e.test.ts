@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import t, { type Test } from 'tap';
-import { decodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { legacyEnvelope, openedBy } from '../helpers/reasoning-seal.js';
 import { THINKING } from '../../src/simulators/reply-plan.js';
 import { collect, post, WEATHER_TOOLS } from '../helpers/chat-scenarios.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -63,7 +63,7 @@ async function chatToolLoop(t: Test, h: Harness, client: OpenAI, model: string, 
   };
   const { message: first, usage } = await ask([QUESTION]);
   t.equal(first.reasoning_content, THOUGHT, `${model}: the thinking as reasoning_content`);
-  t.match(first.thinking_blocks, [{ type: 'thinking', thinking: THOUGHT, signature: /^gw1\./ }], 'its state in thinking_blocks');
+  t.match(first.thinking_blocks, [{ type: 'thinking', thinking: THOUGHT, signature: /^gw2\./ }], 'its state in thinking_blocks');
   t.match(usage, { completion_tokens: 16, completion_tokens_details: { reasoning_tokens: 6 } }, 'reasoning tokens inside the completion tokens');
   const call = first.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
   const handedBack = {
@@ -84,7 +84,7 @@ t.test('chat format, thinking on alpha and beta: two tool turns, whole and strea
   const client = h.client(key);
   for (const streamed of [false, true]) {
     const alpha = await chatToolLoop(t, h, client, 'alpha-sonnet-4.6', streamed);
-    const signature = decodeReasoningState(alpha.first.thinking_blocks?.[0]?.['signature']);
+    const signature = await openedBy(h.store, keyId, alpha.first.thinking_blocks?.[0]?.['signature']);
     t.same(
       alpha.upstream['messages'][1].content[0],
       { type: 'thinking', thinking: THOUGHT, signature: signature?.data },
@@ -93,7 +93,7 @@ t.test('chat format, thinking on alpha and beta: two tool turns, whole and strea
     t.same([alpha.upstream['thinking'], alpha.upstream['output_config']], [{ type: 'adaptive' }, { effort: 'high' }]);
 
     const beta = await chatToolLoop(t, h, client, 'beta-3.1-pro', streamed);
-    const state = decodeReasoningState(beta.first.thinking_blocks?.[0]?.['signature']);
+    const state = await openedBy(h.store, keyId, beta.first.thinking_blocks?.[0]?.['signature']);
     t.equal(state?.family, 'beta');
     t.equal(beta.upstream['contents'][1].parts[0].thoughtSignature, state?.data, 'beta gets its signature back on the call');
     t.same(beta.upstream['generationConfig'].thinkingConfig, { thinkingLevel: 'HIGH', includeThoughts: true });
@@ -112,23 +112,25 @@ t.test('chat format, thinking on alpha and beta: two tool turns, whole and strea
 
 t.test('beta: the signature carried in the request reaches the vendor where the gateway never saw the call', async (t) => {
   const first = await startHarness(t);
-  const client = first.client((await first.createKey()).key);
+  const { id: keyId, key } = await first.createKey();
+  const client = first.client(key);
   const turn = await chatToolLoop(t, first, client, 'beta-3-flash', false);
+  // The first gateway's seal opens on no other: its state goes in the envelope every gateway still reads.
+  const state = await openedBy(first.store, keyId, turn.first.thinking_blocks?.[0]?.['signature']);
+  const thinkingBlocks = [
+    { type: 'thinking', thinking: '', signature: legacyEnvelope({ family: 'beta', kind: 'thought_signature', data: state?.data ?? '' }) },
+  ];
   // Another gateway, with a store of its own (none of the first's signatures), behind the same vendor.
   const other = await startHarness(t, { beta: first.beta });
   const call = turn.first.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
   const messages = [
     QUESTION,
-    { role: 'assistant', content: null, thinking_blocks: turn.first.thinking_blocks, tool_calls: [call] },
+    { role: 'assistant', content: null, thinking_blocks: thinkingBlocks, tool_calls: [call] },
     { role: 'tool', tool_call_id: call.id, content: 'sunny' },
   ];
   const res = await post(other, (await other.createKey()).key, '/v1/chat/completions', { model: 'beta-3-flash', tools: WEATHER_TOOLS, messages });
   t.equal(res.status, 200);
-  t.equal(
-    lastBody(first.beta)['contents'][1].parts[0].thoughtSignature,
-    decodeReasoningState(turn.first.thinking_blocks?.[0]?.['signature'])?.data,
-    'not the placeholder: the carried signature',
-  );
+  t.equal(lastBody(first.beta)['contents'][1].parts[0].thoughtSignature, state?.data, 'not the placeholder: the carried signature');
 });
 
 t.test('Responses API, thinking on alpha and beta through the official client: reasoning items replayed', async (t) => {
@@ -145,7 +147,7 @@ t.test('Responses API, thinking on alpha and beta through the official client: r
     const question: OpenAI.Responses.ResponseInputItem = { role: 'user', content: 'Weather in Oslo?' };
     const first = await client.responses.create({ model, input: [question], tools: [weather], reasoning: { effort: 'low' } });
     const [reasoning, call] = first.output as [OpenAI.Responses.ResponseReasoningItem, OpenAI.Responses.ResponseFunctionToolCall];
-    t.match(reasoning, { type: 'reasoning', encrypted_content: /^gw1\./ }, `${model}: a reasoning item with the vendor's state`);
+    t.match(reasoning, { type: 'reasoning', encrypted_content: /^gw2\./ }, `${model}: a reasoning item with the vendor's state`);
     t.same(reasoning.summary, [{ type: 'summary_text', text: THOUGHT }], 'the thinking as its summary');
     t.equal(call.type, 'function_call');
     t.match(first.usage, { output_tokens: 16, output_tokens_details: { reasoning_tokens: 6 } });
@@ -158,7 +160,7 @@ t.test('Responses API, thinking on alpha and beta through the official client: r
       })
       .finalResponse();
     t.match(second.output_text, /^Tool results: .*sunny/, `${model}: the second turn goes through`);
-    const state = decodeReasoningState(reasoning.encrypted_content ?? '');
+    const state = await openedBy(h.store, keyId, reasoning.encrypted_content);
     if (model.startsWith('alpha')) {
       t.same(
         lastBody(h.alpha)['messages'][1].content[0],

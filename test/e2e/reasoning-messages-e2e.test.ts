@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import t, { type Test } from 'tap';
-import { decodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { openedBy } from '../helpers/reasoning-seal.js';
 import { THINKING } from '../../src/simulators/reply-plan.js';
 import { dig } from '../helpers/dig.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -74,11 +74,16 @@ t.test('Messages format, thinking on alpha and beta: two tool turns, whole and s
   for (const streamed of [false, true]) {
     const alpha = await toolLoop(t, h, client, 'alpha-sonnet-4.6', streamed);
     t.same(dig(alpha.upstream, 'thinking'), THINKING_ON, 'alpha gets thinking as sent');
-    t.same(dig(alpha.upstream, 'messages', 1, 'content', 0), alpha.first.content[0], 'alpha gets its signed thinking block back first in the turn, unchanged');
+    const signed = alpha.first.content[0] as Anthropic.ThinkingBlock;
+    t.same(
+      dig(alpha.upstream, 'messages', 1, 'content', 0),
+      { ...signed, signature: (await openedBy(h.store, keyId, signed.signature))?.data },
+      'alpha gets its signed thinking block back first in the turn, out of its seal',
+    );
 
     const beta = await toolLoop(t, h, client, 'beta-3-flash', streamed);
     const block = beta.first.content[0] as Anthropic.ThinkingBlock;
-    const state = decodeReasoningState(block.signature);
+    const state = await openedBy(h.store, keyId, block.signature);
     t.same([state?.family, state?.kind], ['beta', 'thought_signature'], "beta: its signature in the gateway's envelope");
     t.equal(
       dig(beta.upstream, 'contents', 1, 'parts', 0, 'thoughtSignature'),
@@ -119,7 +124,8 @@ t.test('Messages format, thinking on alpha and beta: two tool turns, whole and s
 
 t.test("a tool turn handed back without its thinking: alpha's vendor refuses it; beta gets the signature the gateway kept", async (t) => {
   const h = await startHarness(t);
-  const client = sdk(h, (await h.createKey()).key);
+  const { id: keyId, key } = await h.createKey();
+  const client = sdk(h, key);
   const withoutThinking = (first: Anthropic.Message): Anthropic.MessageParam[] =>
     answering(
       first,
@@ -139,7 +145,7 @@ t.test("a tool turn handed back without its thinking: alpha's vendor refuses it;
     { text: /^Tool results: .*sunny/ },
     'beta: the turn goes through',
   );
-  const signature = decodeReasoningState((first.content[0] as Anthropic.ThinkingBlock).signature)?.data;
+  const signature = (await openedBy(h.store, keyId, (first.content[0] as Anthropic.ThinkingBlock).signature))?.data;
   t.equal(
     dig(lastUpstreamBody(h.beta), 'contents', 1, 'parts', 0, 'thoughtSignature'),
     signature,

@@ -2,7 +2,7 @@ import t from 'tap';
 import { alphaRequestBody } from '../../plugins/vendor-alpha/request.js';
 import { betaRequestBody } from '../../plugins/vendor-beta/request.js';
 import { gammaChatBody } from '../../plugins/vendor-gamma/request.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealedBy } from '../helpers/reasoning-seal.js';
 import { withReplayableTurns } from '../../src/neutral/replayable.js';
 import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import type { NeutralRequest, ReasoningState, Turn } from '../../src/neutral/request.js';
@@ -152,8 +152,8 @@ t.test('end to end: a response cut short while thinking on alpha, continued on b
 
 t.test("end to end through the Messages format to alpha (passed through): a message of another family's thinking alone is left out", async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
-  const betaThinking = { type: 'thinking', thinking: 'Hmm.', signature: encodeReasoningState(BETA) };
+  const { id: keyId, key } = await h.createKey();
+  const betaThinking = { type: 'thinking', thinking: 'Hmm.', signature: await sealedBy(h.store, keyId, BETA) };
   const res = await fetch(`${h.origin}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },

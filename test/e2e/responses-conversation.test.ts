@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { decodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { openedBy } from '../helpers/reasoning-seal.js';
 import { RESPONSE_STATE } from '../../plugins/ingress-responses/store/state.js';
 import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN, FakeClock, GAMMA_UPSTREAM_KEY, startHarness, type Harness } from '../helpers/harness.js';
@@ -171,7 +171,7 @@ t.test('stored responses expire with the usage window, and are pruned', async (t
 
 t.test('a Codex-style call: store false, streamed, the whole transcript with id-less items', async (t) => {
   const h = await startHarness(t);
-  const { key } = await h.createKey();
+  const { id: keyId, key } = await h.createKey();
   const shell = {
     type: 'function',
     name: 'shell',
@@ -182,8 +182,8 @@ t.test('a Codex-style call: store false, streamed, the whole transcript with id-
   const thought = (await post(h, key, { model: 'alpha-sonnet-4.6', input: 'List the files.', tools: [shell], reasoning: { effort: 'low' } })).json()[
     'output'
   ][0] as Json;
-  t.match(thought, { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Considering the request step by step.' }], encrypted_content: /^gw1\./ });
-  const alphaState = decodeReasoningState(thought['encrypted_content']);
+  t.match(thought, { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Considering the request step by step.' }], encrypted_content: /^gw2\./ });
+  const alphaState = await openedBy(h.store, keyId, thought['encrypted_content']);
   for (const model of ['alpha-sonnet-4.6', 'beta-3-flash', 'gamma-5.4']) {
     const res = await post(h, key, {
       model,

@@ -74,7 +74,7 @@ for (const model of MODELS) {
         t.type(terminal['response'].completed_at, 'number', 'set when it is');
         // gamma's chat format shows no reasoning; alpha and beta return their state.
         if (body['reasoning'] && !model.startsWith('gamma'))
-          t.match(whole['output'][0], { type: 'reasoning', status: 'completed', encrypted_content: /^gw1\./ }, 'the reasoning item first');
+          t.match(whole['output'][0], { type: 'reasoning', status: 'completed', encrypted_content: /^gw2\./ }, 'the reasoning item first');
         for (const item of [...whole['output'], ...terminal['response'].output]) {
           if (item.type === 'reasoning') t.not(item.encrypted_content, null, 'encrypted_content is a string or absent');
         }

@@ -1,6 +1,7 @@
 import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { RESPONSES_ENDPOINT } from '../../plugins/ingress-responses/index.js';
 import { Call } from '../../src/chain/call.js';
+import { TEST_SEAL } from './reasoning-seal.js';
 import { ADMITTED_AT, catalogue, detachedExchange } from './translate.js';
 
 /** Unit tests of the Responses format: a call of /v1/responses as the pipeline hands it over, and fixed ids for fixtures. */
@@ -11,6 +12,7 @@ export function responsesCall(body: Record<string, unknown>, model: string | nul
   const call = new Call(RESPONSES_ENDPOINT, req, res, ADMITTED_AT, Buffer.from(JSON.stringify(body)));
   if (model !== null) call.resolveModel(catalogue.resolve(model) as ModelEntry);
   call.stream = body['stream'] === true;
+  call.reasoningSeal = TEST_SEAL;
   return call;
 }
 

@@ -6,6 +6,7 @@ import { isResolved, type ResolvedCall } from '../../src/chain/phases.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { Translator } from '../../src/chain/translator.js';
 import { loadCatalogue } from '../../src/catalogue/catalogue.js';
+import { TEST_SEAL } from './reasoning-seal.js';
 
 /** Translator unit tests: a Call as the pipeline would hand it over, and a stream run from a literal SSE string. */
 
@@ -32,6 +33,7 @@ export function resolvedTo(call: Call, model: string | ModelEntry): ResolvedCall
   const entry = typeof model === 'string' ? catalogue.resolve(model) : model;
   if (!entry) throw new Error(`no catalogue model ${String(model)}`);
   call.resolveModel(entry);
+  call.reasoningSeal = TEST_SEAL;
   if (!isResolved(call)) throw new Error('unreachable: the model was just resolved');
   return call;
 }

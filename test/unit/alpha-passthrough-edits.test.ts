@@ -8,7 +8,7 @@ import { AlphaPassthrough } from '../../plugins/vendor-alpha/passthrough.js';
 import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { Call } from '../../src/chain/call.js';
 import { createLogger } from '../../src/log.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealed } from '../helpers/reasoning-seal.js';
 
 /**
  * The passthrough's changes made in the bytes that came (plugins/vendor-alpha/exact-edits.ts):
@@ -26,9 +26,9 @@ function passthrough(body: string): AlphaPassthrough {
 
 const sent = (body: string): string => passthrough(body).request().body.toString();
 
-const SIGNED = encodeReasoningState({ family: 'alpha', kind: 'signature', data: 'EqQBsig' });
-const REDACTED = encodeReasoningState({ family: 'alpha', kind: 'redacted', data: 'EmwKAhgB' });
-const BETA = `{"type":"thinking","thinking":"","signature":"${encodeReasoningState({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' })}"}`;
+const SIGNED = sealed({ family: 'alpha', kind: 'signature', data: 'EqQBsig' });
+const REDACTED = sealed({ family: 'alpha', kind: 'redacted', data: 'EmwKAhgB' });
+const BETA = `{"type":"thinking","thinking":"","signature":"${sealed({ family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' })}"}`;
 
 t.test("thinking blocks out of the envelope: a signature where it stood, a redacted block written whole, another family's out with its comma", async (t) => {
   const body = (model: string, first: string, second: string, rest: string): string =>

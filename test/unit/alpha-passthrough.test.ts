@@ -5,7 +5,7 @@ import { MESSAGES_ENDPOINTS } from '../../plugins/ingress-messages/index.js';
 import { BetaFilter, PRICE_NEUTRAL_BETAS } from '../../plugins/vendor-alpha/betas.js';
 import { AlphaPassthrough } from '../../plugins/vendor-alpha/passthrough.js';
 import { Call } from '../../src/chain/call.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealed, TEST_SEAL } from '../helpers/reasoning-seal.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { createLogger } from '../../src/log.js';
 import { resolvedTo, runStream, thrown } from '../helpers/translate.js';
@@ -30,16 +30,29 @@ function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   };
 }
 
-function passthrough(body: string, options: { stream?: boolean; count?: boolean; betas?: string; filter?: BetaFilter } = {}): AlphaPassthrough {
+interface PassthroughOptions {
+  stream?: boolean;
+  count?: boolean;
+  betas?: string;
+  filter?: BetaFilter;
+  /** The deployment the attempt goes to (the exchange's choice). */
+  deployment?: string;
+}
+
+function passthroughCall(body: string, options: PassthroughOptions = {}): { translator: AlphaPassthrough; call: Call } {
   const headers = options.betas === undefined ? {} : { 'anthropic-beta': options.betas };
   const model = (JSON.parse(body) as { model: string }).model;
+  const res = { headersSent: false, setHeader: () => res } as unknown as ServerResponse;
   const call = resolvedTo(
-    new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, {} as ServerResponse, 0, Buffer.from(body)),
+    new Call(options.count ? COUNT : CREATE, { headers, rawHeaders: [] } as unknown as IncomingMessage, res, 0, Buffer.from(body)),
     model,
   );
   call.stream = options.stream ?? false;
-  return new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) });
+  call.deployment = options.deployment ?? null;
+  return { translator: new AlphaPassthrough(call, { apiKey: 'alpha-key', betas: options.filter ?? new BetaFilter(PRICE_NEUTRAL_BETAS, logged().log) }), call };
 }
+
+const passthrough = (body: string, options: PassthroughOptions = {}): AlphaPassthrough => passthroughCall(body, options).translator;
 
 const CLAUDE_CODE_LIKE =
   '{"model":"alpha-sonnet-4.6","max_tokens":32000,"system":[{"type":"text","text":"You are Claude Code.","cache_control":{"type":"ephemeral"}}],' +
@@ -160,7 +173,13 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
   const translator = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[],"stream":true}', { stream: true });
   const stream = translator.stream();
   const out = runStreamWith(stream, START + BODY + DELTA + STOP);
-  t.equal(out, START.replace('"claude-x"', '"alpha-sonnet-4.6"') + BODY + DELTA, 'everything but message_stop, byte for byte');
+  const signature = /"signature":"(gw2\.[^"]+)"/.exec(out)?.[1] ?? '';
+  t.same(
+    TEST_SEAL.open('', signature),
+    { family: 'alpha', kind: 'signature', data: 'EqQB', deployment: 'default' },
+    "alpha's signature sealed, with the deployment",
+  );
+  t.equal(out.replace(signature, 'EqQB'), START.replace('"claude-x"', '"alpha-sonnet-4.6"') + BODY + DELTA, 'everything else but message_stop, byte for byte');
   t.equal(stream.done(), STOP, 'message_stop after the ledger row');
   t.same(stream.usage, { promptTokens: 15, completionTokens: 9 });
   t.equal(stream.relayedDeltas, 2, 'the thinking and text deltas; the signature is no output');
@@ -227,7 +246,7 @@ function runStreamWith(stream: ReturnType<AlphaPassthrough['stream']>, sse: stri
 }
 
 t.test("thinking blocks in the gateway's envelope: alpha's own out of it, unchanged; another family's left out; any other body byte for byte", async (t) => {
-  const envelope = (family: string, kind: string, data: string): string => encodeReasoningState({ family, kind, data });
+  const envelope = (family: string, kind: string, data: string): string => sealed({ family, kind, data });
   const messages = [
     { role: 'user', content: 'Hi' },
     {
@@ -259,4 +278,84 @@ t.test("thinking blocks in the gateway's envelope: alpha's own out of it, unchan
     messages: [messages[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 'Own.', signature: 'EqQBown' }, 'odd'] }, messages[3]],
   });
   t.equal(passthrough(own).request().body.toString(), own, "alpha's own signatures: byte for byte");
+});
+
+t.test('the reply: thinking signatures and redacted data sealed for the caller, whole and streamed', async (t) => {
+  const translator = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}');
+  const reply = {
+    id: 'msg_01',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-x',
+    content: [
+      { type: 'thinking', thinking: 'Hmm', signature: 'EqQB' },
+      { type: 'redacted_thinking', data: 'EmwK' },
+      { type: 'text', text: 'Yes' },
+    ],
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
+  const body = JSON.parse(String(translator.response(Buffer.from(JSON.stringify(reply))).body)) as { model: string; content: Array<Record<string, string>> };
+  t.equal(body.model, 'alpha-sonnet-4.6');
+  const [thinking, redacted, text] = body.content;
+  t.same(TEST_SEAL.open('', thinking?.['signature'] ?? ''), { family: 'alpha', kind: 'signature', data: 'EqQB', deployment: 'default' });
+  t.same(TEST_SEAL.open('', redacted?.['data'] ?? ''), { family: 'alpha', kind: 'redacted', data: 'EmwK', deployment: 'default' });
+  t.same(text, { type: 'text', text: 'Yes' });
+
+  const streamed = runStreamWith(
+    translator.stream(),
+    START +
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}\n\n' +
+      DELTA +
+      STOP,
+  );
+  const data = /"data":"(gw2\.[^"]+)"/.exec(streamed)?.[1] ?? '';
+  t.same(TEST_SEAL.open('', data), { family: 'alpha', kind: 'redacted', data: 'EmwK', deployment: 'default' }, 'a streamed redacted block sealed');
+});
+
+t.test("a seal that does not open, or another deployment's state, never reaches alpha: left out and announced", async (t) => {
+  const own = sealed({ family: 'alpha', kind: 'signature', data: 'EqQBsig' }, 'east');
+  const altered = own.slice(0, -2) + (own.endsWith('A') ? 'BB' : 'AA');
+  const body = (signature: string): string =>
+    JSON.stringify({
+      model: 'alpha-sonnet-4.6',
+      max_tokens: 64,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Weigh it.', signature },
+            { type: 'text', text: 'Hello.' },
+          ],
+        },
+        { role: 'user', content: 'More' },
+      ],
+    });
+  const contentSent = (translator: AlphaPassthrough): unknown =>
+    (JSON.parse(translator.request().body.toString()) as { messages: Array<{ content: unknown }> }).messages[1]?.content;
+
+  const onIssuer = passthroughCall(body(own), { deployment: 'east' });
+  t.same(
+    contentSent(onIssuer.translator),
+    [
+      { type: 'thinking', thinking: 'Weigh it.', signature: 'EqQBsig' },
+      { type: 'text', text: 'Hello.' },
+    ],
+    'on the deployment that issued it: out of its seal',
+  );
+  t.equal(onIssuer.call.adjustments, null, 'nothing announced');
+
+  const elsewhere = passthroughCall(body(own), { deployment: 'west' });
+  t.same(contentSent(elsewhere.translator), [{ type: 'text', text: 'Hello.' }], 'on another deployment: left out');
+  t.same(elsewhere.call.adjustments, [{ param: 'reasoning_state', action: 'dropped:deployment' }]);
+
+  const tampered = passthroughCall(body(altered), { deployment: 'east' });
+  const sent = tampered.translator.request().body.toString();
+  t.notOk(sent.includes('EqQBsig') || sent.includes('gw2.'), 'neither the state nor the seal is sent');
+  t.same(tampered.call.adjustments, [{ param: 'signature', action: 'dropped:unverified' }]);
+
+  const otherKey = sealed({ family: 'alpha', kind: 'signature', data: 'EqQBsig' }, 'east', 'key_other');
+  const replayed = passthroughCall(body(otherKey), { deployment: 'east' });
+  t.notOk(replayed.translator.request().body.toString().includes('EqQBsig'), "another key's seal is not opened");
+  t.same(replayed.call.adjustments, [{ param: 'signature', action: 'dropped:unverified' }]);
 });

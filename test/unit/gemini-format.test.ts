@@ -10,7 +10,7 @@ import { geminiErrors, usageMetadata } from '../../plugins/ingress-gemini/wire.j
 import { Call } from '../../src/chain/call.js';
 import { GatewayError } from '../../src/http/errors.js';
 import type { Reply } from '../../src/neutral/reply.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealed, shownSeal, TEST_SEAL } from '../helpers/reasoning-seal.js';
 import { catalogue, detachedExchange, thrown } from '../helpers/translate.js';
 
 /** The Gemini format's reader, outline, writer and stream writer, table-driven with literal fixtures (docs/formats/gemini.md). */
@@ -24,6 +24,7 @@ function callOf(body: Body, endpoint = GENERATE, url = '/v1beta/models/gamma-5.4
   req.url = url;
   const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
   call.resolveModel(catalogue.resolve('gamma-5.4') as ModelEntry);
+  call.reasoningSeal = TEST_SEAL;
   return call;
 }
 
@@ -110,7 +111,7 @@ t.test('contents: roles, parts, calls and their answers', async (t) => {
     ],
     'answered by name in order; a lone error string is an error',
   );
-  const alpha = encodeReasoningState({ family: 'alpha', kind: 'signature', data: 'sig' });
+  const alpha = sealed({ family: 'alpha', kind: 'signature', data: 'sig' });
   const led = read({ contents: [user({ text: 'a' }), { role: 'model', parts: [{ text: 'Hello.', thoughtSignature: alpha }] }, user({ text: 'b' })] });
   t.match(
     led.turns[1]?.parts,
@@ -241,7 +242,7 @@ t.test("Google's OpenAPI schema as JSON Schema", async (t) => {
   );
 });
 
-const ENVELOPE: GeminiEnvelope = { responseId: 'r1', modelVersion: 'gamma-5.4', thoughts: true, family: 'gamma' };
+const ENVELOPE: GeminiEnvelope = { responseId: 'r1', modelVersion: 'gamma-5.4', thoughts: true, family: 'gamma', seal: shownSeal };
 const usage = { promptTokens: 10, completionTokens: 5 };
 const reply = (choice: Partial<Reply['choices'][number]>): Reply => ({
   choices: [{ content: null, refusal: null, toolCalls: [], finish: 'stop', ...choice }],
@@ -265,14 +266,14 @@ t.test('the reply: parts, signatures, finish reasons', async (t) => {
     two.candidates[0]?.content.parts,
     [
       { text: 'one', thought: true },
-      { text: 'two', thought: true, thoughtSignature: encodeReasoningState(alpha) },
-      { text: 'Hi', thoughtSignature: 'S1' },
+      { text: 'two', thought: true, thoughtSignature: shownSeal(alpha) },
+      { text: 'Hi', thoughtSignature: shownSeal(beta) },
     ],
     "the lead on the last part, a later run's on its own part",
   );
   t.match(
     geminiReply(reply({ reasoning: [{ text: '', state: beta }] }), ENVELOPE),
-    { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'S1' }] } }] },
+    { candidates: [{ content: { parts: [{ text: '', thoughtSignature: shownSeal(beta) }] } }] },
     'nothing else: a part of its own',
   );
   t.match(geminiReply(reply({ refusal: 'No.', finish: 'stop' }), ENVELOPE), {
@@ -316,7 +317,7 @@ t.test('the stream: chunks as js-genai parses them, the last held until completi
   out += hidden.toolArguments(0, 5, 'x') + hidden.finish(0, 'tool_calls') + hidden.finish(0, 'stop') + hidden.close(null);
   t.same(
     chunks(out).map((chunk) => (chunk['candidates'] as Array<{ content: { parts: Body[] } }>)[0]?.content.parts),
-    [[{ text: 'bound', thought: true, thoughtSignature: encodeReasoningState({ family: 'alpha', kind: 'signature', data: 'S2' }) }], [{ text: 'No.' }]],
+    [[{ text: 'bound', thought: true, thoughtSignature: shownSeal({ family: 'alpha', kind: 'signature', data: 'S2' }) }], [{ text: 'No.' }]],
     'a signature over its text brings the text; the refusal as text',
   );
   t.ok(hidden.complete);
@@ -326,7 +327,10 @@ t.test('the stream: chunks as js-genai parses them, the last held until completi
       {
         candidates: [
           {
-            content: { role: 'model', parts: [{ functionCall: { id: 'c', name: 'f', args: { a: 1 } }, thoughtSignature: 'S1' }] },
+            content: {
+              role: 'model',
+              parts: [{ functionCall: { id: 'c', name: 'f', args: { a: 1 } }, thoughtSignature: 'sealed(beta.thought_signature.S1)' }],
+            },
             finishReason: 'SAFETY',
             index: 0,
           },
@@ -348,7 +352,7 @@ t.test('the stream: chunks as js-genai parses them, the last held until completi
   shown.close({ promptTokens: 1, completionTokens: 1 });
   t.match(
     chunks(shown.done()),
-    [{ candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'S1' }] }, finishReason: 'STOP' }] }],
+    [{ candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'sealed(beta.thought_signature.S1)' }] }, finishReason: 'STOP' }] }],
     'no calls: the lead on an empty text part',
   );
   const failure = new GatewayError(502, 'The upstream broke off.');

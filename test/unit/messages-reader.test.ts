@@ -5,7 +5,7 @@ import { messagesFormat } from '../../plugins/ingress-messages/format.js';
 import { readMessagesRequest } from '../../plugins/ingress-messages/read.js';
 import { checkMessagesBody } from '../../plugins/ingress-messages/schema.js';
 import { Call } from '../../src/chain/call.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealed, TEST_SEAL } from '../helpers/reasoning-seal.js';
 import { estimateInputTokens } from '../../src/neutral/token-estimate.js';
 import { catalogue, detachedExchange, thrown } from '../helpers/translate.js';
 
@@ -19,6 +19,7 @@ function read(body: Body, endpoint = CREATE) {
   const { req, res } = detachedExchange();
   const call = new Call(endpoint, req, res, 0, Buffer.from(JSON.stringify(body)));
   call.resolveModel(catalogue.resolve('gamma-5.4') as ModelEntry);
+  call.reasoningSeal = TEST_SEAL;
   return readMessagesRequest(call);
 }
 
@@ -161,7 +162,7 @@ const readings: Array<[string, Body, Body]> = [
           role: 'assistant',
           content: [
             { type: 'thinking', thinking: 'Hmm.', signature: 'EqQBsig' },
-            { type: 'thinking', thinking: 'More.', signature: encodeReasoningState(BETA_STATE) },
+            { type: 'thinking', thinking: 'More.', signature: sealed(BETA_STATE) },
             { type: 'thinking', thinking: 'Shown.' },
             { type: 'redacted_thinking', data: 'EmwKAhgB' },
             { type: 'text', text: 'Hello.' },

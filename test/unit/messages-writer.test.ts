@@ -2,7 +2,7 @@ import t from 'tap';
 import { messageBody } from '../../plugins/ingress-messages/render.js';
 import { MessagesStreamWriter } from '../../plugins/ingress-messages/sink.js';
 import { messagesErrors } from '../../plugins/ingress-messages/wire.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { shownSeal } from '../helpers/reasoning-seal.js';
 import type { Reply } from '../../src/neutral/reply.js';
 import { GatewayError } from '../../src/http/errors.js';
 import { thrown } from '../helpers/translate.js';
@@ -18,7 +18,7 @@ interface Frame {
   data: unknown;
 }
 
-const ENVELOPE = { id: 'msg_1', model: 'gamma-5.4' };
+const ENVELOPE = { id: 'msg_1', model: 'gamma-5.4', seal: shownSeal };
 const ESTIMATE = 7;
 
 /** Every frame must carry `event:` and a `data:` of the same type. */
@@ -115,7 +115,7 @@ const cases: Array<[string, Step[], Frame[]]> = [
       blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
       delta(0, { type: 'thinking_delta', thinking: 'Let me' }),
       delta(0, { type: 'thinking_delta', thinking: ' think.' }),
-      delta(0, { type: 'signature_delta', signature: 'EqQBsig' }),
+      delta(0, { type: 'signature_delta', signature: 'sealed(alpha.signature.EqQBsig)' }),
       blockStop(0),
       blockStart(1, { type: 'text', text: '' }),
       delta(1, { type: 'text_delta', text: 'Yes.' }),
@@ -129,9 +129,9 @@ const cases: Array<[string, Step[], Frame[]]> = [
     [
       start(),
       blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
-      delta(0, { type: 'signature_delta', signature: encodeReasoningState(BETA_STATE) }),
+      delta(0, { type: 'signature_delta', signature: shownSeal(BETA_STATE) }),
       blockStop(0),
-      blockStart(1, { type: 'redacted_thinking', data: 'EmwKAhgB' }),
+      blockStart(1, { type: 'redacted_thinking', data: 'sealed(alpha.redacted.EmwKAhgB)' }),
       blockStop(1),
     ],
   ],
@@ -299,9 +299,9 @@ t.test('a whole reply → a Messages message', async (t) => {
       ),
       {
         content: [
-          { type: 'thinking', thinking: 'Hmm.', signature: 'sig' },
-          { type: 'redacted_thinking', data: 'red' },
-          { type: 'thinking', thinking: 'More.', signature: encodeReasoningState(BETA_STATE) },
+          { type: 'thinking', thinking: 'Hmm.', signature: 'sealed(alpha.signature.sig)' },
+          { type: 'redacted_thinking', data: 'sealed(alpha.redacted.red)' },
+          { type: 'thinking', thinking: 'More.', signature: shownSeal(BETA_STATE) },
           { type: 'thinking', thinking: 'Shown only.', signature: '' },
           { type: 'text', text: 'Let me look.' },
           { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Oslo' } },

@@ -3,7 +3,7 @@ import { AlphaTranslator } from '../../plugins/vendor-alpha/translator.js';
 import { BetaTranslator } from '../../plugins/vendor-beta/translator.js';
 import { createGammaTranslator } from '../../plugins/vendor-gamma/translator.js';
 import { parseChatRequest } from '../../plugins/ingress-chat/read.js';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { openForTest, sealed, shownSeal, unsealed } from '../helpers/reasoning-seal.js';
 import type { UpstreamRequest } from '../../src/chain/translator.js';
 import type { ReasoningState } from '../../src/neutral/request.js';
 import { betaServices, neutralCall, newSignatures, upstreamJson } from '../helpers/neutral-call.js';
@@ -21,7 +21,7 @@ type Json = Record<string, any>;
 const ALPHA: ReasoningState = { family: 'alpha', kind: 'signature', data: 'EqQBCkYIBxgC' };
 const REDACTED: ReasoningState = { family: 'alpha', kind: 'redacted', data: 'EmwKAhgBEgy3' };
 const BETA: ReasoningState = { family: 'beta', kind: 'thought_signature', data: 'CpwBAdHt' };
-const envelope = encodeReasoningState;
+const envelope = sealed;
 const services = betaServices;
 
 t.test('alpha: thinking and redacted blocks → reasoning_content, thinking_blocks, reasoning_tokens', async (t) => {
@@ -44,15 +44,15 @@ t.test('alpha: thinking and redacted blocks → reasoning_content, thinking_bloc
   );
   const body = JSON.parse(String(out.body)) as Json;
   t.same(
-    body['choices'][0].message,
+    unsealed(body['choices'][0].message),
     {
       role: 'assistant',
       content: 'Checking.',
       refusal: null,
       reasoning_content: 'Weigh it.',
       thinking_blocks: [
-        { type: 'thinking', thinking: 'Weigh it.', signature: envelope(ALPHA) },
-        { type: 'redacted_thinking', data: envelope(REDACTED) },
+        { type: 'thinking', thinking: 'Weigh it.', signature: shownSeal(ALPHA) },
+        { type: 'redacted_thinking', data: shownSeal(REDACTED) },
       ],
       tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
     },
@@ -92,19 +92,16 @@ t.test('alpha stream: thinking_delta → reasoning_content, signature_delta and 
     'k',
   );
   const chunks = frames(runStream(tr, ALPHA_STREAM)) as Json[];
-  t.same(
-    chunks.map((c) => c['choices'][0]?.delta ?? c['usage']),
-    [
-      { role: 'assistant', content: '' },
-      { reasoning_content: 'Weigh ' },
-      { reasoning_content: 'it.' },
-      { thinking_blocks: [{ type: 'thinking', thinking: 'Weigh it.', signature: envelope(ALPHA) }] },
-      { thinking_blocks: [{ type: 'redacted_thinking', data: envelope(REDACTED) }] },
-      { content: 'Done.' },
-      {},
-      { prompt_tokens: 10, completion_tokens: 30, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 20 } },
-    ],
-  );
+  t.same(unsealed(chunks.map((c) => c['choices'][0]?.delta ?? c['usage'])), [
+    { role: 'assistant', content: '' },
+    { reasoning_content: 'Weigh ' },
+    { reasoning_content: 'it.' },
+    { thinking_blocks: [{ type: 'thinking', thinking: 'Weigh it.', signature: shownSeal(ALPHA) }] },
+    { thinking_blocks: [{ type: 'redacted_thinking', data: shownSeal(REDACTED) }] },
+    { content: 'Done.' },
+    {},
+    { prompt_tokens: 10, completion_tokens: 30, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 20 } },
+  ]);
 });
 
 t.test("beta: thoughts and a text part's signature; a stream's thought parts and signatures", async (t) => {
@@ -134,10 +131,10 @@ t.test("beta: thoughts and a text part's signature; a stream's thought parts and
     ),
   ) as Json;
   t.same(
-    [reply['choices'][0].message.reasoning_content, reply['choices'][0].message.thinking_blocks, reply['usage']],
+    unsealed([reply['choices'][0].message.reasoning_content, reply['choices'][0].message.thinking_blocks, reply['usage']]),
     [
       'Ponder.',
-      [{ type: 'thinking', thinking: 'Ponder.', signature: envelope(BETA) }],
+      [{ type: 'thinking', thinking: 'Ponder.', signature: shownSeal(BETA) }],
       { prompt_tokens: 3, completion_tokens: 7, total_tokens: 10, completion_tokens_details: { reasoning_tokens: 6 } },
     ],
     "without calls, the last part's signature is the state; thoughts beside candidates in the output",
@@ -235,10 +232,10 @@ const HISTORY = {
 };
 
 t.test('the chat format reads handed-back reasoning into the turn (unknown signatures dropped)', async (t) => {
-  t.same(parseChatRequest(HISTORY).turns[1]?.parts.slice(0, 4), [
-    { type: 'reasoning', text: 'Weigh it.', state: ALPHA },
-    { type: 'reasoning', text: '', state: REDACTED },
-    { type: 'reasoning', text: 'Sig.', state: BETA },
+  t.same(parseChatRequest(HISTORY, undefined, openForTest).turns[1]?.parts.slice(0, 4), [
+    { type: 'reasoning', text: 'Weigh it.', state: { ...ALPHA, deployment: 'default' } },
+    { type: 'reasoning', text: '', state: { ...REDACTED, deployment: 'default' } },
+    { type: 'reasoning', text: 'Sig.', state: { ...BETA, deployment: 'default' } },
     { type: 'text', text: 'Checking.' },
   ]);
   t.same(
@@ -353,7 +350,9 @@ t.test('replayed to the vendor that issued it, dropped for any other', async (t)
     untouched.rawJson,
     'and a body without any is sent byte for byte',
   );
-  const translated = (await upstreamJson(createGammaTranslator(neutralCall(parseChatRequest(HISTORY), 'gamma-5.4'), 'k', null).request())) as Json;
+  const translated = (await upstreamJson(
+    createGammaTranslator(neutralCall(parseChatRequest(HISTORY, undefined, openForTest), 'gamma-5.4'), 'k', null).request(),
+  )) as Json;
   t.same(
     translated['messages'][1],
     {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { encodeReasoningState } from '../../src/neutral/reasoning-state.js';
+import { sealed } from '../helpers/reasoning-seal.js';
 import type { NeutralRequest } from '../../src/neutral/request.js';
 import { responsesFormat } from '../../plugins/ingress-responses/format.js';
 import { turnOf } from '../../plugins/ingress-responses/turn.js';
@@ -68,7 +68,7 @@ const READS: Array<[name: string, body: Json, expected: Json, history?: Json[]]>
           ],
         },
         { type: 'reasoning', summary: [], encrypted_content: null },
-        { type: 'reasoning', id: 'rs_x', summary: [{ type: 'summary_text', text: 'Run ls.' }], encrypted_content: encodeReasoningState(ALPHA_STATE) },
+        { type: 'reasoning', id: 'rs_x', summary: [{ type: 'summary_text', text: 'Run ls.' }], encrypted_content: sealed(ALPHA_STATE) },
         { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Theirs.' }], encrypted_content: 'gAAAAB-someone-elses' },
         { type: 'function_call', id: 'fc_1', status: 'completed', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'call_ls' },
         {
@@ -106,7 +106,7 @@ const READS: Array<[name: string, body: Json, expected: Json, history?: Json[]]>
         {
           role: 'assistant',
           parts: [
-            { type: 'reasoning', text: 'Run ls.', state: ALPHA_STATE },
+            { type: 'reasoning', text: 'Run ls.', state: { ...ALPHA_STATE, deployment: 'default' } },
             { type: 'tool_call', id: 'call_ls', name: 'shell', args: { command: ['ls'] } },
           ],
         },

@@ -4,7 +4,8 @@ import type { ResponsesStream } from '../../plugins/ingress-responses/stream.js'
 import { MAX_STORED_BYTES, turnOf } from '../../plugins/ingress-responses/turn.js';
 import { GatewayError } from '../../src/http/errors.js';
 import type { Reply } from '../../src/neutral/reply.js';
-import { fixedIds, responsesCall } from '../helpers/responses-call.js';
+import { fixedIds as fixedItemIds, responsesCall } from '../helpers/responses-call.js';
+import { unsealedText } from '../helpers/reasoning-seal.js';
 import { thrown } from '../helpers/translate.js';
 
 /**
@@ -15,7 +16,9 @@ import { thrown } from '../helpers/translate.js';
 
 type Json = Record<string, any>;
 const ALPHA = { family: 'alpha', kind: 'signature', data: 'sig' };
-const ENVELOPE = 'gw1.WyJhbHBoYSIsInNpZ25hdHVyZSIsInNpZyJd';
+const ENVELOPE = 'sealed(alpha.signature.sig)';
+/** Fixed ids, and each sealed state shown as it was sealed (a fresh nonce each time). */
+const fixedIds = (text: string): string => unsealedText(fixedItemIds(text));
 const HEAD = '"id":"resp_ID","object":"response","created_at":1767225600';
 const ECHO =
   '"background":false,"frequency_penalty":0,"instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":{},"parallel_tool_calls":true,"presence_penalty":0,' +
@@ -166,7 +169,7 @@ t.test('a cut reply, a redacted run, one call only, and events that write nothin
   one.close(null);
   const done = JSON.parse(one.done().split('data: ')[1] ?? '{}') as Json;
   t.match(done['response'].output, [
-    { type: 'reasoning', summary: [], encrypted_content: /^gw1\./ },
+    { type: 'reasoning', summary: [], encrypted_content: /^gw2\./ },
     { type: 'function_call', call_id: 'c0', arguments: '' },
   ]);
   t.equal(done['response'].output.length, 2, 'parallel_tool_calls: false keeps the first call');

@@ -1,0 +1,28 @@
+import type { Call, JsonObject } from '../../src/plugin-api.js';
+import { keepAffinity } from '../../src/toolkit/ingress.js';
+import { isObject } from '../../src/toolkit/json.js';
+import { pinToReasoningState } from '../../src/toolkit/neutral.js';
+
+/**
+ * What keeps a Responses conversation on one upstream deployment
+ * (docs/deployments.md#affinity-and-sealed-reasoning-state): its identity — Codex CLI's session
+ * id in `client_metadata.session_id`, else `prompt_cache_key` — and, for a stored conversation
+ * continued by `previous_response_id`, the deployment that issued its latest reasoning state.
+ */
+
+export function keepConversation(call: Call): void {
+  const metadata = call.body['client_metadata'];
+  if (isObject(metadata)) keepAffinity(call, metadata['session_id']);
+  keepAffinity(call, call.body['prompt_cache_key']);
+}
+
+/** Pins the call to the deployment of the latest reasoning item of the stored conversation it continues. */
+export function pinToStored(call: Call, thread: readonly JsonObject[]): void {
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const item = thread[i] as JsonObject;
+    if (item['type'] === 'reasoning' && typeof item['encrypted_content'] === 'string') {
+      pinToReasoningState(call, item['encrypted_content']);
+      return;
+    }
+  }
+}
