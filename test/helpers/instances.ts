@@ -25,6 +25,8 @@ export interface InstancesOptions {
   chunkDelayMs?: number;
   /** Plugin `config:` blocks to set in a copy of config/gateway.yaml, by plugin name. */
   plugins?: Record<string, Record<string, unknown>>;
+  /** `upstreams` of that copy (a family's list of deployments: docs/deployments.md). */
+  upstreams?: Record<string, unknown>;
 }
 
 export interface Instances {
@@ -34,12 +36,17 @@ export interface Instances {
   query(sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>;
 }
 
-/** A copy of config/gateway.yaml with the given plugin configs, in a temp dir; its path. */
-function configFile(t: Teardown, plugins: Record<string, Record<string, unknown>>): string {
+/** A copy of config/gateway.yaml with the given plugin configs and upstreams, in a temp dir; its path. */
+function configFile(t: Teardown, plugins: Record<string, Record<string, unknown>>, upstreams?: Record<string, unknown>): string {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = parse(readFileSync('config/gateway.yaml', 'utf8')) as { catalogue: string; plugins: Array<{ name: string; config?: unknown }> };
+  const config = parse(readFileSync('config/gateway.yaml', 'utf8')) as {
+    catalogue: string;
+    plugins: Array<{ name: string; config?: unknown }>;
+    upstreams?: Record<string, unknown>;
+  };
   config.catalogue = resolve('config', config.catalogue);
+  if (upstreams) config.upstreams = upstreams;
   for (const entry of config.plugins) if (plugins[entry.name]) entry.config = plugins[entry.name];
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, stringify(config));
@@ -51,7 +58,8 @@ export async function instancesOnPostgres(t: Teardown, options: InstancesOptions
   const processes = await gatewayProcesses(t, options.chunkDelayMs ?? 0, entry);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   t.teardown(() => pool.end());
-  const config: Record<string, string> = options.plugins ? { GATEWAY_CONFIG: configFile(t, options.plugins) } : {};
+  const config: Record<string, string> =
+    options.plugins || options.upstreams ? { GATEWAY_CONFIG: configFile(t, options.plugins ?? {}, options.upstreams) } : {};
   return {
     start: (name, env = {}) => processes.start({ GATEWAY_DATABASE_URL: url, GATEWAY_INSTANCE_ID: name, ...config, ...env }),
     query: async (sql, values = []) => (await pool.query<Record<string, unknown>>(sql, values)).rows,
