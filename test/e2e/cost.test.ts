@@ -347,6 +347,8 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     attempts: 1,
     promptTokens: 0,
     completionTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
     usageEstimated: false,
     chargedNanos: 1000,
     listNanos: 2000,

@@ -137,4 +137,15 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   ...PG_SHARED_STATE_MIGRATIONS,
+  {
+    version: 26,
+    name: 'ledger cache tokens',
+    sql: `
+      -- The prompt tokens the vendor read from and wrote to its prompt cache (subsets of
+      -- prompt_tokens, priced at the model's cache rates in list_nano). Rows before it: 0; a
+      -- constant default adds the columns without rewriting the table.
+      ALTER TABLE ledger ADD COLUMN cache_read_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN cache_write_tokens bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -20,7 +20,8 @@ const SPEND_UPSERT = `INSERT INTO spend AS s (key_id, cycle, charged_nano, reser
       reserved_upstream_nano = s.reserved_upstream_nano + EXCLUDED.reserved_upstream_nano`;
 
 const COLUMNS = `admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
-        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms`;
+        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms,
+        cache_read_tokens, cache_write_tokens`;
 
 /**
  * One settlement in one statement (so committed when it resolves): the row, its charged and
@@ -33,7 +34,7 @@ const RECORD_ONE = {
       DELETE FROM reservations WHERE id = $18::bigint RETURNING key_id, cycle, amount_nano, upstream_nano
     ), written AS (
       INSERT INTO ledger (${COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $19, $20)
     ), deltas (key_id, cycle, charged, upstream, held, held_upstream) AS (
       SELECT $3::text, $2::text, $14::bigint, $15::bigint, 0::bigint, 0::bigint
       UNION ALL SELECT key_id, cycle, 0, 0, amount_nano, upstream_nano FROM released
@@ -47,7 +48,7 @@ const RECORD_MANY = {
   text: `WITH rows AS (
       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::integer[],
         $9::text[], $10::integer[], $11::bigint[], $12::bigint[], $13::boolean[], $14::bigint[], $15::bigint[],
-        $16::double precision[], $17::double precision[])
+        $16::double precision[], $17::double precision[], $19::bigint[], $20::bigint[])
         AS r(${COLUMNS})
     ), released AS (
       DELETE FROM reservations WHERE id = ANY($18::bigint[]) RETURNING key_id, cycle, amount_nano, upstream_nano
@@ -80,19 +81,26 @@ function valuesOf({ row, reservationId }: Settlement): unknown[] {
     row.upstreamMs,
     row.ttftMs,
     reservationId,
+    // After the reservation ($18): the cache counts were added to the row later (core migration 26).
+    row.cacheReadTokens,
+    row.cacheWriteTokens,
   ];
 }
 
-/** The rows column by column, and the reservations they settle (null ones left out). */
+/** Where the reservation stands in `valuesOf`: the row's columns stand around it. */
+const RESERVATION = 17;
+
+/** The rows column by column, and the reservations they settle (null ones left out), in the parameters' order. */
 function columnsOf(batch: readonly Settlement[]): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 17 }, () => []);
+  const columns: unknown[][] = Array.from({ length: RESERVATION + 3 }, () => []);
   const reservations: number[] = [];
   for (const settlement of batch) {
     const values = valuesOf(settlement);
-    for (let i = 0; i < 17; i++) (columns[i] as unknown[]).push(values[i]);
+    for (let i = 0; i < values.length; i++) if (i !== RESERVATION) (columns[i] as unknown[]).push(values[i]);
     if (settlement.reservationId !== null) reservations.push(settlement.reservationId);
   }
-  return [...columns, reservations];
+  columns[RESERVATION] = reservations;
+  return columns;
 }
 
 /** Settlements group-committed (tick-batch.ts): those of one event-loop turn in one statement. */

@@ -137,4 +137,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   ...SHARED_STATE_MIGRATIONS,
+  {
+    version: 26,
+    name: 'ledger cache tokens',
+    sql: `
+      -- The prompt tokens the vendor read from and wrote to its prompt cache (subsets of
+      -- prompt_tokens, priced at the model's cache rates in list_nano). Rows before it: 0.
+      ALTER TABLE ledger ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
