@@ -135,6 +135,7 @@ const TOOLKITS: Record<string, string[]> = {
     'withoutSecrets',
   ],
   'simulator.ts': [
+    'countWords',
     'embedText',
     'faultFromDirectives',
     'planReply',
