@@ -9,6 +9,7 @@
 
 export { REASONING_EFFORTS, refuseToolNameClash } from '../neutral/request.js';
 export type {
+  CacheBreakpoint,
   ImageSource,
   NeutralRequest,
   Part,
