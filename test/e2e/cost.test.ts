@@ -259,6 +259,8 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
           prompt_tokens: 3,
           completion_tokens: 40,
           total_tokens: 43,
+          cached_tokens: 0,
+          cache_write_tokens: 0,
           cost_usd: want.cost40,
           upstream_cost_usd: want.list40,
           list_cost_usd: want.list40,
