@@ -135,3 +135,55 @@ t.test('alpha takes four breakpoints: of more, the last four are sent and each e
     error: { param: 'messages[0].content[0].cache_control', message: /at most 4 cache breakpoints a request \(5 were set\)/ },
   });
 });
+
+t.test('Responses: prompt_cache_breakpoint on a developer message reaches alpha; usage whole and streamed', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const ask = (question: string, extra: Json = {}): Json => ({
+    model: MODEL,
+    store: false,
+    input: [
+      { role: 'developer', content: [{ type: 'input_text', text: SYSTEM_TEXT, prompt_cache_breakpoint: EPHEMERAL }] },
+      { role: 'user', content: `${question} [[sim:tokens=5]]` },
+    ],
+    ...extra,
+  });
+  const first = await post(h, key, '/responses', ask('first question'));
+  t.equal(first.status, 200, first.text);
+  t.same(lastAlphaBody(h).system, [{ type: 'text', text: SYSTEM_TEXT, cache_control: EPHEMERAL }]);
+  t.same(JSON.parse(first.text).usage, {
+    input_tokens: 9,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 6 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 14,
+  });
+  const second = await post(h, key, '/responses', ask('second question', { stream: true }));
+  const completed = events(second.text).find((event) => event.type === 'response.completed');
+  t.same(completed?.response.usage.input_tokens_details, { cached_tokens: 6 }, 'streamed: read');
+  t.match((await usage(h, key)).totals, { prompt_tokens: 18, cached_tokens: 6, cache_write_tokens: 6 });
+});
+
+t.test('Messages: top-level cache_control passes to alpha; its usage relayed whole and streamed, and priced', async (t) => {
+  const h = await startHarness(t);
+  const { key } = await h.createKey();
+  const headers = { 'anthropic-version': '2023-06-01' };
+  const body = (extra: Json = {}): Json => ({
+    model: MODEL,
+    max_tokens: 50,
+    cache_control: EPHEMERAL,
+    system: [{ type: 'text', text: SYSTEM_TEXT }],
+    messages: [{ role: 'user', content: 'the same question [[sim:tokens=5]]' }],
+    ...extra,
+  });
+  const first = await post(h, key, '/messages', body(), headers);
+  t.equal(first.status, 200, first.text);
+  t.same(lastAlphaBody(h).cache_control, EPHEMERAL, 'automatic caching reaches alpha');
+  t.same(JSON.parse(first.text).usage, { input_tokens: 0, cache_creation_input_tokens: 10, cache_read_input_tokens: 0, output_tokens: 5 });
+  const second = await post(h, key, '/messages', body({ stream: true }), headers);
+  t.same(events(second.text)[0]?.message.usage, { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 1 });
+  const { totals } = await usage(h, key);
+  t.match(totals, { prompt_tokens: 20, cached_tokens: 10, cache_write_tokens: 10 });
+  // 2 × 5 × 3000 output + 10 × 750 written + 10 × 60 read = 30 000 + 7 500 + 600 nanos.
+  t.equal(totals.upstream_cost_usd, '0.0000381');
+});
