@@ -2,6 +2,7 @@ import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
 import {
   automaticCache,
   cacheBreakpoint,
+  messageBreakpoint,
   imageSource,
   namedToolChoice,
   objectSchema,
@@ -52,19 +53,8 @@ function plainText(content: unknown, param: string): string {
     .join('\n');
 }
 
-/**
- * The cache breakpoint a system, developer or tool message's text parts set (`cache_control`, as
- * Anthropic's and LiteLLM's OpenAI-compatible layers take it): the message is one text to the
- * vendor, so a marker on any of its parts marks the end of the message.
- */
-function messageCache(content: unknown, param: string): CacheBreakpoint | undefined {
-  if (!Array.isArray(content)) return undefined;
-  let cache: CacheBreakpoint | undefined;
-  content.forEach((part, j) => {
-    cache = (isObject(part) ? cacheBreakpoint(part['cache_control'], `${param}[${j}].cache_control`) : undefined) ?? cache;
-  });
-  return cache;
-}
+/** The breakpoint of a system, developer or tool message: `cache_control` on any of its parts (as Anthropic's and LiteLLM's OpenAI-compatible layers take it). */
+const messageCache = (content: unknown, param: string): CacheBreakpoint | undefined => messageBreakpoint(content, 'cache_control', (j) => `${param}[${j}]`);
 
 /** A part with the cache breakpoint its `cache_control` sets, if any. */
 function withCache(part: Part, raw: JsonObject, where: string): Part {

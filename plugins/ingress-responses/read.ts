@@ -2,6 +2,7 @@ import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
 import {
   automaticCache,
   cacheBreakpoint,
+  messageBreakpoint,
   imageSource,
   namedToolChoice,
   objectSchema,
@@ -61,15 +62,9 @@ function plainText(content: unknown, where: Where, field: string): string {
 const partCache = (part: JsonObject, param: string): CacheBreakpoint | undefined =>
   cacheBreakpoint(part['prompt_cache_breakpoint'], `${param}.prompt_cache_breakpoint`);
 
-/** A system or developer message is one text to the vendor: a breakpoint on any of its parts marks its end. */
-function messageCache(content: unknown, where: Where): CacheBreakpoint | undefined {
-  if (!Array.isArray(content)) return undefined;
-  let cache: CacheBreakpoint | undefined;
-  (content as JsonObject[]).forEach((part, j) => {
-    cache = partCache(part, where(`.content[${j}]`)) ?? cache;
-  });
-  return cache;
-}
+/** The breakpoint of a system or developer message: `prompt_cache_breakpoint` on any of its parts. */
+const messageCache = (content: unknown, where: Where): CacheBreakpoint | undefined =>
+  messageBreakpoint(content, 'prompt_cache_breakpoint', (j) => where(`.content[${j}]`));
 
 function contentParts(content: unknown, where: Where, allowImages: boolean): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];

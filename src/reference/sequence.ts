@@ -51,6 +51,20 @@ export function cacheBreakpoint(raw: unknown, param: string): CacheBreakpoint | 
 }
 
 /**
+ * The breakpoint a system, developer or tool message's parts set: the message is one text to the
+ * vendor, so a marker (`field` of a part) on any of its parts marks the end of the message; the
+ * parts' parameters are `partParam(j)`.
+ */
+export function messageBreakpoint(content: unknown, field: string, partParam: (j: number) => string): CacheBreakpoint | undefined {
+  if (!Array.isArray(content)) return undefined;
+  let cache: CacheBreakpoint | undefined;
+  content.forEach((part: unknown, j) => {
+    if (isObject(part)) cache = cacheBreakpoint(part[field], `${partParam(j)}.${field}`) ?? cache;
+  });
+  return cache;
+}
+
+/**
  * Automatic caching (a breakpoint after the prompt's last block), asked of alpha by a chat or
  * Responses `prompt_cache_key` or `prompt_cache_retention` (docs/caching.md): retention `24h` is
  * the vendor's longest, an hour; otherwise its default, 5 minutes.

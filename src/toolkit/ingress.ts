@@ -15,6 +15,7 @@ export {
   automaticCache,
   cacheBreakpoint,
   imageSource,
+  messageBreakpoint,
   namedToolChoice,
   objectSchema,
   toolArguments,

@@ -54,6 +54,8 @@ const CONTRACT = [
 const TOOLKITS: Record<string, string[]> = {
   'ids.ts': ['mintId', 'mintTimedId'],
   'ingress.ts': [
+    'automaticCache',
+    'cacheBreakpoint',
     'CallOutline',
     'ErrorFormat',
     'firstInArray',
@@ -63,6 +65,7 @@ const TOOLKITS: Record<string, string[]> = {
     'memberOutside',
     'members',
     'Members',
+    'messageBreakpoint',
     'modelMemberProblem',
     'MembersByType',
     'namedToolChoice',
@@ -82,6 +85,7 @@ const TOOLKITS: Record<string, string[]> = {
   'json-schema.ts': ['describedSchema', 'effectiveStrict', 'foldedDescription', 'isSchemaObject', 'strictCompatible', 'unresolvableRefs', 'withDefsNamedDefs'],
   'json.ts': ['compileSchema', 'isObject', 'parseUpstreamJson'],
   'neutral.ts': [
+    'CacheBreakpoint',
     'countAnswer',
     'decodeReasoningState',
     'encodeReasoningState',
