@@ -153,18 +153,118 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
   const since = at('2026-11-14T00:00:00Z');
   const chat = 'chat.completions';
   t.same(await store.ledger.dailyUsage(a.id, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 3, completionTokens: 4, chargedNanos: 30, listNanos: 60 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
+    {
+      day: '2026-11-14',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 1,
+      completionTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 10,
+      listNanos: 20,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.2',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 7,
+      completionTokens: 8,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 70,
+      listNanos: 140,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 3,
+      completionTokens: 4,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 30,
+      listNanos: 60,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: 'responses',
+      requests: 1,
+      promptTokens: 5,
+      completionTokens: 6,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 50,
+      listNanos: 100,
+    },
   ]);
   t.same(await store.ledger.dailyUsage(null, since), [
-    { day: '2026-11-14', model: 'gamma-5.4', endpoint: chat, requests: 1, promptTokens: 1, completionTokens: 2, chargedNanos: 10, listNanos: 20 },
-    { day: '2026-11-15', model: 'gamma-5.2', endpoint: chat, requests: 1, promptTokens: 7, completionTokens: 8, chargedNanos: 70, listNanos: 140 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: chat, requests: 2, promptTokens: 12, completionTokens: 14, chargedNanos: 120, listNanos: 240 },
-    { day: '2026-11-15', model: 'gamma-5.4', endpoint: 'responses', requests: 1, promptTokens: 5, completionTokens: 6, chargedNanos: 50, listNanos: 100 },
+    {
+      day: '2026-11-14',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 1,
+      completionTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 10,
+      listNanos: 20,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.2',
+      endpoint: chat,
+      requests: 1,
+      promptTokens: 7,
+      completionTokens: 8,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 70,
+      listNanos: 140,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: chat,
+      requests: 2,
+      promptTokens: 12,
+      completionTokens: 14,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 120,
+      listNanos: 240,
+    },
+    {
+      day: '2026-11-15',
+      model: 'gamma-5.4',
+      endpoint: 'responses',
+      requests: 1,
+      promptTokens: 5,
+      completionTokens: 6,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      chargedNanos: 50,
+      listNanos: 100,
+    },
   ]);
   t.same(await store.ledger.dailyUsage(b.id, at('2026-11-16T00:00:00Z')), []);
+});
+
+contract('cache counts: recorded with each row, one at a time or many in one turn, summed per day and model', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  await store.ledger.record(ledgerRow(key.id, { promptTokens: 10, cacheReadTokens: 6, cacheWriteTokens: 0 }), null);
+  // Settled in one event-loop turn: PostgreSQL writes them in one statement (record-batch.ts).
+  await Promise.all([
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 6 }), null),
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3 }), null),
+  ]);
+  t.match(await store.ledger.dailyUsage(key.id, 0), [{ requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9 }]);
 });
 
 const TWO_52 = 2 ** 52;
