@@ -58,7 +58,7 @@ const messageCache = (content: unknown, param: string): CacheBreakpoint | undefi
 
 /** A part with the cache breakpoint its `cache_control` sets, if any. */
 function withCache(part: Part, raw: JsonObject, where: string): Part {
-  const cache = cacheBreakpoint(raw['cache_control'], `${where}.cache_control`);
+  const cache = cacheBreakpoint(raw, 'cache_control', where);
   return cache ? { ...part, cache } : part;
 }
 
@@ -172,7 +172,7 @@ function readTools(raw: unknown): ToolSpec[] {
     if (isObject(fn['parameters'])) spec.parameters = objectSchema(fn['parameters'], `tools[${i}].function.parameters`);
     // Asked only when true (false and null ask nothing): the vendor decides whether it can honour it.
     if (fn['strict'] === true) spec.strict = { param: `tools[${i}].function.strict` };
-    const cache = cacheBreakpoint((tool as JsonObject)['cache_control'], `tools[${i}].cache_control`);
+    const cache = cacheBreakpoint(tool as JsonObject, 'cache_control', () => `tools[${i}]`);
     if (cache) spec.cache = cache;
     return spec;
   });

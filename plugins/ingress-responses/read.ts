@@ -59,8 +59,7 @@ function plainText(content: unknown, where: Where, field: string): string {
 }
 
 /** A part's `prompt_cache_breakpoint`: a cache breakpoint after it (alpha's `cache_control`). */
-const partCache = (part: JsonObject, param: string): CacheBreakpoint | undefined =>
-  cacheBreakpoint(part['prompt_cache_breakpoint'], `${param}.prompt_cache_breakpoint`);
+const partCache = (part: JsonObject, param: string): CacheBreakpoint | undefined => cacheBreakpoint(part, 'prompt_cache_breakpoint', param);
 
 /** The breakpoint of a system or developer message: `prompt_cache_breakpoint` on any of its parts. */
 const messageCache = (content: unknown, where: Where): CacheBreakpoint | undefined =>

@@ -38,11 +38,15 @@ export function imageSource(url: unknown, param: string, field: string): ImageSo
 const TTLS: ReadonlySet<unknown> = new Set(['5m', '1h']);
 
 /**
- * A caller's cache breakpoint (`cache_control`, `prompt_cache_breakpoint`): `{"type": "ephemeral"}`
- * with an optional `ttl` of `5m` or `1h`, as alpha takes it; absent or null, none.
+ * A caller's cache breakpoint, the member `field` of `holder` (`cache_control`,
+ * `prompt_cache_breakpoint`): `{"type": "ephemeral"}` with an optional `ttl` of `5m` or `1h`, as
+ * alpha takes it; absent or null, none. `at` names the holder (`messages[0].content[1]`): the
+ * parameter, built only when there is a breakpoint.
  */
-export function cacheBreakpoint(raw: unknown, param: string): CacheBreakpoint | undefined {
+export function cacheBreakpoint(holder: JsonObject, field: string, at: string | (() => string)): CacheBreakpoint | undefined {
+  const raw = holder[field];
   if (raw === undefined || raw === null) return undefined;
+  const param = `${typeof at === 'string' ? at : at()}.${field}`;
   const ttl = isObject(raw) ? (raw['ttl'] ?? null) : undefined;
   if (!isObject(raw) || raw['type'] !== 'ephemeral' || (ttl !== null && !TTLS.has(ttl)) || Object.keys(raw).some((key) => key !== 'type' && key !== 'ttl')) {
     throw invalidRequest(`${param} must be {"type": "ephemeral"}, with an optional ttl of "5m" or "1h".`, param);
@@ -59,7 +63,7 @@ export function messageBreakpoint(content: unknown, field: string, partParam: (j
   if (!Array.isArray(content)) return undefined;
   let cache: CacheBreakpoint | undefined;
   content.forEach((part: unknown, j) => {
-    if (isObject(part)) cache = cacheBreakpoint(part[field], `${partParam(j)}.${field}`) ?? cache;
+    if (isObject(part)) cache = cacheBreakpoint(part, field, () => partParam(j)) ?? cache;
   });
   return cache;
 }
