@@ -186,4 +186,9 @@ t.test('Messages: top-level cache_control passes to alpha; its usage relayed who
   t.match(totals, { prompt_tokens: 20, cached_tokens: 10, cache_write_tokens: 10 });
   // 2 × 5 × 3000 output + 10 × 750 written + 10 × 60 read = 30 000 + 7 500 + 600 nanos.
   t.equal(totals.upstream_cost_usd, '0.0000381');
+
+  const five = ['one', 'two', 'three', 'four', 'five'].map((text) => ({ type: 'text', text, cache_control: EPHEMERAL }));
+  const over = await post(h, key, '/messages', body({ cache_control: undefined, system: five }), headers);
+  t.equal(over.status, 400, 'more than four: relayed as it came, the vendor refuses it as it would directly');
+  t.match(JSON.parse(over.text), { type: 'error', error: { type: 'invalid_request_error', message: /A maximum of 4 blocks with cache_control/ } });
 });
