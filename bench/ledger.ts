@@ -62,6 +62,8 @@ async function storeOnly(calls: number): Promise<void> {
         attempts: 1,
         promptTokens: 3,
         completionTokens: 4,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
         usageEstimated: false,
         chargedNanos: 10_000,
         listNanos: 20_000,

@@ -21,12 +21,17 @@ const MESSAGES: Readonly<Record<string, Members>> = {
   tool: members('role', 'content', 'tool_call_id', 'name'),
 };
 
-const PARTS: MembersByType = { text: members('type', 'text'), refusal: members('type', 'refusal'), image_url: members('type', 'image_url') };
+// `cache_control`: a prompt-cache breakpoint (read.ts).
+const PARTS: MembersByType = {
+  text: members('type', 'text', 'cache_control'),
+  refusal: members('type', 'refusal'),
+  image_url: members('type', 'image_url', 'cache_control'),
+};
 const IMAGE_URL = members('url', 'detail');
 const TOOL_CALL = members('id', 'type', 'function', 'index');
 const CALLED = members('name', 'arguments', 'parsed_arguments');
 const THINKING_BLOCK = members('type', 'thinking', 'signature', 'data');
-const TOOL = members('type', 'function');
+const TOOL = members('type', 'function', 'cache_control');
 const FUNCTION = members('name', 'description', 'parameters', 'strict');
 const TOOL_CHOICE = members('type', 'function');
 const CHOSEN = members('name');

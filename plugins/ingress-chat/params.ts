@@ -34,10 +34,13 @@ const READ = [
   'parallel_tool_calls',
   'response_format',
   'reasoning_effort',
+  // Automatic caching for alpha (read.ts); no effect for beta.
+  'prompt_cache_key',
+  'prompt_cache_retention',
 ];
 
-/** Hints that change no output (storage, caching, tiers, latency): accepted, with no effect on a translated request. */
-const NO_EFFECT = ['service_tier', 'store', 'metadata', 'prediction', 'prompt_cache_key', 'prompt_cache_retention'];
+/** Hints that change no output (storage, tiers, latency): accepted, with no effect on a translated request. */
+const NO_EFFECT = ['service_tier', 'store', 'metadata', 'prediction'];
 
 /**
  * Taken only at the value that asks nothing: anything else would change the output, and no

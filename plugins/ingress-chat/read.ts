@@ -1,9 +1,20 @@
 import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
-import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
+import {
+  automaticCache,
+  cacheBreakpoint,
+  messageBreakpoint,
+  imageSource,
+  namedToolChoice,
+  objectSchema,
+  toolArguments,
+  TurnSequence,
+  type SequenceWords,
+} from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
   noOpener,
   verifiedState,
+  type CacheBreakpoint,
   type NeutralRequest,
   type OpenState,
   type Part,
@@ -44,6 +55,15 @@ function plainText(content: unknown, param: string): string {
     .join('\n');
 }
 
+/** The breakpoint of a system, developer or tool message: `cache_control` on any of its parts (as Anthropic's and LiteLLM's OpenAI-compatible layers take it). */
+const messageCache = (content: unknown, param: string): CacheBreakpoint | undefined => messageBreakpoint(content, 'cache_control', (j) => `${param}[${j}]`);
+
+/** A part with the cache breakpoint its `cache_control` sets, if any. */
+function withCache(part: Part, raw: JsonObject, where: string): Part {
+  const cache = cacheBreakpoint(raw, 'cache_control', where);
+  return cache ? { ...part, cache } : part;
+}
+
 function contentParts(content: unknown, param: string, allowImages: boolean, adjust: Adjust): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (content === null || content === undefined) return [];
@@ -54,14 +74,20 @@ function contentParts(content: unknown, param: string, allowImages: boolean, adj
     if (!isObject(part)) throw invalidRequest(`${where} must be an object.`, where);
     const type = part['type'];
     if ((type === 'text' || type === 'refusal') && typeof part[type] === 'string') {
-      if (part[type] !== '') parts.push({ type: 'text', text: part[type] });
+      if (part[type] !== '') parts.push(withCache({ type: 'text', text: part[type] }, part, where));
     } else if (type === 'image_url' && allowImages) {
       const image = part['image_url'];
       const detail = isObject(image) ? image['detail'] : undefined;
       if (detail !== undefined && detail !== null && detail !== 'auto') {
         adjust(`${where}.image_url.detail`, 'sent:auto', `${where}.image_url.detail: no image detail other than auto is mapped for this model.`);
       }
-      parts.push({ type: 'image', source: imageSource(isObject(image) ? image['url'] : undefined, where, `${where}.image_url.url`), param: where });
+      parts.push(
+        withCache(
+          { type: 'image', source: imageSource(isObject(image) ? image['url'] : undefined, where, `${where}.image_url.url`), param: where },
+          part,
+          where,
+        ),
+      );
     } else {
       throw invalidRequest(`${where}: content parts of type '${String(type)}' are not supported here.`, where);
     }
@@ -100,7 +126,7 @@ function readMessage(reading: TurnSequence, message: unknown, i: number, adjust:
   switch (message['role']) {
     case 'system':
     case 'developer': {
-      reading.addSystem(plainText(content, `${param}.content`));
+      reading.addSystem(plainText(content, `${param}.content`), messageCache(content, `${param}.content`));
       return;
     }
     case 'user':
@@ -130,7 +156,9 @@ function readMessage(reading: TurnSequence, message: unknown, i: number, adjust:
       if (typeof id !== 'string' || name === undefined) {
         throw invalidRequest(`${param}.tool_call_id does not name a tool call of an earlier assistant message.`, `${param}.tool_call_id`);
       }
-      reading.add('user', [{ type: 'tool_result', id, name, content: plainText(content, `${param}.content`) }]);
+      const cache = messageCache(content, `${param}.content`);
+      const result: Part = { type: 'tool_result', id, name, content: plainText(content, `${param}.content`) };
+      reading.add('user', [cache ? { ...result, cache } : result]);
       return;
     }
     default:
@@ -148,6 +176,8 @@ function readTools(raw: unknown): ToolSpec[] {
     if (isObject(fn['parameters'])) spec.parameters = objectSchema(fn['parameters'], `tools[${i}].function.parameters`);
     // Asked only when true (false and null ask nothing): the vendor decides whether it can honour it.
     if (fn['strict'] === true) spec.strict = { param: `tools[${i}].function.strict` };
+    const cache = cacheBreakpoint(tool as JsonObject, 'cache_control', () => `tools[${i}]`);
+    if (cache) spec.cache = cache;
     return spec;
   });
 }
@@ -191,10 +221,10 @@ export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApprox
   const messages = body['messages'];
   if (!Array.isArray(messages)) throw invalidRequest('messages is required.', 'messages');
   messages.forEach((message, i) => readMessage(reading, message, i, adjust, open));
-  const { system, turns } = reading.settle(WORDS);
+  const { system, systemCache, turns } = reading.settle(WORDS);
   const tools = readTools(body['tools']);
   const topLogprobs = numberOrNull(body['top_logprobs']);
-  return {
+  const request: NeutralRequest = {
     system,
     turns,
     maxTokens: numberOrNull(body['max_completion_tokens']) ?? numberOrNull(body['max_tokens']),
@@ -215,4 +245,8 @@ export function parseChatRequest(body: JsonObject, adjust: Adjust = refuseApprox
     topK: null,
     reasoning: readReasoning(body['reasoning_effort']),
   };
+  if (systemCache) request.systemCache = systemCache;
+  const cache = automaticCache(body);
+  if (cache) request.cache = cache;
+  return request;
 }

@@ -25,13 +25,17 @@ export function stopReason(finish: FinishReason, calledTools: boolean, refused: 
   return finish === 'tool_calls' ? 'end_turn' : STOP_REASONS[finish];
 }
 
-/** Neutral usage → Messages usage: `input_tokens` excludes the cached prompt tokens, which are `cache_read_input_tokens`. */
+/**
+ * Neutral usage → Messages usage: `input_tokens` excludes the prompt tokens read from the cache
+ * (`cache_read_input_tokens`) and written to it (`cache_creation_input_tokens`).
+ */
 export function messagesUsage(usage: ReplyUsage): JsonObject {
   const cached = usage.cachedTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
   return {
-    input_tokens: Math.max(0, usage.promptTokens - cached),
+    input_tokens: Math.max(0, usage.promptTokens - cached - written),
     output_tokens: usage.completionTokens,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
   };
 }

@@ -1,9 +1,20 @@
 import { invalidRequest, type JsonObject } from '../../src/plugin-api.js';
-import { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../../src/toolkit/ingress.js';
+import {
+  automaticCache,
+  cacheBreakpoint,
+  messageBreakpoint,
+  imageSource,
+  namedToolChoice,
+  objectSchema,
+  toolArguments,
+  TurnSequence,
+  type SequenceWords,
+} from '../../src/toolkit/ingress.js';
 import { isObject } from '../../src/toolkit/json.js';
 import {
   noOpener,
   verifiedState,
+  type CacheBreakpoint,
   type NeutralRequest,
   type OpenState,
   type Part,
@@ -49,16 +60,25 @@ function plainText(content: unknown, where: Where, field: string): string {
     .join('\n');
 }
 
+/** A part's `prompt_cache_breakpoint`: a cache breakpoint after it (alpha's `cache_control`). */
+const partCache = (part: JsonObject, param: string): CacheBreakpoint | undefined => cacheBreakpoint(part, 'prompt_cache_breakpoint', param);
+
+/** The breakpoint of a system or developer message: `prompt_cache_breakpoint` on any of its parts. */
+const messageCache = (content: unknown, where: Where): CacheBreakpoint | undefined =>
+  messageBreakpoint(content, 'prompt_cache_breakpoint', (j) => where(`.content[${j}]`));
+
 function contentParts(content: unknown, where: Where, allowImages: boolean): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const parts: Part[] = [];
   (content as JsonObject[]).forEach((part, j) => {
     const param = where(`.content[${j}]`);
+    const cache = partCache(part, param);
     if (part['type'] !== 'input_image') {
       const text = textOf(part) as string;
-      if (text !== '') parts.push({ type: 'text', text });
+      if (text !== '') parts.push(cache ? { type: 'text', text, cache } : { type: 'text', text });
     } else if (allowImages) {
-      parts.push({ type: 'image', source: imageSource(part['image_url'], param, where(`.content[${j}].image_url`)), param });
+      const source = imageSource(part['image_url'], param, where(`.content[${j}].image_url`));
+      parts.push(cache ? { type: 'image', source, param, cache } : { type: 'image', source, param });
     } else {
       throw invalidRequest(`${param}: images are taken in user messages only.`, param);
     }
@@ -73,7 +93,7 @@ function readItem(sequence: TurnSequence, item: JsonObject, where: Where, summar
   switch (item['type'] ?? 'message') {
     case 'message': {
       const role = item['role'];
-      if (role === 'system' || role === 'developer') sequence.addSystem(plainText(item['content'], where, '.content'));
+      if (role === 'system' || role === 'developer') sequence.addSystem(plainText(item['content'], where, '.content'), messageCache(item['content'], where));
       else sequence.add(role === 'user' ? 'user' : 'assistant', contentParts(item['content'], where, role === 'user'));
       return;
     }
@@ -152,13 +172,13 @@ export function readResponsesRequest(
   if (typeof body['instructions'] === 'string') sequence.addSystem(body['instructions']);
   for (const item of history) readItem(sequence, item, () => 'previous_response_id', summaries, open);
   input.forEach((item, i) => readItem(sequence, item, (path) => `input[${i}]${path}`, summaries, open));
-  const { system, turns } = sequence.settle(WORDS);
+  const { system, systemCache, turns } = sequence.settle(WORDS);
   const choice = body['tool_choice'];
   const allowed = isObject(choice) && choice['type'] === 'allowed_tools' ? allowedTools(choice, tools.offered) : null;
   const offered = allowed ? allowed.tools : tools.offered;
   const effort = isObject(body['reasoning']) ? body['reasoning']['effort'] : null;
   const user = body['safety_identifier'] ?? body['user'];
-  return {
+  const request: NeutralRequest = {
     system,
     turns,
     maxTokens: numberOrNull(body['max_output_tokens']),
@@ -179,4 +199,8 @@ export function readResponsesRequest(
     responseFormat: readFormat(body['text']),
     reasoning: typeof effort === 'string' ? { kind: 'effort', effort: effort as ReasoningEffort, param: 'reasoning.effort' } : null,
   };
+  if (systemCache) request.systemCache = systemCache;
+  const cache = automaticCache(body);
+  if (cache) request.cache = cache;
+  return request;
 }

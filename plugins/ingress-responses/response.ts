@@ -97,10 +97,13 @@ export function outputItems(
   return items;
 }
 
+/** `cache_write_tokens` (the prompt tokens written to a vendor's cache, as openai-node types it) only where there were some. */
 export function responsesUsage(usage: ReplyUsage): JsonObject {
+  const inputDetails: JsonObject = { cached_tokens: usage.cachedTokens ?? 0 };
+  if (usage.cacheWriteTokens) inputDetails['cache_write_tokens'] = usage.cacheWriteTokens;
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
+    input_tokens_details: inputDetails,
     output_tokens: usage.completionTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,

@@ -153,8 +153,6 @@ const NO_EFFECT = {
   stream_options: { ...nullable('object'), additionalProperties: false, properties: { include_obfuscation: nullable('boolean') } },
   // Reasoning items always carry encrypted_content; the other values name hosted-tool outputs never made here.
   include: { ...nullable('array'), items: string },
-  prompt_cache_key: nullable('string'),
-  prompt_cache_retention: { enum: ['in_memory', '24h', null] },
   prompt_cache_options: nullable('object'),
   service_tier: { enum: ['auto', 'default', 'flex', 'scale', 'priority', null] },
   // It bounds calls of hosted tools, which are never run here (tools.ts).
@@ -193,6 +191,9 @@ const bodySchema = {
     truncation: { enum: ['auto', 'disabled', null] },
     background: nullable('boolean'),
     top_logprobs: { ...nullable('integer'), minimum: 0, maximum: 20 },
+    // Automatic caching for alpha (read.ts); no effect for beta and gamma, which cache on their own.
+    prompt_cache_key: nullable('string'),
+    prompt_cache_retention: { enum: ['in_memory', '24h', null] },
     ...NO_EFFECT,
     // Accepted by the schema only to be refused by name below.
     conversation: {},

@@ -29,6 +29,8 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     attempts: call.attempts,
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
+    cacheReadTokens: usage.cachedTokens ?? 0,
+    cacheWriteTokens: usage.cacheWriteTokens ?? 0,
     usageEstimated: usage.estimated === true,
     chargedNanos: cost.charged,
     listNanos: cost.list,

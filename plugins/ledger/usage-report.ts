@@ -10,12 +10,16 @@ interface Sums {
   cachedRequests: number;
   promptTokens: number;
   completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   chargedNanos: Nanos;
   listNanos: Nanos;
 }
 
 /**
- * Token counts and money of a set of rows; money as exact decimal strings. `upstream_cost_usd`
+ * Token counts and money of a set of rows; money as exact decimal strings. `cached_tokens` and
+ * `cache_write_tokens` are the prompt tokens read from and written to the vendors' prompt caches
+ * (parts of `prompt_tokens`). `upstream_cost_usd`
  * is what the calls cost the operator at the vendors' list prices (prompt and completion);
  * `list_cost_usd` is the same figure under its older name, which savings are measured from.
  */
@@ -26,6 +30,8 @@ function sumsJson(sums: Sums): JsonObject {
     prompt_tokens: sums.promptTokens,
     completion_tokens: sums.completionTokens,
     total_tokens: sums.promptTokens + sums.completionTokens,
+    cached_tokens: sums.cacheReadTokens,
+    cache_write_tokens: sums.cacheWriteTokens,
     cost_usd: formatUsd(sums.chargedNanos),
     upstream_cost_usd: formatUsd(sums.listNanos),
     list_cost_usd: formatUsd(sums.listNanos),
@@ -33,13 +39,24 @@ function sumsJson(sums: Sums): JsonObject {
   };
 }
 
-const emptySums = (): Sums => ({ requests: 0, cachedRequests: 0, promptTokens: 0, completionTokens: 0, chargedNanos: 0, listNanos: 0 });
+const emptySums = (): Sums => ({
+  requests: 0,
+  cachedRequests: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  chargedNanos: 0,
+  listNanos: 0,
+});
 
 function add(into: Sums, row: Sums): void {
   into.requests += row.requests;
   into.cachedRequests += row.cachedRequests;
   into.promptTokens += row.promptTokens;
   into.completionTokens += row.completionTokens;
+  into.cacheReadTokens += row.cacheReadTokens;
+  into.cacheWriteTokens += row.cacheWriteTokens;
   into.chargedNanos += row.chargedNanos;
   into.listNanos += row.listNanos;
 }

@@ -1,6 +1,7 @@
 import { invalidRequest, type JsonObject, type ModelEntry } from '../../src/plugin-api.js';
 import { refuseToolNameClash, type NeutralRequest, type Part, type ToolChoice } from '../../src/toolkit/neutral.js';
 import { withReplayableTurns } from '../../src/toolkit/vendor.js';
+import { cacheControl, writeBreakpoints } from './cache.js';
 import { alphaStructured, JSON_TOOL, type Adjust } from './structured.js';
 import { alphaThinking } from './thinking.js';
 
@@ -11,6 +12,7 @@ import { alphaThinking } from './thinking.js';
  * `output_config.format`; where that cannot be, the answer is a forced tool (`json_response`)
  * whose input is the JSON text of the answer (see response.ts, stream.ts).
  * Thinking: thinking.ts; thinking blocks of earlier turns go back as they came (`blocks`).
+ * Prompt-cache breakpoints: cache.ts.
  */
 
 /** Image types alpha accepts as base64. */
@@ -26,7 +28,7 @@ export const alphaToolId = (id: string): string => (TOOL_ID.test(id) ? id : id.r
 
 /** A neutral part as alpha content blocks (none for reasoning another family produced: alpha cannot verify it). */
 function blocks(part: Part): JsonObject[] {
-  if (part.type !== 'reasoning') return [block(part)];
+  if (part.type !== 'reasoning') return [part.cache ? { ...block(part), cache_control: cacheControl(part.cache) } : block(part)];
   const state = part.state;
   if (state?.family !== 'alpha') return [];
   return [state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.data } : { type: 'thinking', thinking: part.text, signature: state.data }];
@@ -128,6 +130,7 @@ export function alphaRequest(asked: NeutralRequest, model: ModelEntry, stream: b
   const choice = history.length ? { type: 'none' } : toolChoice(request, structured.jsonTool !== null);
   if (choice) body['tool_choice'] = choice;
   if (stream) body['stream'] = true;
+  writeBreakpoints(request, body, adjust);
   return { body, jsonTool: structured.jsonTool !== null };
 }
 

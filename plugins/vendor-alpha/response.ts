@@ -46,20 +46,23 @@ export function alphaRefusal(stopReason: unknown, details: unknown): string | nu
 }
 
 /**
- * Alpha usage: input excludes cache reads and writes, so prompt = input + both. Output includes
+ * Alpha usage: input excludes cache reads and writes, so prompt = input + both, each also kept apart (priced at its own rate). Output includes
  * thinking; `output_tokens_details.thinking_tokens`, where sent, says how much of it.
  */
 export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
   const usage = (raw ?? {}) as JsonObject;
   const has = (field: string): boolean => typeof usage[field] === 'number';
   const cacheRead = tokenCount(usage['cache_read_input_tokens']);
-  const prompt = tokenCount(usage['input_tokens']) + cacheRead + tokenCount(usage['cache_creation_input_tokens']);
+  const cacheWrite = tokenCount(usage['cache_creation_input_tokens']);
+  const prompt = tokenCount(usage['input_tokens']) + cacheRead + cacheWrite;
   const out: ReplyUsage = {
     promptTokens: has('input_tokens') || !previous ? prompt : previous.promptTokens,
     completionTokens: tokenCount(usage['output_tokens']),
   };
   const cached = has('cache_read_input_tokens') || !previous ? cacheRead : (previous.cachedTokens ?? 0);
   if (cached) out.cachedTokens = cached;
+  const written = has('cache_creation_input_tokens') || !previous ? cacheWrite : (previous.cacheWriteTokens ?? 0);
+  if (written) out.cacheWriteTokens = written;
   const details = usage['output_tokens_details'] as JsonObject | undefined;
   const thinking = details && typeof details['thinking_tokens'] === 'number' ? tokenCount(details['thinking_tokens']) : (previous?.reasoningTokens ?? 0);
   if (thinking) out.reasoningTokens = thinking;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  countWords,
   faultFromDirectives,
   planReply,
   readDirectives,
@@ -13,6 +14,7 @@ import {
   type SimVendor,
   type VendorErrorBody,
 } from '../../src/toolkit/simulator.js';
+import { CacheRefused, SimPromptCache, type CacheUsage } from './simulator-cache.js';
 import { SimThinking, ThinkingRefused } from './simulator-thinking.js';
 import { alphaCountRoute } from './simulator-count.js';
 import { checkStructuredOutputs, SchemaRefused } from './simulator-schema.js';
@@ -24,7 +26,8 @@ import { checkStructuredOutputs, SchemaRefused } from './simulator-schema.js';
  * fragments, `event: error` mid-stream on demand), extended thinking (simulator-thinking.ts),
  * structured outputs (`output_config.format` answered with JSON of its schema; strict tools and
  * schemas checked as alpha compiles them: simulator-schema.ts), refusals on demand
- * (`[[sim:refusal=1]]`), and its error bodies. It also enforces the conversation rules the real API enforces, so a
+ * (`[[sim:refusal=1]]`), prompt caching (`cache_control` breakpoints, reads and writes counted:
+ * simulator-cache.ts), and its error bodies. It also enforces the conversation rules the real API enforces, so a
  * translator that breaks them fails here too.
  */
 
@@ -59,6 +62,12 @@ const textOf = (blocks: Json[]): string =>
 function resultText(block: Json): string {
   const content = block['content'];
   return typeof content === 'string' ? content : textOf((content ?? []) as Json[]);
+}
+
+/** A block's share of the input tokens the simulator counts (readMessagesRequest's texts): its text or tool result's words. */
+function blockTokens(block: Json): number {
+  if (block['type'] === 'text') return countWords(String(block['text']));
+  return block['type'] === 'tool_result' ? countWords(resultText(block)) : 0;
 }
 
 /** The checks of the real API that a translator could get wrong. */
@@ -160,7 +169,7 @@ function outputUsage(plan: ReplyPlan): Json {
   return { output_tokens: plan.completionTokens, ...(plan.reasoningTokens ? { output_tokens_details: { thinking_tokens: plan.reasoningTokens } } : {}) };
 }
 
-function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[], refusal: boolean): Json {
+function messageBody(id: string, model: string, plan: ReplyPlan, input: CacheUsage, thinking: Json[], refusal: boolean): Json {
   const choice = plan.choices[0] as SimChoice;
   return {
     id,
@@ -169,13 +178,13 @@ function messageBody(id: string, model: string, plan: ReplyPlan, thinking: Json[
     model,
     content: [...thinking, ...contentBlocks(choice)],
     ...stopFields(choice, refusal),
-    usage: { input_tokens: plan.promptTokens, ...outputUsage(plan), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: { ...input, ...outputUsage(plan) },
   };
 }
 
 const sse = (data: Json): string => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json[], refusal: boolean): string[] {
+function streamFrames(id: string, model: string, plan: ReplyPlan, input: CacheUsage, thinking: Json[], refusal: boolean): string[] {
   const choice = plan.choices[0] as SimChoice;
   const frames = [
     sse({
@@ -188,7 +197,7 @@ function streamFrames(id: string, model: string, plan: ReplyPlan, thinking: Json
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: plan.promptTokens, output_tokens: 1 },
+        usage: { ...input, output_tokens: 1 },
       },
     }),
     ...thinking.map(sse),
@@ -220,6 +229,7 @@ const newId = (prefix: string): string =>
 
 export function createAlphaVendor(): SimVendor {
   const thinking = new SimThinking();
+  const cache = new SimPromptCache();
 
   async function messages(ctx: SimContext): Promise<void> {
     const body = (ctx.body ?? {}) as Json;
@@ -231,8 +241,10 @@ export function createAlphaVendor(): SimVendor {
       validate(body);
       thinking.check(body);
       checkStructuredOutputs(body);
+      cache.check(body);
     } catch (error) {
-      if (!(error instanceof InvalidRequest) && !(error instanceof ThinkingRefused) && !(error instanceof SchemaRefused)) throw error;
+      const refusal = error instanceof InvalidRequest || error instanceof ThinkingRefused || error instanceof SchemaRefused || error instanceof CacheRefused;
+      if (!refusal) throw error;
       ctx.sim.sendError(ctx.res, 400, error.message, 'invalid_request_error');
       return;
     }
@@ -247,8 +259,9 @@ export function createAlphaVendor(): SimVendor {
     const redacted = directives.redacted === 1;
     const id = newId('msg_');
     const model = String(body['model']);
-    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, thinking.events(choice, 0, redacted), refusal), fault);
-    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, thinking.block(choice, redacted), refusal), fault);
+    const input = cache.usage(body, plan.promptTokens, blockTokens);
+    if (body['stream'] === true) await ctx.sim.sendFrames(ctx.res, streamFrames(id, model, plan, input, thinking.events(choice, 0, redacted), refusal), fault);
+    else await ctx.sim.sendJson(ctx.res, messageBody(id, model, plan, input, thinking.block(choice, redacted), refusal), fault);
   }
 
   return {

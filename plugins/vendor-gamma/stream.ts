@@ -1,10 +1,12 @@
 import { GatewayError, type Call, type JsonObject, type Usage } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { ledgerUsage } from '../../src/toolkit/neutral.js';
 import { referenceUsage } from '../../src/toolkit/reference-format.js';
 import { SSE_DONE, sseErrorFrame, type SseEvent } from '../../src/toolkit/sse.js';
 import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
 import { gammaStreamError } from './errors.js';
+import { gammaReplyUsage } from './reply.js';
 
 /**
  * Gamma streams to a caller of the reference format are passed through: chunks are relayed as
@@ -21,15 +23,10 @@ import { gammaStreamError } from './errors.js';
  * all) is a 502 error event, never a silently truncated success.
  */
 
-interface ReferenceUsage {
-  prompt_tokens?: unknown;
-  completion_tokens?: unknown;
-}
-
+/** The ledger's counts of a relayed reference usage object (its cached tokens priced apart), or null when there is none. */
 export function usageOf(raw: unknown): Usage | null {
   if (typeof raw !== 'object' || raw === null) return null;
-  const usage = raw as ReferenceUsage;
-  return { promptTokens: tokenCount(usage.prompt_tokens), completionTokens: tokenCount(usage.completion_tokens) };
+  return ledgerUsage(gammaReplyUsage(raw));
 }
 
 /** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */

@@ -16,6 +16,19 @@ export interface Price {
   chargedNanosPerToken: Nanos;
 }
 
+/**
+ * The input price, with the vendor's prompt-cache rates (docs/caching.md#pricing): list prices per
+ * token of prompt tokens read from and written to the cache, the input list price where the
+ * catalogue gives none.
+ */
+export interface InputPrice extends Price {
+  /** As written in the YAML (`price.input.cache_read`, `cache_write`), or null when not given. */
+  cacheRead: string | null;
+  cacheWrite: string | null;
+  cacheReadNanosPerToken: Nanos;
+  cacheWriteNanosPerToken: Nanos;
+}
+
 export interface ModelEntry {
   id: string;
   /** The vendor family that serves it (declared by a vendor plugin). */
@@ -25,7 +38,7 @@ export interface ModelEntry {
   created: number;
   ownedBy: string;
   output: Price;
-  input: Price;
+  input: InputPrice;
   capabilities: ReadonlySet<Capability>;
   maxOutputTokens: number;
   aliases: readonly string[];
@@ -43,12 +56,16 @@ interface RawPrice {
   list: string;
   charged: string;
 }
+interface RawInputPrice extends RawPrice {
+  cache_read?: string;
+  cache_write?: string;
+}
 interface RawModel {
   id: string;
   family: string;
   upstream?: string;
   created: number;
-  price: { output: RawPrice; input: RawPrice };
+  price: { output: RawPrice; input: RawInputPrice };
   capabilities: Capability[];
   max_output_tokens: number;
   aliases: string[];
@@ -66,6 +83,11 @@ const price = {
   additionalProperties: false,
   required: ['list', 'charged'],
   properties: { list: priceString, charged: priceString },
+} as const;
+/** The input price may add the vendor's prompt-cache list rates (reads and writes), per 1M tokens like the rest. */
+const inputPrice = {
+  ...price,
+  properties: { ...price.properties, cache_read: priceString, cache_write: priceString },
 } as const;
 const family = {
   type: 'object',
@@ -99,7 +121,7 @@ const catalogueSchema = {
             // Both: the input list price is what prompt tokens cost the operator upstream (the
             // upstream cost limit counts it), so no model may leave it out.
             required: ['output', 'input'],
-            properties: { output: price, input: price },
+            properties: { output: price, input: inputPrice },
           },
           capabilities: { type: 'array', uniqueItems: true, items: { enum: [...CAPABILITIES] } },
           max_output_tokens: { type: 'integer', minimum: 1 },
@@ -120,6 +142,17 @@ function toPrice(raw: RawPrice): Price {
     charged: raw.charged,
     listNanosPerToken: pricePerTokenNanos(raw.list),
     chargedNanosPerToken: pricePerTokenNanos(raw.charged),
+  };
+}
+
+function toInputPrice(raw: RawInputPrice): InputPrice {
+  const base = toPrice(raw);
+  return {
+    ...base,
+    cacheRead: raw.cache_read ?? null,
+    cacheWrite: raw.cache_write ?? null,
+    cacheReadNanosPerToken: raw.cache_read === undefined ? base.listNanosPerToken : pricePerTokenNanos(raw.cache_read),
+    cacheWriteNanosPerToken: raw.cache_write === undefined ? base.listNanosPerToken : pricePerTokenNanos(raw.cache_write),
   };
 }
 
@@ -146,7 +179,7 @@ export class Catalogue {
         created: model.created,
         ownedBy: family.ownedBy,
         output: toPrice(model.price.output),
-        input: toPrice(model.price.input),
+        input: toInputPrice(model.price.input),
         capabilities: new Set(model.capabilities),
         maxOutputTokens: model.max_output_tokens,
         aliases: model.aliases,

@@ -9,10 +9,23 @@ export interface Cost {
   list: Nanos;
 }
 
-/** Exact cost of a usage on a model: tokens × per-token prices, input and output. */
+/**
+ * Exact cost of a usage on a model: tokens × per-token prices, input and output. Upstream, the
+ * prompt tokens read from and written to the vendor's cache are priced at its cache rates and the
+ * rest at the input price; the caller's charge prices every prompt token alike (docs/caching.md#pricing).
+ */
 export function costOf(model: ModelEntry, usage: Usage): Cost {
+  const { input } = model;
+  // A vendor's parts never count for more than its whole: the cost stays that of the prompt it billed.
+  const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
+  const uncached = usage.promptTokens - cached - written;
   return {
-    charged: usage.completionTokens * model.output.chargedNanosPerToken + usage.promptTokens * model.input.chargedNanosPerToken,
-    list: usage.completionTokens * model.output.listNanosPerToken + usage.promptTokens * model.input.listNanosPerToken,
+    charged: usage.completionTokens * model.output.chargedNanosPerToken + usage.promptTokens * input.chargedNanosPerToken,
+    list:
+      usage.completionTokens * model.output.listNanosPerToken +
+      uncached * input.listNanosPerToken +
+      cached * input.cacheReadNanosPerToken +
+      written * input.cacheWriteNanosPerToken,
   };
 }

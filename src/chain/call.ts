@@ -44,6 +44,10 @@ export interface Endpoint {
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens read from the vendor's prompt cache (a subset of promptTokens), priced at the model's cache-read rate. */
+  cachedTokens?: number;
+  /** Prompt tokens written to the vendor's prompt cache (a subset of promptTokens; alpha only), priced at the model's cache-write rate. */
+  cacheWriteTokens?: number;
   /** A count here is the gateway's stand-in for one the vendor did not give (the ledger row says `usage_estimated`). */
   estimated?: boolean;
 }

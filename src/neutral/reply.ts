@@ -39,6 +39,8 @@ export interface ReplyUsage {
   completionTokens: number;
   /** Prompt tokens read from a cache (a subset of promptTokens), when the vendor says. */
   cachedTokens?: number;
+  /** Prompt tokens written to a cache (a subset of promptTokens), when the vendor says (alpha's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
   /** Reasoning tokens (a subset of completionTokens), when the vendor says. */
   reasoningTokens?: number;
   /** The gateway's estimate, for a reply whose vendor gave no counts (the ledger row says `usage_estimated`). */
@@ -59,8 +61,11 @@ export interface ReplyEnvelope {
   model: string;
 }
 
-/** The ledger's view of a reply's usage. */
-export const ledgerUsage = (usage: ReplyUsage): Usage =>
-  usage.estimated
-    ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, estimated: true }
-    : { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike). */
+export function ledgerUsage(usage: ReplyUsage): Usage {
+  const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+  if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
+  if (usage.cacheWriteTokens) out.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.estimated) out.estimated = true;
+  return out;
+}

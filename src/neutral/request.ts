@@ -26,13 +26,27 @@ export interface ReasoningState {
   deployment?: string;
 }
 
-export type Part =
+/**
+ * A prompt-cache breakpoint the caller set (alpha's `cache_control`, a Responses part's
+ * `prompt_cache_breakpoint`): the prompt up to and including what carries it is cached, for
+ * `ttl` (`5m`, `1h`; null: the vendor's default, 5 minutes). Only alpha acts on it; the other
+ * families cache on their own (docs/caching.md).
+ */
+export interface CacheBreakpoint extends Asked {
+  ttl: '5m' | '1h' | null;
+}
+
+export type Part = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: ImageSource; /** where the caller put it, e.g. `messages[i].content[j]` */ param: string }
   | { type: 'tool_call'; id: string; name: string; args: JsonObject; /** beta's signature of this call, when known */ state?: ReasoningState }
   | { type: 'tool_result'; id: string; name: string; content: string; isError?: boolean }
   /** Reasoning the model showed on an earlier assistant turn (thinking text), with the state to replay. */
-  | { type: 'reasoning'; text: string; state: ReasoningState | null };
+  | { type: 'reasoning'; text: string; state: ReasoningState | null }
+) & {
+  /** A cache breakpoint after this part (never on reasoning: the vendor caches thinking with its turn). */
+  cache?: CacheBreakpoint;
+};
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -59,6 +73,8 @@ export interface ToolSpec {
   parameters?: JsonObject;
   /** Strict adherence of the arguments to `parameters` (chat `tools[i].function.strict`, Responses `tools[i].strict`, Messages `tools[i].strict`). */
   strict?: StrictAsk;
+  /** A cache breakpoint after this tool (the tools come first in alpha's prompt). */
+  cache?: CacheBreakpoint;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -101,6 +117,10 @@ export type ReasoningRequest = (
 
 export interface NeutralRequest {
   system: string[];
+  /** Cache breakpoints after system texts, by their index in `system`; absent when none was set. */
+  systemCache?: ReadonlyMap<number, CacheBreakpoint>;
+  /** Automatic caching: a breakpoint after the prompt's last block (Messages' top-level `cache_control`, a Responses or chat `prompt_cache_key`). */
+  cache?: CacheBreakpoint;
   turns: Turn[];
   maxTokens: number | null;
   temperature: number | null;

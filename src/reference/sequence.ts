@@ -1,6 +1,6 @@
 import type { JsonObject } from '../chain/call.js';
 import { invalidRequest } from '../http/errors.js';
-import type { ImageSource, Part, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
+import type { CacheBreakpoint, ImageSource, Part, ToolChoice, ToolSpec, Turn } from '../neutral/request.js';
 
 /**
  * The message-sequence rules every non-reference vendor needs (docs/vendor-formats.md#message-sequence-normalisation),
@@ -33,6 +33,50 @@ export function imageSource(url: unknown, param: string, field: string): ImageSo
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalidRequest(`${param} must be an http(s) URL or a data URL.`, param);
   return { kind: 'url', url };
+}
+
+const TTLS: ReadonlySet<unknown> = new Set(['5m', '1h']);
+
+/**
+ * A caller's cache breakpoint, the member `field` of `holder` (`cache_control`,
+ * `prompt_cache_breakpoint`): `{"type": "ephemeral"}` with an optional `ttl` of `5m` or `1h`, as
+ * alpha takes it; absent or null, none. `at` names the holder (`messages[0].content[1]`): the
+ * parameter, built only when there is a breakpoint.
+ */
+export function cacheBreakpoint(holder: JsonObject, field: string, at: string | (() => string)): CacheBreakpoint | undefined {
+  const raw = holder[field];
+  if (raw === undefined || raw === null) return undefined;
+  const param = `${typeof at === 'string' ? at : at()}.${field}`;
+  const ttl = isObject(raw) ? (raw['ttl'] ?? null) : undefined;
+  if (!isObject(raw) || raw['type'] !== 'ephemeral' || (ttl !== null && !TTLS.has(ttl)) || Object.keys(raw).some((key) => key !== 'type' && key !== 'ttl')) {
+    throw invalidRequest(`${param} must be {"type": "ephemeral"}, with an optional ttl of "5m" or "1h".`, param);
+  }
+  return { ttl: ttl as CacheBreakpoint['ttl'], param };
+}
+
+/**
+ * The breakpoint a system, developer or tool message's parts set: the message is one text to the
+ * vendor, so a marker (`field` of a part) on any of its parts marks the end of the message; the
+ * parts' parameters are `partParam(j)`.
+ */
+export function messageBreakpoint(content: unknown, field: string, partParam: (j: number) => string): CacheBreakpoint | undefined {
+  if (!Array.isArray(content)) return undefined;
+  let cache: CacheBreakpoint | undefined;
+  content.forEach((part: unknown, j) => {
+    if (isObject(part)) cache = cacheBreakpoint(part, field, () => partParam(j)) ?? cache;
+  });
+  return cache;
+}
+
+/**
+ * Automatic caching (a breakpoint after the prompt's last block), asked of alpha by a chat or
+ * Responses `prompt_cache_key` or `prompt_cache_retention` (docs/caching.md): retention `24h` is
+ * the vendor's longest, an hour; otherwise its default, 5 minutes.
+ */
+export function automaticCache(body: JsonObject): CacheBreakpoint | undefined {
+  const retention = body['prompt_cache_retention'];
+  if (typeof retention === 'string') return { ttl: retention === '24h' ? '1h' : null, param: 'prompt_cache_retention' };
+  return typeof body['prompt_cache_key'] === 'string' ? { ttl: null, param: 'prompt_cache_key' } : undefined;
 }
 
 /** A tool call's arguments: a JSON string of an object; `""`/null/absent read as `{}`. */
@@ -78,12 +122,16 @@ export interface SequenceWords {
 export class TurnSequence {
   readonly system: string[] = [];
   readonly turns: Turn[] = [];
+  /** Breakpoints after system texts, by index; created by the first. */
+  private systemCache: Map<number, CacheBreakpoint> | undefined;
   /** Tool-call id → function name, from the assistant turns read so far. */
   private readonly callNames = new Map<string, string>();
 
-  /** System or developer text, hoisted in order (rule 1); empty text is dropped. */
-  addSystem(text: string): void {
-    if (text !== '') this.system.push(text);
+  /** System or developer text, hoisted in order (rule 1), with a cache breakpoint after it if one was set; empty text is dropped. */
+  addSystem(text: string, cache?: CacheBreakpoint): void {
+    if (text === '') return;
+    this.system.push(text);
+    if (cache) (this.systemCache ??= new Map()).set(this.system.length - 1, cache);
   }
 
   /** Parts of one role; merged into the last turn when it is the same role's (rule 6). */
@@ -110,7 +158,7 @@ export class TurnSequence {
    * answered by the next; something left. Call ids are the conversation's own (every vendor pairs
    * by them): one used by two calls, or answered twice, is refused rather than left to a vendor.
    */
-  settle(words: SequenceWords): { system: string[]; turns: Turn[] } {
+  settle(words: SequenceWords): { system: string[]; systemCache?: ReadonlyMap<number, CacheBreakpoint>; turns: Turn[] } {
     if (!this.turns.length) throw invalidRequest(`${words.param} must contain at least one user or assistant message with content.`, words.param);
     const callIds = new Set<string>();
     this.turns.forEach((turn, t) => {
@@ -137,6 +185,6 @@ export class TurnSequence {
           throw invalidRequest(`The tool call '${part.id}' has no ${words.result} answering it right after its ${words.call}.`, words.param);
       }
     });
-    return { system: this.system, turns: this.turns };
+    return this.systemCache ? { system: this.system, systemCache: this.systemCache, turns: this.turns } : { system: this.system, turns: this.turns };
   }
 }

@@ -81,6 +81,9 @@ export interface LedgerRow {
   attempts: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the prompt tokens, those the vendor read from its prompt cache and those it wrote to it. */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   /** The completion count came from relayed deltas, the vendor never reported one. */
   usageEstimated: boolean;
   chargedNanos: number;
@@ -106,6 +109,8 @@ export interface DailyUsage {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   chargedNanos: number;
   listNanos: number;
   /** Of `requests`, those answered from the response cache. */

@@ -135,6 +135,8 @@ export interface DailyRow {
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   charged_nano: number;
   list_nano: number;
   cached_requests: number;
@@ -147,6 +149,8 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   requests: row.requests,
   promptTokens: row.prompt_tokens,
   completionTokens: row.completion_tokens,
+  cacheReadTokens: row.cache_read_tokens,
+  cacheWriteTokens: row.cache_write_tokens,
   chargedNanos: row.charged_nano,
   listNanos: row.list_nano,
   cachedRequests: row.cached_requests,

@@ -12,7 +12,17 @@ export type { CallOutline, ErrorFormat, IngressFormat, RequestProblem } from '..
 export { modelMemberProblem } from '../chain/ingress.js';
 export { schemaProblem } from '../reference/schema-problem.js';
 export { firstInArray, members, memberOutside, typedMemberOutside, type Members, type MembersByType } from '../reference/members.js';
-export { imageSource, namedToolChoice, objectSchema, toolArguments, TurnSequence, type SequenceWords } from '../reference/sequence.js';
+export {
+  automaticCache,
+  cacheBreakpoint,
+  imageSource,
+  messageBreakpoint,
+  namedToolChoice,
+  objectSchema,
+  toolArguments,
+  TurnSequence,
+  type SequenceWords,
+} from '../reference/sequence.js';
 export { firstPart, positiveInt } from '../reference/outline.js';
 export type { WebSocketLink, WebSocketRoute, WebSocketSession } from '../chain/websocket.js';
 export { sessionOf } from '../http/websocket/message-call.js';

@@ -10,6 +10,7 @@
 
 export { REASONING_EFFORTS, refuseToolNameClash } from '../neutral/request.js';
 export type {
+  CacheBreakpoint,
   ImageSource,
   NeutralRequest,
   Part,

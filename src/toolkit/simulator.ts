@@ -7,5 +7,5 @@
 export { faultFromDirectives } from '../simulators/faults.js';
 export { SimServer } from '../simulators/sim-server.js';
 export type { SimContext, SimOptions, SimRoute, SimVendor, VendorErrorBody } from '../simulators/sim-server.js';
-export { embedText, planReply, readDirectives } from '../simulators/reply-plan.js';
+export { countWords, embedText, planReply, readDirectives } from '../simulators/reply-plan.js';
 export type { ReplyPlan, SimChoice, SimRequest, SimToolChoice } from '../simulators/reply-plan.js';

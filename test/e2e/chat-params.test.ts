@@ -17,6 +17,9 @@ import { PNG_BASE64 } from '../helpers/image-server.js';
  */
 
 const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
+const EPHEMERAL = { type: 'ephemeral' };
+/** One breakpoint more than alpha takes. */
+const FIVE_MARKED = ['one', 'two', 'three', 'four', 'five'].map((text) => ({ type: 'text', text, cache_control: EPHEMERAL }));
 const MODELS: Record<Family, string> = { alpha: 'alpha-sonnet-4.6', beta: 'beta-3-flash', gamma: 'gamma-5.4' };
 const HELLO = [{ role: 'user', content: 'Hello there' }];
 
@@ -123,6 +126,26 @@ const PROBES: Record<string, Probe> = {
     without: () => ({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } }] }] }),
     mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'content', 0, 'image_url', 'detail'), 'high'] },
   },
+  'messages[].content[].cache_control': {
+    body: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there', cache_control: EPHEMERAL }] }] },
+    without: () => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }] }),
+    mapped: {
+      alpha: (u) => [dig(u.body, 'messages', 0, 'content', 0, 'cache_control'), EPHEMERAL],
+      gamma: (u) => [dig(u.body, 'messages', 0, 'content', 0, 'cache_control'), EPHEMERAL],
+    },
+  },
+  'messages[].content[].cache_control: more than four': {
+    body: { messages: [{ role: 'user', content: FIVE_MARKED }] },
+    param: 'messages[0].content[0].cache_control',
+    // What alpha is sent: the first breakpoint left out (beta: the same as without any).
+    without: () => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'one' }, ...FIVE_MARKED.slice(1)] }] }),
+    mapped: { gamma: (u) => [dig(u.body, 'messages', 0, 'content'), FIVE_MARKED] },
+  },
+  'tools[].cache_control': {
+    body: { tools: [{ ...WEATHER_TOOLS[0], cache_control: EPHEMERAL }] },
+    without: () => ({ tools: [WEATHER_TOOLS[0]] }),
+    mapped: { alpha: (u) => [dig(u.body, 'tools', 0, 'cache_control'), EPHEMERAL], gamma: (u) => [dig(u.body, 'tools', 0, 'cache_control'), EPHEMERAL] },
+  },
   'tools[].function.defer_loading': {
     body: { tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' }, defer_loading: true } }] },
     param: 'tools[0].function.defer_loading',
@@ -216,8 +239,8 @@ const PROBES: Record<string, Probe> = {
   store: { body: { store: true } },
   metadata: { body: { metadata: { team: 'a' } } },
   prediction: { body: { prediction: { type: 'content', content: 'Hello' } } },
-  prompt_cache_key: { body: { prompt_cache_key: 'k-1' } },
-  prompt_cache_retention: { body: { prompt_cache_retention: '24h' } },
+  prompt_cache_key: { body: { prompt_cache_key: 'k-1' }, mapped: { alpha: field('cache_control', EPHEMERAL) } },
+  prompt_cache_retention: { body: { prompt_cache_retention: '24h' }, mapped: { alpha: field('cache_control', { ...EPHEMERAL, ttl: '1h' }) } },
   modalities: { body: { modalities: ['text', 'audio'] } },
   audio: { body: { audio: { voice: 'alloy', format: 'wav' } } },
   web_search_options: { body: { web_search_options: {} }, without: () => ({}) },

@@ -16,6 +16,9 @@ import { PNG_BASE64 } from '../helpers/image-server.js';
 
 type Json = Record<string, any>;
 const FAMILIES: readonly Family[] = ['alpha', 'beta', 'gamma'];
+const EPHEMERAL = { type: 'ephemeral' };
+/** One breakpoint more than alpha takes. */
+const FIVE_MARKED = ['one', 'two', 'three', 'four', 'five'].map((text) => ({ type: 'input_text', text, prompt_cache_breakpoint: EPHEMERAL }));
 const MODELS: Record<Family, string> = { alpha: 'alpha-sonnet-4.6', beta: 'beta-3-flash', gamma: 'gamma-5.4' };
 
 interface Upstream {
@@ -245,8 +248,11 @@ const PROBES: Record<string, Probe> = {
   include: { body: { include: ['reasoning.encrypted_content', 'file_search_call.results'] } },
   'include: message.output_text.logprobs': { body: { include: ['message.output_text.logprobs'] }, param: 'include[0]' },
   top_logprobs: { body: { top_logprobs: 5 } },
-  prompt_cache_key: { body: { prompt_cache_key: 'k-1' } },
-  prompt_cache_retention: { body: { prompt_cache_retention: '24h' } },
+  prompt_cache_key: { body: { prompt_cache_key: 'k-1' }, mapped: { alpha: (s) => [s.upstream.body['cache_control'], EPHEMERAL] } },
+  prompt_cache_retention: {
+    body: { prompt_cache_retention: '24h' },
+    mapped: { alpha: (s) => [s.upstream.body['cache_control'], { ...EPHEMERAL, ttl: '1h' }] },
+  },
   prompt_cache_options: { body: { prompt_cache_options: { mode: 'implicit' } } },
   safety_identifier: {
     body: { safety_identifier: 'u-1' },
@@ -306,7 +312,17 @@ const PROBES: Record<string, Probe> = {
     without: answered({}),
   },
   'input[].content[].logprobs': { body: answered({ logprobs: [{ token: 'Hello', logprob: -0.1, bytes: [72], top_logprobs: [] }] }), without: answered({}) },
-  'input[].content[].prompt_cache_breakpoint': { body: cached({ prompt_cache_breakpoint: { type: 'ephemeral' } }), without: cached({}) },
+  'input[].content[].prompt_cache_breakpoint': {
+    body: cached({ prompt_cache_breakpoint: EPHEMERAL }),
+    without: cached({}),
+    mapped: { alpha: (s) => [s.upstream.body['messages'][0].content[0].cache_control, EPHEMERAL] },
+  },
+  'input[].content[].prompt_cache_breakpoint: more than four': {
+    body: { input: [{ role: 'user', content: FIVE_MARKED }] },
+    param: 'input[0].content[0].prompt_cache_breakpoint',
+    // What alpha is sent: the first breakpoint left out (beta, gamma: the same as without any).
+    without: { input: [{ role: 'user', content: [{ type: 'input_text', text: 'one' }, ...FIVE_MARKED.slice(1)] }] },
+  },
   'input[].content': { body: reasoned({ content: [{ type: 'reasoning_text', text: 'Thinking it over' }] }), without: reasoned({}) },
   'tools[].output_schema': { body: { tools: [{ ...WEATHER, output_schema: { type: 'object' } }] }, param: 'tools[0].output_schema' },
 };

@@ -34,6 +34,8 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
   attempts: 1,
   promptTokens: 3,
   completionTokens: 4,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
   usageEstimated: false,
   chargedNanos: 10_000,
   listNanos: 20_000,

@@ -11,6 +11,8 @@ export interface UsageRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
   cost_usd: string;
   upstream_cost_usd: string;
   list_cost_usd: string;

@@ -112,6 +112,7 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
     'list $5.00 per 1M output and $0.625 per 1M input (2 prompt words, charged nothing): saved $0.00010125',
   );
   t.equal(await page.locator('tr[data-model="gamma-5.4"] td').nth(3).textContent(), '40');
+  t.equal(await page.locator('tr[data-model="gamma-5.4"] td').nth(4).textContent(), '0.0 %', 'the cache hit rate: no prompt token of it read from a cache');
   const v1 = (await (await fetch(`${h.baseURL}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { totals: { cost_usd: string } };
   t.equal(v1.totals.cost_usd, '0.0001', 'the same figure from the API');
   await page.screenshot({ path: join(SHOTS, 'usage-1280.png'), fullPage: true });

@@ -96,9 +96,7 @@ t.test('a deployment one instance cools down gets no calls from any instance wit
   t.equal(flaky.arrivals.length, 1, 'the failing deployment was met once');
   await sleep(1_000);
   const before = flaky.arrivals.length;
-  const results = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => chat(origins[1 + (i % 2)] as string, key, `after ${i}`, { model: 'gamma-5.2' })),
-  );
+  const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(origins[1 + (i % 2)] as string, key, `after ${i}`, { model: 'gamma-5.2' })));
   t.ok(
     results.every((result) => result.status === 200),
     'B and C answer every call',

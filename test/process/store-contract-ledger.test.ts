@@ -176,6 +176,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 10,
       listNanos: 20,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -187,6 +189,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 70,
       listNanos: 140,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -198,6 +202,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 30,
       listNanos: 60,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -209,6 +215,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 50,
       listNanos: 100,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
   ]);
   t.same(await store.ledger.dailyUsage(null, since), [
@@ -222,6 +230,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 10,
       listNanos: 20,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -233,6 +243,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 70,
       listNanos: 140,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -244,6 +256,8 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 120,
       listNanos: 240,
       cachedRequests: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -255,9 +269,23 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       chargedNanos: 50,
       listNanos: 100,
       cachedRequests: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
     },
   ]);
   t.same(await store.ledger.dailyUsage(b.id, at('2026-11-16T00:00:00Z')), []);
+});
+
+contract('cache counts: recorded with each row, one at a time or many in one turn, summed per day and model', async (t, db) => {
+  const store = await db.open();
+  const { key } = await newKey(store);
+  await store.ledger.record(ledgerRow(key.id, { promptTokens: 10, cacheReadTokens: 6, cacheWriteTokens: 0 }), null);
+  // Settled in one event-loop turn: PostgreSQL writes them in one statement (record-batch.ts).
+  await Promise.all([
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 6 }), null),
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3 }), null),
+  ]);
+  t.match(await store.ledger.dailyUsage(key.id, 0), [{ requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9 }]);
 });
 
 const TWO_52 = 2 ** 52;

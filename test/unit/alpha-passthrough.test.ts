@@ -128,7 +128,11 @@ t.test('the reply: relayed, model canonical, usage for the ledger; counts relaye
   const raw = Buffer.from(JSON.stringify(message));
   const out = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}').response(raw);
   t.equal(out.body, raw, 'the same bytes');
-  t.same(out.usage, { promptTokens: 125, completionTokens: 7 }, 'prompt = input + cache reads + cache writes');
+  t.same(
+    out.usage,
+    { promptTokens: 125, completionTokens: 7, cachedTokens: 100, cacheWriteTokens: 20 },
+    'prompt = input + cache reads + cache writes, each also apart (priced at its rate)',
+  );
   const renamed = passthrough('{"model":"alpha-sonnet-4.6","max_tokens":5,"messages":[]}').response(
     Buffer.from(JSON.stringify({ ...message, model: 'claude-sonnet-4-6-20260101' })),
   );
@@ -181,12 +185,16 @@ t.test('the stream: relayed as it came, model canonical, message_stop held until
   );
   t.equal(out.replace(signature, 'EqQB'), START.replace('"claude-x"', '"alpha-sonnet-4.6"') + BODY + DELTA, 'everything else but message_stop, byte for byte');
   t.equal(stream.done(), STOP, 'message_stop after the ledger row');
-  t.same(stream.usage, { promptTokens: 15, completionTokens: 9 });
+  t.same(stream.usage, { promptTokens: 15, completionTokens: 9, cachedTokens: 3 });
   t.equal(stream.relayedDeltas, 2, 'the thinking and text deltas; the signature is no output');
 
   const cut = translator.stream();
   runStreamWith(cut, START + BODY, false);
-  t.same(cut.usage, { promptTokens: 15, completionTokens: 2, estimated: true }, 'before message_delta the relayed deltas stand in, as an estimate');
+  t.same(
+    cut.usage,
+    { promptTokens: 15, completionTokens: 2, cachedTokens: 3, estimated: true },
+    'before message_delta the relayed deltas stand in, as an estimate',
+  );
   const spaced = translator.stream();
   runStreamWith(
     spaced,

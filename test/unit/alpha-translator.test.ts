@@ -189,9 +189,9 @@ t.test('response mapping, alpha → reference', async (t) => {
     ),
     {
       body: JSON.parse(
-        '{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"alpha-haiku-4.5","choices":[{"index":0,"message":{"role":"assistant","content":"Let me convert.","refusal":null,"tool_calls":[{"id":"toolu_01Cd","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":550,"completion_tokens":61,"total_tokens":611,"prompt_tokens_details":{"cached_tokens":30}}}',
+        '{"id":"chatcmpl-ID","object":"chat.completion","created":1767225600,"model":"alpha-haiku-4.5","choices":[{"index":0,"message":{"role":"assistant","content":"Let me convert.","refusal":null,"tool_calls":[{"id":"toolu_01Cd","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":550,"completion_tokens":61,"total_tokens":611,"prompt_tokens_details":{"cached_tokens":30},"cache_creation_input_tokens":8}}',
       ),
-      usage: { promptTokens: 550, completionTokens: 61 },
+      usage: { promptTokens: 550, completionTokens: 61, cachedTokens: 30, cacheWriteTokens: 8 },
     },
     'text blocks concatenated, tool_use → tool_calls (id kept), prompt = input + cache reads + cache writes, cached = reads, canonical model, created = admission',
   );

@@ -29,7 +29,7 @@ t.test('an unknown member of each kind of nested object is refused by its path',
       },
       'messages[0].cache_control',
     ],
-    [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: {} }] }] }, 'messages[0].content[0].cache_control'],
+    [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_hint: {} }] }] }, 'messages[0].content[0].cache_hint'],
     [
       { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png', format: 'png' } }] }] },
       'messages[0].content[0].image_url.format',

@@ -56,6 +56,8 @@ const CONTRACT = [
 const TOOLKITS: Record<string, string[]> = {
   'ids.ts': ['mintId', 'mintTimedId'],
   'ingress.ts': [
+    'automaticCache',
+    'cacheBreakpoint',
     'CallOutline',
     'ErrorFormat',
     'firstInArray',
@@ -66,6 +68,7 @@ const TOOLKITS: Record<string, string[]> = {
     'memberOutside',
     'members',
     'Members',
+    'messageBreakpoint',
     'modelMemberProblem',
     'MembersByType',
     'namedToolChoice',
@@ -85,6 +88,7 @@ const TOOLKITS: Record<string, string[]> = {
   'json-schema.ts': ['describedSchema', 'effectiveStrict', 'foldedDescription', 'isSchemaObject', 'strictCompatible', 'unresolvableRefs', 'withDefsNamedDefs'],
   'json.ts': ['compileSchema', 'isObject', 'parseUpstreamJson'],
   'neutral.ts': [
+    'CacheBreakpoint',
     'countAnswer',
     'FinishReason',
     'ImageSource',
@@ -144,6 +148,7 @@ const TOOLKITS: Record<string, string[]> = {
     'withoutSecrets',
   ],
   'simulator.ts': [
+    'countWords',
     'embedText',
     'faultFromDirectives',
     'planReply',

@@ -230,7 +230,7 @@ t.test('whole replies: the response object, and what is staged for storage', asy
       finish: 'tool_calls',
     }),
   );
-  t.same(out.usage, { promptTokens: 3, completionTokens: 7 });
+  t.same(out.usage, { promptTokens: 3, completionTokens: 7, cachedTokens: 1 });
   const body = JSON.parse(fixedIds(String(out.body))) as Json;
   t.same(body['output'], [
     { id: 'rs_ID', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Think' }], encrypted_content: ENVELOPE },

@@ -38,6 +38,8 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
         attempts: 1,
         promptTokens: 1,
         completionTokens: 1,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
         usageEstimated: false,
         chargedNanos: 1,
         listNanos: 2,

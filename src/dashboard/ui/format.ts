@@ -20,3 +20,6 @@ export const approx = (amount: string | null | undefined): number => (amount ? N
 
 /** The UTC date of an instant, for tight table cells. */
 export const day = (iso: string | null | undefined): string => (iso ? when(iso).slice(0, 10) : '—');
+
+/** Prompt tokens read from a vendor's cache as a share of all prompt tokens (docs/caching.md), one decimal; — when there were none. */
+export const hitRate = (cached: number, prompt: number): string => (prompt > 0 ? `${((cached / prompt) * 100).toFixed(1)} %` : '—');

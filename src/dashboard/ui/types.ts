@@ -34,6 +34,9 @@ interface Sums {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those read from and written to the vendors' prompt caches. */
+  cached_tokens: number;
+  cache_write_tokens: number;
   cost_usd: string;
   list_cost_usd: string;
   savings_usd: string;

@@ -143,4 +143,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // The upstream deployment of the answering attempt (docs/deployments.md); NULL for rows from before, and calls with no attempt.
     sql: 'ALTER TABLE ledger ADD COLUMN deployment TEXT;',
   },
+  {
+    version: 26,
+    name: 'ledger cache tokens',
+    sql: `
+      -- The prompt tokens the vendor read from and wrote to its prompt cache (subsets of
+      -- prompt_tokens, priced at the model's cache rates in list_nano). Rows before it: 0.
+      ALTER TABLE ledger ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

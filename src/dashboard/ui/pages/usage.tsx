@@ -2,7 +2,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { useEffect, useState } from 'preact/hooks';
 import { admin } from '../api.js';
 import { BarChart } from '../components/bar-chart.js';
-import { approx, tokens, usd } from '../format.js';
+import { approx, hitRate, tokens, usd } from '../format.js';
 import type { KeyView, UsageDay, UsageView } from '../types.js';
 
 type Metric = 'cost' | 'requests' | 'tokens';
@@ -44,6 +44,7 @@ function byModel(rows: UsageDay[]) {
       model,
       requests: mine.reduce((s, r) => s + r.requests, 0),
       prompt: mine.reduce((s, r) => s + r.prompt_tokens, 0),
+      cached: mine.reduce((s, r) => s + r.cached_tokens, 0),
       completion: mine.reduce((s, r) => s + r.completion_tokens, 0),
       charged: sumUsd(mine.map((r) => r.cost_usd)),
       list: sumUsd(mine.map((r) => r.list_cost_usd)),
@@ -142,6 +143,7 @@ export function UsagePage() {
                   <th scope="col">Requests</th>
                   <th scope="col">Prompt tokens</th>
                   <th scope="col">Completion tokens</th>
+                  <th scope="col">Cache hit rate</th>
                   <th scope="col">Charged</th>
                   <th scope="col">List price</th>
                 </tr>
@@ -153,6 +155,7 @@ export function UsagePage() {
                     <td>{tokens(m.requests)}</td>
                     <td>{tokens(m.prompt)}</td>
                     <td>{tokens(m.completion)}</td>
+                    <td title={`${tokens(m.cached)} of ${tokens(m.prompt)} prompt tokens read from the cache`}>{hitRate(m.cached, m.prompt)}</td>
                     <td>{usd(m.charged)}</td>
                     <td>{usd(m.list)}</td>
                   </tr>
