@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Call } from '../chain/call.js';
 import type { Deployment, Deployments } from './deployments.js';
@@ -131,20 +132,8 @@ export function rendezvousOrder(key: string, deployments: readonly Deployment[])
   return scored.map((s) => s.d);
 }
 
-/** A 53-bit hash of `text` (two FNV-1a lanes, avalanched) mapped into the open interval (0, 1). */
+/** A uniform hash of `text` (SHA-256's first 53 bits) mapped into the open interval (0, 1). */
 function unitHash(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
-  a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
-  b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d);
-  b = Math.imul(b ^ (b >>> 12), 0x297a2d39);
-  const high = (a ^ (a >>> 16)) >>> 0;
-  const low = ((b ^ (b >>> 16)) >>> 0) & 0x1fffff;
-  return (high * 0x200000 + low + 0.5) / 2 ** 53;
+  const digest = createHash('sha256').update(text).digest();
+  return (digest.readUIntBE(0, 6) * 32 + ((digest[6] as number) >>> 3) + 0.5) / 2 ** 53;
 }
