@@ -121,7 +121,7 @@ export default definePlugin({
       const items = withoutSecrets(staged.items, secrets);
       const resource = withoutSecrets(staged.resource, secrets);
       // Not `{ ...staged, items, keyId }`: in Node 20 each member added after a spread, one its object lacks, costs about 0.5 µs.
-      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items, resource });
+      await responses.save({ id: staged.id, keyId, previousId: staged.previousId, createdAt: staged.createdAt, items, resource, deployment: call.deployment });
       if (schedule.stored(keyId, items.length)) trimSoon(keyId);
       prune(clock.now());
     };
@@ -143,7 +143,7 @@ export default definePlugin({
           }
           const turn = turnOf(call);
           turn.continues(thread);
-          pinToStored(call, turn.history());
+          pinToStored(call, thread.at(-1)?.deployment, turn.history());
           refuseStoredImages(call);
           openCompactions(
             turn.history(),

@@ -19,7 +19,7 @@ const affinityFromHeader = definePlugin({
   setup: () => ({
     onRequest(call) {
       const key = call.callerHeaders['x-test-affinity'];
-      call.affinityKey = typeof key === 'string' ? key : null;
+      if (typeof key === 'string') call.affinityKey = key;
     },
   }),
 });
@@ -240,4 +240,48 @@ t.test('a call in flight during a reload keeps the deployment it holds', async (
   t.same([slow.calls, next.calls], [1, 0]);
   t.equal((await chat(h, key)).status, 200);
   t.same([slow.calls, next.calls], [1, 1], 'the next call goes to the new list');
+});
+
+t.test('a conversation stays on one deployment, as its format names it: previous_response_id, the Claude Code session, the Codex session', async (t) => {
+  const mocks = [await mockDeployment(t), await mockDeployment(t), await mockDeployment(t)];
+  const { h, key } = await gatewayWith(
+    t,
+    mocks.map((mock, i) => ({ name: `d${i}`, base_url: mock.url })),
+  );
+  const served = (): number[] => mocks.map((mock) => mock.calls);
+  const post = async (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const res = await raw(h.origin, 'POST', path, {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    t.equal(res.status, 200, `${path} answered`, { diagnostic: false });
+    return JSON.parse(res.text) as Record<string, unknown>;
+  };
+  const TURNS = 6;
+  /** Runs a conversation's turns and answers the deployments that served them (each with equal weight: 6 turns land on one by chance 1 time in 243). */
+  const conversation = async (turn: (i: number) => Promise<void>): Promise<number[]> => {
+    const before = served();
+    for (let i = 0; i < TURNS; i += 1) await turn(i);
+    return served()
+      .map((calls, i) => calls - (before[i] as number))
+      .filter((calls) => calls > 0);
+  };
+
+  let previous: unknown = null;
+  const responses = await conversation(async (i) => {
+    const body = { model: 'gamma-5.4', input: `turn ${i}`, ...(previous ? { previous_response_id: previous } : {}) };
+    previous = (await post('/v1/responses', body))['id'];
+  });
+  t.same(responses, [TURNS], 'Responses: every turn continued by previous_response_id went to the deployment that answered the first');
+
+  const messages = await conversation(async (i) => {
+    const body = { model: 'gamma-5.4', max_tokens: 16, messages: [{ role: 'user', content: `turn ${i}` }] };
+    await post('/v1/messages', body, { 'x-claude-code-session-id': 'session-1' });
+  });
+  t.same(messages, [TURNS], "Messages: every turn of Claude Code's session on one deployment");
+
+  const codex = await conversation(async (i) => {
+    await post('/v1/responses', { model: 'gamma-5.4', store: false, input: `turn ${i}`, client_metadata: { session_id: 'codex-1' } });
+  });
+  t.same(codex, [TURNS], "Responses: every turn of Codex's session on one deployment");
 });

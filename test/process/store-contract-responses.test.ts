@@ -11,6 +11,24 @@ const response = (id: string, keyId: string, previousId: string | null, createdA
   previousId,
   createdAt,
   items: JSON.stringify({ input: [{ role: 'user', content: `to ${id}` }], output: [] }),
+  deployment: null,
+});
+
+contract('responses: the deployment that answered comes back with the thread and the response', async (t, db) => {
+  const store = await withPluginStates(await db.open());
+  const { key } = await newKey(store);
+  const first = { ...response('resp_a', key.id, null, 1_000), deployment: 'east' };
+  const second = { ...response('resp_b', key.id, 'resp_a', 2_000), deployment: 'west' };
+  for (const r of [first, second]) await store.responses.save(r);
+  t.same(
+    (await store.responses.thread(key.id, 'resp_b', 0)).map((r) => r.deployment),
+    ['east', 'west'],
+    'each response its own, oldest first',
+  );
+  t.equal((await store.responses.one(key.id, 'resp_a', 0))?.deployment, 'east');
+  const { deployment: _unknown, ...older } = response('resp_c', key.id, null, 3_000);
+  await store.responses.save(older);
+  t.equal((await store.responses.one(key.id, 'resp_c', 0))?.deployment, null, 'none given: null');
 });
 
 contract('responses: a thread comes back whole, oldest first, and only to its own key', async (t, db) => {

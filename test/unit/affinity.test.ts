@@ -85,14 +85,18 @@ t.test('the pin: the deployment of the latest sealed state, in the body or the s
   pinToSealedState(foreign);
   t.equal(foreign.pinnedDeployment, null, "another key's seal pins nothing");
 
-  const continued = keyed({ model: 'alpha-sonnet-4.6', input: 'more' }, RESPONSES_ENDPOINT, 'alpha-sonnet-4.6');
-  pinToStored(continued, [
+  const history = [
     { type: 'reasoning', encrypted_content: sealed(state('a'), 'east', 'key_1') },
     { type: 'message', role: 'assistant', content: [] },
     { type: 'reasoning', encrypted_content: sealed(state('b'), 'south', 'key_1') },
     { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
-  ]);
-  t.equal(continued.pinnedDeployment, 'south', "previous_response_id: the stored conversation's latest state");
+  ];
+  const continued = keyed({ model: 'alpha-sonnet-4.6', input: 'more' }, RESPONSES_ENDPOINT, 'alpha-sonnet-4.6');
+  pinToStored(continued, null, history);
+  t.equal(continued.pinnedDeployment, 'south', "previous_response_id, stored before deployments were kept: the conversation's latest state");
+  const answered = keyed({ model: 'alpha-sonnet-4.6', input: 'more' }, RESPONSES_ENDPOINT, 'alpha-sonnet-4.6');
+  pinToStored(answered, 'north', history);
+  t.equal(answered.pinnedDeployment, 'north', 'previous_response_id: the deployment that answered the response continued');
 });
 
 t.test("an attempt on another deployment than a state's is sent the turn without it, announced once", async (t) => {

@@ -30,6 +30,7 @@ const response = (id: string, keyId: string, previousId: string | null, createdA
   previousId,
   createdAt,
   items: `{"input":[],"output":[{"to":"${id}"}]}`,
+  deployment: null,
 });
 
 const TRACK = RESPONSE_STATE.name;

@@ -68,6 +68,13 @@ export const SQLITE_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       ALTER TABLE responses ADD COLUMN resource TEXT;
     `,
   },
+  {
+    version: 24,
+    name: 'the deployment that answered',
+    // The upstream deployment that answered the response (docs/deployments.md): a continuation
+    // is sent there while it is healthy. NULL for responses stored before this version.
+    sql: 'ALTER TABLE responses ADD COLUMN deployment TEXT;',
+  },
 ];
 
 export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
@@ -125,5 +132,12 @@ export const PG_RESPONSE_MIGRATIONS: readonly ExtensionMigration[] = [
       -- items). NULL for a response stored before this version. A column without a default: no rewrite.
       ALTER TABLE responses ADD COLUMN resource text;
     `,
+  },
+  {
+    version: 24,
+    name: 'the deployment that answered',
+    // The upstream deployment that answered the response (docs/deployments.md): a continuation
+    // is sent there while it is healthy. NULL for responses stored before this version.
+    sql: 'ALTER TABLE responses ADD COLUMN deployment text;',
   },
 ];

@@ -9,12 +9,12 @@ const RETRIEVE = { name: 'responses_retrieve', text: retrieveSql('$1', '$2', '$3
 
 const SAVE_ONE = {
   name: 'responses_save',
-  text: 'INSERT INTO responses (id, key_id, previous_id, created_at, items, resource) VALUES ($1, $2, $3, $4, $5, $6)',
+  text: 'INSERT INTO responses (id, key_id, previous_id, created_at, items, resource, deployment) VALUES ($1, $2, $3, $4, $5, $6, $7)',
 };
 const SAVE_MANY = {
   name: 'responses_save_many',
-  text: `INSERT INTO responses (id, key_id, previous_id, created_at, items, resource)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[])`,
+  text: `INSERT INTO responses (id, key_id, previous_id, created_at, items, resource, deployment)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])`,
 };
 
 /** The newest-first running sum of a key's sizes ($1 key): read from the index by key, which carries them (migration 21). */
@@ -27,13 +27,13 @@ const TRIM = {
   text: `DELETE FROM responses WHERE key_id = $1 AND id IN (SELECT id FROM (${TRIM_SIZES_SQL}) ranked WHERE newer > $2)`,
 };
 
-const valuesOf = (r: SavedResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items, r.resource ?? null];
+const valuesOf = (r: SavedResponse): unknown[] => [r.id, r.keyId, r.previousId, r.createdAt, r.items, r.resource ?? null, r.deployment ?? null];
 
 /** The responses of one event-loop turn in one statement (PostgresHandle.tickBatch), like the ledger rows they come with. */
 function saveWriter(pool: Pool): BatchWriter<SavedResponse, void> {
   return {
     async many(batch) {
-      const columns: unknown[][] = [[], [], [], [], [], []];
+      const columns: unknown[][] = [[], [], [], [], [], [], []];
       for (const response of batch) valuesOf(response).forEach((value, i) => (columns[i] as unknown[]).push(value));
       await pool.query({ ...SAVE_MANY, values: columns });
       return batch.map(() => undefined);

@@ -17,6 +17,8 @@ export interface StoredResponse {
   createdAt: number;
   /** JSON text of `{"input": [items], "output": [items]}`: the caller's input items and the response's output items. */
   items: string;
+  /** The upstream deployment that answered it; null or absent when unknown (stored before the store kept it). */
+  deployment?: string | null;
 }
 
 /** What is saved of a response: what continuing from it needs, and what retrieving it returns. */
@@ -76,6 +78,7 @@ export interface ResponseRow {
   previous_id: string | null;
   created_at: number;
   items: string;
+  deployment: string | null;
 }
 
 export const toStoredResponse = (row: ResponseRow): StoredResponse => ({
@@ -84,6 +87,7 @@ export const toStoredResponse = (row: ResponseRow): StoredResponse => ({
   previousId: row.previous_id,
   createdAt: row.created_at,
   items: row.items,
+  deployment: row.deployment,
 });
 
 /**
@@ -92,18 +96,18 @@ export const toStoredResponse = (row: ResponseRow): StoredResponse => ({
  * the response id, the key id and the oldest time kept.
  */
 export const responseThreadSql = (id: string, key: string, since: string): string => `
-  WITH RECURSIVE thread (id, key_id, previous_id, created_at, items, depth) AS (
-    SELECT id, key_id, previous_id, created_at, items, 0 FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}
+  WITH RECURSIVE thread (id, key_id, previous_id, created_at, items, deployment, depth) AS (
+    SELECT id, key_id, previous_id, created_at, items, deployment, 0 FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}
     UNION ALL
-    SELECT r.id, r.key_id, r.previous_id, r.created_at, r.items, t.depth + 1
+    SELECT r.id, r.key_id, r.previous_id, r.created_at, r.items, r.deployment, t.depth + 1
       FROM responses r JOIN thread t ON r.id = t.previous_id
       WHERE r.key_id = t.key_id AND r.created_at >= ${since}
   )
-  SELECT id, key_id, previous_id, created_at, items FROM thread ORDER BY depth DESC`;
+  SELECT id, key_id, previous_id, created_at, items, deployment FROM thread ORDER BY depth DESC`;
 
 /** One stored response of a key, created at or after the oldest time kept (placeholders: id, key id, that time). */
 export const responseSql = (id: string, key: string, since: string): string =>
-  `SELECT id, key_id, previous_id, created_at, items FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
+  `SELECT id, key_id, previous_id, created_at, items, deployment FROM responses WHERE id = ${id} AND key_id = ${key} AND created_at >= ${since}`;
 
 /** The response object and items of one stored response of a key (placeholders as for responseSql). */
 export const retrieveSql = (id: string, key: string, since: string): string =>

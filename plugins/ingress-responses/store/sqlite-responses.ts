@@ -51,7 +51,7 @@ export class SqliteResponseStore implements ResponseStore {
   constructor({ db, writes, chunkedDelete, pruneChunkRows }: SqliteHandle) {
     this.writes = writes;
     this.pruneChunkRows = pruneChunkRows;
-    this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items, resource) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO responses (id, key_id, previous_id, created_at, items, resource, deployment) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.selectThread = db.prepare(responseThreadSql('@id', '@key', '@since'));
     this.selectOne = db.prepare(responseSql('@id', '@key', '@since'));
     this.selectRetrieved = db.prepare(retrieveSql('@id', '@key', '@since'));
@@ -68,7 +68,16 @@ export class SqliteResponseStore implements ResponseStore {
   /** Joins the turn's group commit (with the call's ledger row): one transaction instead of one more each. */
   save(response: SavedResponse): Promise<void> {
     return this.writes.writeStatement(
-      () => void this.insert.run(response.id, response.keyId, response.previousId, response.createdAt, response.items, response.resource ?? null),
+      () =>
+        void this.insert.run(
+          response.id,
+          response.keyId,
+          response.previousId,
+          response.createdAt,
+          response.items,
+          response.resource ?? null,
+          response.deployment ?? null,
+        ),
     );
   }
 
