@@ -113,14 +113,4 @@ export const PG_SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     // An instance busy on one key takes a few admissions at once, in the background (gateway_grant).
     sql: GRANT_FUNCTION,
   },
-  {
-    version: 25,
-    name: 'response cache',
-    sql: `
-      -- The response cache (plugins/response-cache): a ledger row answered from it, at no cost, and
-      -- a key's default time to live of its answers there (NULL: none, the cache is off for it).
-      ALTER TABLE ledger ADD COLUMN cached boolean NOT NULL DEFAULT false;
-      ALTER TABLE keys ADD COLUMN cache_ttl_s integer;
-    `,
-  },
 ];

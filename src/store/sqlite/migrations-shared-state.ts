@@ -111,14 +111,4 @@ export const SHARED_STATE_MIGRATIONS: readonly Migration[] = [
     // PostgreSQL only (gateway_grant): SQLite admits in the process, with no round trip to save.
     sql: '-- nothing to do on SQLite',
   },
-  {
-    version: 25,
-    name: 'response cache',
-    sql: `
-      -- The response cache (plugins/response-cache): a ledger row answered from it, at no cost, and
-      -- a key's default time to live of its answers there (NULL: none, the cache is off for it).
-      ALTER TABLE ledger ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE keys ADD COLUMN cache_ttl_s INTEGER;
-    `,
-  },
 ];

@@ -144,6 +144,16 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: 'ALTER TABLE ledger ADD COLUMN deployment TEXT;',
   },
   {
+    version: 25,
+    name: 'response cache',
+    sql: `
+      -- The response cache (plugins/response-cache): a ledger row answered from it, at no cost, and
+      -- a key's default time to live of its answers there (NULL: none, the cache is off for it).
+      ALTER TABLE ledger ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE keys ADD COLUMN cache_ttl_s INTEGER;
+    `,
+  },
+  {
     version: 26,
     name: 'ledger cache tokens',
     sql: `
