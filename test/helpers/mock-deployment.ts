@@ -15,6 +15,8 @@ interface Teardown {
 export interface MockDeployment {
   url: string;
   calls: number;
+  /** When each call arrived (epoch ms). */
+  arrivals: number[];
   /** The bearer credentials it was sent, one per call. */
   credentials: string[];
   /** Failures to give before answering again, in order: a status and its headers. */
@@ -24,12 +26,13 @@ export interface MockDeployment {
 }
 
 export async function mockDeployment(t: Teardown): Promise<MockDeployment> {
-  const mock: MockDeployment = { url: '', calls: 0, credentials: [], failures: [], delayMs: 0 };
+  const mock: MockDeployment = { url: '', calls: 0, arrivals: [], credentials: [], failures: [], delayMs: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => setTimeout(answer, mock.delayMs));
     const answer = (): void => {
       mock.calls += 1;
+      mock.arrivals.push(Date.now());
       mock.credentials.push(req.headers.authorization ?? '');
       const failure = mock.failures.shift();
       if (failure) {

@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { admin } from '../helpers/gateway-processes.js';
 import { chat, instancesOnPostgres } from '../helpers/instances.js';
+import { mockDeployment } from '../helpers/mock-deployment.js';
 
 /**
  * Deployments across three gateway processes on one PostgreSQL database (docs/deployments.md):
@@ -15,45 +14,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const RPM = 24;
 const DEPLOYMENT_KEY = 'deployment-credential';
 
-interface Deployment {
-  url: string;
-  /** Epoch ms of each call that reached it. */
-  arrivals: number[];
-  /** Answers 503 to every call while set. */
-  failing: boolean;
-}
-
-async function deployment(): Promise<Deployment> {
-  const mock: Deployment = { url: '', arrivals: [], failing: false };
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      mock.arrivals.push(Date.now());
-      const status = mock.failing ? 503 : 200;
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify(
-          mock.failing
-            ? { error: { message: 'overloaded', type: 'server_error' } }
-            : {
-                id: 'chatcmpl-1',
-                object: 'chat.completion',
-                created: 1,
-                model: 'gamma-5.4',
-                choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-                usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-              },
-        ),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  mock.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return mock;
-}
-
-const [limited, healthy, flaky] = await Promise.all([deployment(), deployment(), deployment()]);
+const [limited, healthy, flaky] = await Promise.all([mockDeployment(t), mockDeployment(t), mockDeployment(t)]);
 const instances = await instancesOnPostgres(t, {
   upstreams: {
     // gamma-5.4 has one deployment, with a vendor limit; gamma-5.2 two, one of which will fail.
@@ -88,20 +49,21 @@ t.test("a deployment's rpm is never exceeded by three instances together", async
 });
 
 t.test('a deployment one instance cools down gets no calls from any instance within a second', async (t) => {
-  flaky.failing = true;
+  // Failing from now on (more failures queued than calls are made).
+  flaky.failures.push(...Array.from({ length: 100 }, () => ({ status: 503 })));
   // Calls on A until one of them has met the failing deployment (answered by the healthy one at once).
-  for (let i = 0; i < 40 && flaky.arrivals.length === 0; i++) {
+  for (let i = 0; i < 40 && flaky.calls === 0; i++) {
     t.equal((await chat(origins[0], key, `probe ${i}`, { model: 'gamma-5.2' })).status, 200, 'answered despite the failing deployment');
   }
-  t.equal(flaky.arrivals.length, 1, 'the failing deployment was met once');
+  t.equal(flaky.calls, 1, 'the failing deployment was met once');
   await sleep(1_000);
-  const before = flaky.arrivals.length;
+  const before = flaky.calls;
   const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(origins[1 + (i % 2)] as string, key, `after ${i}`, { model: 'gamma-5.2' })));
   t.ok(
     results.every((result) => result.status === 200),
     'B and C answer every call',
   );
-  t.equal(flaky.arrivals.length, before, 'none of them went to the cooled-down deployment');
+  t.equal(flaky.calls, before, 'none of them went to the cooled-down deployment');
   const listed = (await admin(origins[2], 'GET', '/deployments')) as { data?: unknown };
   t.match(JSON.stringify(listed), /"flaky"/, "C's admin list names it");
   t.notMatch(JSON.stringify(listed), new RegExp(DEPLOYMENT_KEY), 'and never its credential');
