@@ -128,6 +128,8 @@ export class Call {
   error: GatewayError | null = null;
   /** Upstream attempts made (0: the call never reached an upstream). */
   attempts = 0;
+  /** The call's W3C trace id (32 hex digits) when telemetry is on, set by the `telemetry` plugin before any other hook; null otherwise. The request log records it. */
+  traceId: string | null = null;
   /** Status of the last upstream response, 0 if none. */
   upstreamStatus = 0;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
