@@ -7,10 +7,11 @@ import { comparisonReport, failures } from './report.js';
 import { parseBenchOptions, USAGE, type BenchOptions } from './lib/options.js';
 import { BENCH_POSTGRES_SETTINGS, coreLines, machine, startBench, stopBench, type Bench } from './lib/setup.js';
 import { gatewayVariants } from './lib/targets.js';
+import { sinkLine } from './servers/otlp-sink.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--deployments N] [--against DIR]…`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--deployments N] [--telemetry] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
@@ -20,6 +21,7 @@ import { soak, type SoakSettings } from './soak.js';
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
  *   --deployments N   also this tree's gateway with each family's upstream as N deployments (weights 2:1:…)
+ *   --telemetry       also this tree's gateway with OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT: the bench's OTLP sink)
  *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
  *   --agent-loop  only the agent-loop scenario (agent-loop.ts: HTTP beside WebSocket mode), which the comparison ends with
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
@@ -51,7 +53,7 @@ const variants = gatewayVariants(
   options.store,
   options.workers,
   options.against.map((dir) => ({ dir, name: checkoutName(dir) })),
-  options.deployments,
+  { deployments: options.deployments, telemetry: options.telemetry },
 );
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -100,7 +102,7 @@ try {
   } else {
     const comparison = await compare(bench, quick ? QUICK : FULL, progress);
     // Reported before the agent loop runs: a loop that fails loses none of the comparison.
-    out.push(...comparisonReport(comparison), '');
+    out.push(...comparisonReport(comparison), ...(bench.otlpSink ? [sinkLine(bench.otlpSink)] : []), '');
     failed = failures(comparison).total;
     const loop = await agentLoop(bench, loopSettings, progress);
     out.push(...agentLoopReport(loop, loopSettings), '', 'Raw per-round figures (JSON):', JSON.stringify({ ...comparison, agentLoop: loop }));

@@ -18,12 +18,14 @@ export interface BenchOptions {
   postgresOnServers: boolean;
   /** > 1: also this tree's gateway with each family's upstream as this many deployments. */
   deployments: number;
+  /** Also this tree's gateway with OpenTelemetry on, exporting to the bench's OTLP sink. */
+  telemetry: boolean;
   /** Only the agent-loop scenario (HTTP beside WebSocket mode), not the comparison. */
   agentLoop: boolean;
 }
 
 export const USAGE =
-  'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --deployments N, --against DIR (repeatable)';
+  'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --deployments N, --telemetry, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -37,6 +39,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       store: { type: 'string', default: 'sqlite' },
       workers: { type: 'string', default: '1' },
       deployments: { type: 'string', default: '1' },
+      telemetry: { type: 'boolean', default: false },
       against: { type: 'string', multiple: true },
       'postgres-on-servers': { type: 'boolean', default: false },
       'agent-loop': { type: 'boolean', default: false },
@@ -53,7 +56,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     throw new Error(`--deployments ${values.deployments}: a whole number from 1 to 8`);
   const given = values.against ?? [];
   if (values.soak && values['agent-loop']) throw new Error('--soak and --agent-loop are two runs: choose one');
-  if (values.soak && (store !== 'sqlite' || workers !== 1 || deployments !== 1 || given.length))
+  if (values.soak && (store !== 'sqlite' || workers !== 1 || deployments !== 1 || values.telemetry || given.length))
     throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
   const against = given.map((dir) => resolve(dir));
   given.forEach((dir, i) => {
@@ -68,6 +71,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     store,
     workers,
     deployments,
+    telemetry: values.telemetry,
     against,
     postgresOnServers,
     agentLoop: values['agent-loop'],

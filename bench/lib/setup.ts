@@ -4,6 +4,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from '../load/protocol.js';
 import { startGateway, type BenchGateway } from '../servers/gateway.js';
+import { startOtlpSink, type OtlpSink } from '../servers/otlp-sink.js';
 import type { SimulatorOrigins } from '../servers/simulators.js';
 import { startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { allowedCores, planCores, ProcessGroup, readyMessage, type CorePlan, type Started } from './processes.js';
@@ -67,6 +68,8 @@ export interface Bench {
   gateways: BenchGateway[];
   /** The PostgreSQL server of the `postgres` gateways, or null. */
   postgres: PostgresServer | null;
+  /** The collector of the `--telemetry` gateway, or null. */
+  otlpSink: OtlpSink | null;
   load: LoadGenerator;
   origins: Origins;
 }
@@ -104,8 +107,10 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
   const group = new ProcessGroup(plan);
   const targets = targetsOf(variants, withFloor);
   let postgres: PostgresServer | null = null;
+  let otlpSink: OtlpSink | null = null;
   const gateways: BenchGateway[] = [];
   try {
+    if (variants.some((v) => v.telemetry)) otlpSink = await startOtlpSink();
     const sims = group.spawnNode('simulators', plan.servers, [script('../servers/simulators.js')]);
     const simOrigins = await readyMessage<SimulatorOrigins>(sims);
     let floor: Started | null = null;
@@ -126,6 +131,7 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
           logFile: gatewayLogFile(logPrefix, target),
           profileDir: profile,
           databaseUrl,
+          otlpEndpoint: target.variant?.telemetry && otlpSink ? otlpSink.origin : null,
         }),
       );
     }
@@ -140,6 +146,7 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
       floor,
       gateways,
       postgres,
+      otlpSink,
       load: loadGenerator(loadProcess),
       origins: { direct: simOrigins, floor: floorOrigins, gateways: Object.fromEntries(gateways.map((g) => [g.target.id, { origin: g.origin, key: g.key }])) },
     };
@@ -147,6 +154,7 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
     await group.stopAll();
     for (const gateway of gateways) gateway.cleanup();
     await postgres?.stop();
+    await otlpSink?.close();
     throw error;
   }
 }
@@ -156,6 +164,7 @@ export async function stopBench(bench: Bench): Promise<void> {
   await bench.group.stopAll();
   for (const gateway of bench.gateways) gateway.cleanup();
   await bench.postgres?.stop();
+  await bench.otlpSink?.close();
 }
 
 /** "Which core each process ran on", for the output. */

@@ -17,6 +17,16 @@ export interface GatewayVariant {
   checkout?: Checkout;
   /** `--deployments N`: each family's upstream as N deployments (weights 2:1:…), all on the bench's simulators; absent: the single form. */
   deployments?: number;
+  /** `--telemetry`: OpenTelemetry on, exporting over OTLP/HTTP to the bench's sink (bench/servers/otlp-sink.ts). */
+  telemetry?: boolean;
+}
+
+/** The gateways a run adds beside this tree's on SQLite with one worker. */
+export interface ExtraGateways {
+  /** > 1: one more with each family's upstream as this many deployments. */
+  deployments?: number;
+  /** One more with telemetry on. */
+  telemetry?: boolean;
 }
 
 export interface Checkout {
@@ -40,18 +50,23 @@ export interface Target {
 export const BASELINE: GatewayVariant = { store: 'sqlite', workers: 1 };
 
 /** The gateways of a run, the baseline first. */
-export function gatewayVariants(store: StoreKind, workers: number, against: readonly Checkout[] = [], deployments = 1): GatewayVariant[] {
+export function gatewayVariants(store: StoreKind, workers: number, against: readonly Checkout[] = [], extra: ExtraGateways = {}): GatewayVariant[] {
   const stores: StoreKind[] = store === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
   const counts = workers > 1 ? [1, workers] : [1];
   const mine: GatewayVariant[] = stores.flatMap((s) => counts.map((w) => ({ store: s, workers: w })));
+  const deployments = extra.deployments ?? 1;
   const spread: GatewayVariant[] = deployments > 1 ? [{ ...BASELINE, deployments }] : [];
-  return [...mine, ...spread, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
+  const traced: GatewayVariant[] = extra.telemetry ? [{ ...BASELINE, telemetry: true }] : [];
+  return [...mine, ...spread, ...traced, ...against.map((checkout) => ({ ...BASELINE, checkout }))];
 }
 
-const isBaseline = (variant: GatewayVariant): boolean =>
-  variant.store === BASELINE.store && variant.workers === BASELINE.workers && !variant.checkout && !variant.deployments;
+/** This tree's gateway in one of the forms `--store` and `--workers` compare (no checkout, deployments or telemetry). */
+const isPlain = (variant: GatewayVariant): boolean => !variant.checkout && !variant.deployments && !variant.telemetry;
+
+const isBaseline = (variant: GatewayVariant): boolean => variant.store === BASELINE.store && variant.workers === BASELINE.workers && isPlain(variant);
 
 function gatewayTarget(variant: GatewayVariant, alone: boolean, checkoutNumber: number): Target {
+  if (variant.telemetry) return { id: 'gateway-otel', kind: 'gateway', label: 'gw telemetry on', variant };
   if (variant.deployments) {
     return { id: `gateway-d${variant.deployments}`, kind: 'gateway', label: `gw ${variant.deployments} deployments`, variant };
   }
@@ -110,18 +125,20 @@ export interface Pair {
 /**
  * The pairs of gateways a run compares, each once (subject ÷ base): PostgreSQL ÷ SQLite (same
  * workers; judged by the issue's targets), N workers ÷ 1 (same store), this tree ÷ each
- * `--against` checkout, and each checkout ÷ every checkout given after it.
+ * `--against` checkout, each checkout ÷ every checkout given after it, N deployments ÷ 1 and
+ * telemetry on ÷ off.
  */
 export function gatewayPairs(gateways: readonly Target[]): Pair[] {
   const find = (store: string, workers: number): Target | undefined =>
-    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && !g.variant.checkout && !g.variant.deployments);
+    gateways.find((g) => g.variant?.store === store && g.variant.workers === workers && isPlain(g.variant));
   const result: Pair[] = [];
   for (const subject of gateways) {
     const variant = subject.variant;
     if (!variant) continue;
-    if (variant.deployments) {
+    if (variant.deployments || variant.telemetry) {
       const mine = find('sqlite', 1);
-      if (mine) result.push({ subject, base: mine, what: `${variant.deployments} deployments ÷ 1`, judged: false });
+      const what = variant.telemetry ? 'telemetry on ÷ off' : `${variant.deployments} deployments ÷ 1`;
+      if (mine) result.push({ subject, base: mine, what, judged: false });
       continue;
     }
     if (variant.checkout) {

@@ -39,6 +39,8 @@ export interface GatewayStart {
   profileDir: string | null;
   /** The PostgreSQL database of a `postgres` variant. */
   databaseUrl: string | null;
+  /** The OTLP/HTTP endpoint of a `--telemetry` gateway (bench/servers/otlp-sink.ts), or null: telemetry off. */
+  otlpEndpoint: string | null;
 }
 
 /** The monthly spend ceiling of the bench key: set, so the ceiling plugin reserves and settles on every call, and far from reached. */
@@ -112,6 +114,7 @@ export async function startGateway(group: ProcessGroup, options: GatewayStart): 
     PORT: String(port),
     GATEWAY_DB: join(dir, 'gateway.db'),
     ...(options.databaseUrl ? { GATEWAY_DATABASE_URL: options.databaseUrl } : {}),
+    ...(options.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint } : {}),
     GATEWAY_WORKERS: String(variant.workers),
     GATEWAY_ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'info',

@@ -127,7 +127,7 @@ t.test('bench --deployments N: one more gateway of this tree, compared with the 
   t.equal(parseBenchOptions(['--deployments', '3']).deployments, 3);
   t.throws(() => parseBenchOptions(['--deployments', '0']), /a whole number from 1 to 8/);
   t.throws(() => parseBenchOptions(['--soak', '--deployments', '3']), /--soak measures the one default gateway/);
-  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/old', name: '4edc547' }], 3), true);
+  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/old', name: '4edc547' }], { deployments: 3 }), true);
   t.same(
     targets.map((target) => [target.id, target.label]),
     [
@@ -143,6 +143,33 @@ t.test('bench --deployments N: one more gateway of this tree, compared with the 
     gatewayPairs(gatewaysOf(targets)).map((pair) => [pair.what, pair.subject.id, pair.base.id]),
     [
       ['3 deployments ÷ 1', 'gateway-d3', 'gateway'],
+      ['this tree ÷ 4edc547', 'gateway', 'gateway-against'],
+    ],
+  );
+});
+
+t.test('bench --telemetry: one more gateway of this tree with telemetry on, compared with the baseline (off)', async (t) => {
+  t.equal(parseBenchOptions([]).telemetry, false);
+  t.equal(parseBenchOptions(['--telemetry']).telemetry, true);
+  t.throws(() => parseBenchOptions(['--soak', '--telemetry']), /--soak measures the one default gateway/);
+  const targets = targetsOf(gatewayVariants('sqlite', 1, [{ dir: '/old', name: '4edc547' }], { deployments: 2, telemetry: true }), true);
+  t.same(
+    targets.map((target) => [target.id, target.label]),
+    [
+      ['direct', 'direct'],
+      ['floor', 'floor'],
+      ['gateway', 'gw sqlite'],
+      ['gateway-d2', 'gw 2 deployments'],
+      ['gateway-otel', 'gw telemetry on'],
+      ['gateway-against', 'gw 4edc547'],
+    ],
+  );
+  t.equal(baselineOf(targets).id, 'gateway', 'telemetry off stays the baseline');
+  t.same(
+    gatewayPairs(gatewaysOf(targets)).map((pair) => [pair.what, pair.subject.id, pair.base.id]),
+    [
+      ['2 deployments ÷ 1', 'gateway-d2', 'gateway'],
+      ['telemetry on ÷ off', 'gateway-otel', 'gateway'],
       ['this tree ÷ 4edc547', 'gateway', 'gateway-against'],
     ],
   );
