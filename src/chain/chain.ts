@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
 import { GatewayError } from '../http/errors.js';
-import type { Fact, SettledCall } from './phases.js';
+import type { AnsweringCall, Fact, SettledCall } from './phases.js';
 import type { PluginHooks, UpstreamHead } from './plugin.js';
 import { PluginConfigError } from './resolve-plugins.js';
 import type { RetryPolicy } from './retry.js';
@@ -174,11 +174,11 @@ export class Chain {
     return runInOrder(call.endpoint.upstream ? this.requestHooks : this.modelFreeRequestHooks, call);
   }
 
-  onUpstreamRequest(call: Call, request: UpstreamRequest): void {
+  onUpstreamRequest(call: AnsweringCall, request: UpstreamRequest): void {
     for (const hook of this.upstreamRequestHooks) hook(call, request);
   }
 
-  onUpstreamResponse(call: Call, head: UpstreamHead): void {
+  onUpstreamResponse(call: AnsweringCall, head: UpstreamHead): void {
     for (const hook of this.upstreamResponseHooks) hook(call, head);
   }
 

@@ -13,7 +13,8 @@ import type { Call, Outcome } from './call.js';
  *                                                          (provided by a plugin: `model-normalise`;
  *                                                           the `onRequest` gatekeepers run)
  *   admitted      the store steps of admission ran        (rate cap, ceiling: one round trip)
- *   answered      upstream attempts, the reply relayed     (translators, proxy core)
+ *   answered      + the attempt's deployment; upstream attempts, the reply relayed
+ *                                                          (translators, proxy core; the upstream hooks run)
  *   settled       outcome and usage final                  (the completion hooks: ledger, metrics, …)
  *
  * The facts a plugin adds (`key`, `model`) are declared by the plugin that provides them and by
@@ -57,12 +58,24 @@ export type AuthenticatedCall = CallWith<'key'>;
 export type ResolvedCall = CallWith<'model'>;
 /** Admitted: resolved, and past the store steps of admission (the rate cap's take, the ceiling's reservation). */
 export type AdmittedCall = ResolvedCall;
+/**
+ * Answered, while an upstream attempt is under way: admitted, and the attempt's deployment is
+ * chosen (the exchange sets it before the attempt's request is written; a retry on another
+ * deployment sets it again). What the upstream hooks (`onUpstreamRequest`, `onUpstreamResponse`) see.
+ */
+export type AnsweringCall = AdmittedCall & { readonly deployment: string };
 /** Settled: the outcome is final. Key and model are there only if the call got that far (a 401 has neither). */
 export type SettledCall = Call & { readonly outcome: Exclude<Outcome, 'pending'> };
 
 /** Whether an upstream call has reached the resolved phase; the core asks before any upstream work. */
 export function isResolved(call: Call): call is ResolvedCall {
   return call.model !== null;
+}
+
+/** The call entering an upstream attempt on `deployment`: how the exchange reaches the answered phase. */
+export function answeringOn(call: AdmittedCall, deployment: string): AnsweringCall {
+  call.deployment = deployment;
+  return call as AnsweringCall;
 }
 
 /** Whether a call's outcome is decided; the core asks before the completion hooks run. */

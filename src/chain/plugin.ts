@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { VendorDeclaration } from '../vendors/vendor.js';
 import type { Call, Endpoint, EndpointName, JsonObject } from './call.js';
-import type { CallWith, Fact, ResolvedCall, SettledCall } from './phases.js';
+import type { AnsweringCall, CallWith, Fact, SettledCall } from './phases.js';
 import type { RetryPolicy } from './retry.js';
 import type { TranslatorProvider, UpstreamRequest } from './translator.js';
 import type { WebSocketRoute } from './websocket.js';
@@ -72,9 +72,9 @@ export interface PluginHooks<N extends Fact = never> {
   /** After the body is read and checked by its format, before the upstream call: gatekeeping (throw a GatewayError to refuse) and enrichment of the call. */
   onRequest?(call: CallWith<N>): void | Promise<void>;
   /** Each upstream attempt, after translation: may add headers. */
-  onUpstreamRequest?(call: ResolvedCall & CallWith<N>, request: UpstreamRequest): void;
+  onUpstreamRequest?(call: AnsweringCall & CallWith<N>, request: UpstreamRequest): void;
   /** Each upstream answer's status and headers. */
-  onUpstreamResponse?(call: ResolvedCall & CallWith<N>, head: UpstreamHead): void;
+  onUpstreamResponse?(call: AnsweringCall & CallWith<N>, head: UpstreamHead): void;
   /** Each piece of the reply written to the caller (an SSE frame or a whole body). */
   onResponseChunk?(call: Call, chunk: string | Buffer): void;
   /**

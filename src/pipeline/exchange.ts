@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Call, UpstreamAttempt } from '../chain/call.js';
 import type { KeptAnswer } from '../chain/kept-answer.js';
-import type { AdmittedCall, ResolvedCall } from '../chain/phases.js';
+import { answeringOn, type AdmittedCall, type ResolvedCall } from '../chain/phases.js';
 import type { Chain } from '../chain/chain.js';
 import type { AttemptFailure } from '../chain/retry.js';
 import type { TranslatedBody, Translator, TranslatorProvider, UpstreamRequest } from '../chain/translator.js';
@@ -182,7 +182,8 @@ async function attempt(
 ): Promise<AttemptResult> {
   const { chain, proxy, limits } = deps;
   const model = call.model;
-  chain.onUpstreamRequest(call, request);
+  const answering = answeringOn(call, deployment.name);
+  chain.onUpstreamRequest(answering, request);
   call.attempts += 1;
   const startedAt = now();
   call.timings.upstreamStart = startedAt;
@@ -208,7 +209,7 @@ async function attempt(
   record.endedAt = call.timings.upstreamHeaders = now();
   const status = upstream.statusCode ?? 502;
   record.status = call.upstreamStatus = status;
-  chain.onUpstreamResponse(call, { status, headers: upstream.headers, attempt: call.attempts });
+  chain.onUpstreamResponse(answering, { status, headers: upstream.headers, attempt: call.attempts });
   if (status < 200 || status >= 300) {
     record.code = String(status);
     const body = await readUpstreamBody(upstream, MAX_UPSTREAM_ERROR_BYTES, limits.streamIdleMs).catch(() => Buffer.alloc(0));

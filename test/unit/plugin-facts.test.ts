@@ -113,6 +113,14 @@ t.test("a hook's call is typed by what its plugin needs", async (t) => {
         onComplete(call) {
           // @ts-expect-error: a settled call may have been refused before it had a key
           read.push(call.key.id);
+          // @ts-expect-error: a settled call may have ended before any upstream attempt
+          read.push(call.deployment.length);
+        },
+        onUpstreamRequest(call) {
+          read.push(call.deployment.length, call.model.id);
+        },
+        onUpstreamResponse(call) {
+          read.push(call.deployment.length);
         },
       }),
     }),
