@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { LINGER_MS } from '../../src/http/unread-upload.js';
+import { KEPT_UPLOAD_BYTES, LINGER_MS } from '../../src/http/unread-upload.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -110,4 +110,23 @@ t.test('the discarding is bounded: an upload that drips on is cut after the ling
   const held = Date.now() - started;
   t.match(text, /^HTTP\/1\.1 413 /);
   t.ok(held >= LINGER_MS - 500 && held < LINGER_MS + 3_000, `cut after ${held} ms (linger ${LINGER_MS} ms; the request timeout is 60 s)`);
+});
+
+t.test('a small upload refused unread keeps its connection: the next request on it is answered too', async (t) => {
+  const h = await harness(t);
+  const c = open(t, h.origin);
+  const body = Buffer.alloc(KEPT_UPLOAD_BYTES, 0x20);
+  const answered = (n: number): boolean => (c.received().match(/HTTP\/1\.1 401 /g) ?? []).length >= n;
+  c.socket.write(Buffer.concat([Buffer.from(head(body.length, 'sl-not-a-key')), body]));
+  t.ok(await until(() => answered(1), 5_000), 'the first 401');
+  c.socket.write(Buffer.concat([Buffer.from(head(body.length)), body]));
+  t.ok(await until(() => answered(2), 5_000), 'a second request on the same connection gets its 401');
+  t.notMatch(c.received(), /connection: close/i, 'neither answer announces a close');
+  t.equal(c.socket.destroyed, false, 'the connection is still open');
+
+  // One byte more than the bound: the refused upload's connection closes after the answer, as before.
+  const big = open(t, h.origin);
+  big.socket.write(Buffer.concat([Buffer.from(head(KEPT_UPLOAD_BYTES + 1)), Buffer.alloc(KEPT_UPLOAD_BYTES + 1, 0x20)]));
+  const { text } = await big.closed;
+  t.match(text, /^HTTP\/1\.1 401 [\s\S]*connection: close/i);
 });
