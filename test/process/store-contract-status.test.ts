@@ -1,5 +1,6 @@
 import type { NewIncident } from '../../plugins/status/store/status.js';
 import { withPluginStates } from '../helpers/plugin-state.js';
+import { statusSample as sample } from '../helpers/status-sample.js';
 import { contract } from '../helpers/store-backends.js';
 
 /** The store contract, part 4: StatusStore — rollups and the incident log — on SQLite and PostgreSQL. */
@@ -103,14 +104,6 @@ contract('status history: samples summed per model and UTC day, hour latency per
   const store = await withPluginStates(await db.open());
   const DAY = 24 * HOUR;
   const today = Date.parse('2026-11-15T00:00:00Z');
-  const sample = (model: string, minute: number, requests: number, failures: number, latency: Array<[number, number]> = []) => ({
-    model,
-    minute,
-    requests,
-    failures,
-    latency: new Map(latency),
-    endpoints: new Map([['chat.completions', requests]]),
-  });
   await store.status.record([
     sample('gamma-5.4', today - DAY + 23 * HOUR + 59 * MINUTE, 4, 1, [[2, 3]]),
     sample('gamma-5.4', today, 6, 0, [[4, 6]]),

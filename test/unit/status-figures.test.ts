@@ -1,7 +1,7 @@
 import t from 'tap';
 import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../../plugins/status/latency-buckets.js';
 import { MinuteRecorder } from '../../plugins/status/minute-recorder.js';
-import { formatMs, formatUptime } from '../../plugins/status/page.js';
+import { formatMs, formatUptime } from '../../plugins/status/wording.js';
 import type { StatusSample, StatusStore } from '../../plugins/status/store/status.js';
 
 /** The status page's figures without a gateway: buckets, quantiles, their wording, the minute recorder (the page itself: test/e2e/status.test.ts). */
