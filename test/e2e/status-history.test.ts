@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { bucketOf } from '../../plugins/status/latency-buckets.js';
 import type { StatusReport } from '../../plugins/status/report.js';
@@ -107,7 +108,7 @@ t.test('/status.json: the latency of the last 24 hours per hour, p50 and p95 fro
 
 t.test('/status: 90 bars per model with their date, uptime and requests, the sparkline, incidents on their days', async (t) => {
   const clock = new FakeClock(NOW);
-  const h = await startHarness(t, { clock, env: { GATEWAY_RETRY_MAX: '0' } });
+  const h = await startHarness(t, { clock, env: { GATEWAY_RETRY_MAX: '0' }, simulatedFamilies: ['gamma'] });
   const status = await h.store.extend(STATUS_STATE);
   await status.record([sample('gamma-5.4', TODAY - 2 * DAY, 1000, 20)]);
   const { key } = await h.createKey();
@@ -152,6 +153,11 @@ t.test('/status: 90 bars per model with their date, uptime and requests, the spa
   t.match(page, /<polyline class="p50"|<circle class="p50"/, 'the hour drawn');
   t.match(page, 'aria-label="Latency of gamma-5.2 per hour, the last 24 hours: no successful requests"');
   t.notMatch(page, /<script/i, 'no script');
+
+  // docs/operations.md shows the shape of /status.json: every member it names, and only those.
+  const doc = readFileSync('docs/operations.md', 'utf8');
+  const example = /### `\/status\.json`[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  t.same(members(JSON.parse(example)), members(await statusJson(h)), "docs/operations.md's /status.json example has the report's shape");
 });
 
 t.test('the public page and status.json name no key, deployment or cost', async (t) => {
@@ -181,3 +187,13 @@ t.test('the public page and status.json name no key, deployment or cost', async 
     t.notMatch(text, /gamma-(east|west)-credential/, 'no credential');
   }
 });
+
+/** The member paths of a JSON value (`models[].days[].date`), each with its own path, so that a `null` and an object agree; an object of endpoint names is one member. */
+function members(value: unknown, path = ''): string[] {
+  const inside = Array.isArray(value)
+    ? value.flatMap((item) => members(item, `${path}[]`))
+    : value !== null && typeof value === 'object' && !path.endsWith('by_endpoint')
+      ? Object.entries(value).flatMap(([name, member]) => members(member, path ? `${path}.${name}` : name))
+      : [];
+  return [...new Set([path, ...inside])].sort();
+}
