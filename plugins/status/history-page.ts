@@ -58,29 +58,34 @@ function bars(days: readonly Day[], model: string | null, report: StatusReport):
 
 const SPARK = { width: 240, height: 48, pad: 3 } as const;
 
-/** The polylines' points, split where an hour has no value. */
-function segments(points: readonly LatencyPoint[], pick: 'p50' | 'p95', max: number): string[][] {
+interface Point {
+  x: string;
+  y: string;
+}
+
+/** The points of a line, in runs split where an hour has no value. */
+function segments(points: readonly LatencyPoint[], pick: 'p50' | 'p95', max: number): Point[][] {
   const step = SPARK.width / points.length;
-  const runs: string[][] = [[]];
+  const runs: Point[][] = [[]];
   points.forEach((point, i) => {
     const value = point[pick];
+    const run = runs.at(-1) as Point[];
     if (value === null) {
-      if ((runs.at(-1) as string[]).length > 0) runs.push([]);
+      if (run.length > 0) runs.push([]);
       return;
     }
-    const x = (i + 0.5) * step;
     const y = SPARK.height - SPARK.pad - (value / max) * (SPARK.height - 2 * SPARK.pad);
-    (runs.at(-1) as string[]).push(`${x.toFixed(1)},${y.toFixed(1)}`);
+    run.push({ x: ((i + 0.5) * step).toFixed(1), y: y.toFixed(1) });
   });
   return runs.filter((run) => run.length > 0);
 }
 
 function line(points: readonly LatencyPoint[], pick: 'p50' | 'p95', max: number): SafeHtml[] {
-  return segments(points, pick, max).map((run) =>
+  return segments(points, pick, max).map(([first, ...rest]) =>
     // A lone hour is a dot: a polyline of one point draws nothing.
-    run.length === 1
-      ? html`<circle class="${pick}" cx="${(run[0] as string).split(',')[0]}" cy="${(run[0] as string).split(',')[1]}" r="1.5"></circle>`
-      : html`<polyline class="${pick}" points="${run.join(' ')}" vector-effect="non-scaling-stroke"></polyline>`,
+    rest.length === 0
+      ? html`<circle class="${pick}" cx="${first?.x}" cy="${first?.y}" r="1.5"></circle>`
+      : html`<polyline class="${pick}" points="${[first, ...rest].map((p) => `${p?.x},${p?.y}`).join(' ')}" vector-effect="non-scaling-stroke"></polyline>`,
   );
 }
 

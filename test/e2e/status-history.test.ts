@@ -110,7 +110,13 @@ t.test('/status: 90 bars per model with their date, uptime and requests, the spa
   const clock = new FakeClock(NOW);
   const h = await startHarness(t, { clock, env: { GATEWAY_RETRY_MAX: '0' }, simulatedFamilies: ['gamma'] });
   const status = await h.store.extend(STATUS_STATE);
-  await status.record([sample('gamma-5.4', TODAY - 2 * DAY, 1000, 20)]);
+  await status.record([
+    sample('gamma-5.4', TODAY - 2 * DAY, 1000, 20),
+    // Latency five hours ago alone, then two hours ago and one hour ago: a dot, then a line up to the current hour's call.
+    sample('gamma-5.4', NOW - 5 * HOUR, 2, 0, [[bucketOf(50), 2]]),
+    sample('gamma-5.4', NOW - 2 * HOUR, 2, 0, [[bucketOf(50), 2]]),
+    sample('gamma-5.4', NOW - HOUR, 2, 0, [[bucketOf(300), 2]]),
+  ]);
   const { key } = await h.createKey();
   t.equal((await send(h, key, 'gamma-5.4')).status, 200);
 
@@ -150,7 +156,10 @@ t.test('/status: 90 bars per model with their date, uptime and requests, the spa
   // The sparkline: one per model, with its figures in words.
   t.equal([...page.matchAll(/<figure class="spark">/g)].length, h.catalogue.models.length);
   t.match(page, /<svg [^>]*role="img" aria-label="Latency of gamma-5\.4 per hour, the last 24 hours: p50 [\d.]+ (ms|s) to [\d.]+ (ms|s), p95 up to/);
-  t.match(page, /<polyline class="p50"|<circle class="p50"/, 'the hour drawn');
+  const spark = /data-history="gamma-5\.4"[\s\S]*?<\/figure>/.exec(page)?.[0] ?? '';
+  t.equal([...spark.matchAll(/<circle class="p50"/g)].length, 1, 'the lone hour a dot');
+  const lines = [...spark.matchAll(/<polyline class="p50" points="([^"]*)"/g)].map((m) => (m[1] ?? '').split(' ').length);
+  t.same(lines, [3], 'the three hours in a row one line');
   t.match(page, 'aria-label="Latency of gamma-5.2 per hour, the last 24 hours: no successful requests"');
   t.notMatch(page, /<script/i, 'no script');
 
