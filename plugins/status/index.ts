@@ -4,6 +4,7 @@ import { OPERATOR_PORT_PROPERTIES, placeOperatorRoutes } from '../../src/toolkit
 import { openCooldownLog } from '../../src/toolkit/upstream-health.js';
 import { mountCooldownRoutes } from './cooldown-routes.js';
 import { mountIncidentRoutes } from './incident-routes.js';
+import { DAY_MS, HISTORY_DAYS } from './history.js';
 import { IncidentWatch, SLOT_MS } from './incident-watch.js';
 import { MinuteRecorder } from './minute-recorder.js';
 import { renderStatusPage } from './page.js';
@@ -13,7 +14,7 @@ import { buildReport, WINDOWS } from './report.js';
 /**
  * `status`: the public status site — `GET /status` (HTML for people) and `GET /status.json`
  * (the same figures) — built from the calls every gateway instance sharing the store served,
- * rolled up per minute and per hour in the store; automatic incidents when a model's upstream
+ * rolled up per minute, per hour and per day in the store; automatic incidents when a model's upstream
  * error rate over every instance passes a threshold, resolved when it recovers; manual
  * incidents under /admin/v1/incidents; for operators, the upstream deployments' cooldowns under
  * /admin/v1/cooldowns. Served on the gateway's port, or on a port of its own.
@@ -31,6 +32,8 @@ interface StatusConfig {
 /** Minute rollups are kept a bit over a day, hour rollups a bit over 30 days. */
 const KEEP_MINUTES_MS = 25 * 3_600_000;
 const KEEP_HOURS_MS = WINDOWS[2].ms + 24 * 3_600_000;
+/** Day rollups: the history's 90 days, and two more. */
+const KEEP_DAYS_MS = (HISTORY_DAYS + 2) * DAY_MS;
 const PRUNE_EVERY_MS = 3_600_000;
 
 const rate = { type: 'number', exclusiveMinimum: 0, maximum: 1 } as const;
@@ -95,7 +98,12 @@ export default definePlugin<StatusConfig>({
       if (now - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = now;
         // Attempt counts are needed for one incident window only.
-        await status.prune(now - KEEP_MINUTES_MS, now - KEEP_HOURS_MS, now - incidents.window_s * 1000 - SLOT_MS);
+        await status.prune({
+          minutes: now - KEEP_MINUTES_MS,
+          hours: now - KEEP_HOURS_MS,
+          days: now - KEEP_DAYS_MS,
+          attempts: now - incidents.window_s * 1000 - SLOT_MS,
+        });
       }
     };
     const timer = setInterval(() => void flush().catch((error: unknown) => log.error({ err: error }, 'status flush failed')), settings.flush_ms);

@@ -37,3 +37,9 @@ export function quantile(counts: ReadonlyMap<number, number>, q: number): number
   }
   return LATENCY_BOUNDS_MS.at(-1) as number;
 }
+
+/** `quantile`, rounded to 0.1 ms: what /status.json shows. */
+export function quantileMs(counts: ReadonlyMap<number, number>, q: number): number | null {
+  const ms = quantile(counts, q);
+  return ms === null ? null : Math.round(ms * 10) / 10;
+}

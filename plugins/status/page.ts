@@ -1,19 +1,9 @@
 import { html, SafeHtml } from '../../src/toolkit/routes.js';
+import { HISTORY_STYLE, historySection, incidentLinks } from './history-page.js';
 import { STATE_TEXT, WINDOWS, type IncidentJson, type ModelStatus, type StatusReport, type Uptime } from './report.js';
+import { formatMs, formatUptime } from './wording.js';
 
 /** The public status page: server-rendered HTML (no script), every value escaped. */
-
-export function formatUptime(value: number | null): string {
-  if (value === null) return 'no data';
-  // Rounded down, so that a single failure never shows as 100 %.
-  return `${(Math.floor(value * 10_000) / 100).toFixed(2)} %`;
-}
-
-export function formatMs(ms: number): string {
-  if (ms >= 120_000) return '≥ 120 s';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-}
 
 const when = (isoTime: string | null): SafeHtml | string =>
   isoTime ? html`<time datetime="${isoTime}">${isoTime.slice(0, 16).replace('T', ' ')} UTC</time>` : '';
@@ -39,7 +29,7 @@ function modelRow(model: ModelStatus): SafeHtml {
   </tr>`;
 }
 
-function incidentArticle(incident: IncidentJson): SafeHtml {
+function incidentArticle(incident: IncidentJson, until: string): SafeHtml {
   return html`<article class="incident ${incident.resolved_at ? 'resolved' : 'open'}" data-incident="${incident.id}">
     <h3>${incident.title}</h3>
     <p class="meta">
@@ -52,24 +42,25 @@ function incidentArticle(incident: IncidentJson): SafeHtml {
     <ul class="updates">
       ${incident.updates.map((u) => html`<li>${when(u.at)} <strong>${u.status}</strong> — ${u.message}</li>`)}
     </ul>
+    ${incidentLinks(incident, until)}
   </article>`;
 }
 
-/** A constant of this module, not data: the one string not escaped. */
+/** Constants of this module and the history's, not data: the one string not escaped. */
 const STYLE = new SafeHtml(`
 body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.5rem;color:#1d2430}
 h1{font-size:1.6rem;margin:0 0 1rem}h2{font-size:1.15rem;margin:2rem 0 .6rem}
 .overall{padding:1rem 1.2rem;border-radius:.5rem;font-size:1.2rem;font-weight:600;color:#fff;background:#1f883d}
 #overall.state-degraded{background:#bf8700}#overall.state-partial_outage{background:#d1640d}#overall.state-major_outage{background:#cf222e}#overall{color:#fff}
 .banner{margin:1rem 0;padding:.8rem 1rem;border:2px solid #bf8700;border-radius:.5rem;background:#fff8c5}
-.figures{display:flex;gap:2rem}.figures div{font-size:1.3rem;font-weight:600}.figures span{display:block;font-size:.8rem;font-weight:400;color:#57606a}
+.figures{display:flex;flex-wrap:wrap;column-gap:2rem}.figures div{font-size:1.3rem;font-weight:600}.figures span{display:block;font-size:.8rem;font-weight:400;color:#57606a}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #d0d7de;white-space:nowrap}
 td.uptime,td.p50,td.p95,td.p99,td.requests{text-align:right;font-variant-numeric:tabular-nums}
 .state-operational{color:#1f883d}.state-degraded{color:#9a6700}.state-partial_outage{color:#bc4c00}.state-major_outage{color:#cf222e}
 .tag,.badge{font-size:.75rem;padding:.05rem .4rem;border-radius:1rem;background:#eaeef2}
 .incident{border-left:4px solid #cf222e;padding:.2rem 1rem;margin:1rem 0}.incident.resolved{border-color:#8c959f}
 .incident h3{margin:.2rem 0;font-size:1.05rem}.meta{color:#57606a;margin:.2rem 0}.updates{margin:.3rem 0;padding:0;list-style:none}
-footer{margin-top:2.5rem;color:#57606a;font-size:.85rem}`);
+footer{margin-top:2.5rem;color:#57606a;font-size:.85rem}${HISTORY_STYLE}`);
 
 export function renderStatusPage(report: StatusReport): string {
   const page = html`<!DOCTYPE html>
@@ -120,12 +111,21 @@ export function renderStatusPage(report: StatusReport): string {
             </tbody>
           </table>
         </div>
+        <h2>The last 90 days</h2>
+        <p class="legend">
+          One bar a day (UTC), today last: green at 99.9 % uptime or more, light green from 99 %, orange from 95 %, red below; grey without requests. A line
+          under a bar marks an incident that day, in the colour of its impact. Beside each model, its latency per hour over the last 24 hours (p50 solid, p95
+          dashed).
+        </p>
+        ${historySection(report)}
         <h2>Incidents</h2>
-        <section id="incidents">${report.incidents.length ? report.incidents.map(incidentArticle) : html`<p>No incidents in the last 30 days.</p>`}</section>
+        <section id="incidents">
+          ${report.incidents.length ? report.incidents.map((incident) => incidentArticle(incident, report.generated_at)) : html`<p>No incidents in the last 90 days.</p>`}
+        </section>
         <footer>
-          Uptime is the share of requests that reached a model's upstream and did not fail on the upstream's or the gateway's side (5xx). Latency: time until
-          the first byte of a successful reply, last 24 h, estimated from 30 buckets between 5 ms and 120 s. Generated ${when(report.generated_at)} from this
-          gateway's own records. Machine-readable: <a href="status.json">status.json</a>.
+          Uptime is the share of requests that reached a model's upstream and did not fail on the upstream's or the gateway's side (5xx); a day without requests
+          has no uptime and counts neither way. Latency: time until the first byte of a successful reply, last 24 h, estimated from 30 buckets between 5 ms and
+          120 s. Generated ${when(report.generated_at)} from this gateway's own records. Machine-readable: <a href="status.json">status.json</a>.
         </footer>
       </body>
     </html> `;

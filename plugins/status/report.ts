@@ -1,6 +1,7 @@
 import type { Catalogue } from '../../src/plugin-api.js';
 import type { IncidentImpact, IncidentRecord, ModelTotals, RollupPeriod, StatusStore } from './store/status.js';
-import { quantile } from './latency-buckets.js';
+import { dailySeries, historySpan, hourlyLatency, uptimeOf, type Day, type LatencyPoint } from './history.js';
+import { quantileMs } from './latency-buckets.js';
 
 /** The figures of /status and /status.json: what the gateway recorded, not a prober's view. */
 
@@ -29,6 +30,10 @@ export interface ModelStatus {
   requests_24h_by_endpoint: Record<string, number>;
   /** Of successful requests in the last 24 h, until their first byte; null without data. */
   latency_ms: { p50: number; p95: number; p99: number } | null;
+  /** The last 90 UTC days, oldest first, today (so far) last. */
+  days: Day[];
+  /** The same latency per hour, the 24 hours up to the current one, oldest first. */
+  latency_24h: LatencyPoint[];
 }
 
 export interface IncidentJson {
@@ -49,8 +54,10 @@ export interface StatusReport {
   status: { state: State; description: string };
   simulated_families: string[];
   uptime: Uptime;
+  /** Every model's days summed, as `ModelStatus.days`. */
+  days: Day[];
   models: ModelStatus[];
-  /** Open ones and those of the last 30 days, newest first. */
+  /** Open ones and those that started in the 90 days of the history, newest first. */
   incidents: IncidentJson[];
 }
 
@@ -82,9 +89,6 @@ export function incidentJson(incident: IncidentRecord): IncidentJson {
 
 const worst = (states: readonly State[]): State => states.reduce<State>((a, b) => (STATE_ORDER.indexOf(b) > STATE_ORDER.indexOf(a) ? b : a), 'operational');
 
-const uptimeOf = (totals: { requests: number; failures: number } | undefined): number | null =>
-  totals && totals.requests > 0 ? (totals.requests - totals.failures) / totals.requests : null;
-
 function sum(rows: readonly ModelTotals[]): { requests: number; failures: number } {
   return rows.reduce((acc, row) => ({ requests: acc.requests + row.requests, failures: acc.failures + row.failures }), { requests: 0, failures: 0 });
 }
@@ -110,17 +114,17 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
     counts[row.endpoint] = row.requests;
     byEndpoint.set(row.model, counts);
   }
-  const incidents = await store.listIncidents(now - WINDOWS[2].ms);
+  const { firstDay, firstHour } = historySpan(now);
+  const days = dailySeries(await store.days(firstDay), firstDay);
+  const hourly = hourlyLatency(await store.latencySeries('hour', firstHour), firstHour);
+  const incidents = await store.listIncidents(firstDay);
   const open = incidents.filter((i) => i.resolvedAt === null);
   const stateOf = (model: string): State => worst(open.filter((i) => i.models.length === 0 || i.models.includes(model)).map((i) => STATE_OF_IMPACT[i.impact]));
 
   const models = catalogue.models.map((model): ModelStatus => {
     const of = (name: WindowName): ModelTotals | undefined => totals.get(name)?.find((row) => row.model === model.id);
     const counts = latency.get(model.id);
-    const p = (q: number): number | null => {
-      const ms = counts ? quantile(counts, q) : null;
-      return ms === null ? null : Math.round(ms * 10) / 10;
-    };
+    const p = (q: number): number | null => (counts ? quantileMs(counts, q) : null);
     const p50 = p(0.5);
     return {
       id: model.id,
@@ -131,6 +135,8 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
       requests_24h: of('24h')?.requests ?? 0,
       requests_24h_by_endpoint: byEndpoint.get(model.id) ?? {},
       latency_ms: p50 === null ? null : { p50, p95: p(0.95) as number, p99: p(0.99) as number },
+      days: days.of(model.id),
+      latency_24h: hourly(model.id),
     };
   });
   const overall = worst([...models.map((m) => m.state), ...open.filter((i) => i.models.length === 0).map((i) => STATE_OF_IMPACT[i.impact])]);
@@ -143,6 +149,7 @@ export async function buildReport(store: StatusStore, catalogue: Catalogue, simu
       '7d': uptimeOf(sum(totals.get('7d') ?? [])),
       '30d': uptimeOf(sum(totals.get('30d') ?? [])),
     },
+    days: days.all,
     models,
     incidents: incidents.map(incidentJson),
   };

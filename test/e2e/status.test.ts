@@ -59,6 +59,8 @@ t.test('/status.json: uptime and percentiles per model from what the gateway ser
     requests_24h: 0,
     requests_24h_by_endpoint: {},
     latency_ms: null,
+    days: Array.from({ length: 90 }, (_, i) => ({ date: new Date(clock.ms - (89 - i) * DAY).toISOString().slice(0, 10), uptime: null, requests: 0 })),
+    latency_24h: Array.from({ length: 24 }, (_, i) => ({ start: new Date(clock.ms - (23 - i) * 3_600_000).toISOString(), p50: null, p95: null })),
   });
   t.equal(report.models.find((m) => m.id === 'alpha-opus-4.6')?.simulated, false);
   t.same(report.uptime, { '24h': 6 / 7, '7d': 6 / 7, '30d': 6 / 7 });

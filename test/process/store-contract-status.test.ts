@@ -1,5 +1,6 @@
 import type { NewIncident } from '../../plugins/status/store/status.js';
 import { withPluginStates } from '../helpers/plugin-state.js';
+import { statusSample as sample } from '../helpers/status-sample.js';
 import { contract } from '../helpers/store-backends.js';
 
 /** The store contract, part 4: StatusStore — rollups and the incident log — on SQLite and PostgreSQL. */
@@ -73,7 +74,7 @@ contract('status rollups: samples added into their minute and their hour, summed
     'only minutes that start at or after since',
   );
 
-  await store.status.prune(T0 + MINUTE, T0, 0);
+  await store.status.prune({ minutes: T0 + MINUTE, hours: T0, days: 0, attempts: 0 });
   t.same(
     await store.status.totals('minute', 0),
     [
@@ -92,11 +93,63 @@ contract('status rollups: samples added into their minute and their hour, summed
     'endpoint counts of minutes before the cut are gone with them',
   );
   t.equal((await store.status.totals('hour', 0)).length, 2, 'hours at the cut stay');
-  await store.status.prune(T0 + MINUTE, T0 + HOUR, 0);
+  await store.status.prune({ minutes: T0 + MINUTE, hours: T0 + HOUR, days: 0, attempts: 0 });
   t.same(await store.status.totals('hour', 0), []);
   t.same(await store.status.latency('hour', 0), []);
-  await store.status.prune(T0 + 2 * MINUTE, T0 + HOUR, 0);
+  await store.status.prune({ minutes: T0 + 2 * MINUTE, hours: T0 + HOUR, days: 0, attempts: 0 });
   t.same(await store.status.endpointTotals(0), []);
+});
+
+contract('status history: samples summed per model and UTC day, hour latency per hour, days pruned on their own', async (t, db) => {
+  const store = await withPluginStates(await db.open());
+  const DAY = 24 * HOUR;
+  const today = Date.parse('2026-11-15T00:00:00Z');
+  await store.status.record([
+    sample('gamma-5.4', today - DAY + 23 * HOUR + 59 * MINUTE, 4, 1, [[2, 3]]),
+    sample('gamma-5.4', today, 6, 0, [[4, 6]]),
+    sample('gamma-5.4', today + 12 * HOUR, 10, 2, [[2, 8]]),
+    sample('alpha-opus-4.6', today + HOUR, 3, 3),
+  ]);
+  // Another flush into the same day adds to it.
+  await store.status.record([sample('gamma-5.4', today + 23 * HOUR + 59 * MINUTE, 1, 0, [[4, 1]])]);
+
+  t.same(await store.status.days(0), [
+    { model: 'alpha-opus-4.6', day: today, requests: 3, failures: 3 },
+    { model: 'gamma-5.4', day: today - DAY, requests: 4, failures: 1 },
+    { model: 'gamma-5.4', day: today, requests: 17, failures: 2 },
+  ]);
+  t.same(
+    await store.status.days(today - DAY + 1),
+    [
+      { model: 'alpha-opus-4.6', day: today, requests: 3, failures: 3 },
+      { model: 'gamma-5.4', day: today, requests: 17, failures: 2 },
+    ],
+    'days that start at or after since',
+  );
+  t.same(
+    await store.status.latencySeries('hour', today),
+    [
+      { model: 'gamma-5.4', start: today, bucket: 4, count: 6 },
+      { model: 'gamma-5.4', start: today + 12 * HOUR, bucket: 2, count: 8 },
+      { model: 'gamma-5.4', start: today + 23 * HOUR, bucket: 4, count: 1 },
+    ],
+    'bucket counts per model and hour, ordered by model, hour and bucket',
+  );
+  t.same(await store.status.latencySeries('minute', today + 12 * HOUR), [
+    { model: 'gamma-5.4', start: today + 12 * HOUR, bucket: 2, count: 8 },
+    { model: 'gamma-5.4', start: today + 23 * HOUR + 59 * MINUTE, bucket: 4, count: 1 },
+  ]);
+
+  // The minutes and hours go; the days stay until their own cut.
+  await store.status.prune({ minutes: today + DAY, hours: today + DAY, days: 0, attempts: 0 });
+  t.same(await store.status.totals('hour', 0), []);
+  t.equal((await store.status.days(0)).length, 3, 'the day rollups outlive the hour rollups');
+  await store.status.prune({ minutes: 0, hours: 0, days: today, attempts: 0 });
+  t.same(
+    (await store.status.days(0)).map((row) => row.day),
+    [today, today],
+    'days before the cut are gone',
+  );
 });
 
 const incident = (fields: Partial<NewIncident> = {}): NewIncident => ({
@@ -257,7 +310,7 @@ contract('incident watch counts: every instance adds into (model, slot); totals 
     ],
     'only slots that start at or after since',
   );
-  await a.status.prune(0, 0, T0 + SLOT);
+  await a.status.prune({ minutes: 0, hours: 0, days: 0, attempts: T0 + SLOT });
   t.same(
     await a.status.attemptTotals(0),
     [

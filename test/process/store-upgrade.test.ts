@@ -59,7 +59,8 @@ const ROWS = `
   INSERT INTO keys (id, name, status, created_at, updated_at) VALUES ('key_old', 'old', 'active', 0, 0);
   INSERT INTO responses (id, key_id, previous_id, created_at, items) VALUES ('resp_old', 'key_old', NULL, 1000, '{"input":[],"output":[]}');
   INSERT INTO thought_signatures (key_id, call_id, signature, expires_at) VALUES ('key_old', 'call_old', 'SIG', 9000);
-  INSERT INTO status_rollups (period, start, model, requests, failures) VALUES ('minute', 60000, 'gamma-5.4', 7, 1);`;
+  INSERT INTO status_rollups (period, start, model, requests, failures) VALUES ('minute', 60000, 'gamma-5.4', 7, 1);
+  INSERT INTO status_rollups (period, start, model, requests, failures) VALUES ('hour', 0, 'gamma-5.4', 7, 1), ('hour', 86400000, 'gamma-5.4', 2, 0);`;
 
 /** `db` as the code before the split left it after its migrations up to `upTo`, with ROWS in it. */
 async function shippedDatabase(db: TestDatabase, upTo: number): Promise<void> {
@@ -127,6 +128,14 @@ for (const upTo of [22, 15]) {
     );
     t.same(await store.signatures.get('key_old', ['call_old'], 0), new Map([['call_old', 'SIG']]), 'thought signatures kept');
     t.same(await store.status.totals('minute', 0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }], 'status rollups kept');
+    t.same(
+      await store.status.days(0),
+      [
+        { model: 'gamma-5.4', day: 0, requests: 7, failures: 1 },
+        { model: 'gamma-5.4', day: 86_400_000, requests: 2, failures: 0 },
+      ],
+      'the daily history starts from the hour rollups',
+    );
 
     const tracks = await db.query('SELECT track, version FROM store_migrations ORDER BY track, version');
     t.same(

@@ -1,7 +1,9 @@
 import t from 'tap';
+import { uptimeClass } from '../../plugins/status/history-page.js';
+import { DAY_MS, dailySeries, HISTORY_DAYS, hourlyLatency, incidentDates } from '../../plugins/status/history.js';
 import { bucketOf, LATENCY_BOUNDS_MS, quantile } from '../../plugins/status/latency-buckets.js';
 import { MinuteRecorder } from '../../plugins/status/minute-recorder.js';
-import { formatMs, formatUptime } from '../../plugins/status/page.js';
+import { formatMs, formatUptime } from '../../plugins/status/wording.js';
 import type { StatusSample, StatusStore } from '../../plugins/status/store/status.js';
 
 /** The status page's figures without a gateway: buckets, quantiles, their wording, the minute recorder (the page itself: test/e2e/status.test.ts). */
@@ -68,4 +70,41 @@ t.test('figures that could not be written (the database unreachable) wait for th
   );
   await recorder.flush();
   t.equal(written.length, 1, 'nothing twice');
+});
+
+t.test('the history: bar colours by uptime, the days an incident covers, the daily and hourly series', async (t) => {
+  t.equal(uptimeClass(null), 'u-none', 'no requests: no colour of uptime');
+  t.equal(uptimeClass(1), 'u-good');
+  t.equal(uptimeClass(0.999), 'u-good');
+  t.equal(uptimeClass(0.9989), 'u-fair');
+  t.equal(uptimeClass(0.99), 'u-fair');
+  t.equal(uptimeClass(0.95), 'u-poor');
+  t.equal(uptimeClass(0.9499), 'u-bad');
+  t.equal(uptimeClass(0), 'u-bad');
+
+  t.same(incidentDates('2026-11-13T23:59:00.000Z', '2026-11-15T00:00:00.000Z', '2026-11-20T00:00:00.000Z'), ['2026-11-13', '2026-11-14', '2026-11-15']);
+  t.same(incidentDates('2026-11-15T10:00:00.000Z', null, '2026-11-15T11:00:00.000Z'), ['2026-11-15'], 'open: until now');
+  const long = incidentDates('2025-01-01T00:00:00.000Z', null, '2026-11-15T11:00:00.000Z');
+  t.equal(long.length, HISTORY_DAYS, 'an incident open for a year: only the days of the history');
+  t.equal(long.at(-1), '2026-11-15');
+
+  const firstDay = Date.parse('2026-08-18T00:00:00Z');
+  const { of, all } = dailySeries(
+    [
+      { model: 'a', day: firstDay, requests: 4, failures: 1 },
+      { model: 'b', day: firstDay, requests: 6, failures: 0 },
+      { model: 'a', day: firstDay + 89 * DAY_MS, requests: 2, failures: 2 },
+    ],
+    firstDay,
+  );
+  t.same(of('a')[0], { date: '2026-08-18', uptime: 0.75, requests: 4 });
+  t.same(of('a')[89], { date: '2026-11-15', uptime: 0, requests: 2 });
+  t.same(of('c')[5], { date: '2026-08-23', uptime: null, requests: 0 }, 'a model without rows: 90 days without data');
+  t.same(all[0], { date: '2026-08-18', uptime: 0.9, requests: 10 });
+
+  const firstHour = Date.parse('2026-11-14T13:00:00Z');
+  const hourly = hourlyLatency([{ model: 'a', start: firstHour + 3_600_000, bucket: bucketOf(120), count: 10 }], firstHour)('a');
+  t.equal(hourly.length, 24);
+  t.same(hourly[0], { start: '2026-11-14T13:00:00.000Z', p50: null, p95: null });
+  t.same(hourly[1], { start: '2026-11-14T14:00:00.000Z', p50: 125, p95: 147.5 });
 });

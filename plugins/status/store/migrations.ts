@@ -100,6 +100,25 @@ export const SQLITE_STATUS_MIGRATIONS: readonly ExtensionMigration[] = [
         WHERE automatic = 1 AND resolved_at IS NOT NULL;
     `,
   },
+  {
+    version: 27,
+    name: 'daily history',
+    sql: `
+      -- Status site: each model's requests and failures per UTC day, for the 90-day history;
+      -- written with the minute and hour rollups, kept 92 days.
+      CREATE TABLE status_days (
+        day      INTEGER NOT NULL,              -- epoch ms of the day's start (00:00 UTC)
+        model    TEXT NOT NULL,                 -- canonical model ID
+        requests INTEGER NOT NULL,
+        failures INTEGER NOT NULL,
+        PRIMARY KEY (day, model)
+      ) WITHOUT ROWID;
+      -- The history starts with the days the hour rollups still hold (about 31).
+      INSERT INTO status_days (day, model, requests, failures)
+        SELECT start / 86400000 * 86400000, model, SUM(requests), SUM(failures)
+        FROM status_rollups WHERE period = 'hour' GROUP BY start / 86400000, model;
+    `,
+  },
 ];
 
 export const PG_STATUS_MIGRATIONS: readonly ExtensionMigration[] = [
@@ -189,6 +208,22 @@ export const PG_STATUS_MIGRATIONS: readonly ExtensionMigration[] = [
       -- The incident watch's last resolve of a model: resolved automatic incidents, newest resolve first.
       CREATE INDEX incidents_automatic_by_resolve ON incidents(resolved_at)
         WHERE automatic AND resolved_at IS NOT NULL;
+    `,
+  },
+  {
+    version: 27,
+    name: 'daily history',
+    sql: `
+      CREATE TABLE status_days (
+        day      bigint NOT NULL,
+        model    text NOT NULL,
+        requests bigint NOT NULL,
+        failures bigint NOT NULL,
+        PRIMARY KEY (day, model)
+      );
+      INSERT INTO status_days (day, model, requests, failures)
+        SELECT start / 86400000 * 86400000, model, SUM(requests), SUM(failures)
+        FROM status_rollups WHERE period = 'hour' GROUP BY start / 86400000, model;
     `,
   },
 ];

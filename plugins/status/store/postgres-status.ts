@@ -1,24 +1,27 @@
 import type { Pool } from 'pg';
 import type { PostgresHandle } from '../../../src/plugin-api.js';
 import { randomToken } from '../../../src/toolkit/secrets.js';
-import { patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
+import { dayOf, patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
 import type {
   AttemptCount,
   AttemptTotals,
+  DayTotals,
   EndpointTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
+  LatencyAt,
   LatencyCount,
   ModelTotals,
   NewIncident,
+  PruneCuts,
   RollupPeriod,
   StatusSample,
   StatusStore,
 } from './status.js';
 
 /**
- * Every rollup, endpoint and latency row of a batch in one statement (one round trip, atomic). The rows
+ * Every rollup, endpoint, day and latency row of a batch in one statement (one round trip, atomic). The rows
  * are summed per primary key first — ON CONFLICT may touch a row once per statement, and two
  * minutes of one hour meet in the hour's row — and sorted, so instances writing overlapping
  * rows lock them in the same order.
@@ -31,7 +34,12 @@ const RECORD = `WITH rollups AS (
   endpoints AS (
     INSERT INTO status_endpoint_minutes (minute, model, endpoint, requests)
     SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[], $14::bigint[])
-    ON CONFLICT (minute, model, endpoint) DO UPDATE SET requests = status_endpoint_minutes.requests + EXCLUDED.requests)
+    ON CONFLICT (minute, model, endpoint) DO UPDATE SET requests = status_endpoint_minutes.requests + EXCLUDED.requests),
+  days AS (
+    INSERT INTO status_days (day, model, requests, failures)
+    SELECT * FROM unnest($15::bigint[], $16::text[], $17::bigint[], $18::bigint[])
+    ON CONFLICT (day, model) DO UPDATE SET
+      requests = status_days.requests + EXCLUDED.requests, failures = status_days.failures + EXCLUDED.failures)
   INSERT INTO status_latency (period, start, model, bucket, count)
   SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::integer[], $10::bigint[])
   ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = status_latency.count + EXCLUDED.count`;
@@ -77,7 +85,7 @@ function summedColumns(rows: readonly Keyed[], width: number): unknown[][] {
   return columns;
 }
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8, 13 and 17). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in PostgreSQL (migrations 3, 8, 13, 17 and 27). */
 export class PgStatusStore implements StatusStore {
   private readonly pool: Pool;
   private readonly transaction: PostgresHandle['transaction'];
@@ -91,7 +99,9 @@ export class PgStatusStore implements StatusStore {
     const rollups: Keyed[] = [];
     const latency: Keyed[] = [];
     const endpoints: Keyed[] = [];
+    const days: Keyed[] = [];
     for (const sample of samples) {
+      days.push({ key: [dayOf(sample.minute), sample.model], values: [sample.requests, sample.failures] });
       for (const [period, start] of rollupsOf(sample)) {
         rollups.push({ key: [period, start, sample.model], values: [sample.requests, sample.failures] });
         for (const [bucket, count] of sample.latency) latency.push({ key: [period, start, sample.model, bucket], values: [count] });
@@ -99,7 +109,7 @@ export class PgStatusStore implements StatusStore {
       for (const [endpoint, requests] of sample.endpoints) endpoints.push({ key: [sample.minute, sample.model, endpoint], values: [requests] });
     }
     if (rollups.length === 0) return;
-    await this.pool.query(RECORD, [...summedColumns(rollups, 5), ...summedColumns(latency, 5), ...summedColumns(endpoints, 4)]);
+    await this.pool.query(RECORD, [...summedColumns(rollups, 5), ...summedColumns(latency, 5), ...summedColumns(endpoints, 4), ...summedColumns(days, 4)]);
   }
 
   async totals(period: RollupPeriod, since: number): Promise<ModelTotals[]> {
@@ -114,19 +124,29 @@ export class PgStatusStore implements StatusStore {
     return (await this.pool.query<LatencyCount>(sql, [period, since])).rows;
   }
 
+  async latencySeries(period: RollupPeriod, since: number): Promise<LatencyAt[]> {
+    const sql = `SELECT model, start, bucket, count FROM status_latency WHERE period = $1 AND start >= $2 ORDER BY model COLLATE "C", start, bucket`;
+    return (await this.pool.query<LatencyAt>(sql, [period, since])).rows;
+  }
+
+  async days(since: number): Promise<DayTotals[]> {
+    const sql = `SELECT model, day, requests, failures FROM status_days WHERE day >= $1 ORDER BY model COLLATE "C", day`;
+    return (await this.pool.query<DayTotals>(sql, [since])).rows;
+  }
+
   async endpointTotals(since: number): Promise<EndpointTotals[]> {
     const sql = `SELECT model, endpoint, SUM(requests)::bigint AS requests
       FROM status_endpoint_minutes WHERE minute >= $1 GROUP BY model, endpoint ORDER BY model COLLATE "C", endpoint COLLATE "C"`;
     return (await this.pool.query<EndpointTotals>(sql, [since])).rows;
   }
 
-  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
+  async prune(cuts: PruneCuts): Promise<void> {
     const old = "(period = 'minute' AND start < $1) OR (period = 'hour' AND start < $2)";
     await this.pool.query(
       `WITH rollups AS (DELETE FROM status_rollups WHERE ${old}), attempts AS (DELETE FROM incident_attempts WHERE slot < $3),
-         endpoints AS (DELETE FROM status_endpoint_minutes WHERE minute < $1)
+         endpoints AS (DELETE FROM status_endpoint_minutes WHERE minute < $1), days AS (DELETE FROM status_days WHERE day < $4)
        DELETE FROM status_latency WHERE ${old}`,
-      [minutesBefore, hoursBefore, attemptsBefore],
+      [cuts.minutes, cuts.hours, cuts.attempts, cuts.days],
     );
   }
 

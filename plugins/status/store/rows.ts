@@ -60,6 +60,10 @@ export function patchIncident(current: IncidentRow, patch: IncidentPatch): Patch
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The start (00:00 UTC) of the day holding `ms`. */
+export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
 
 /** The rollups a sample is added into: its minute and its hour. */
 export const rollupsOf = (sample: StatusSample): ReadonlyArray<readonly ['minute' | 'hour', number]> => [

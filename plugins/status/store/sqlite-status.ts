@@ -1,16 +1,19 @@
 import type { SqliteHandle } from '../../../src/plugin-api.js';
 import { randomToken } from '../../../src/toolkit/secrets.js';
-import { patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
+import { dayOf, patchIncident, rollupsOf, toIncident, type IncidentRow } from './rows.js';
 import type {
   AttemptCount,
   AttemptTotals,
+  DayTotals,
   EndpointTotals,
   IncidentPatch,
   IncidentRecord,
   IncidentUpdate,
+  LatencyAt,
   LatencyCount,
   ModelTotals,
   NewIncident,
+  PruneCuts,
   RollupPeriod,
   StatusSample,
   StatusStore,
@@ -18,17 +21,21 @@ import type {
 
 type Db = SqliteHandle['db'];
 
-/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8, 13 and 17). */
+/** The status site's rollups, the incident watch's attempt counts and the incident log in SQLite (migrations 3, 8, 13, 17 and 27). */
 export class SqliteStatusStore implements StatusStore {
   private readonly addRollup;
   private readonly addLatency;
   private readonly addEndpoint;
+  private readonly addDay;
   private readonly sumTotals;
   private readonly sumLatency;
+  private readonly latencyByStart;
+  private readonly dayRows;
   private readonly sumEndpoints;
   private readonly pruneRollups;
   private readonly pruneLatency;
   private readonly pruneEndpoints;
+  private readonly pruneDays;
   private readonly insertIncident;
   private readonly updateIncidentRow;
   private readonly insertUpdate;
@@ -55,13 +62,19 @@ export class SqliteStatusStore implements StatusStore {
       ON CONFLICT (period, start, model, bucket) DO UPDATE SET count = count + excluded.count`);
     this.addEndpoint = db.prepare(`INSERT INTO status_endpoint_minutes (minute, model, endpoint, requests) VALUES (?, ?, ?, ?)
       ON CONFLICT (minute, model, endpoint) DO UPDATE SET requests = requests + excluded.requests`);
+    this.addDay = db.prepare(`INSERT INTO status_days (day, model, requests, failures) VALUES (?, ?, ?, ?)
+      ON CONFLICT (day, model) DO UPDATE SET requests = requests + excluded.requests, failures = failures + excluded.failures`);
     this.sumTotals = db.prepare(`SELECT model, SUM(requests) AS requests, SUM(failures) AS failures
       FROM status_rollups WHERE period = ? AND start >= ? GROUP BY model ORDER BY model`);
     this.sumLatency = db.prepare(`SELECT model, bucket, SUM(count) AS count
       FROM status_latency WHERE period = ? AND start >= ? GROUP BY model, bucket ORDER BY model, bucket`);
+    this.latencyByStart = db.prepare(`SELECT model, start, bucket, count
+      FROM status_latency WHERE period = ? AND start >= ? ORDER BY model, start, bucket`);
+    this.dayRows = db.prepare('SELECT model, day, requests, failures FROM status_days WHERE day >= ? ORDER BY model, day');
     this.sumEndpoints = db.prepare(`SELECT model, endpoint, SUM(requests) AS requests
       FROM status_endpoint_minutes WHERE minute >= ? GROUP BY model, endpoint ORDER BY model, endpoint`);
     this.pruneEndpoints = db.prepare('DELETE FROM status_endpoint_minutes WHERE minute < ?');
+    this.pruneDays = db.prepare('DELETE FROM status_days WHERE day < ?');
     this.pruneRollups = db.prepare('DELETE FROM status_rollups WHERE period = ? AND start < ?');
     this.pruneLatency = db.prepare('DELETE FROM status_latency WHERE period = ? AND start < ?');
     // An open incident of the watch's for the same model wins (migration 8's unique index).
@@ -101,6 +114,7 @@ export class SqliteStatusStore implements StatusStore {
           for (const [bucket, count] of sample.latency) this.addLatency.run(period, start, sample.model, bucket, count);
         }
         for (const [endpoint, requests] of sample.endpoints) this.addEndpoint.run(sample.minute, sample.model, endpoint, requests);
+        this.addDay.run(dayOf(sample.minute), sample.model, sample.requests, sample.failures);
       }
     })();
   }
@@ -113,21 +127,30 @@ export class SqliteStatusStore implements StatusStore {
     return this.sumLatency.all(period, since) as LatencyCount[];
   }
 
+  async latencySeries(period: RollupPeriod, since: number): Promise<LatencyAt[]> {
+    return this.latencyByStart.all(period, since) as LatencyAt[];
+  }
+
+  async days(since: number): Promise<DayTotals[]> {
+    return this.dayRows.all(since) as DayTotals[];
+  }
+
   async endpointTotals(since: number): Promise<EndpointTotals[]> {
     return this.sumEndpoints.all(since) as EndpointTotals[];
   }
 
-  async prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void> {
+  async prune(cuts: PruneCuts): Promise<void> {
     this.db.transaction(() => {
       for (const [period, before] of [
-        ['minute', minutesBefore],
-        ['hour', hoursBefore],
+        ['minute', cuts.minutes],
+        ['hour', cuts.hours],
       ] as const) {
         this.pruneRollups.run(period, before);
         this.pruneLatency.run(period, before);
       }
-      this.pruneEndpoints.run(minutesBefore);
-      this.pruneAttempts.run(attemptsBefore);
+      this.pruneEndpoints.run(cuts.minutes);
+      this.pruneDays.run(cuts.days);
+      this.pruneAttempts.run(cuts.attempts);
     })();
   }
 

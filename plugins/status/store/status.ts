@@ -1,12 +1,12 @@
 /**
- * What the status site keeps: per-model traffic rolled up per minute (kept about a day) and
- * per hour (kept a month), and the incident log. Latency is stored as counts per bucket index;
+ * What the status site keeps: per-model traffic rolled up per minute (kept about a day), per
+ * hour (kept a month) and per UTC day (kept 90 days), and the incident log. Latency is stored as counts per bucket index;
  * what a bucket means is the status plugin's business.
  */
 
 export type RollupPeriod = 'minute' | 'hour';
 
-/** One model's figures for one minute (the store adds them into that minute and its hour). */
+/** One model's figures for one minute (the store adds them into that minute, its hour and its day). */
 export interface StatusSample {
   model: string;
   /** Epoch ms of the minute's start. */
@@ -23,6 +23,28 @@ export interface ModelTotals {
   model: string;
   requests: number;
   failures: number;
+}
+
+/** A model's requests and failures on one UTC day. */
+export interface DayTotals extends ModelTotals {
+  /** Epoch ms of the day's start (00:00 UTC). */
+  day: number;
+}
+
+/** Latency bucket counts of a model in one rollup (an hour, a minute). */
+export interface LatencyAt extends LatencyCount {
+  /** Epoch ms of the rollup's start. */
+  start: number;
+}
+
+/** What `prune` drops: each kind of row older than its cut (epoch ms). */
+export interface PruneCuts {
+  /** Minute rollups, their endpoint counts included. */
+  minutes: number;
+  hours: number;
+  days: number;
+  /** The incident watch's attempt counts. */
+  attempts: number;
 }
 
 export interface EndpointTotals {
@@ -101,16 +123,20 @@ export interface AttemptTotals {
 }
 
 export interface StatusStore {
-  /** Adds samples into their minute and hour rollups (and their endpoint counts into the minute's), in one transaction. */
+  /** Adds samples into their minute, hour and day rollups (and their endpoint counts into the minute's), in one transaction. */
   record(samples: readonly StatusSample[]): Promise<void>;
   /** Requests and failures per model since `since` (epoch ms), from the given rollup. */
   totals(period: RollupPeriod, since: number): Promise<ModelTotals[]>;
   /** Latency bucket counts per model since `since`, from the given rollup. */
   latency(period: RollupPeriod, since: number): Promise<LatencyCount[]>;
+  /** Latency bucket counts per model and rollup start since `since`, from the given rollup, ordered by model, start and bucket. */
+  latencySeries(period: RollupPeriod, since: number): Promise<LatencyAt[]>;
+  /** Requests and failures per model and UTC day, for the days starting at or after `since`, ordered by model and day. */
+  days(since: number): Promise<DayTotals[]>;
   /** Requests per model and endpoint in the minutes starting at or after `since`, ordered by model and endpoint. */
   endpointTotals(since: number): Promise<EndpointTotals[]>;
-  /** Drops minute rollups (per-endpoint counts included) older than `minutesBefore`, hour rollups older than `hoursBefore`, attempt counts older than `attemptsBefore`. */
-  prune(minutesBefore: number, hoursBefore: number, attemptsBefore: number): Promise<void>;
+  /** Drops the rows older than their cut. */
+  prune(cuts: PruneCuts): Promise<void>;
   /** Adds attempt counts into their (model, slot): every instance's counts of a slot sum there. */
   addAttempts(counts: readonly AttemptCount[]): Promise<void>;
   /** Attempts and errors per model in the slots starting at or after `since`, summed over every instance. */
