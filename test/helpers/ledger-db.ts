@@ -16,6 +16,9 @@ export interface LedgerDbRow {
   attempts: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   usage_estimated: number;
   charged_nano: number;
   list_nano: number;
