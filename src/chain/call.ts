@@ -281,6 +281,15 @@ export class Call {
    */
   adjust(param: string, action: string, refusal: string): void {
     if (this.parameterPolicy === 'strict') throw invalidRequest(refusal, param);
+    this.announce(param, action);
+  }
+
+  /**
+   * An adjustment the gateway's own routing made, not a parameter of the caller's honoured
+   * approximately (reasoning state left out because the deployment that issued it cannot be
+   * reached): announced like `adjust`'s, under `parameters: strict` too.
+   */
+  announce(param: string, action: string): void {
     const adjustments = (this.adjustments ??= []);
     if (adjustments.some((known) => known.param === param && known.action === action)) return;
     adjustments.push({ param, action });
