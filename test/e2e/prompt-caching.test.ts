@@ -1,6 +1,6 @@
 import t from 'tap';
 import { FakeClock, startHarness, type Harness } from '../helpers/harness.js';
-import { openLedgerDb } from '../helpers/ledger-db.js';
+import { harnessLedgerRows } from '../helpers/ledger-db.js';
 import { usage } from '../helpers/usage.js';
 
 /**
@@ -251,10 +251,15 @@ t.test('one-hour breakpoints: the writes split by time to live, reported in Mess
   const whole = await post(h, key, '/chat/completions', chat('another one'));
   t.same(JSON.parse(whole.text).usage, { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14, prompt_tokens_details: { cached_tokens: 6 } });
 
-  const ledger = openLedgerDb(h.dbPath);
-  t.teardown(() => ledger.close());
   t.same(
-    ledger.rows(id).map((row) => [row.stream, row.prompt_tokens, row.cache_read_tokens, row.cache_write_tokens, row.cache_write_1h_tokens, row.list_nano]),
+    (await harnessLedgerRows(h, id)).map((row) => [
+      row.stream,
+      row.prompt_tokens,
+      row.cache_read_tokens,
+      row.cache_write_tokens,
+      row.cache_write_1h_tokens,
+      row.list_nano,
+    ]),
     [
       // 3 plain × 600 + 4 five-minute writes × 750 + 6 one-hour writes × 1 200 + 5 output × 3 000
       [0, 13, 0, 10, 6, 1_800 + 3_000 + 7_200 + 15_000],
