@@ -240,53 +240,46 @@ t.test('a list of deployments settles with its defaults and each credential from
   );
 });
 
-t.test(
-  "prompt-cache rates: reads at 0.1 × input in every family, alpha's writes at 1.25 × input (one-hour writes at 2 ×), rounded up; absent means the input rate",
-  async (t) => {
-    const catalogue = loadCatalogue('config/models.yaml');
-    for (const model of catalogue.models) {
-      const input = model.input.listNanosPerToken;
-      t.equal(model.input.cacheReadNanosPerToken, Math.ceil(input / 10), `${model.id}: cache_read = input ${model.input.list} / 10, rounded up`);
-      const write = model.family === 'alpha' ? Math.ceil((input * 5) / 4) : input;
-      t.equal(model.input.cacheWriteNanosPerToken, write, `${model.id}: cache_write ${model.family === 'alpha' ? '= 1.25 × input' : 'absent: the input rate'}`);
-      const hour = model.family === 'alpha' ? input * 2 : write;
-      t.equal(
-        model.input.cacheWrite1hNanosPerToken,
-        hour,
-        `${model.id}: cache_write_1h ${model.family === 'alpha' ? '= 2 × input' : 'absent: the cache_write rate'}`,
-      );
-    }
-    t.same(
-      ['alpha-opus-4.6', 'alpha-haiku-4.5'].map((id) => [catalogue.resolve(id)?.input.cacheRead, catalogue.resolve(id)?.input.cacheWrite]),
-      [
-        ['0.30', '3.75'],
-        ['0.005', '0.063'],
-      ],
-      'by hand: 3.00 × 0.1 and × 1.25; 0.05 × 1.25 = 0.0625 → 0.063',
+t.test("prompt-cache rates: reads at 0.1 × input in every family, alpha's writes at 1.25 × (2 × for an hour), rounded up; absent: a fallback", async (t) => {
+  const catalogue = loadCatalogue('config/models.yaml');
+  for (const model of catalogue.models) {
+    const input = model.input.listNanosPerToken;
+    t.equal(model.input.cacheReadNanosPerToken, Math.ceil(input / 10), `${model.id}: cache_read = input ${model.input.list} / 10, rounded up`);
+    const write = model.family === 'alpha' ? Math.ceil((input * 5) / 4) : input;
+    t.equal(model.input.cacheWriteNanosPerToken, write, `${model.id}: cache_write ${model.family === 'alpha' ? '= 1.25 × input' : 'absent: the input rate'}`);
+    const hour = model.family === 'alpha' ? input * 2 : write;
+    t.equal(
+      model.input.cacheWrite1hNanosPerToken,
+      hour,
+      `${model.id}: cache_write_1h ${model.family === 'alpha' ? '= 2 × input' : 'absent: the cache_write rate'}`,
     );
+  }
+  t.same(
+    ['alpha-opus-4.6', 'alpha-haiku-4.5'].map((id) => [catalogue.resolve(id)?.input.cacheRead, catalogue.resolve(id)?.input.cacheWrite]),
+    [
+      ['0.30', '3.75'],
+      ['0.005', '0.063'],
+    ],
+    'by hand: 3.00 × 0.1 and × 1.25; 0.05 × 1.25 = 0.0625 → 0.063',
+  );
 
-    const families = 'families: {alpha: {owned_by: a}}\n';
-    const model = (input: string) =>
-      `{id: m-1, family: alpha, created: 1, price: {output: {list: "1.00", charged: "0.50"}, input: {list: "0.20", charged: "0"${input}}}, capabilities: [], max_output_tokens: 10}`;
-    t.throws(() => loadCatalogue(file('read.yaml', `${families}models: [${model(', cache_read: "0.0201"')}]\n`)), {
-      message: /read\.yaml: \/models\/0\/price\/input\/cache_read must match pattern/,
-    });
-    t.throws(() => loadCatalogue(file('write.yaml', `${families}models: [${model(', cache_write: 0.25')}]\n`)), {
-      message: /write\.yaml: \/models\/0\/price\/input\/cache_write must be a string/,
-    });
-    t.throws(() => loadCatalogue(file('other.yaml', `${families}models: [${model(', cache_hit: "0.02"')}]\n`)), {
-      message: /other\.yaml: \/models\/0\/price\/input/,
-    });
-    const plain = loadCatalogue(file('plain.yaml', `${families}models: [${model('')}]\n`)).resolve('m-1');
-    t.same(
-      [plain?.input.cacheRead, plain?.input.cacheReadNanosPerToken, plain?.input.cacheWriteNanosPerToken],
-      [null, 200, 200],
-      'absent: the input list rate',
-    );
-    t.same(plain?.input.cacheWrite1hNanosPerToken, 200, 'a one-hour write without any write rate: the input list rate');
-    const written = loadCatalogue(file('write5m.yaml', `${families}models: [${model(', cache_write: "0.25"')}]\n`)).resolve('m-1');
-    t.same([written?.input.cacheWrite1h, written?.input.cacheWrite1hNanosPerToken], [null, 250], 'cache_write_1h absent: the cache_write rate');
-    const hour = loadCatalogue(file('write1h.yaml', `${families}models: [${model(', cache_write: "0.25", cache_write_1h: "0.40"')}]\n`)).resolve('m-1');
-    t.same([hour?.input.cacheWrite1h, hour?.input.cacheWrite1hNanosPerToken, hour?.input.cacheWriteNanosPerToken], ['0.40', 400, 250], 'its own rate');
-  },
-);
+  const families = 'families: {alpha: {owned_by: a}}\n';
+  const model = (input: string) =>
+    `{id: m-1, family: alpha, created: 1, price: {output: {list: "1.00", charged: "0.50"}, input: {list: "0.20", charged: "0"${input}}}, capabilities: [], max_output_tokens: 10}`;
+  t.throws(() => loadCatalogue(file('read.yaml', `${families}models: [${model(', cache_read: "0.0201"')}]\n`)), {
+    message: /read\.yaml: \/models\/0\/price\/input\/cache_read must match pattern/,
+  });
+  t.throws(() => loadCatalogue(file('write.yaml', `${families}models: [${model(', cache_write: 0.25')}]\n`)), {
+    message: /write\.yaml: \/models\/0\/price\/input\/cache_write must be a string/,
+  });
+  t.throws(() => loadCatalogue(file('other.yaml', `${families}models: [${model(', cache_hit: "0.02"')}]\n`)), {
+    message: /other\.yaml: \/models\/0\/price\/input/,
+  });
+  const plain = loadCatalogue(file('plain.yaml', `${families}models: [${model('')}]\n`)).resolve('m-1');
+  t.same([plain?.input.cacheRead, plain?.input.cacheReadNanosPerToken, plain?.input.cacheWriteNanosPerToken], [null, 200, 200], 'absent: the input list rate');
+  t.same(plain?.input.cacheWrite1hNanosPerToken, 200, 'a one-hour write without any write rate: the input list rate');
+  const written = loadCatalogue(file('write5m.yaml', `${families}models: [${model(', cache_write: "0.25"')}]\n`)).resolve('m-1');
+  t.same([written?.input.cacheWrite1h, written?.input.cacheWrite1hNanosPerToken], [null, 250], 'cache_write_1h absent: the cache_write rate');
+  const hour = loadCatalogue(file('write1h.yaml', `${families}models: [${model(', cache_write: "0.25", cache_write_1h: "0.40"')}]\n`)).resolve('m-1');
+  t.same([hour?.input.cacheWrite1h, hour?.input.cacheWrite1hNanosPerToken, hour?.input.cacheWriteNanosPerToken], ['0.40', 400, 250], 'its own rate');
+});
