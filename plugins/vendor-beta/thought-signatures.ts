@@ -35,7 +35,7 @@ interface Read {
   ids: ReadonlySet<string>;
   kept: ReadonlyMap<string, KeptSignature>;
 }
-type WithWrites = Call & { [WRITES]?: Array<Promise<void>>; [READ]?: Read };
+type WithSignatures = Call & { [WRITES]?: Array<Promise<void>>; [READ]?: Read };
 
 const keyOf = (call: Call): string => call.key?.id ?? '';
 
@@ -55,10 +55,10 @@ export class ThoughtSignatures {
    */
   async known(call: Call, ids: readonly string[]): Promise<ReadonlyMap<string, KeptSignature>> {
     if (ids.length === 0) return new Map();
-    const read = (call as WithWrites)[READ];
+    const read = (call as WithSignatures)[READ];
     if (read && ids.every((id) => read.ids.has(id))) return read.kept;
     const kept = await this.store.get(keyOf(call), ids, this.clock.now());
-    (call as WithWrites)[READ] = { ids: new Set(ids), kept };
+    (call as WithSignatures)[READ] = { ids: new Set(ids), kept };
     return kept;
   }
 
@@ -88,13 +88,13 @@ export class ThoughtSignatures {
   remember(call: Call, callId: string, signature: string): void {
     this.queue.push({ keyId: keyOf(call), callId, signature, deployment: call.deployment });
     this.flush ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write());
-    const writes = ((call as WithWrites)[WRITES] ??= []);
+    const writes = ((call as WithSignatures)[WRITES] ??= []);
     writes.push(this.flush);
   }
 
   /** Resolves once every signature `call` gave is written (or failed, which is logged: the follow-up then sends the placeholder). */
   async settled(call: Call): Promise<void> {
-    const writes = (call as WithWrites)[WRITES];
+    const writes = (call as WithSignatures)[WRITES];
     if (writes) await Promise.all(writes);
   }
 
