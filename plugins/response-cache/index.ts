@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { definePlugin, PluginConfigError, type Call, type KeptAnswer } from '../../src/plugin-api.js';
 import { sessionOf } from '../../src/toolkit/ingress.js';
 import { bearerToken } from '../../src/toolkit/secrets.js';
@@ -13,10 +14,11 @@ interface ResponseCacheConfig {
   max_entry_bytes: number;
 }
 
-/** What a call the cache missed keeps until its completion: where its answer goes, and for how long. */
+/** What a call the cache missed keeps until its completion: where its answer goes, for how long, and the model it was matched on. */
 interface Pending {
   hash: string;
   ttlMs: number;
+  model: string;
 }
 const PENDING = Symbol('response-cache.pending');
 type WithPending = Call & { [PENDING]?: Pending };
@@ -47,11 +49,19 @@ export default definePlugin({
       max_entry_bytes: { type: 'integer', minimum: 1, default: 4 * MIB },
     },
   },
-  async setup({ store, clock, log, families, upstreamCredential, config: gateway }, config: ResponseCacheConfig) {
+  async setup({ store, clock, log, metrics, families, upstreamCredential, config: gateway }, config: ResponseCacheConfig) {
     if (config.max_entry_bytes > config.max_bytes_per_key) {
       throw new PluginConfigError(`/max_entry_bytes (${config.max_entry_bytes}) is larger than /max_bytes_per_key (${config.max_bytes_per_key})`);
     }
     const cache = await store.extend(RESPONSE_CACHE_STATE);
+    // Labels from fixed sets: the result, and the canonical model the answer was matched on. A
+    // series exists once a call used the cache: a gateway whose callers never ask has none.
+    const results = new Counter({
+      name: 'gateway_response_cache_total',
+      help: 'Calls that used the response cache, by result (hit: given again; miss: sent upstream), and the answers of misses kept (stored).',
+      labelNames: ['result', 'model'] as const,
+      registers: [metrics],
+    });
     const credentials = [...families.flatMap((family) => upstreamCredential(family) ?? []), ...(gateway.admin.token ? [gateway.admin.token] : [])].filter(
       (secret) => secret !== '',
     );
@@ -82,12 +92,14 @@ export default definePlugin({
         const hash = requestHash(call);
         const kept = await cache.get(call.key.id, hash, clock.now());
         if (kept !== null) {
+          results.inc({ result: 'hit', model: call.model.id });
           call.res.setHeader(RESULT_HEADER, 'hit');
           call.answerWith(kept);
           return;
         }
+        results.inc({ result: 'miss', model: call.model.id });
         call.res.setHeader(RESULT_HEADER, 'miss');
-        (call as WithPending)[PENDING] = { hash, ttlMs: ttl * 1000 };
+        (call as WithPending)[PENDING] = { hash, ttlMs: ttl * 1000, model: call.model.id };
         call.keepAnswer(config.max_entry_bytes);
       },
       // Before the last byte, in the ledger row's group commit: the next identical request finds it.
@@ -98,7 +110,10 @@ export default definePlugin({
         if (!pending || !call.key || answer === null || carriesSecret(call, answer)) return;
         const now = clock.now();
         const entry = { keyId: call.key.id, hash: pending.hash, answer, storedAt: now, expiresAt: now + pending.ttlMs };
-        await cache.put(entry, config.max_bytes_per_key).catch((error: unknown) => log.warn({ err: error }, 'an answer could not be cached'));
+        await cache.put(entry, config.max_bytes_per_key).then(
+          () => results.inc({ result: 'stored', model: pending.model }),
+          (error: unknown) => log.warn({ err: error }, 'an answer could not be cached'),
+        );
         pruneSoon(now);
       },
     };

@@ -46,7 +46,8 @@ export function alphaRefusal(stopReason: unknown, details: unknown): string | nu
 }
 
 /**
- * Alpha usage: input excludes cache reads and writes, so prompt = input + both, each also kept apart (priced at its own rate). Output includes
+ * Alpha usage: input excludes cache reads and writes, so prompt = input + both, each also kept apart (priced at its own rate, the
+ * writes' one-hour part, `cache_creation.ephemeral_1h_input_tokens`, at its own too). Output includes
  * thinking; `output_tokens_details.thinking_tokens`, where sent, says how much of it.
  */
 export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
@@ -63,6 +64,10 @@ export function alphaUsage(raw: unknown, previous?: ReplyUsage): ReplyUsage {
   if (cached) out.cachedTokens = cached;
   const written = has('cache_creation_input_tokens') || !previous ? cacheWrite : (previous.cacheWriteTokens ?? 0);
   if (written) out.cacheWriteTokens = written;
+  // `cache_creation` splits the writes by time to live; of it only the one-hour part is priced apart.
+  const creation = usage['cache_creation'] as JsonObject | undefined;
+  const forAnHour = creation && typeof creation === 'object' ? tokenCount(creation['ephemeral_1h_input_tokens']) : (previous?.cacheWrite1hTokens ?? 0);
+  if (forAnHour) out.cacheWrite1hTokens = forAnHour;
   const details = usage['output_tokens_details'] as JsonObject | undefined;
   const thinking = details && typeof details['thinking_tokens'] === 'number' ? tokenCount(details['thinking_tokens']) : (previous?.reasoningTokens ?? 0);
   if (thinking) out.reasoningTokens = thinking;

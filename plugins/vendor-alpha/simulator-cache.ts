@@ -6,7 +6,10 @@ import { createHash, type Hash } from 'node:crypto';
  * messages), block by block; a block with `cache_control`, or the last block when the request has
  * a top-level `cache_control`, is a breakpoint. The longest breakpoint prefix seen before is read
  * from the cache (`cache_read_input_tokens`); the tokens from there to the last breakpoint are
- * written to it (`cache_creation_input_tokens`); the rest is `input_tokens`. Unlike the vendor it
+ * written to it (`cache_creation_input_tokens`); the rest is `input_tokens`. A request with a
+ * one-hour breakpoint (`ttl: "1h"`) is also told how the writes split by time to live
+ * (`cache_creation`): those up to its last one-hour breakpoint are written for an hour (the vendor
+ * takes one-hour breakpoints before five-minute ones), the rest for five minutes. Unlike the vendor it
  * has no minimum length and no expiry: it remembers the last MAX_PREFIXES prefixes.
  * More than four breakpoints are refused as the vendor refuses them.
  */
@@ -24,9 +27,11 @@ export interface CacheUsage {
   input_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 const marked = (block: unknown): boolean => typeof block === 'object' && block !== null && (block as Json)['cache_control'] !== undefined;
+const forAnHour = (marker: unknown): boolean => typeof marker === 'object' && marker !== null && (marker as Json)['ttl'] === '1h';
 
 /** Every block of the prompt in the vendor's order: tools, system blocks, then each message's blocks. */
 function promptBlocks(body: Json): Json[] {
@@ -53,19 +58,30 @@ export class SimPromptCache {
     let tokens = 0;
     let read = 0;
     let last = 0;
+    let lastHour = 0;
+    let hourly = forAnHour(body['cache_control']);
     const breakpoints: string[] = [];
     blocks.forEach((block, i) => {
-      const { cache_control: _marker, ...content } = block;
+      const { cache_control: marker, ...content } = block;
       hash.update(JSON.stringify(content));
       tokens += tokensOf(block);
-      if (!marked(block) && !(automatic && i === blocks.length - 1)) return;
+      const automaticHere = automatic && i === blocks.length - 1;
+      if (!marked(block) && !automaticHere) return;
       const prefix = hash.copy().digest('base64');
       breakpoints.push(prefix);
       last = tokens;
+      if (forAnHour(marker) || (automaticHere && forAnHour(body['cache_control']))) {
+        lastHour = tokens;
+        hourly = true;
+      }
       if (this.prefixes.has(prefix)) read = tokens;
     });
     for (const prefix of breakpoints) this.remember(prefix);
-    return { input_tokens: promptTokens - last, cache_creation_input_tokens: last - read, cache_read_input_tokens: read };
+    const usage: CacheUsage = { input_tokens: promptTokens - last, cache_creation_input_tokens: last - read, cache_read_input_tokens: read };
+    if (!hourly) return usage;
+    const writtenForAnHour = Math.max(0, lastHour - read);
+    usage.cache_creation = { ephemeral_5m_input_tokens: last - read - writtenForAnHour, ephemeral_1h_input_tokens: writtenForAnHour };
+    return usage;
   }
 
   private remember(prefix: string): void {

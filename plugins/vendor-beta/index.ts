@@ -4,6 +4,7 @@ import { definePlugin } from '../../src/plugin-api.js';
 import { ByteBudget, GuardedFetcher, IMAGE_LIMITS, policyAllowing } from '../../src/toolkit/remote-images.js';
 import { releaseImages } from './held-images.js';
 import { SIGNATURE_STATE } from './store/state.js';
+import { historySignatureIds } from './request.js';
 import { ThoughtSignatures } from './thought-signatures.js';
 import { BetaTranslator } from './translator.js';
 
@@ -80,6 +81,11 @@ export default definePlugin({
     return {
       // The credential of the deployment this attempt goes to (chosen before the translator is made).
       translator: { family: 'beta', create: (call) => new BetaTranslator(call, { ...services, apiKey: upstreamCredential(FAMILY, call.deployment) }) },
+      // A beta call continuing a conversation goes where its kept signatures were issued (read once, here, for every attempt).
+      async onRequest(call) {
+        if (call.model.family !== FAMILY || (call.endpoint.operation !== 'generate' && call.endpoint.operation !== 'count_tokens')) return;
+        await services.signatures.pin(call, historySignatureIds(call.request));
+      },
       // Before the last byte: a follow-up call, on any instance, finds the reply's signatures.
       async onComplete(call) {
         releaseImages(call);

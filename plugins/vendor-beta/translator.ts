@@ -13,7 +13,7 @@ import { holdImages } from './held-images.js';
 import { betaRequestBody, historySignatureIds } from './request.js';
 import { betaReply, type RememberSignature } from './response.js';
 import { BetaStream } from './stream.js';
-import type { ThoughtSignatures } from './thought-signatures.js';
+import { signaturesOnDeployment, type ThoughtSignatures } from './thought-signatures.js';
 
 /** What every beta translator of one gateway shares. */
 export interface BetaServices {
@@ -56,7 +56,8 @@ export class BetaTranslator implements Translator {
     const request = requestOnDeployment(this.call, this.call.request);
     // Held until the call completes (the plugin's onComplete), whatever happens next.
     holdImages(this.call, await inlineRemoteImages(request.turns, this.services.fetcher));
-    const body = betaRequestBody(request, this.model, await this.services.signatures.known(this.call, historySignatureIds(request)));
+    const kept = await this.services.signatures.known(this.call, historySignatureIds(request));
+    const body = betaRequestBody(request, this.model, signaturesOnDeployment(this.call, kept));
     if (this.call.endpoint.operation === 'count_tokens') {
       this.counting = true;
       return { path: countTokensPath(this.model.upstream), headers, body: Buffer.from(JSON.stringify(countTokensBody(body, this.model.upstream))) };

@@ -22,11 +22,14 @@ export interface Price {
  * catalogue gives none.
  */
 export interface InputPrice extends Price {
-  /** As written in the YAML (`price.input.cache_read`, `cache_write`), or null when not given. */
+  /** As written in the YAML (`price.input.cache_read`, `cache_write`, `cache_write_1h`), or null when not given. */
   cacheRead: string | null;
   cacheWrite: string | null;
+  cacheWrite1h: string | null;
   cacheReadNanosPerToken: Nanos;
   cacheWriteNanosPerToken: Nanos;
+  /** A one-hour cache write (alpha's `ttl: "1h"`): `cache_write_1h`, else the (five-minute) `cache_write` rate. */
+  cacheWrite1hNanosPerToken: Nanos;
 }
 
 export interface ModelEntry {
@@ -59,6 +62,7 @@ interface RawPrice {
 interface RawInputPrice extends RawPrice {
   cache_read?: string;
   cache_write?: string;
+  cache_write_1h?: string;
 }
 interface RawModel {
   id: string;
@@ -84,10 +88,10 @@ const price = {
   required: ['list', 'charged'],
   properties: { list: priceString, charged: priceString },
 } as const;
-/** The input price may add the vendor's prompt-cache list rates (reads and writes), per 1M tokens like the rest. */
+/** The input price may add the vendor's prompt-cache list rates (reads, writes, one-hour writes), per 1M tokens like the rest. */
 const inputPrice = {
   ...price,
-  properties: { ...price.properties, cache_read: priceString, cache_write: priceString },
+  properties: { ...price.properties, cache_read: priceString, cache_write: priceString, cache_write_1h: priceString },
 } as const;
 const family = {
   type: 'object',
@@ -147,12 +151,15 @@ function toPrice(raw: RawPrice): Price {
 
 function toInputPrice(raw: RawInputPrice): InputPrice {
   const base = toPrice(raw);
+  const cacheWriteNanosPerToken = raw.cache_write === undefined ? base.listNanosPerToken : pricePerTokenNanos(raw.cache_write);
   return {
     ...base,
     cacheRead: raw.cache_read ?? null,
     cacheWrite: raw.cache_write ?? null,
+    cacheWrite1h: raw.cache_write_1h ?? null,
     cacheReadNanosPerToken: raw.cache_read === undefined ? base.listNanosPerToken : pricePerTokenNanos(raw.cache_read),
-    cacheWriteNanosPerToken: raw.cache_write === undefined ? base.listNanosPerToken : pricePerTokenNanos(raw.cache_write),
+    cacheWriteNanosPerToken,
+    cacheWrite1hNanosPerToken: raw.cache_write_1h === undefined ? cacheWriteNanosPerToken : pricePerTokenNanos(raw.cache_write_1h),
   };
 }
 

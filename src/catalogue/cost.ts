@@ -11,14 +11,15 @@ export interface Cost {
 
 /**
  * Exact cost of a usage on a model: tokens × per-token prices, input and output. Upstream, the
- * prompt tokens read from and written to the vendor's cache are priced at its cache rates and the
- * rest at the input price; the caller's charge prices every prompt token alike (docs/caching.md#pricing).
+ * prompt tokens read from and written to the vendor's cache are priced at its cache rates (a
+ * one-hour write at its own) and the rest at the input price; the caller's charge prices every prompt token alike (docs/caching.md#pricing).
  */
 export function costOf(model: ModelEntry, usage: Usage): Cost {
   const { input } = model;
   // A vendor's parts never count for more than its whole: the cost stays that of the prompt it billed.
   const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
   const written = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
+  const writtenForAnHour = Math.min(usage.cacheWrite1hTokens ?? 0, written);
   const uncached = usage.promptTokens - cached - written;
   return {
     charged: usage.completionTokens * model.output.chargedNanosPerToken + usage.promptTokens * input.chargedNanosPerToken,
@@ -26,6 +27,7 @@ export function costOf(model: ModelEntry, usage: Usage): Cost {
       usage.completionTokens * model.output.listNanosPerToken +
       uncached * input.listNanosPerToken +
       cached * input.cacheReadNanosPerToken +
-      written * input.cacheWriteNanosPerToken,
+      (written - writtenForAnHour) * input.cacheWriteNanosPerToken +
+      writtenForAnHour * input.cacheWrite1hNanosPerToken,
   };
 }

@@ -48,6 +48,8 @@ export interface Usage {
   cachedTokens?: number;
   /** Prompt tokens written to the vendor's prompt cache (a subset of promptTokens; alpha only), priced at the model's cache-write rate. */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written for an hour (alpha's `ttl: "1h"`), priced at the model's 1-hour write rate. */
+  cacheWrite1hTokens?: number;
   /** A count here is the gateway's stand-in for one the vendor did not give (the ledger row says `usage_estimated`). */
   estimated?: boolean;
 }
@@ -279,6 +281,15 @@ export class Call {
    */
   adjust(param: string, action: string, refusal: string): void {
     if (this.parameterPolicy === 'strict') throw invalidRequest(refusal, param);
+    this.announce(param, action);
+  }
+
+  /**
+   * An adjustment the gateway's own routing made, not a parameter of the caller's honoured
+   * approximately (reasoning state left out because the deployment that issued it cannot be
+   * reached): announced like `adjust`'s, under `parameters: strict` too.
+   */
+  announce(param: string, action: string): void {
     const adjustments = (this.adjustments ??= []);
     if (adjustments.some((known) => known.param === param && known.action === action)) return;
     adjustments.push({ param, action });

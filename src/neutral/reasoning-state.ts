@@ -136,16 +136,14 @@ export function pinToReasoningState(call: Call, text: string): void {
 /**
  * Whether `state` may go to the attempt's deployment: a state sealed by another deployment of
  * the family would fail the vendor's check there, so it is left out of the turn (announced once
- * per call, `reasoning_state=dropped:deployment`). A state that names no deployment (the vendor's
- * own signature a caller brought, a legacy envelope) goes wherever the call goes.
+ * per call, `reasoning_state=dropped:deployment`, under `parameters: strict` too: the gateway's
+ * routing left it out, not an approximation of what the caller asked). A state that names no
+ * deployment (the vendor's own signature a caller brought, a legacy envelope) goes wherever the
+ * call goes.
  */
 export function replaysOnDeployment(call: Call, state: ReasoningState | null | undefined): boolean {
   if (state?.deployment === undefined || state.deployment === (call.deployment ?? DEFAULT_DEPLOYMENT)) return true;
-  call.adjust(
-    'reasoning_state',
-    'dropped:deployment',
-    'The conversation holds reasoning state issued by an upstream deployment this call cannot reach; it could only be left out.',
-  );
+  call.announce('reasoning_state', 'dropped:deployment');
   return false;
 }
 

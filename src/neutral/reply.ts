@@ -41,6 +41,8 @@ export interface ReplyUsage {
   cachedTokens?: number;
   /** Prompt tokens written to a cache (a subset of promptTokens), when the vendor says (alpha's `cache_creation_input_tokens`). */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written for an hour (alpha's `cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1hTokens?: number;
   /** Reasoning tokens (a subset of completionTokens), when the vendor says. */
   reasoningTokens?: number;
   /** The gateway's estimate, for a reply whose vendor gave no counts (the ledger row says `usage_estimated`). */
@@ -66,6 +68,7 @@ export function ledgerUsage(usage: ReplyUsage): Usage {
   const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
   if (usage.cacheWriteTokens) out.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.cacheWrite1hTokens) out.cacheWrite1hTokens = usage.cacheWrite1hTokens;
   if (usage.estimated) out.estimated = true;
   return out;
 }

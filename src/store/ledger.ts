@@ -84,6 +84,8 @@ export interface LedgerRow {
   /** Of the prompt tokens, those the vendor read from its prompt cache and those it wrote to it. */
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of cacheWriteTokens, those written for an hour (priced at the model's one-hour write rate). */
+  cacheWrite1hTokens: number;
   /** The completion count came from relayed deltas, the vendor never reported one. */
   usageEstimated: boolean;
   chargedNanos: number;

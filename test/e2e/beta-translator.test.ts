@@ -245,7 +245,7 @@ t.test('response mapping, beta → reference', async (t) => {
   // The signature the vendor gave for a call is replayed with that call.
   await signatures.settled(out.call);
   const minted = out.raw.choices[0].message.tool_calls[0].id as string;
-  t.equal((await signatures.known(out.call, [minted])).get(minted), 'CpwBAdHt', 'the signature is kept under the minted id');
+  t.equal((await signatures.known(out.call, [minted])).get(minted)?.signature, 'CpwBAdHt', 'the signature is kept under the minted id');
   t.match(
     thrown(() => translator('{"messages":[{"role":"user","content":"x"}]}').response(Buffer.from('nope'))),
     { status: 502 },

@@ -353,6 +353,7 @@ t.test('the store: exact fit admitted, one nano-dollar over refused, reached ref
     completionTokens: 0,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
     usageEstimated: false,
     chargedNanos: 1000,
     listNanos: 2000,

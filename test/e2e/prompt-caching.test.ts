@@ -1,5 +1,6 @@
 import t from 'tap';
 import { FakeClock, startHarness, type Harness } from '../helpers/harness.js';
+import { harnessLedgerRows } from '../helpers/ledger-db.js';
 import { usage } from '../helpers/usage.js';
 
 /**
@@ -7,7 +8,7 @@ import { usage } from '../helpers/usage.js';
  * `cache_control`; the alpha simulator writes the prefix up to it on a first call and reads it on
  * the next (a token a word), and each format reports both counts, whole and streamed; the ledger
  * prices them at the catalogue's cache rates. alpha-sonnet-4.6: input 0.60, cache_read 0.06,
- * cache_write 0.75, output 3.00 (charged 1.50) per 1M tokens.
+ * cache_write 0.75, cache_write_1h 1.20, output 3.00 (charged 1.50) per 1M tokens.
  */
 
 type Json = Record<string, any>;
@@ -191,4 +192,84 @@ t.test('Messages: top-level cache_control passes to alpha; its usage relayed who
   const over = await post(h, key, '/messages', body({ cache_control: undefined, system: five }), headers);
   t.equal(over.status, 400, 'more than four: relayed as it came, the vendor refuses it as it would directly');
   t.match(JSON.parse(over.text), { type: 'error', error: { type: 'invalid_request_error', message: /A maximum of 4 blocks with cache_control/ } });
+});
+
+t.test('one-hour breakpoints: the writes split by time to live, reported in Messages and priced at the one-hour rate, whole and streamed', async (t) => {
+  const h = await startHarness(t);
+  const { key, id } = await h.createKey();
+  const headers = { 'anthropic-version': '2023-06-01' };
+  const HOUR = { type: 'ephemeral', ttl: '1h' };
+  // The system's six words cached for an hour, the first question's four for five minutes; three tokens more.
+  const messages = (question: string, extra: Json = {}): Json => ({
+    model: MODEL,
+    max_tokens: 50,
+    system: [{ type: 'text', text: SYSTEM_TEXT, cache_control: HOUR }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: question, cache_control: EPHEMERAL }] },
+      { role: 'assistant', content: 'noted' },
+      { role: 'user', content: 'go [[sim:tokens=5]]' },
+    ],
+    ...extra,
+  });
+  const first = await post(h, key, '/messages', messages('first question right here'), headers);
+  t.equal(first.status, 200, first.text);
+  t.same(
+    JSON.parse(first.text).usage,
+    {
+      input_tokens: 3,
+      cache_creation_input_tokens: 10,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 4, ephemeral_1h_input_tokens: 6 },
+      output_tokens: 5,
+    },
+    'Messages: the vendor split relayed',
+  );
+  const streamed = await post(h, key, '/messages', messages('second question right here', { stream: true }), headers);
+  t.same(
+    events(streamed.text)[0]?.message.usage,
+    {
+      input_tokens: 3,
+      cache_creation_input_tokens: 4,
+      cache_read_input_tokens: 6,
+      cache_creation: { ephemeral_5m_input_tokens: 4, ephemeral_1h_input_tokens: 0 },
+      output_tokens: 1,
+    },
+    'streamed: the hour read, the new question written for five minutes',
+  );
+
+  // The chat format, whole and streamed (translated): no field for the split, the writes priced by it all the same.
+  const chat = (question: string, extra: Json = {}): Json => ({
+    model: MODEL,
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'A different system text of six.', cache_control: HOUR }] },
+      { role: 'user', content: `${question} [[sim:tokens=5]]` },
+    ],
+    ...extra,
+  });
+  const chatStreamed = await post(h, key, '/chat/completions', chat('a question', { stream: true, stream_options: { include_usage: true } }));
+  t.same(events(chatStreamed.text).at(-1)?.['usage'], { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14, cache_creation_input_tokens: 6 });
+  const whole = await post(h, key, '/chat/completions', chat('another one'));
+  t.same(JSON.parse(whole.text).usage, { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14, prompt_tokens_details: { cached_tokens: 6 } });
+
+  t.same(
+    (await harnessLedgerRows(h, id)).map((row) => [
+      row.stream,
+      row.prompt_tokens,
+      row.cache_read_tokens,
+      row.cache_write_tokens,
+      row.cache_write_1h_tokens,
+      row.list_nano,
+    ]),
+    [
+      // 3 plain × 600 + 4 five-minute writes × 750 + 6 one-hour writes × 1 200 + 5 output × 3 000
+      [0, 13, 0, 10, 6, 1_800 + 3_000 + 7_200 + 15_000],
+      // 3 plain × 600 + 6 read × 60 + 4 five-minute writes × 750 + 5 output × 3 000
+      [1, 13, 6, 4, 0, 1_800 + 360 + 3_000 + 15_000],
+      // 3 plain × 600 + 6 one-hour writes × 1 200 + 5 output × 3 000
+      [1, 9, 0, 6, 6, 1_800 + 7_200 + 15_000],
+      // 3 plain × 600 + 6 read × 60 + 5 output × 3 000
+      [0, 9, 6, 0, 0, 1_800 + 360 + 15_000],
+    ],
+    'each row: its one-hour writes, priced at 1.20 per 1M',
+  );
 });

@@ -325,3 +325,29 @@ t.test('two gateways on one store share the entries', async (t) => {
   t.equal(second.text, first.text);
   t.equal(upstreamCalls(one), upstream);
 });
+
+t.test('/metrics: gateway_response_cache_total by result and model, no series before the cache is used', async (t) => {
+  const h = await startHarness(t, { configure: pluginConfig('response-cache', { max_bytes_per_key: 20_000, max_entry_bytes: 1000 }) });
+  const { key } = await h.createKey();
+  const scrape = async (): Promise<string> => (await raw(h.origin, 'GET', '/metrics')).text;
+  const count = (text: string, result: string, model = 'gamma-5.4'): number =>
+    Number(new RegExp(`^gateway_response_cache_total\\{result="${result}",model="${model}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  const body = chatBody('gamma-5.4', { messages: [{ role: 'user', content: 'count me [[sim:tokens=3]]' }] });
+
+  t.equal((await chat(h, key, body)).status, 200);
+  t.notMatch(await scrape(), /^gateway_response_cache_total\{/m, 'calls that do not use the cache make no series');
+
+  const ttl = { 'x-gateway-cache-ttl': '60' };
+  t.equal((await chat(h, key, body, ttl)).headers.get('x-gateway-cache'), 'miss');
+  t.equal((await chat(h, key, body, ttl)).headers.get('x-gateway-cache'), 'hit');
+  t.equal((await chat(h, key, body, ttl)).headers.get('x-gateway-cache'), 'hit');
+  const big = chatBody('gamma-5.2', { messages: [{ role: 'user', content: 'too large to keep [[sim:tokens=400]]' }] });
+  t.equal((await chat(h, key, big, ttl)).headers.get('x-gateway-cache'), 'miss');
+  const text = await scrape();
+  t.same(
+    [count(text, 'hit'), count(text, 'miss'), count(text, 'stored'), count(text, 'miss', 'gamma-5.2'), count(text, 'stored', 'gamma-5.2')],
+    [2, 1, 1, 1, 0],
+    'two hits and a miss kept on gamma-5.4; a miss on gamma-5.2 whose answer was too large to keep',
+  );
+  t.notMatch(text, /gateway_response_cache_total\{result="stored",model="gamma-5.2"\}/, 'no series for what never happened');
+});

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 
 /**
  * Reads the ledger tables of a gateway's SQLite file through a second, read-only connection:
@@ -16,6 +17,9 @@ export interface LedgerDbRow {
   attempts: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   usage_estimated: number;
   charged_nano: number;
   list_nano: number;
@@ -67,4 +71,26 @@ export function openLedgerDb(path: string): LedgerDb {
     spend: () => spend.all() as KeySpend[],
     close: () => db.close(),
   };
+}
+
+/**
+ * A key's ledger rows on either backend of a harness (harness-database.ts): read from its SQLite
+ * file, or on PostgreSQL from the rows of every table as JSON (`databaseText`), the ledger's told
+ * by their columns; `stream` and `cached` as 0 or 1 on both.
+ */
+export async function harnessLedgerRows(h: { dbPath: string; databaseText(): Promise<string> }, keyId: string): Promise<LedgerDbRow[]> {
+  if (existsSync(h.dbPath)) {
+    const ledger = openLedgerDb(h.dbPath);
+    try {
+      return ledger.rows(keyId);
+    } finally {
+      ledger.close();
+    }
+  }
+  return (await h.databaseText())
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((row) => row['key_id'] === keyId && 'list_nano' in row && 'admitted_at' in row)
+    .sort((a, b) => Number(a['id']) - Number(b['id']))
+    .map((row) => ({ ...row, stream: Number(row['stream']), cached: Number(row['cached']) }) as unknown as LedgerDbRow);
 }

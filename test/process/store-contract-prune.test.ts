@@ -111,12 +111,12 @@ contract("trim: a key's sizes are summed from the index by key alone, never from
 contract('prune: many expired thought signatures go, in chunks, and the live ones stay', async (t, db) => {
   const store = await withPluginStates(await db.open());
   const { key } = await newKey(store);
-  const expired = Array.from({ length: MANY }, (_, i) => ({ keyId: key.id, callId: `call_old_${i}`, signature: 'sig' }));
+  const expired = Array.from({ length: MANY }, (_, i) => ({ keyId: key.id, callId: `call_old_${i}`, signature: 'sig', deployment: null }));
   await store.signatures.put(expired, 2_000);
-  await store.signatures.put([{ keyId: key.id, callId: 'call_live', signature: 'live' }], 9_000_000);
+  await store.signatures.put([{ keyId: key.id, callId: 'call_live', signature: 'live', deployment: null }], 9_000_000);
 
   const { result, turns } = await turnsDuring(() => store.signatures.prune(3_000));
   t.equal(result, MANY);
   checkTurns(t, db.backend, turns);
-  t.same([...(await store.signatures.get(key.id, ['call_live', 'call_old_0'], 3_000))], [['call_live', 'live']]);
+  t.same([...(await store.signatures.get(key.id, ['call_live', 'call_old_0'], 3_000))], [['call_live', { signature: 'live', deployment: null }]]);
 });

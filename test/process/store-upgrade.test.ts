@@ -126,7 +126,11 @@ for (const upTo of [22, 15]) {
       ['resp_old'],
       'stored responses kept',
     );
-    t.same(await store.signatures.get('key_old', ['call_old'], 0), new Map([['call_old', 'SIG']]), 'thought signatures kept');
+    t.same(
+      await store.signatures.get('key_old', ['call_old'], 0),
+      new Map([['call_old', { signature: 'SIG', deployment: null }]]),
+      'thought signatures kept, issued by no known deployment',
+    );
     t.same(await store.status.totals('minute', 0), [{ model: 'gamma-5.4', requests: 7, failures: 1 }], 'status rollups kept');
     t.same(
       await store.status.days(0),

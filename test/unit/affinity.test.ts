@@ -127,4 +127,12 @@ t.test("an attempt on another deployment than a state's is sent the turn without
   const unpinned = neutralCall({ turns }, 'alpha-sonnet-4.6');
   unpinned.deployment = 'west';
   t.equal(requestOnDeployment(unpinned, unpinned.request), unpinned.request, 'a call pinned to nothing is not looked through');
+
+  // The gateway's routing left the state out, not an approximation of a parameter: strict announces it too.
+  const strict = neutralCall({ turns }, 'alpha-sonnet-4.6');
+  strict.parameterPolicy = 'strict';
+  strict.pinnedDeployment = 'east';
+  strict.deployment = 'west';
+  t.same(requestOnDeployment(strict, strict.request).turns[1]?.parts, moved.turns[1]?.parts, 'under parameters: strict, the same turn');
+  t.same(strict.adjustments, [{ param: 'reasoning_state', action: 'dropped:deployment' }], 'announced, not refused');
 });

@@ -61,3 +61,57 @@ t.test('breakpoints: written once, read after; top-level cache_control; more tha
   t.equal(four.status, 400, 'a top-level cache_control takes one of the four');
   t.equal((await post({ system: five.slice(1), messages: [{ role: 'user', content: 'hi' }] })).status, 200, 'four are taken');
 });
+
+t.test('one-hour breakpoints: the writes split by time to live in cache_creation', async (t) => {
+  const sim = createAlphaSimulator({ apiKey: KEY });
+  await sim.listen();
+  t.teardown(() => sim.close());
+  const usage = async (body: Json): Promise<Json> => {
+    const res = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'alpha-sonnet-4.6', max_tokens: 50, ...body }),
+    });
+    return ((await res.json()) as { usage: Json }).usage;
+  };
+  const hour = { type: 'ephemeral', ttl: '1h' };
+  // System: 6 words, a one-hour breakpoint; the first user message: 3 words, a five-minute one; then 1 more word.
+  const body = (question: string): Json => ({
+    system: [{ type: 'text', text: 'You answer in one short line.', cache_control: hour }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'one two three', cache_control: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: 'four' },
+      { role: 'user', content: question },
+    ],
+  });
+  t.match(
+    await usage(body('five')),
+    {
+      input_tokens: 2,
+      cache_creation_input_tokens: 9,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 6 },
+    },
+    'six written for an hour, three for five minutes',
+  );
+  t.match(
+    await usage({ ...body('five'), messages: [{ role: 'user', content: 'a new question' }] }),
+    {
+      input_tokens: 3,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 6,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    },
+    'the one-hour prefix read: nothing written',
+  );
+  const automatic = await usage({ messages: [{ role: 'user', content: 'all of it for an hour' }], cache_control: hour });
+  t.match(
+    automatic,
+    { cache_creation_input_tokens: 6, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 6 } },
+    'a top-level one-hour breakpoint: all six words',
+  );
+  t.notOk(
+    'cache_creation' in (await usage({ messages: [{ role: 'user', content: 'x' }], cache_control: { type: 'ephemeral' } })),
+    'no one-hour breakpoint: not said',
+  );
+});

@@ -240,13 +240,19 @@ t.test('a list of deployments settles with its defaults and each credential from
   );
 });
 
-t.test("prompt-cache rates: reads at 0.1 × input in every family, alpha's writes at 1.25 × input, rounded up; absent means the input rate", async (t) => {
+t.test("prompt-cache rates: reads at 0.1 × input in every family, alpha's writes at 1.25 × (2 × for an hour), rounded up; absent: a fallback", async (t) => {
   const catalogue = loadCatalogue('config/models.yaml');
   for (const model of catalogue.models) {
     const input = model.input.listNanosPerToken;
     t.equal(model.input.cacheReadNanosPerToken, Math.ceil(input / 10), `${model.id}: cache_read = input ${model.input.list} / 10, rounded up`);
     const write = model.family === 'alpha' ? Math.ceil((input * 5) / 4) : input;
     t.equal(model.input.cacheWriteNanosPerToken, write, `${model.id}: cache_write ${model.family === 'alpha' ? '= 1.25 × input' : 'absent: the input rate'}`);
+    const hour = model.family === 'alpha' ? input * 2 : write;
+    t.equal(
+      model.input.cacheWrite1hNanosPerToken,
+      hour,
+      `${model.id}: cache_write_1h ${model.family === 'alpha' ? '= 2 × input' : 'absent: the cache_write rate'}`,
+    );
   }
   t.same(
     ['alpha-opus-4.6', 'alpha-haiku-4.5'].map((id) => [catalogue.resolve(id)?.input.cacheRead, catalogue.resolve(id)?.input.cacheWrite]),
@@ -271,4 +277,9 @@ t.test("prompt-cache rates: reads at 0.1 × input in every family, alpha's write
   });
   const plain = loadCatalogue(file('plain.yaml', `${families}models: [${model('')}]\n`)).resolve('m-1');
   t.same([plain?.input.cacheRead, plain?.input.cacheReadNanosPerToken, plain?.input.cacheWriteNanosPerToken], [null, 200, 200], 'absent: the input list rate');
+  t.same(plain?.input.cacheWrite1hNanosPerToken, 200, 'a one-hour write without any write rate: the input list rate');
+  const written = loadCatalogue(file('write5m.yaml', `${families}models: [${model(', cache_write: "0.25"')}]\n`)).resolve('m-1');
+  t.same([written?.input.cacheWrite1h, written?.input.cacheWrite1hNanosPerToken], [null, 250], 'cache_write_1h absent: the cache_write rate');
+  const hour = loadCatalogue(file('write1h.yaml', `${families}models: [${model(', cache_write: "0.25", cache_write_1h: "0.40"')}]\n`)).resolve('m-1');
+  t.same([hour?.input.cacheWrite1h, hour?.input.cacheWrite1hNanosPerToken, hour?.input.cacheWriteNanosPerToken], ['0.40', 400, 250], 'its own rate');
 });

@@ -1,7 +1,8 @@
 /**
  * The vendor-beta plugin's tables, on its own migration track. Version 10 shipped as the core's
  * migration 10 before the plugin owned its state (`wasCore`): a database that applied it there
- * keeps its table. Never edit a shipped migration: add the next number, on both backends.
+ * keeps its table. Later versions number on after the core's last at the split (22), as the
+ * other plugins' tracks do. Never edit a shipped migration: add the next number, on both backends.
  */
 import type { ExtensionMigration } from '../../../src/plugin-api.js';
 
@@ -23,6 +24,12 @@ export const SQLITE_SIGNATURE_MIGRATIONS: readonly ExtensionMigration[] = [
       CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
     `,
   },
+  {
+    version: 23,
+    name: 'the deployment of each thought signature',
+    // The upstream deployment that issued it: replayed only there (docs/deployments.md). NULL for signatures kept before.
+    sql: 'ALTER TABLE thought_signatures ADD COLUMN deployment TEXT;',
+  },
 ];
 
 export const PG_SIGNATURE_MIGRATIONS: readonly ExtensionMigration[] = [
@@ -40,5 +47,11 @@ export const PG_SIGNATURE_MIGRATIONS: readonly ExtensionMigration[] = [
       );
       CREATE INDEX thought_signatures_by_expiry ON thought_signatures(expires_at);
     `,
+  },
+  {
+    version: 23,
+    name: 'the deployment of each thought signature',
+    // The upstream deployment that issued it: replayed only there (docs/deployments.md). NULL for signatures kept before.
+    sql: 'ALTER TABLE thought_signatures ADD COLUMN deployment text;',
   },
 ];

@@ -1,16 +1,17 @@
 import type { Pool } from 'pg';
 import type { PostgresHandle } from '../../../src/plugin-api.js';
-import { lastPerCall, type SignatureStore, type ThoughtSignature } from './signatures.js';
+import { lastPerCall, type KeptSignature, type SignatureStore, type ThoughtSignature } from './signatures.js';
 
 const PUT = {
   name: 'signatures_put',
-  text: `INSERT INTO thought_signatures (key_id, call_id, signature, expires_at)
-    SELECT s.key_id, s.call_id, s.signature, $4::bigint FROM unnest($1::text[], $2::text[], $3::text[]) AS s(key_id, call_id, signature)
-    ON CONFLICT (key_id, call_id) DO UPDATE SET signature = EXCLUDED.signature, expires_at = EXCLUDED.expires_at`,
+  text: `INSERT INTO thought_signatures (key_id, call_id, signature, deployment, expires_at)
+    SELECT s.key_id, s.call_id, s.signature, s.deployment, $5::bigint
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS s(key_id, call_id, signature, deployment)
+    ON CONFLICT (key_id, call_id) DO UPDATE SET signature = EXCLUDED.signature, deployment = EXCLUDED.deployment, expires_at = EXCLUDED.expires_at`,
 };
 const GET = {
   name: 'signatures_get',
-  text: 'SELECT call_id, signature FROM thought_signatures WHERE key_id = $1 AND call_id = ANY($2::text[]) AND expires_at > $3',
+  text: 'SELECT call_id, signature, deployment FROM thought_signatures WHERE key_id = $1 AND call_id = ANY($2::text[]) AND expires_at > $3',
 };
 
 /** Thought signatures in PostgreSQL (signatures.ts; migrations.ts): a batch is one statement. */
@@ -24,13 +25,13 @@ export class PgSignatureStore implements SignatureStore {
   async put(signatures: readonly ThoughtSignature[], expiresAt: number): Promise<void> {
     const batch = lastPerCall(signatures);
     if (batch.length === 0) return;
-    const values = [batch.map((s) => s.keyId), batch.map((s) => s.callId), batch.map((s) => s.signature), expiresAt];
+    const values = [batch.map((s) => s.keyId), batch.map((s) => s.callId), batch.map((s) => s.signature), batch.map((s) => s.deployment), expiresAt];
     await this.pool.query({ ...PUT, values });
   }
 
-  async get(keyId: string, callIds: readonly string[], now: number): Promise<Map<string, string>> {
-    const rows = (await this.pool.query<{ call_id: string; signature: string }>({ ...GET, values: [keyId, callIds, now] })).rows;
-    return new Map(rows.map((row) => [row.call_id, row.signature]));
+  async get(keyId: string, callIds: readonly string[], now: number): Promise<Map<string, KeptSignature>> {
+    const rows = (await this.pool.query<KeptSignature & { call_id: string }>({ ...GET, values: [keyId, callIds, now] })).rows;
+    return new Map(rows.map(({ call_id, ...kept }) => [call_id, kept]));
   }
 
   async prune(now: number): Promise<number> {

@@ -61,10 +61,10 @@ export class SqliteLedgerStore implements LedgerStore {
     this.insertRow = db.prepare(`INSERT INTO ledger
       (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached, deployment,
-       cache_read_tokens, cache_write_tokens)
+       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens)
       VALUES (@admittedAt, @cycle, @keyId, @model, @family, @endpoint, @stream, @status, @outcome, @attempts,
        @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs, @cached, @deployment,
-       @cacheReadTokens, @cacheWriteTokens)`);
+       @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens)`);
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
         upstream_nano = upstream_nano + excluded.upstream_nano`);

@@ -163,4 +163,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 27,
+    name: 'ledger one-hour cache writes',
+    // Of cache_write_tokens, those written for an hour (alpha's ttl 1h), priced at the model's
+    // cache_write_1h rate in list_nano (docs/caching.md#pricing). Rows before it: 0.
+    sql: 'ALTER TABLE ledger ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
