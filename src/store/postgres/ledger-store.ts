@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
-import { admissionWriter, takeThenAdmitWriter, type AdmitRow, type TakeThenAdmit, type TakeThenAdmitRow } from './admission-batch.js';
+import { admissionWriter, rateAnswer, takeThenAdmitWriter, type AdmitRow, type TakeThenAdmit, type TakeThenAdmitRow } from './admission-batch.js';
 import { inTransaction } from './pool.js';
 import { settlementWriter, type Settlement } from './record-batch.js';
 import { TickBatch } from './tick-batch.js';
@@ -102,8 +102,7 @@ export class PgLedgerStore implements LedgerStore {
   /** Group-committed with the other calls' takes and admissions of the same event-loop turn. */
   async reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
     const decided = await this.takesThenAdmissions.run({ take, reserve: input });
-    const waitMs = decided.wait;
-    return { waitMs, result: waitMs > 0 ? null : decision(input, decided) };
+    return { ...rateAnswer(decided), result: decided.wait > 0 ? null : decision(input, decided) };
   }
 
   /** Group-committed with the settlements of the same event-loop turn (tick-batch.ts); resolves once committed. */

@@ -1,4 +1,5 @@
 import type { Migration } from '../migration.js';
+import { RATE_HEADROOM_FUNCTION } from './functions-rate.js';
 import { PG_SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
 
 /**
@@ -163,5 +164,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ledger ADD COLUMN cache_read_tokens bigint NOT NULL DEFAULT 0,
         ADD COLUMN cache_write_tokens bigint NOT NULL DEFAULT 0;
     `,
+  },
+  {
+    version: 27,
+    name: 'rate cap headroom',
+    // A take's answer carries the key's headroom after it (the rate-limit headers): gateway_rate_headroom.
+    sql: RATE_HEADROOM_FUNCTION,
   },
 ];

@@ -3,7 +3,7 @@ import { exactNumber, exactOrNull } from '../exact.js';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing } from '../spend-limits.js';
 import type { GroupCommit } from './group-commit.js';
-import type { RateTake } from '../limits.js';
+import type { RateAnswer, RateTake } from '../limits.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult, TakenReservation } from '../store.js';
 
 type Db = Database.Database;
@@ -42,7 +42,7 @@ export class SqliteLedgerStore implements LedgerStore {
     db: Db,
     private readonly writes: GroupCommit,
     /** The rate cap's take, run inside this store's transaction (SqliteRateStore.decide). */
-    private readonly takeOp: (take: RateTake) => number,
+    private readonly takeOp: (take: RateTake) => RateAnswer,
   ) {
     this.spentStmt = db.prepare('SELECT charged_nano AS spent, upstream_nano AS upstream_spent FROM spend WHERE key_id = ? AND cycle = ?').safeIntegers();
     // What reservations hold at @now: a lease that ended by then no longer counts, swept or not (NULL: made before leases, held until released).
@@ -117,8 +117,8 @@ export class SqliteLedgerStore implements LedgerStore {
 
   reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
     return this.writes.write(() => {
-      const waitMs = this.takeOp(take);
-      return { waitMs, result: waitMs === 0 ? this.reserveOp(input) : null };
+      const rate = this.takeOp(take);
+      return { ...rate, result: rate.waitMs === 0 ? this.reserveOp(input) : null };
     });
   }
 

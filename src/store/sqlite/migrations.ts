@@ -163,4 +163,10 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 27,
+    name: 'rate cap headroom',
+    // PostgreSQL only: its take's statement reads the headroom in a function (SqliteRateStore.headroom here).
+    sql: '-- nothing to do on SQLite',
+  },
 ];
