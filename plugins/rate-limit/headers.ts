@@ -1,6 +1,6 @@
 /**
  * The rate cap's headroom as response headers, in the dialect of the format called
- * (`IngressFormat.rateLimitHeaders`; docs/api-contract.md#rate-cap): OpenAI's
+ * (`IngressFormat.rateLimitHeaders`; docs/api-contract.md#rate-limit-headers): OpenAI's
  * `x-ratelimit-{limit,remaining,reset}-requests`, the reset a duration (`1s`, `6m0s`, `20ms`), or
  * Anthropic's `anthropic-ratelimit-requests-{limit,remaining,reset}`, the reset an RFC 3339 time.
  */

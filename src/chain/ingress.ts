@@ -24,7 +24,7 @@ export interface IngressFormat {
   readonly errors: ErrorFormat;
   /**
    * The rate-limit headers its answers carry for a key with a rate cap, in the vendor's dialect
-   * the format's clients know (docs/api-contract.md#rate-cap): OpenAI's `x-ratelimit-*-requests`
+   * the format's clients know (docs/api-contract.md#rate-limit-headers): OpenAI's `x-ratelimit-*-requests`
    * or Anthropic's `anthropic-ratelimit-requests-*`; absent, none (the Gemini format: Google
    * sends none, and its clients read none).
    */

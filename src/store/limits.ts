@@ -14,7 +14,7 @@ export interface RateTake {
 
 /**
  * A take's answer: the decision, and the key's headroom after it, read in the same transaction
- * (the rate-limit headers of docs/api-contract.md#rate-cap).
+ * (the rate-limit headers of docs/api-contract.md#rate-limit-headers).
  */
 export interface RateAnswer {
   /** 0: admitted (and counted); else the ms until a call would be. */

@@ -4,7 +4,7 @@ import t from 'tap';
 import { chatBody, FakeClock, raw, startHarness } from '../helpers/harness.js';
 
 /**
- * The rate cap's headroom in each format's headers (docs/api-contract.md#rate-cap): OpenAI's on
+ * The rate cap's headroom in each format's headers (docs/api-contract.md#rate-limit-headers): OpenAI's on
  * the chat and Responses paths, Anthropic's on the Messages paths, none on the Gemini paths or
  * for a key without a cap; and no vendor's own rate-limit headers ever reach a caller.
  */
