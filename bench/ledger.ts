@@ -64,6 +64,7 @@ async function storeOnly(calls: number): Promise<void> {
         completionTokens: 4,
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
+        reasoningTokens: 0,
         usageEstimated: false,
         chargedNanos: 10_000,
         listNanos: 20_000,

@@ -31,6 +31,7 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     completionTokens: usage.completionTokens,
     cacheReadTokens: usage.cachedTokens ?? 0,
     cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+    reasoningTokens: usage.reasoningTokens ?? 0,
     usageEstimated: usage.estimated === true,
     chargedNanos: cost.charged,
     listNanos: cost.list,

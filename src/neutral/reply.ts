@@ -66,6 +66,7 @@ export function ledgerUsage(usage: ReplyUsage): Usage {
   const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
   if (usage.cacheWriteTokens) out.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.reasoningTokens) out.reasoningTokens = usage.reasoningTokens;
   if (usage.estimated) out.estimated = true;
   return out;
 }

@@ -83,6 +83,8 @@ export interface LedgerRow {
   /** Of the prompt tokens, those the vendor read from its prompt cache and those it wrote to it. */
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of the completion tokens, those the model spent reasoning (0 when the vendor did not say). */
+  reasoningTokens: number;
   /** The completion count came from relayed deltas, the vendor never reported one. */
   usageEstimated: boolean;
   chargedNanos: number;
@@ -110,6 +112,7 @@ export interface DailyUsage {
   completionTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  reasoningTokens: number;
   chargedNanos: number;
   listNanos: number;
   /** Of `requests`, those answered from the response cache. */

@@ -36,6 +36,7 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
   completionTokens: 4,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  reasoningTokens: 0,
   usageEstimated: false,
   chargedNanos: 10_000,
   listNanos: 20_000,

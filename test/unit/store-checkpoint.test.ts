@@ -40,6 +40,7 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
         completionTokens: 1,
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
+        reasoningTokens: 0,
         usageEstimated: false,
         chargedNanos: 1,
         listNanos: 2,

@@ -171,4 +171,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     // A take's answer carries the key's headroom after it (the rate-limit headers): gateway_rate_headroom.
     sql: RATE_HEADROOM_FUNCTION,
   },
+  {
+    version: 28,
+    name: 'ledger reasoning tokens',
+    sql: `
+      -- The completion tokens the model spent reasoning (a subset of completion_tokens), when the
+      -- vendor says; rows before it: 0 (the dashboard's usage page sums them).
+      ALTER TABLE ledger ADD COLUMN reasoning_tokens bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -169,4 +169,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // PostgreSQL only: its take's statement reads the headroom in a function (SqliteRateStore.headroom here).
     sql: '-- nothing to do on SQLite',
   },
+  {
+    version: 28,
+    name: 'ledger reasoning tokens',
+    sql: `
+      -- The completion tokens the model spent reasoning (a subset of completion_tokens), when the
+      -- vendor says; rows before it: 0 (the dashboard's usage page sums them).
+      ALTER TABLE ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
