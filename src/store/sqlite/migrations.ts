@@ -172,10 +172,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 28,
     name: 'ledger reasoning tokens',
-    sql: `
-      -- The completion tokens the model spent reasoning (a subset of completion_tokens), when the
-      -- vendor says; rows before it: 0 (the dashboard's usage page sums them).
-      ALTER TABLE ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
-    `,
+    // Reasoning tokens of the completion, when the vendor says (as on PostgreSQL); rows before it: 0.
+    sql: 'ALTER TABLE ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;',
   },
 ];
