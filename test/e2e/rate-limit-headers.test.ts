@@ -155,5 +155,24 @@ t.test("no vendor's rate-limit headers reach a caller: each family, whole and st
     'the Messages format passing alpha through: none of the vendor’s',
   );
   t.equal(messages.headers.get('anthropic-ratelimit-requests-limit'), '100');
+
+  // A vendor's 429 (no retry: the plugin retries only when the wait fits): its Retry-After is passed on, its rate-limit headers are not.
+  for (const [sim, model] of [
+    [h.gamma, 'gamma-5.4'],
+    [h.alpha, 'alpha-sonnet-4.6'],
+    [h.beta, 'beta-3-flash'],
+  ] as const) {
+    for (let i = 0; i < 4; i++) sim.faults.push({ status: 429, retryAfter: '600' });
+    const res = await raw(h.origin, 'POST', '/v1/chat/completions', { headers: { authorization: `Bearer ${capped.key}`, ...json }, body: chatBody(model) });
+    sim.faults.length = 0;
+    t.equal(res.status, 429, `${model}: the vendor's 429`);
+    t.equal(res.headers.get('retry-after'), '600', `${model}: the vendor's Retry-After, as the contract passes it`);
+    t.same(
+      vendorNames.filter((name) => res.headers.get(name) === VENDOR_HEADERS[name]),
+      [],
+      `${model}: none of its rate-limit headers`,
+    );
+    t.equal(res.headers.get('x-ratelimit-limit-requests'), '100', `${model}: ours, the call having been counted`);
+  }
   t.ok(h.alpha.requests.length > 0 && h.beta.requests.length > 0 && h.gamma.requests.length > 0, 'every family was called through its proxy');
 });
