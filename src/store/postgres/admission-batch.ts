@@ -22,9 +22,14 @@ const ADMIT_ONE = {
   name: 'ledger_admit',
   text: 'SELECT reservation_id, spent, reserved, upstream_spent, upstream_reserved FROM gateway_admit($1, $2, $3, $4, $5, $6, $7, $8, $9)',
 };
-/** The headroom after a take (gateway_rate_headroom), in the take's statement: joined laterally on its answer, so it runs after it. */
+/**
+ * The headroom after a take (gateway_rate_headroom), in the take's statement: joined laterally
+ * on its answer, so it runs after it. An admission without a take (a key with a ceiling and no
+ * cap, in a batch) does not call it: the condition on the outer row is a one-time filter.
+ */
 const HEADROOM = (key: string, limit: string, window: string, now: string, wait: string): string =>
-  `CROSS JOIN LATERAL gateway_rate_headroom(${key}, ${limit}, ${window}, ${now}, ${wait}) AS h`;
+  `LEFT JOIN LATERAL (SELECT r.remaining, r.reset FROM gateway_rate_headroom(${key}, ${limit}, ${window}, ${now}, ${wait}) AS r
+      WHERE ${limit} IS NOT NULL) AS h ON true`;
 
 const TAKE_ONE = {
   name: 'rate_take',
