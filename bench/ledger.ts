@@ -65,6 +65,7 @@ async function storeOnly(calls: number): Promise<void> {
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
         cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
         usageEstimated: false,
         chargedNanos: 10_000,
         listNanos: 20_000,

@@ -59,6 +59,7 @@ function outline(call: Call): CallOutline {
 export const chatFormat: IngressFormat = {
   name: 'chat',
   wire: 'openai-chat',
+  rateLimitHeaders: 'openai',
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: sseErrorFrame },
   check: (call) => modelMemberProblem(call.body) ?? checkRequestBody(call.endpoint.name, call.body),
   outline,

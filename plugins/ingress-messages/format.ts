@@ -82,6 +82,7 @@ export class MessagesOutput implements ReplyOutput {
 export const messagesFormat: IngressFormat = {
   name: 'messages',
   wire: MESSAGES_WIRE,
+  rateLimitHeaders: 'anthropic',
   errors: messagesErrors,
   check: (call) => modelMemberProblem(call.body) ?? checkMessagesBody(call.endpoint.operation, call.body),
   outline,

@@ -109,6 +109,7 @@ export function compactEndpoint(seal: CompactionSeal): Endpoint {
     name: 'responses.compact',
     // Its own wire: no vendor passes its body through.
     wire: 'openai-responses-compact',
+    rateLimitHeaders: 'openai',
     errors: responsesFormat.errors,
     check: (call) => modelMemberProblem(call.body) ?? compactBodyProblem(call.body),
     outline,

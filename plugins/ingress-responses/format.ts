@@ -69,6 +69,7 @@ class ResponsesOutput implements ReplyOutput {
 export const responsesFormat: IngressFormat = {
   name: 'responses',
   wire: 'openai-responses',
+  rateLimitHeaders: 'openai',
   errors: { body: (error) => JSON.stringify(error.toEnvelope()), frame: (error) => errorEvent(error, 0) },
   check: (call) => {
     const problem = modelMemberProblem(call.body) ?? checkResponsesBody(call.body);

@@ -32,6 +32,7 @@ export function ledgerRow(call: Call, key: KeyRecord, model: ModelEntry): Ledger
     cacheReadTokens: usage.cachedTokens ?? 0,
     cacheWriteTokens: usage.cacheWriteTokens ?? 0,
     cacheWrite1hTokens: usage.cacheWrite1hTokens ?? 0,
+    reasoningTokens: usage.reasoningTokens ?? 0,
     usageEstimated: usage.estimated === true,
     chargedNanos: cost.charged,
     listNanos: cost.list,

@@ -12,6 +12,7 @@ interface Sums {
   completionTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  reasoningTokens: number;
   chargedNanos: Nanos;
   listNanos: Nanos;
 }
@@ -19,7 +20,8 @@ interface Sums {
 /**
  * Token counts and money of a set of rows; money as exact decimal strings. `cached_tokens` and
  * `cache_write_tokens` are the prompt tokens read from and written to the vendors' prompt caches
- * (parts of `prompt_tokens`). `upstream_cost_usd`
+ * (parts of `prompt_tokens`); `reasoning_tokens` the completion tokens the models spent
+ * reasoning (part of `completion_tokens`). `upstream_cost_usd`
  * is what the calls cost the operator at the vendors' list prices (prompt and completion);
  * `list_cost_usd` is the same figure under its older name, which savings are measured from.
  */
@@ -32,6 +34,7 @@ function sumsJson(sums: Sums): JsonObject {
     total_tokens: sums.promptTokens + sums.completionTokens,
     cached_tokens: sums.cacheReadTokens,
     cache_write_tokens: sums.cacheWriteTokens,
+    reasoning_tokens: sums.reasoningTokens,
     cost_usd: formatUsd(sums.chargedNanos),
     upstream_cost_usd: formatUsd(sums.listNanos),
     list_cost_usd: formatUsd(sums.listNanos),
@@ -46,6 +49,7 @@ const emptySums = (): Sums => ({
   completionTokens: 0,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  reasoningTokens: 0,
   chargedNanos: 0,
   listNanos: 0,
 });
@@ -57,6 +61,7 @@ function add(into: Sums, row: Sums): void {
   into.completionTokens += row.completionTokens;
   into.cacheReadTokens += row.cacheReadTokens;
   into.cacheWriteTokens += row.cacheWriteTokens;
+  into.reasoningTokens += row.reasoningTokens;
   into.chargedNanos += row.chargedNanos;
   into.listNanos += row.listNanos;
 }

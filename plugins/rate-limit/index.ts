@@ -1,4 +1,5 @@
 import { definePlugin, GatewayError } from '../../src/plugin-api.js';
+import { rateLimitHeaders } from './headers.js';
 
 /**
  * `rate-limit`: a per-key requests-per-minute cap on model calls (off unless configured): the
@@ -8,7 +9,8 @@ import { definePlugin, GatewayError } from '../../src/plugin-api.js';
  * in the store (RateStore): exact across every instance sharing it, nothing for a key without a
  * cap. The take is an admission step (src/chain/admission-steps.ts), run after the request
  * hooks: in the ceiling's round trip when the call has one, else in its own. Admissions that
- * left the window are swept every minute.
+ * left the window are swept every minute. Every answer to a capped key after its take (the 429
+ * too) carries the take's headroom in the headers of the format called (headers.ts).
  */
 
 const WINDOW_MS = 60_000;
@@ -32,7 +34,12 @@ export default definePlugin({
         const key = call.key;
         const limit = key.rpmLimit ?? config.default_rpm;
         if (!limit) return;
-        call.admission.queueTake({ keyId: key.id, limit, windowMs: WINDOW_MS, now: clock.now() }, (waitMs) => {
+        const now = clock.now();
+        call.admission.queueTake({ keyId: key.id, limit, windowMs: WINDOW_MS, now }, ({ waitMs, remaining, resetMs }) => {
+          const dialect = call.endpoint.format.rateLimitHeaders;
+          // Set on the response now, they go out with whatever answers the call: the reply, a later error, this 429.
+          if (dialect)
+            for (const [name, value] of Object.entries(rateLimitHeaders(dialect, { limit, remaining, resetMs }, now))) call.res.setHeader(name, value);
           if (waitMs === 0) return;
           const seconds = Math.max(1, Math.ceil(waitMs / 1000));
           throw new GatewayError(429, `This API key is limited to ${limit} requests per minute. Retry in ${seconds} s.`, {

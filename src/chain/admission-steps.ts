@@ -1,4 +1,4 @@
-import type { RateTake } from '../store/limits.js';
+import type { RateAnswer, RateTake } from '../store/limits.js';
 import type { ReserveInput, ReserveResult, Store } from '../store/store.js';
 
 /** What a step's plugin does with the store's answer: throws to refuse the call. */
@@ -19,11 +19,11 @@ interface Step<I, O> {
  * hook after the other; a call the take refused never holds a reservation.
  */
 export class AdmissionSteps {
-  private take: Step<RateTake, number> | null = null;
+  private take: Step<RateTake, RateAnswer> | null = null;
   private reserve: { input: () => ReserveInput; verdict: (result: ReserveResult, input: ReserveInput) => void } | null = null;
 
-  /** Queues the rate cap's take; `verdict` gets 0 (admitted) or the ms until a call would be. */
-  queueTake(input: RateTake, verdict: Verdict<number>): void {
+  /** Queues the rate cap's take; `verdict` gets its answer: `waitMs` 0 (admitted) or the ms until a call would be, and the headroom after it. */
+  queueTake(input: RateTake, verdict: Verdict<RateAnswer>): void {
     this.take = { input, verdict };
   }
 
@@ -51,7 +51,7 @@ export class AdmissionSteps {
       return;
     }
     const answer = await store.ledger.reserveAfterTake(take.input, input);
-    take.verdict(answer.waitMs);
+    take.verdict(answer);
     // A take that refused was answered by throwing; without a reservation the call must not go on.
     if (!answer.result) throw new Error('the rate cap refused a call its verdict let through');
     reserve.verdict(answer.result, input);

@@ -50,6 +50,8 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Of cacheWriteTokens, those written for an hour (alpha's `ttl: "1h"`), priced at the model's 1-hour write rate. */
   cacheWrite1hTokens?: number;
+  /** Completion tokens the model spent reasoning (a subset of completionTokens, priced alike), when the vendor says. */
+  reasoningTokens?: number;
   /** A count here is the gateway's stand-in for one the vendor did not give (the ledger row says `usage_estimated`). */
   estimated?: boolean;
 }

@@ -23,6 +23,13 @@ export interface IngressFormat {
   /** How the gateway's errors look in this format (refusals, failures before any byte). */
   readonly errors: ErrorFormat;
   /**
+   * The rate-limit headers its answers carry for a key with a rate cap, in the vendor's dialect
+   * the format's clients know (docs/api-contract.md#rate-limit-headers): OpenAI's `x-ratelimit-*-requests`
+   * or Anthropic's `anthropic-ratelimit-requests-*`; absent, none (the Gemini format: Google
+   * sends none, and its clients read none).
+   */
+  readonly rateLimitHeaders?: 'openai' | 'anthropic';
+  /**
    * The first problem with a body in this format (400 naming the field in its notation), if any;
    * the model it names is checked first. The core asks once the body is read, before any
    * `onRequest` hook: a format's body rules live with its format, nowhere else.

@@ -69,6 +69,7 @@ export function ledgerUsage(usage: ReplyUsage): Usage {
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
   if (usage.cacheWriteTokens) out.cacheWriteTokens = usage.cacheWriteTokens;
   if (usage.cacheWrite1hTokens) out.cacheWrite1hTokens = usage.cacheWrite1hTokens;
+  if (usage.reasoningTokens) out.reasoningTokens = usage.reasoningTokens;
   if (usage.estimated) out.estimated = true;
   return out;
 }

@@ -1,5 +1,5 @@
-import type { GrantStore } from './grants.js';
-import type { RateStore, RateTake } from './limits.js';
+import type { Grant, GrantStore } from './grants.js';
+import type { RateAnswer, RateStore, RateTake } from './limits.js';
 import type { LedgerStore, ReserveInput, ReserveResult } from './ledger.js';
 
 /** How long granted admissions last: the rate cap counts each as made at that end. */
@@ -15,11 +15,19 @@ export const LIMIT_SHARE = 64;
 /** Kinds of calls remembered at most; idle ones are forgotten beyond it. */
 export const MOST_KINDS = 1024;
 
-/** What one grant gave, in use from `from` to `until` (the calls' clock). */
+/** What one grant gave, in use from `from` to `until` (the calls' clock); the rate cap's headroom after it, its reset at `resetAt`. */
 interface Batch {
   ids: Array<number | null>;
   from: number;
   until: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** A granted admission: its reservation's id (null: no money limit), and the take's answer it stands for. */
+interface Granted {
+  id: number | null;
+  rate: RateAnswer;
 }
 
 /** Calls of one key with the same limits, cycle and amounts: they can use each other's admissions. */
@@ -43,14 +51,18 @@ class Kind {
     return Math.max(this.seen, this.seenBefore);
   }
 
-  /** An admission granted for a call at `now`: undefined when none is on hand. A batch used up leaves the list (its calls scan it no more). */
-  use(now: number): number | null | undefined {
+  /**
+   * An admission granted for a call at `now`: undefined when none is on hand. A batch used up
+   * leaves the list (its calls scan it no more). Its headroom is the grant's, with the grant's
+   * admissions not used yet counted as room (this instance's view: takes made elsewhere since are not in it).
+   */
+  use(now: number): Granted | undefined {
     for (let at = 0; at < this.batches.length; at++) {
       const batch = this.batches[at] as Batch;
       if (batch.from > now || now > batch.until) continue;
-      const id = batch.ids.pop();
+      const id = batch.ids.pop() as number | null;
       if (batch.ids.length === 0) this.batches.splice(at, 1);
-      return id;
+      return { id, rate: { waitMs: 0, remaining: batch.remaining + batch.ids.length, resetMs: Math.max(0, batch.resetAt - now) } };
     }
     return undefined;
   }
@@ -136,12 +148,12 @@ export class GrantedAdmissions {
   ledger(inner: LedgerStore): LedgerStore {
     return {
       reserve: async (input) => {
-        const id = this.use(null, input, input.now);
+        const id = this.use(null, input, input.now)?.id;
         return typeof id === 'number' ? this.served(admitted(input, id)) : inner.reserve(input);
       },
       reserveAfterTake: async (take, input) => {
-        const id = this.use(take, input, take.now);
-        return typeof id === 'number' ? this.served({ waitMs: 0, result: admitted(input, id) }) : inner.reserveAfterTake(take, input);
+        const granted = this.use(take, input, take.now);
+        return typeof granted?.id === 'number' ? this.served({ ...granted.rate, result: admitted(input, granted.id) }) : inner.reserveAfterTake(take, input);
       },
       record: (row, reservationId) => inner.record(row, reservationId),
       release: (reservationId) => inner.release(reservationId),
@@ -157,7 +169,10 @@ export class GrantedAdmissions {
   /** RateStore with takes granted ahead when on hand. */
   rates(inner: RateStore): RateStore {
     return {
-      take: async (input) => (this.use(input, null, input.now) === undefined ? inner.take(input) : this.served(0)),
+      take: async (input) => {
+        const granted = this.use(input, null, input.now);
+        return granted === undefined ? inner.take(input) : this.served(granted.rate);
+      },
       sweep: (before) => inner.sweep(before),
     };
   }
@@ -179,7 +194,7 @@ export class GrantedAdmissions {
   }
 
   /** A granted admission for this call if one is on hand (undefined if not); asks for more when running low. */
-  private use(take: RateTake | null, reserve: ReserveInput | null, now: number): number | null | undefined {
+  private use(take: RateTake | null, reserve: ReserveInput | null, now: number): Granted | undefined {
     const name = kindOf(take, reserve);
     let kind = this.kinds.get(name);
     if (!kind) {
@@ -188,20 +203,20 @@ export class GrantedAdmissions {
       this.kinds.set(name, kind);
     }
     const lately = kind.count(now);
-    const id = kind.use(now);
+    const granted = kind.use(now);
     // A quarter of a grant life's calls per grant, asked for when half of one is left.
     const want = Math.min(MOST_PER_GRANT, Math.ceil(lately / 4), take ? Math.floor(take.limit / LIMIT_SHARE) : MOST_PER_GRANT);
     if (want >= LEAST_PER_GRANT && !kind.granting && now >= kind.pausedUntil && kind.onHand(now) <= want / 2) this.grant(kind, take, reserve, now, want);
-    return id;
+    return granted;
   }
 
   private grant(kind: Kind, take: RateTake | null, reserve: ReserveInput | null, now: number, count: number): void {
     kind.granting = true;
     const input = { take, reserve, count, spare: count * SPARE_PER_ADMISSION, leadMs: GRANT_LIFE_MS };
     this.grants.grant(input).then(
-      (ids) => {
+      ({ ids, remaining, resetMs }: Grant) => {
         kind.granting = false;
-        if (ids.length > 0) this.hold(kind, { ids, from: now, until: now + GRANT_LIFE_MS });
+        if (ids.length > 0) this.hold(kind, { ids, from: now, until: now + GRANT_LIFE_MS, remaining, resetAt: now + resetMs });
       },
       (error: unknown) => {
         kind.granting = false;

@@ -19,13 +19,22 @@ export interface GrantInput {
   leadMs: number;
 }
 
+/** What a grant gave. */
+export interface Grant {
+  /** One entry per admission granted: its reservation's id, or null when no money limit is set. */
+  ids: Array<number | null>;
+  /** The rate cap's headroom after the grant (RateAnswer; 0 and 0 without a take): what its admissions tell their calls. */
+  remaining: number;
+  resetMs: number;
+}
+
 /** Admissions granted ahead (PostgreSQL; SQLite admits in the process and has nothing to save). */
 export interface GrantStore {
   /**
    * Grants what fits, all or part of `count` (none when the headroom is narrower than the
-   * spare): one entry per admission, its reservation's id, or null when no money limit is set.
+   * spare), with the rate cap's headroom after it.
    */
-  grant(input: GrantInput): Promise<Array<number | null>>;
+  grant(input: GrantInput): Promise<Grant>;
   /** Drops granted reservations no call used (one kind's: one key's), and what they held from their cycle's figures. */
   release(reservationIds: readonly number[]): Promise<void>;
 }

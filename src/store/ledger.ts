@@ -4,7 +4,7 @@
  * Money in nano-dollars, times in epoch ms.
  */
 
-import type { RateTake } from './limits.js';
+import type { RateAnswer, RateTake } from './limits.js';
 
 /**
  * A spend reservation an admitted call holds until its ledger row settles it. It holds two
@@ -60,9 +60,8 @@ export interface CycleSpend {
 /** A refusal names the limits that did not fit (one or both) and the figures it was decided on. */
 export type ReserveResult = { admitted: true; reservation: Reservation } | ({ admitted: false; refusedBy: SpendLimit[] } & CycleSpend);
 
-/** The rate cap's take, then the reservation: `waitMs` as RateStore.take answers it; `result` null iff the take refused. */
-export interface TakenReservation {
-  waitMs: number;
+/** The rate cap's take, then the reservation: the take's answer as RateStore.take gives it; `result` null iff the take refused. */
+export interface TakenReservation extends RateAnswer {
   result: ReserveResult | null;
 }
 
@@ -86,6 +85,8 @@ export interface LedgerRow {
   cacheWriteTokens: number;
   /** Of cacheWriteTokens, those written for an hour (priced at the model's one-hour write rate). */
   cacheWrite1hTokens: number;
+  /** Of the completion tokens, those the model spent reasoning (0 when the vendor did not say). */
+  reasoningTokens: number;
   /** The completion count came from relayed deltas, the vendor never reported one. */
   usageEstimated: boolean;
   chargedNanos: number;
@@ -113,6 +114,7 @@ export interface DailyUsage {
   completionTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  reasoningTokens: number;
   chargedNanos: number;
   listNanos: number;
   /** Of `requests`, those answered from the response cache. */

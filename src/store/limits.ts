@@ -13,6 +13,22 @@ export interface RateTake {
 }
 
 /**
+ * A take's answer: the decision, and the key's headroom after it, read in the same transaction
+ * (the rate-limit headers of docs/api-contract.md#rate-limit-headers).
+ */
+export interface RateAnswer {
+  /** 0: admitted (and counted); else the ms until a call would be. */
+  waitMs: number;
+  /** Calls the window admits at once after this one (0 when refused). */
+  remaining: number;
+  /**
+   * Ms until the oldest admission the window counts against the limit leaves it: when the
+   * remaining count next rises (for a refusal, `waitMs`); 0 when the window counts none.
+   */
+  resetMs: number;
+}
+
+/**
  * The exact sliding-window cap, at O(1) per call: a key's admissions are numbered, and slot
  * `n % R` holds the time of admission n, R being the largest limit a take of the key brought (the
  * ring never shrinks). Admission n under limit L ≤ R is allowed iff admission n − L is absent or
@@ -22,8 +38,13 @@ export interface RateTake {
  * counts the last window's admissions at once.
  */
 export interface RateStore {
-  /** Admits and counts a call at `now` (answers 0), or answers how many ms until one would be admitted. */
-  take(input: RateTake): Promise<number>;
+  /**
+   * Admits and counts a call at `now` (waitMs 0), or answers how many ms until one would be
+   * admitted; with the headroom left after it. The headroom is found by a binary search over the
+   * admissions the limit looks back on (their times rise with their numbers, as the instances'
+   * clocks agree), O(log limit) slot reads in the take's own transaction.
+   */
+  take(input: RateTake): Promise<RateAnswer>;
   /** Forgets admissions at or before `before` (they left every window); returns how many. */
   sweep(before: number): Promise<number>;
 }

@@ -137,6 +137,7 @@ export interface DailyRow {
   completion_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  reasoning_tokens: number;
   charged_nano: number;
   list_nano: number;
   cached_requests: number;
@@ -151,6 +152,7 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   completionTokens: row.completion_tokens,
   cacheReadTokens: row.cache_read_tokens,
   cacheWriteTokens: row.cache_write_tokens,
+  reasoningTokens: row.reasoning_tokens,
   chargedNanos: row.charged_nano,
   listNanos: row.list_nano,
   cachedRequests: row.cached_requests,

@@ -37,6 +37,7 @@ export const ledgerRow = (keyId: string, row: Partial<LedgerRow> = {}): LedgerRo
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
   cacheWrite1hTokens: 0,
+  reasoningTokens: 0,
   usageEstimated: false,
   chargedNanos: 10_000,
   listNanos: 20_000,

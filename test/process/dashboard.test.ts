@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import { buildDashboard } from '../../src/dashboard/build.js';
+import { dashboardHarness } from '../helpers/dashboard-harness.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { ADMIN_TOKEN, startHarness, type Harness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, type Harness } from '../helpers/harness.js';
 
 /** Screenshots land here (git-ignored). */
 const SHOTS = join('test-output', 'screenshots');
@@ -27,16 +26,8 @@ async function signIn(page: Page, origin: string): Promise<void> {
 }
 
 t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotation, revocation, import, escaping, audit', async (t) => {
-  const assets = mkdtempSync(join(tmpdir(), 'dashboard-assets-'));
-  t.teardown(() => rmSync(assets, { recursive: true, force: true }));
-  await buildDashboard(assets);
   mkdirSync(SHOTS, { recursive: true });
-  const h = await startHarness(t, {
-    configure: (config) => {
-      const entry = config.plugins.find((p) => p.name === 'dashboard');
-      if (entry) entry.config = { assets_dir: assets };
-    },
-  });
+  const h = await dashboardHarness(t);
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -252,15 +243,7 @@ t.test('the dashboard in a real browser: keys, usage, allowlist, ceiling, rotati
 });
 
 t.test('the dashboard on a port of its own serves the page and the APIs it calls', async (t) => {
-  const assets = mkdtempSync(join(tmpdir(), 'dashboard-assets-'));
-  t.teardown(() => rmSync(assets, { recursive: true, force: true }));
-  await buildDashboard(assets);
-  const h = await startHarness(t, {
-    configure: (config) => {
-      const entry = config.plugins.find((p) => p.name === 'dashboard');
-      if (entry) entry.config = { assets_dir: assets, port: 0 };
-    },
-  });
+  const h = await dashboardHarness(t, { port: 0 });
   const line = h.logs.map((l) => JSON.parse(l) as { msg: string; origin?: string }).find((l) => l.msg === 'dashboard listening on its own port');
   const side = line?.origin as string;
   t.match(side, /^http:\/\/127\.0\.0\.1:\d+$/);

@@ -52,12 +52,12 @@ const counterOf = async (keyId: string): Promise<unknown> => (await one('SELECT 
 
 t.test("a key's first calls go one by one: no grant without its rate counter and spend row", async (t) => {
   const { key } = await newKey(store);
-  t.same(await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 })), []);
-  t.equal(await rates.take({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 }), 0, 'a take makes the counter');
-  t.same(await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 })), [], 'still no spend row');
+  t.same((await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 }))).ids, []);
+  t.equal((await rates.take({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 })).waitMs, 0, 'a take makes the counter');
+  t.same((await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0 }))).ids, [], 'still no spend row');
   t.same(
     await grants.grant(grantInput(key.id, 0, { count: 4, spare: 0, ceiling: null })),
-    [null, null, null, null],
+    { ids: [null, null, null, null], remaining: 995, resetMs: 60_000 },
     'a rate cap alone: four takes, no reservations',
   );
 });
@@ -66,7 +66,7 @@ t.test('a grant holds real reservations and takes; its release gives the money b
   const { key } = await newKey(store);
   const first = await ledger.reserveAfterTake({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 }, reserveInput(key.id, 0, 1_000_000));
   t.ok(first.result?.admitted, 'the first call, one by one');
-  const ids = await grants.grant(grantInput(key.id, 10, { count: 5, spare: 2 }));
+  const { ids } = await grants.grant(grantInput(key.id, 10, { count: 5, spare: 2 }));
   t.equal(ids.length, 5);
   t.ok(
     ids.every((id) => typeof id === 'number'),
@@ -86,20 +86,20 @@ t.test('a grant that does not fit with its spare takes nothing: no slot, no coun
   const { key } = await newKey(store);
   // A ceiling of 20 calls of 100: one held, 19 left.
   await ledger.reserveAfterTake({ keyId: key.id, limit: 1_000, windowMs: WINDOW, now: 0 }, reserveInput(key.id, 0, 2_000));
-  t.same(await grants.grant(grantInput(key.id, 5, { ceiling: 2_000, count: 4, spare: 16 })), [], '4 + 16 do not fit in 19');
+  t.same((await grants.grant(grantInput(key.id, 5, { ceiling: 2_000, count: 4, spare: 16 }))).ids, [], '4 + 16 do not fit in 19');
   t.same(await spendOf(key.id), { spent: 0, reserved: 100, upstream: 7 });
   t.equal(await counterOf(key.id), 1, 'no take was made');
-  t.equal((await grants.grant(grantInput(key.id, 5, { ceiling: 2_000, count: 4, spare: 15 }))).length, 4, '4 + 15 do');
+  t.equal((await grants.grant(grantInput(key.id, 5, { ceiling: 2_000, count: 4, spare: 15 }))).ids.length, 4, '4 + 15 do');
   // The rate cap: a limit of 10 with 5 in the window and a spare of 3 grants the 6th and 7th only.
-  t.equal((await grants.grant(grantInput(key.id, 6, { limit: 10, count: 4, spare: 3 }))).length, 2, 'up to the limit less the spare');
+  t.equal((await grants.grant(grantInput(key.id, 6, { limit: 10, count: 4, spare: 3 }))).ids.length, 2, 'up to the limit less the spare');
   t.equal(await counterOf(key.id), 7, 'the refused take was put back');
 });
 
 t.test("a granted take counts as made at the grant's end: a full window stays full until a minute after it", async (t) => {
   const { key } = await newKey(store);
-  const take = (now: number): Promise<number> => rates.take({ keyId: key.id, limit: 4, windowMs: WINDOW, now });
+  const take = async (now: number): Promise<number> => (await rates.take({ keyId: key.id, limit: 4, windowMs: WINDOW, now })).waitMs;
   t.equal(await take(0), 0);
-  t.equal((await grants.grant(grantInput(key.id, 10, { limit: 4, ceiling: null, count: 3, spare: 0 }))).length, 3, 'three granted at 10, stamped 1 010');
+  t.equal((await grants.grant(grantInput(key.id, 10, { limit: 4, ceiling: null, count: 3, spare: 0 }))).ids.length, 3, 'three granted at 10, stamped 1 010');
   t.equal(await take(20), 59_980, 'four in the window');
   t.equal(await take(60_000), 0, 'the take at 0 left it');
   t.equal(await take(60_500), 510, 'a granted one, which may have been used up to 1 010, still counts');

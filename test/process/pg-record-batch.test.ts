@@ -122,12 +122,24 @@ t.test('concurrent admissions: one statement, each decided as if alone, in order
   t.same(await store.ledger.cycleSpend(other.id, '2026-11', 0), figures(0, 2_000));
 
   const rates = new PgRateStore(pool);
-  const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
+  const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => rates.take({ keyId: key.id, limit: 3, windowMs: 60_000, now: 1_000 + i })));
+  const waits = answers.map((answer) => answer.waitMs);
   t.same(statements, ['admit_runs', 'rate_take_many'], 'the rate takes: one statement too');
   t.same(
     waits,
     [0, 0, 0, 60_000 - 3, 60_000 - 4].map((w, i) => (i < 3 ? 0 : w)),
     'three admitted, then the wait of the oldest',
+  );
+  t.same(
+    answers.map((answer) => [answer.remaining, answer.resetMs]),
+    [
+      [2, 60_000],
+      [1, 59_999],
+      [0, 59_998],
+      [0, 60_000 - 3],
+      [0, 60_000 - 4],
+    ],
+    "each take's headroom as at its turn: the remaining count down, the reset when the admission at 1 000 leaves",
   );
 });
 
@@ -161,6 +173,16 @@ t.test('takes then admissions (a key with a rate cap and a ceiling): one stateme
     answers.map((a) => a.result?.admitted ?? null),
     [true, true, false, false, null, null],
     'of which the ceiling admits two; the refused takes reserve nothing',
+  );
+  t.same(
+    answers.map((a) => a.remaining),
+    [3, 2, 1, 0, 0, 0],
+    'each headroom as at its turn although the batch reads it once decided: the later admissions of its key counted back',
+  );
+  t.same(
+    answers.map((a) => a.resetMs),
+    [60_000, 60_000 - 1, 60_000 - 2, 60_000 - 3, 60_000 - 4, 60_000 - 5],
+    "each reset at its own call's time: when the admission at 1 000 leaves the window (a refusal's: its wait)",
   );
   t.same(await store.ledger.cycleSpend(key.id, '2026-11', 0), figures(0, 800));
   await call(10);

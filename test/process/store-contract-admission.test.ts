@@ -38,10 +38,10 @@ contract('admission step: a refused take reserves nothing; an admitted take coun
   t.equal(second.waitMs, 0, 'taken: the cap of 2 has room');
   t.same(second.result, { admitted: false, refusedBy: ['ceiling'], ...figures(0, 600) }, 'the ceiling refuses it, with its figures');
   const third = await admit(2, 100, 20);
-  t.same(third, { waitMs: 59_980, result: null }, 'the refused reservation still counted for the cap: no room until 60 000');
+  t.same(third, { waitMs: 59_980, remaining: 0, resetMs: 59_980, result: null }, 'the refused reservation still counted for the cap: no room until 60 000');
   t.same(await store.ledger.cycleSpend(key.id, CYCLE, 0), figures(0, 600), 'the refused take reserved nothing');
   t.equal(
-    await store.rates.take({ keyId: key.id, limit: 2, windowMs: WINDOW, now: 30 }),
+    (await store.rates.take({ keyId: key.id, limit: 2, windowMs: WINDOW, now: 30 })).waitMs,
     59_970,
     'nor moved the cap: the wait is still for the admission at 0',
   );

@@ -178,6 +178,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -191,6 +192,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -204,6 +206,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -217,6 +220,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
   ]);
   t.same(await store.ledger.dailyUsage(null, since), [
@@ -232,6 +236,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -245,6 +250,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -258,6 +264,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 1,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
     {
       day: '2026-11-15',
@@ -271,21 +278,22 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      reasoningTokens: 0,
     },
   ]);
   t.same(await store.ledger.dailyUsage(b.id, at('2026-11-16T00:00:00Z')), []);
 });
 
-contract('cache counts: recorded with each row, one at a time or many in one turn, summed per day and model', async (t, db) => {
+contract('cache and reasoning counts: recorded with each row, one at a time or many in one turn, summed per day and model', async (t, db) => {
   const store = await db.open();
   const { key } = await newKey(store);
-  await store.ledger.record(ledgerRow(key.id, { promptTokens: 10, cacheReadTokens: 6, cacheWriteTokens: 0 }), null);
+  await store.ledger.record(ledgerRow(key.id, { promptTokens: 10, cacheReadTokens: 6, cacheWriteTokens: 0, reasoningTokens: 2 }), null);
   // Settled in one event-loop turn: PostgreSQL writes them in one statement (record-batch.ts).
   await Promise.all([
     store.ledger.record(ledgerRow(key.id, { promptTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 6 }), null),
-    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3 }), null),
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3, reasoningTokens: 5 }), null),
   ]);
-  t.match(await store.ledger.dailyUsage(key.id, 0), [{ requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9 }]);
+  t.match(await store.ledger.dailyUsage(key.id, 0), [{ requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9, reasoningTokens: 7 }]);
 });
 
 const TWO_52 = 2 ** 52;

@@ -10,7 +10,10 @@ import { newKey } from '../helpers/store-fixtures.js';
 
 const WINDOW = 60_000;
 
-const taker = (store: Store, keyId: string) => (limit: number, now: number) => store.rates.take({ keyId, limit, windowMs: WINDOW, now });
+/** A key's takes, answering the take's whole answer (RateAnswer). */
+const answerer = (store: Store, keyId: string) => (limit: number, now: number) => store.rates.take({ keyId, limit, windowMs: WINDOW, now });
+/** A key's takes, answering only the wait. */
+const taker = (store: Store, keyId: string) => async (limit: number, now: number) => (await answerer(store, keyId)(limit, now)).waitMs;
 
 contract('rates: at most N in any 60 s, exact waits, a lowered or raised cap, keys apart', async (t, db) => {
   const store = await db.open();
@@ -23,6 +26,13 @@ contract('rates: at most N in any 60 s, exact waits, a lowered or raised cap, ke
   t.equal(await take(3, 60_000), 0, 'then one more is admitted');
   t.equal(await take(3, 60_001), 9, 'the next waits for the admission at 10');
   t.equal(await taker(store, b)(3, 60_001), 0, 'keys are independent');
+  t.same(
+    await answerer(store, b)(3, 60_002),
+    { waitMs: 0, remaining: 1, resetMs: 59_999 },
+    'two in the window of 3: one more fits; the oldest leaves in 59 999 ms',
+  );
+  t.same(await answerer(store, b)(3, 60_003), { waitMs: 0, remaining: 0, resetMs: 59_998 }, 'the window full after it');
+  t.same(await answerer(store, b)(3, 60_004), { waitMs: 59_997, remaining: 0, resetMs: 59_997 }, 'a refusal: none left, the reset its wait');
   // A lowered cap counts the newest admissions against it (20 and 60 000).
   t.equal(await take(2, 60_002), 18, 'a lowered cap counts the last minute at once');
   t.equal(await take(2, 60_020), 0);
@@ -75,21 +85,30 @@ function exactWait(admitted: readonly number[], limit: number, now: number): num
 const takes = (count: number, limits: number | number[], from: number, every = 100): Array<[number, number]> =>
   Array.from({ length: count }, (_, i) => [typeof limits === 'number' ? limits : (limits[i % limits.length] as number), from + i * every]);
 
-/** Sends the takes in order, each answer held to exactWait; the admitted takes. */
-async function replay(t: Test, take: ReturnType<typeof taker>, sequence: Array<[number, number]>): Promise<Array<{ limit: number; at: number }>> {
+/**
+ * An exact window's headroom at `now` after a take (RateAnswer): the calls that fit before the
+ * limit, and when the oldest of the newest `limit` admissions in the window leaves it (0: none in it).
+ */
+function exactHeadroom(admitted: readonly number[], limit: number, now: number): { remaining: number; resetMs: number } {
+  const inWindow = admitted.filter((at) => at + WINDOW > now);
+  const counted = inWindow.slice(-limit);
+  return { remaining: Math.max(0, limit - inWindow.length), resetMs: counted.length === 0 ? 0 : (counted[0] as number) + WINDOW - now };
+}
+
+/** Sends the takes in order, each answer held to exactWait and exactHeadroom; the admitted takes. */
+async function replay(t: Test, take: ReturnType<typeof answerer>, sequence: Array<[number, number]>): Promise<Array<{ limit: number; at: number }>> {
   const admitted: Array<{ limit: number; at: number }> = [];
   const wrong: string[] = [];
   for (const [limit, now] of sequence) {
-    const expected = exactWait(
-      admitted.map((a) => a.at),
-      limit,
-      now,
-    );
-    const wait = await take(limit, now);
-    if (wait !== expected) wrong.push(`limit ${limit} at ${now}: ${wait}, not ${expected}`);
-    if (wait === 0) admitted.push({ limit, at: now });
+    const times = admitted.map((a) => a.at);
+    const waitMs = exactWait(times, limit, now);
+    const answer = await take(limit, now);
+    if (answer.waitMs === 0) times.push(now);
+    const expected = { waitMs, ...exactHeadroom(times, limit, now) };
+    if (JSON.stringify(answer) !== JSON.stringify(expected)) wrong.push(`limit ${limit} at ${now}: ${JSON.stringify(answer)}, not ${JSON.stringify(expected)}`);
+    if (answer.waitMs === 0) admitted.push({ limit, at: now });
   }
-  t.same(wrong.slice(0, 5), [], `all ${sequence.length} takes answered as an exact window would`);
+  t.same(wrong.slice(0, 5), [], `all ${sequence.length} takes answered (wait and headroom) as an exact window would`);
   return admitted;
 }
 
@@ -98,15 +117,15 @@ const inWindowAt = (admitted: ReadonlyArray<{ at: number }>, now: number): numbe
 
 contract('rates: a cap lowered then raised within the minute keeps every admission counted', async (t, db) => {
   const store = await db.open();
-  const take = taker(store, (await newKey(store)).key.id);
+  const take = answerer(store, (await newKey(store)).key.id);
   const admitted = await replay(t, take, [...takes(20, 30, 0), [10, 2_100], ...takes(40, 50, 2_200)]);
   t.equal(admitted.length, 50, '20 under 30, none under 10, 30 more under 50: 50 in the window');
-  t.equal(await take(10, 6_300), 4_200 + WINDOW - 6_300, 'lowered again: waits for the 10th newest (at 4 200)');
+  t.equal((await take(10, 6_300)).waitMs, 4_200 + WINDOW - 6_300, 'lowered again: waits for the 10th newest (at 4 200)');
 });
 
 contract('rates: takes alternating limits 30 and 10 (instances before and after a key edit) admit at most 30 in any minute', async (t, db) => {
   const store = await db.open();
-  const take = taker(store, (await newKey(store)).key.id);
+  const take = answerer(store, (await newKey(store)).key.id);
   // Two minutes of takes every 250 ms, the limit flipping at each.
   const admitted = await replay(t, take, takes(480, [30, 10], 0, 250));
   t.equal(inWindowAt(admitted, WINDOW - 1), 30, '30 in the first minute');
@@ -126,7 +145,7 @@ contract('rates: 2×100 concurrent takes from two stores under limits 30 and 10 
 
 contract('rates: a limit above every earlier one grows the ring and stays exact', async (t, db) => {
   const store = await db.open();
-  const take = taker(store, (await newKey(store)).key.id);
+  const take = answerer(store, (await newKey(store)).key.id);
   const admitted = await replay(t, take, [
     ...takes(200, [30, 10], 0, 1_000), // 100 admitted: a ring of 30 wrapped three times over, under two limits
     ...takes(40, 50, 200_500, 10), // grown to 50

@@ -28,9 +28,9 @@ const ADMITTED: ReserveResult = { admitted: true, reservation: { id: 7, keyId: '
 
 /** A store that records which of its admission calls were made, answering `waitMs` to takes. */
 function recordingStore(waitMs: number, calls: string[]): Store {
-  const taken = (): TakenReservation => ({ waitMs, result: waitMs === 0 ? ADMITTED : null });
+  const taken = (): TakenReservation => ({ waitMs, remaining: 0, resetMs: waitMs, result: waitMs === 0 ? ADMITTED : null });
   return {
-    rates: { take: async (take: RateTake) => (calls.push(`take ${take.keyId}`), waitMs) },
+    rates: { take: async (take: RateTake) => (calls.push(`take ${take.keyId}`), { waitMs, remaining: 0, resetMs: waitMs }) },
     ledger: {
       reserve: async (input: ReserveInput) => (calls.push(`reserve ${input.keyId}`), ADMITTED),
       reserveAfterTake: async (take: RateTake, input: ReserveInput) => (calls.push(`take+reserve ${take.keyId} ${input.nanos}`), taken()),
@@ -42,7 +42,7 @@ t.test("a take and a reservation: one store call, the take's verdict first", asy
   const calls: string[] = [];
   const verdicts: string[] = [];
   const steps = new AdmissionSteps();
-  steps.queueTake(TAKE, (wait) => void verdicts.push(`take ${wait}`));
+  steps.queueTake(TAKE, ({ waitMs }) => void verdicts.push(`take ${waitMs}`));
   steps.queueReservation(
     () => RESERVE,
     (result) => void verdicts.push(`reserve ${result.admitted}`),
@@ -57,7 +57,7 @@ t.test("a take and a reservation: one store call, the take's verdict first", asy
 t.test("a refused take: its error, and the reservation's verdict never runs", async (t) => {
   const verdicts: string[] = [];
   const steps = new AdmissionSteps();
-  steps.queueTake(TAKE, (wait) => {
+  steps.queueTake(TAKE, ({ waitMs: wait }) => {
     throw new GatewayError(429, `wait ${wait}`);
   });
   steps.queueReservation(

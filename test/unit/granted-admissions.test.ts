@@ -10,7 +10,7 @@ import {
   MOST_PER_GRANT,
   SPARE_PER_ADMISSION,
 } from '../../src/store/granted-admissions.js';
-import type { GrantInput, GrantStore } from '../../src/store/grants.js';
+import type { Grant, GrantInput, GrantStore } from '../../src/store/grants.js';
 import type { RateStore, RateTake } from '../../src/store/limits.js';
 import type { LedgerStore, ReserveInput } from '../../src/store/store.js';
 
@@ -25,10 +25,11 @@ class ScriptedGrants implements GrantStore {
   readonly released: number[] = [];
   fail = false;
   private next = 1_000;
-  async grant(input: GrantInput): Promise<Array<number | null>> {
+  async grant(input: GrantInput): Promise<Grant> {
     this.asked.push(input);
     if (this.fail) throw new Error('the store is down');
-    return Array.from({ length: input.count }, () => (input.reserve ? this.next++ : null));
+    const ids = Array.from({ length: input.count }, () => (input.reserve ? this.next++ : null));
+    return { ids, remaining: 100, resetMs: 30_000 };
   }
   async release(ids: readonly number[]): Promise<void> {
     this.released.push(...ids);
@@ -47,7 +48,7 @@ function innerStores(): { ledger: LedgerStore; rates: RateStore; calls: { reserv
   });
   const ledger: LedgerStore = {
     reserve,
-    reserveAfterTake: async (_take, input) => ({ waitMs: 0, result: await reserve(input) }),
+    reserveAfterTake: async (_take, input) => ({ waitMs: 0, remaining: 5, resetMs: 1_000, result: await reserve(input) }),
     record: unused,
     release: unused,
     releaseInstance: unused,
@@ -57,7 +58,7 @@ function innerStores(): { ledger: LedgerStore; rates: RateStore; calls: { reserv
     dailyUsage: unused,
     keyActivity: unused,
   };
-  const rates: RateStore = { take: async () => (calls.takes++, 0), sweep: unused };
+  const rates: RateStore = { take: async () => (calls.takes++, { waitMs: 0, remaining: 5, resetMs: 1_000 }), sweep: unused };
   return { ledger, rates, calls };
 }
 
@@ -143,8 +144,11 @@ t.test('a rate cap: takes granted too; a cap under 128 never grants', async (t) 
   t.ok(grants.asked.length > 0 && grants.asked.every((a) => a.count === 2), 'a cap of 128: two at a time (1/64 of it)');
   t.equal(grants.asked[0]?.reserve, null);
   const before = inner.calls.takes;
-  t.equal(await rates.take(take(0, 128, 'k2')), 0);
+  const served = await rates.take(take(10, 128, 'k2'));
   t.equal(inner.calls.takes, before, 'served from the grant');
+  t.equal(served.waitMs, 0);
+  t.ok(served.remaining >= 100 && served.remaining <= 101, "the grant's headroom, with its admissions not used yet counted as room");
+  t.equal(served.resetMs, 30_000 - 10, 'its reset as the grant told it, 10 ms on');
 });
 
 t.test('calls served from a grant go on together at the end of their turn (check phase), not each at once', async (t) => {

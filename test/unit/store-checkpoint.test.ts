@@ -41,6 +41,7 @@ t.test('WAL checkpoints happen in the background worker, not in a commit', async
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
         cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
         usageEstimated: false,
         chargedNanos: 1,
         listNanos: 2,

@@ -31,12 +31,16 @@ export interface KeyActivityView {
 
 interface Sums {
   requests: number;
+  /** Of the requests, those answered from the gateway's response cache. */
+  cached_requests: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
   /** Of the prompt tokens, those read from and written to the vendors' prompt caches. */
   cached_tokens: number;
   cache_write_tokens: number;
+  /** Of the completion tokens, those the models spent reasoning. */
+  reasoning_tokens: number;
   cost_usd: string;
   list_cost_usd: string;
   savings_usd: string;

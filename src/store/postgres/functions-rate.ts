@@ -110,3 +110,50 @@ ${RATE_COUNTER_CLAIM}    IF old_limit < p_limit THEN${RATE_SLOTS_MOVE}    END IF
     UPDATE rate_counters c SET admitted = n WHERE c.key_id = p_key;
     RETURN last_at + p_window - p_now;
   END $$;`;
+
+/**
+ * gateway_rate_headroom, migration 28: a key's headroom after its take (RateAnswer in
+ * src/store/limits.ts), called in the take's own statement after it (a lateral join on its
+ * answer), so it reads the counter and slots as the take left them; the same binary search as
+ * SqliteRateStore.headroom: the first of admissions n − limit … n − 1 still in the window (their
+ * times rise with their numbers) has that many calls of room before it, and leaves the window
+ * when the remaining count next rises. A refusal answers 0 and its wait.
+ */
+export const RATE_HEADROOM_FUNCTION = `
+  CREATE FUNCTION gateway_rate_headroom(p_key text, p_limit integer, p_window bigint, p_now bigint, p_wait bigint,
+      OUT remaining bigint, OUT reset bigint)
+    LANGUAGE plpgsql AS $$
+  DECLARE
+    n bigint;
+    ring integer;
+    low bigint;
+    high bigint;
+    middle bigint;
+    at_time bigint;
+  BEGIN
+    IF p_limit IS NULL THEN
+      RETURN;
+    END IF;
+    IF p_wait > 0 THEN
+      remaining := 0;
+      reset := p_wait;
+      RETURN;
+    END IF;
+    SELECT c.admitted, c.rpm_limit INTO n, ring FROM rate_counters c WHERE c.key_id = p_key;
+    low := GREATEST(0, n - p_limit);
+    high := n;
+    WHILE low < high LOOP
+      middle := (low + high) / 2;
+      SELECT s.at INTO at_time FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (middle % ring)::integer;
+      IF FOUND AND at_time + p_window > p_now THEN
+        high := middle;
+      ELSE
+        low := middle + 1;
+      END IF;
+    END LOOP;
+    remaining := low - (n - p_limit);
+    reset := 0;
+    IF low < n THEN
+      SELECT s.at + p_window - p_now INTO reset FROM rate_slots s WHERE s.key_id = p_key AND s.slot = (low % ring)::integer;
+    END IF;
+  END $$;`;

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing, NO_SPEND } from '../spend-limits.js';
-import { admissionWriter, takeThenAdmitWriter, type AdmitRow, type TakeThenAdmit, type TakeThenAdmitRow } from './admission-batch.js';
+import { admissionWriter, rateAnswer, takeThenAdmitWriter, type AdmitRow, type TakeThenAdmit, type TakeThenAdmitRow } from './admission-batch.js';
 import { inTransaction } from './pool.js';
 import { settlementWriter, type Settlement } from './record-batch.js';
 import { TickBatch } from './tick-batch.js';
@@ -61,6 +61,7 @@ const SPEND_ALL = `WITH e AS (${ended('r.cycle = $1', '$2')})
 const daily = (where: string): string => `SELECT to_char(to_timestamp(admitted_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
     model, endpoint, COUNT(*) AS requests, SUM(prompt_tokens)::bigint AS prompt_tokens, SUM(completion_tokens)::bigint AS completion_tokens,
     SUM(cache_read_tokens)::bigint AS cache_read_tokens, SUM(cache_write_tokens)::bigint AS cache_write_tokens,
+    SUM(reasoning_tokens)::bigint AS reasoning_tokens,
     SUM(charged_nano)::bigint AS charged_nano, SUM(list_nano)::bigint AS list_nano, COUNT(*) FILTER (WHERE cached) AS cached_requests
   FROM ledger WHERE ${where}
   GROUP BY day, model, endpoint ORDER BY day, model COLLATE "C", endpoint COLLATE "C"`;
@@ -102,8 +103,7 @@ export class PgLedgerStore implements LedgerStore {
   /** Group-committed with the other calls' takes and admissions of the same event-loop turn. */
   async reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
     const decided = await this.takesThenAdmissions.run({ take, reserve: input });
-    const waitMs = decided.wait;
-    return { waitMs, result: waitMs > 0 ? null : decision(input, decided) };
+    return { ...rateAnswer(decided), result: decided.wait > 0 ? null : decision(input, decided) };
   }
 
   /** Group-committed with the settlements of the same event-loop turn (tick-batch.ts); resolves once committed. */

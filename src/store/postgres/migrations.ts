@@ -1,4 +1,5 @@
 import type { Migration } from '../migration.js';
+import { RATE_HEADROOM_FUNCTION } from './functions-rate.js';
 import { PG_SHARED_STATE_MIGRATIONS } from './migrations-shared-state.js';
 
 /**
@@ -170,5 +171,20 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     // Of cache_write_tokens, those written for an hour (alpha's ttl 1h), priced at the model's
     // cache_write_1h rate in list_nano (docs/caching.md#pricing). Rows before it: 0.
     sql: 'ALTER TABLE ledger ADD COLUMN cache_write_1h_tokens bigint NOT NULL DEFAULT 0;',
+  },
+  {
+    version: 28,
+    name: 'rate cap headroom',
+    // A take's answer carries the key's headroom after it (the rate-limit headers): gateway_rate_headroom.
+    sql: RATE_HEADROOM_FUNCTION,
+  },
+  {
+    version: 29,
+    name: 'ledger reasoning tokens',
+    sql: `
+      -- The completion tokens the model spent reasoning (a subset of completion_tokens), when the
+      -- vendor says; rows before it: 0 (the dashboard's usage page sums them).
+      ALTER TABLE ledger ADD COLUMN reasoning_tokens bigint NOT NULL DEFAULT 0;
+    `,
   },
 ];

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { RateStore, RateTake } from '../limits.js';
+import type { RateAnswer, RateStore, RateTake } from '../limits.js';
 import { rateTakeWriter } from './admission-batch.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -8,13 +8,13 @@ import { TickBatch } from './tick-batch.js';
  * (functions-rate.ts); the takes of one event-loop turn share one statement (admission-batch.ts).
  */
 export class PgRateStore implements RateStore {
-  private readonly takes: TickBatch<RateTake, number>;
+  private readonly takes: TickBatch<RateTake, RateAnswer>;
 
   constructor(private readonly pool: Pool) {
     this.takes = new TickBatch(rateTakeWriter(pool));
   }
 
-  take(input: RateTake): Promise<number> {
+  take(input: RateTake): Promise<RateAnswer> {
     return this.takes.run(input);
   }
 

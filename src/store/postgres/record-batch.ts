@@ -21,7 +21,7 @@ const SPEND_UPSERT = `INSERT INTO spend AS s (key_id, cycle, charged_nano, reser
 
 const COLUMNS = `admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
         prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached, deployment,
-        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens`;
+        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens`;
 
 /**
  * One settlement in one statement (so committed when it resolves): the row, its charged and
@@ -31,10 +31,10 @@ const COLUMNS = `admitted_at, cycle, key_id, model, family, endpoint, stream, st
 const RECORD_ONE = {
   name: 'ledger_record',
   text: `WITH released AS (
-      DELETE FROM reservations WHERE id = $23::bigint RETURNING key_id, cycle, amount_nano, upstream_nano
+      DELETE FROM reservations WHERE id = $24::bigint RETURNING key_id, cycle, amount_nano, upstream_nano
     ), written AS (
       INSERT INTO ledger (${COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
     ), deltas (key_id, cycle, charged, upstream, held, held_upstream) AS (
       SELECT $3::text, $2::text, $14::bigint, $15::bigint, 0::bigint, 0::bigint
       UNION ALL SELECT key_id, cycle, 0, 0, amount_nano, upstream_nano FROM released
@@ -48,10 +48,10 @@ const RECORD_MANY = {
   text: `WITH rows AS (
       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::integer[],
         $9::text[], $10::integer[], $11::bigint[], $12::bigint[], $13::boolean[], $14::bigint[], $15::bigint[],
-        $16::double precision[], $17::double precision[], $18::boolean[], $19::text[], $20::bigint[], $21::bigint[], $22::bigint[])
+        $16::double precision[], $17::double precision[], $18::boolean[], $19::text[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[])
         AS r(${COLUMNS})
     ), released AS (
-      DELETE FROM reservations WHERE id = ANY($23::bigint[]) RETURNING key_id, cycle, amount_nano, upstream_nano
+      DELETE FROM reservations WHERE id = ANY($24::bigint[]) RETURNING key_id, cycle, amount_nano, upstream_nano
     ), written AS (
       INSERT INTO ledger (${COLUMNS}) SELECT ${COLUMNS} FROM rows
     ), deltas (key_id, cycle, charged, upstream, held, held_upstream) AS (
@@ -85,12 +85,13 @@ function valuesOf({ row, reservationId }: Settlement): unknown[] {
     row.cacheReadTokens,
     row.cacheWriteTokens,
     row.cacheWrite1hTokens,
+    row.reasoningTokens,
     reservationId,
   ];
 }
 
 /** Columns of a ledger row in valuesOf's order (the reservation id follows them). */
-const ROW_COLUMNS = 22;
+const ROW_COLUMNS = 23;
 
 /** The rows column by column, and the reservations they settle (null ones left out). */
 function columnsOf(batch: readonly Settlement[]): unknown[][] {

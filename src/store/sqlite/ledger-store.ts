@@ -3,7 +3,7 @@ import { exactNumber, exactOrNull } from '../exact.js';
 import { toCycleSpend, toDailyUsage, type DailyRow, type SpendRow } from '../rows.js';
 import { limitsRefusing } from '../spend-limits.js';
 import type { GroupCommit } from './group-commit.js';
-import type { RateTake } from '../limits.js';
+import type { RateAnswer, RateTake } from '../limits.js';
 import type { CycleSpend, DailyUsage, KeyActivity, LedgerRow, LedgerStore, ReserveInput, ReserveResult, TakenReservation } from '../store.js';
 
 type Db = Database.Database;
@@ -42,7 +42,7 @@ export class SqliteLedgerStore implements LedgerStore {
     db: Db,
     private readonly writes: GroupCommit,
     /** The rate cap's take, run inside this store's transaction (SqliteRateStore.decide). */
-    private readonly takeOp: (take: RateTake) => number,
+    private readonly takeOp: (take: RateTake) => RateAnswer,
   ) {
     this.spentStmt = db.prepare('SELECT charged_nano AS spent, upstream_nano AS upstream_spent FROM spend WHERE key_id = ? AND cycle = ?').safeIntegers();
     // What reservations hold at @now: a lease that ended by then no longer counts, swept or not (NULL: made before leases, held until released).
@@ -61,16 +61,16 @@ export class SqliteLedgerStore implements LedgerStore {
     this.insertRow = db.prepare(`INSERT INTO ledger
       (admitted_at, cycle, key_id, model, family, endpoint, stream, status, outcome, attempts,
        prompt_tokens, completion_tokens, usage_estimated, charged_nano, list_nano, upstream_ms, ttft_ms, cached, deployment,
-       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens)
+       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens)
       VALUES (@admittedAt, @cycle, @keyId, @model, @family, @endpoint, @stream, @status, @outcome, @attempts,
        @promptTokens, @completionTokens, @usageEstimated, @chargedNanos, @listNanos, @upstreamMs, @ttftMs, @cached, @deployment,
-       @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens)`);
+       @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens)`);
     this.addSpend = db.prepare(`INSERT INTO spend (key_id, cycle, charged_nano, upstream_nano) VALUES (?, ?, ?, ?)
       ON CONFLICT (key_id, cycle) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano,
         upstream_nano = upstream_nano + excluded.upstream_nano`);
     const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model, endpoint,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-        SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,
+        SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano, SUM(cached) AS cached_requests
       FROM ledger WHERE ${where}
       GROUP BY day, model, endpoint ORDER BY day, model, endpoint`;
@@ -117,8 +117,8 @@ export class SqliteLedgerStore implements LedgerStore {
 
   reserveAfterTake(take: RateTake, input: ReserveInput): Promise<TakenReservation> {
     return this.writes.write(() => {
-      const waitMs = this.takeOp(take);
-      return { waitMs, result: waitMs === 0 ? this.reserveOp(input) : null };
+      const rate = this.takeOp(take);
+      return { ...rate, result: rate.waitMs === 0 ? this.reserveOp(input) : null };
     });
   }
 
@@ -164,6 +164,7 @@ export class SqliteLedgerStore implements LedgerStore {
         completion_tokens: exactNumber(row.completion_tokens as bigint),
         cache_read_tokens: exactNumber(row.cache_read_tokens as bigint),
         cache_write_tokens: exactNumber(row.cache_write_tokens as bigint),
+        reasoning_tokens: exactNumber(row.reasoning_tokens as bigint),
         charged_nano: exactNumber(row.charged_nano as bigint),
         list_nano: exactNumber(row.list_nano as bigint),
         cached_requests: exactNumber(row.cached_requests as bigint),

@@ -170,4 +170,16 @@ export const MIGRATIONS: readonly Migration[] = [
     // cache_write_1h rate in list_nano (docs/caching.md#pricing). Rows before it: 0.
     sql: 'ALTER TABLE ledger ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;',
   },
+  {
+    version: 28,
+    name: 'rate cap headroom',
+    // PostgreSQL only: its take's statement reads the headroom in a function (SqliteRateStore.headroom here).
+    sql: '-- nothing to do on SQLite',
+  },
+  {
+    version: 29,
+    name: 'ledger reasoning tokens',
+    // Reasoning tokens of the completion, when the vendor says (as on PostgreSQL); rows before it: 0.
+    sql: 'ALTER TABLE ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;',
+  },
 ];

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RateStore, RateTake } from '../limits.js';
+import type { RateAnswer, RateStore, RateTake } from '../limits.js';
 import type { GroupCommit } from './group-commit.js';
 
 type Db = Database.Database;
@@ -31,7 +31,7 @@ export class SqliteRateStore implements RateStore {
     this.sweepStmt = db.prepare('DELETE FROM rate_slots WHERE at <= ?');
   }
 
-  take(input: RateTake): Promise<number> {
+  take(input: RateTake): Promise<RateAnswer> {
     return this.writes.write(() => this.decide(input));
   }
 
@@ -44,7 +44,8 @@ export class SqliteRateStore implements RateStore {
    * The ring (rpm_limit column) has as many slots as the largest limit any take brought: admission
    * k is in slot k % ring, so admission n − limit is still in its slot (fewer than `ring` written since).
    */
-  decide({ keyId, limit, windowMs, now }: RateTake): number {
+  decide(take: RateTake): RateAnswer {
+    const { keyId, limit, windowMs, now } = take;
     const row = this.counter.get(keyId) as { admitted: number; rpm_limit: number } | undefined;
     const admitted = row?.admitted ?? 0;
     let ring = row?.rpm_limit ?? limit;
@@ -52,11 +53,37 @@ export class SqliteRateStore implements RateStore {
       this.growRing(keyId, admitted, ring, limit);
       ring = limit;
     }
-    const at = admitted < limit ? undefined : (this.slotAt.get(keyId, (admitted - limit) % ring) as number | undefined);
-    if (at !== undefined && at + windowMs > now) return at + windowMs - now;
+    const at = admitted < limit ? undefined : this.timeOf(keyId, admitted - limit, ring);
+    if (at !== undefined && at + windowMs > now) return { waitMs: at + windowMs - now, remaining: 0, resetMs: at + windowMs - now };
     this.writeSlot.run(keyId, admitted % ring, now);
     this.writeCounter.run(keyId, admitted + 1, ring);
-    return 0;
+    return { waitMs: 0, ...this.headroom(take, admitted + 1, ring) };
+  }
+
+  /**
+   * The headroom after `next` admissions (limits.ts, RateAnswer): the first of admissions
+   * next − limit … next − 1 still in the window, by binary search (their times rise with their
+   * numbers); those before it have room for as many calls. The same search as gateway_rate_headroom.
+   */
+  private headroom({ keyId, limit, windowMs, now }: RateTake, next: number, ring: number): { remaining: number; resetMs: number } {
+    const from = next - limit;
+    const inWindow = (n: number): boolean => {
+      const at = n < 0 ? undefined : this.timeOf(keyId, n, ring);
+      return at !== undefined && at + windowMs > now;
+    };
+    let [low, high] = [Math.max(0, from), next];
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if (inWindow(middle)) high = middle;
+      else low = middle + 1;
+    }
+    const oldest = low < next ? (this.timeOf(keyId, low, ring) as number) : undefined;
+    return { remaining: low - from, resetMs: oldest === undefined ? 0 : oldest + windowMs - now };
+  }
+
+  /** The time of admission `n` (undefined: its slot is empty or swept). */
+  private timeOf(keyId: string, n: number, ring: number): number | undefined {
+    return this.slotAt.get(keyId, n % ring) as number | undefined;
   }
 
   /**

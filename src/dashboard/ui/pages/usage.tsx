@@ -45,7 +45,10 @@ function byModel(rows: UsageDay[]) {
       requests: mine.reduce((s, r) => s + r.requests, 0),
       prompt: mine.reduce((s, r) => s + r.prompt_tokens, 0),
       cached: mine.reduce((s, r) => s + r.cached_tokens, 0),
+      cacheWrites: mine.reduce((s, r) => s + r.cache_write_tokens, 0),
       completion: mine.reduce((s, r) => s + r.completion_tokens, 0),
+      reasoning: mine.reduce((s, r) => s + r.reasoning_tokens, 0),
+      fromCache: mine.reduce((s, r) => s + r.cached_requests, 0),
       charged: sumUsd(mine.map((r) => r.cost_usd)),
       list: sumUsd(mine.map((r) => r.list_cost_usd)),
     };
@@ -102,6 +105,21 @@ export function UsagePage() {
               </dd>
             </div>
             <div>
+              <dt>Cache hit rate</dt>
+              <dd data-testid="usage-cache-hit-rate">{hitRate(usage.totals.cached_tokens, usage.totals.prompt_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Cache writes · reasoning tokens</dt>
+              <dd>
+                <span data-testid="usage-cache-writes">{tokens(usage.totals.cache_write_tokens)}</span> ·{' '}
+                <span data-testid="usage-reasoning">{tokens(usage.totals.reasoning_tokens)}</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Answered from the response cache</dt>
+              <dd data-testid="usage-cached-requests">{tokens(usage.totals.cached_requests)}</dd>
+            </div>
+            <div>
               <dt>Charged</dt>
               <dd class="big" data-testid="usage-charged">
                 {usd(usage.totals.cost_usd)}
@@ -144,6 +162,9 @@ export function UsagePage() {
                   <th scope="col">Prompt tokens</th>
                   <th scope="col">Completion tokens</th>
                   <th scope="col">Cache hit rate</th>
+                  <th scope="col">Cache writes</th>
+                  <th scope="col">Reasoning tokens</th>
+                  <th scope="col">From the response cache</th>
                   <th scope="col">Charged</th>
                   <th scope="col">List price</th>
                 </tr>
@@ -156,6 +177,9 @@ export function UsagePage() {
                     <td>{tokens(m.prompt)}</td>
                     <td>{tokens(m.completion)}</td>
                     <td title={`${tokens(m.cached)} of ${tokens(m.prompt)} prompt tokens read from the cache`}>{hitRate(m.cached, m.prompt)}</td>
+                    <td>{tokens(m.cacheWrites)}</td>
+                    <td>{tokens(m.reasoning)}</td>
+                    <td>{tokens(m.fromCache)}</td>
                     <td>{usd(m.charged)}</td>
                     <td>{usd(m.list)}</td>
                   </tr>
@@ -163,6 +187,11 @@ export function UsagePage() {
               </tbody>
             </table>
           </div>
+          <p class="note" id="usage-definitions">
+            Cache hit rate: the prompt tokens the vendors read from their prompt caches, over all prompt tokens (cache writes are prompt tokens written to those
+            caches). Reasoning tokens are the part of the completion tokens the models spent reasoning, where the vendor says. Answers from the response cache
+            are calls the gateway answered with an earlier answer, at no cost.
+          </p>
         </>
       )}
     </section>
