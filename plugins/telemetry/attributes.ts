@@ -54,5 +54,6 @@ export function usageAttributes(call: SettledCall): Attributes {
   };
   if (usage.cachedTokens !== undefined) attributes['gen_ai.usage.cache_read.input_tokens'] = usage.cachedTokens;
   if (usage.cacheWriteTokens !== undefined) attributes['gen_ai.usage.cache_creation.input_tokens'] = usage.cacheWriteTokens;
+  if (usage.reasoningTokens !== undefined) attributes['gen_ai.usage.reasoning.output_tokens'] = usage.reasoningTokens;
   return attributes;
 }

@@ -128,6 +128,34 @@ t.test('a SERVER span per call and a CLIENT span per attempt, for every format o
   t.equal(servers[0]?.resource['service.name'], 'model-gateway', 'the default service name');
 });
 
+t.test("cache and reasoning token counts: the answer's, on the answering attempt", async (t) => {
+  const collector = await otlpReceiver(t);
+  const h = await startHarness(t, { env: otelEnv(collector) });
+  const { key } = await h.createKey();
+  const headers = { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+  const system = [{ type: 'text', text: 'You answer in one short line.', cache_control: { type: 'ephemeral' } }];
+  const messages = (text: string) => JSON.stringify({ model: MODELS.alpha, max_tokens: 64, system, messages: [{ role: 'user', content: text }] });
+  const written = (await raw(h.origin, 'POST', '/v1/messages', { headers, body: messages('first question here') })).json().usage;
+  const read = (await raw(h.origin, 'POST', '/v1/messages', { headers, body: messages('another question here') })).json().usage;
+  t.ok(written.cache_creation_input_tokens > 0 && read.cache_read_input_tokens > 0, 'the simulator wrote, then read, its cache');
+  const reasoned = (
+    await raw(h.origin, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.alpha, reasoning_effort: 'high', messages: [{ role: 'user', content: PROMPT }] }),
+    })
+  ).json().usage;
+  t.ok(reasoned.completion_tokens_details.reasoning_tokens > 0, 'the answer counts reasoning tokens');
+  const clients = await collector.until('three client spans', () => {
+    const found = collector.spans().filter((span) => span.kind === 3);
+    return found.length >= 3 && found.sort((a, b) => Number(a.startNs - b.startNs));
+  });
+  const [first, second, third] = clients.map((span) => span.attributes);
+  t.equal(first?.['gen_ai.usage.cache_creation.input_tokens'], written.cache_creation_input_tokens, 'the cache write');
+  t.equal(second?.['gen_ai.usage.cache_read.input_tokens'], read.cache_read_input_tokens, 'the cache read');
+  t.equal(third?.['gen_ai.usage.reasoning.output_tokens'], reasoned.completion_tokens_details.reasoning_tokens, 'the reasoning tokens');
+  t.notOk('gen_ai.usage.reasoning.output_tokens' in (first ?? {}), 'no reasoning count where the model did not reason');
+});
+
 t.test(
   "a retried call: a CLIENT span per attempt, the failed one an error with its code; the caller's traceparent continued and each attempt's sent upstream",
   async (t) => {
