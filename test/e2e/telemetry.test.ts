@@ -128,6 +128,24 @@ t.test('a SERVER span per call and a CLIENT span per attempt, for every format o
   t.equal(servers[0]?.resource['service.name'], 'model-gateway', 'the default service name');
 });
 
+t.test('the operation names: embeddings, text_completion, count_tokens', async (t) => {
+  const collector = await otlpReceiver(t);
+  const h = await startHarness(t, { env: otelEnv(collector) });
+  const { key } = await h.createKey();
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+  const asks: Array<[string, object, string]> = [
+    ['/v1/embeddings', { model: MODELS.beta, input: 'lighthouse' }, `embeddings ${MODELS.beta}`],
+    ['/v1/completions', { model: MODELS.gamma, prompt: 'lighthouse', max_tokens: 5 }, `text_completion ${MODELS.gamma}`],
+    ['/v1/messages/count_tokens', { model: MODELS.alpha, messages: [{ role: 'user', content: 'lighthouse' }] }, `count_tokens ${MODELS.alpha}`],
+  ];
+  for (const [path, body] of asks) t.equal((await raw(h.origin, 'POST', path, { headers, body: JSON.stringify(body) })).status, 200, path);
+  const names = await collector.until('the client spans', () => {
+    const found = collector.spans().filter((span) => span.kind === 3);
+    return found.length >= asks.length && found.map((span) => span.name).sort();
+  });
+  t.same(names, asks.map(([, , name]) => name).sort());
+});
+
 t.test("cache and reasoning token counts: the answer's, on the answering attempt", async (t) => {
   const collector = await otlpReceiver(t);
   const h = await startHarness(t, { env: otelEnv(collector) });
