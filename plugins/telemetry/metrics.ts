@@ -23,7 +23,7 @@ export class CallMetrics {
   constructor(meter: Meter) {
     this.tokens = meter.createHistogram('gen_ai.client.token.usage', {
       unit: '{token}',
-      description: 'Input and output tokens of each call, as billed.',
+      description: 'Input and output tokens of each call, as billed (a stream cut short included).',
       advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
     });
     this.duration = meter.createHistogram('gen_ai.client.operation.duration', {
@@ -43,11 +43,11 @@ export class CallMetrics {
     const attributes = operationAttributes(call);
     const { received, firstByte } = call.timings;
     this.duration.record((performance.now() - received) / 1000, attributes);
-    if (call.outcome !== 'ok') return;
-    if (call.stream && firstByte) this.firstToken.record((firstByte - received) / 1000, attributes);
+    // The tokens billed, a stream cut short included (the ledger's counts).
     if (call.usage) {
       this.tokens.record(call.usage.promptTokens, { ...attributes, 'gen_ai.token.type': 'input' });
       this.tokens.record(call.usage.completionTokens, { ...attributes, 'gen_ai.token.type': 'output' });
     }
+    if (call.outcome === 'ok' && call.stream && firstByte) this.firstToken.record((firstByte - received) / 1000, attributes);
   }
 }

@@ -91,7 +91,9 @@ export class CallTraces {
         span.end(at(origin, now));
         return;
       }
-      const answering = index === records.length - 1 && call.outcome === 'ok';
+      // The last attempt answered whatever the call billed, a stream cut short included.
+      const last = index === records.length - 1;
+      const answering = last && call.usage !== null;
       const attributes: Attributes = {
         'gen_ai.operation.name': operation,
         'gen_ai.provider.name': record.family,
@@ -111,7 +113,6 @@ export class CallTraces {
       }
       span.setAttributes(attributes);
       // The answering attempt lasts until its body or stream ended; a failed one until it failed.
-      const last = index === records.length - 1;
       span.end(at(origin, last && call.timings.upstreamEnd > record.startedAt ? call.timings.upstreamEnd : record.endedAt));
     });
     this.endServer(spans.server, call, at(origin, now));

@@ -296,6 +296,26 @@ t.test('a failed call: the server span is an error, the metric carries error.typ
   );
 });
 
+t.test('a stream cut short: billed, so its attempt carries the usage, and is an error with its code', async (t) => {
+  const collector = await otlpReceiver(t);
+  const h = await startHarness(t, { env: otelEnv(collector) });
+  const { id, key } = await h.createKey();
+  const ledger = openLedgerDb(h.dbPath);
+  t.teardown(() => ledger.close());
+  h.gamma.faults.push({ resetAfterFrames: 3 });
+  const res = await call(h, key, 'chat', MODELS.gamma, true);
+  t.equal(res.status, 200, 'the stream had begun');
+  const [row] = ledger.rows(id);
+  t.ok(row && row.completion_tokens > 0, 'the ledger billed what was relayed');
+  const client = await collector.until('the client span', () => collector.spans().find((span) => span.kind === 3));
+  t.equal(client.statusCode, 2, 'an error');
+  t.match(client.attributes, { 'error.type': 'reset', 'gen_ai.usage.output_tokens': row?.completion_tokens }, "the failure's code, the billed counts");
+  const output = await collector.until('the output tokens', () =>
+    collector.points().find((p) => p.metric === 'gen_ai.client.token.usage' && p.attributes['gen_ai.token.type'] === 'output'),
+  );
+  t.match(output, { sum: row?.completion_tokens, attributes: { 'error.type': 'reset' } }, 'the billed tokens counted, with the error type');
+});
+
 t.test('no prompt, no reply, no key secret and no upstream credential in anything exported', async (t) => {
   const collector = await otlpReceiver(t);
   const h = await startHarness(t, { env: otelEnv(collector) });
