@@ -48,7 +48,7 @@ export interface Usage {
   cachedTokens?: number;
   /** Prompt tokens written to the vendor's prompt cache (a subset of promptTokens; alpha only), priced at the model's cache-write rate. */
   cacheWriteTokens?: number;
-  /** Reasoning tokens, when the vendor says (a subset of completionTokens, priced alike). */
+  /** Completion tokens the model spent reasoning (a subset of completionTokens, priced alike), when the vendor says. */
   reasoningTokens?: number;
   /** A count here is the gateway's stand-in for one the vendor did not give (the ledger row says `usage_estimated`). */
   estimated?: boolean;

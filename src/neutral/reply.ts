@@ -61,7 +61,7 @@ export interface ReplyEnvelope {
   model: string;
 }
 
-/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike, and kept for who reports it). */
+/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike). */
 export function ledgerUsage(usage: ReplyUsage): Usage {
   const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
