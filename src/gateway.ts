@@ -10,6 +10,7 @@ import { setupPlugins } from './chain/load-plugins.js';
 import type { PluginContext } from './chain/plugin.js';
 import type { ResolvedPlugin } from './chain/resolve-plugins.js';
 import { systemClock, type Clock } from './clock.js';
+import type { Env } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { apiEntry } from './http/api-entry.js';
 import { TrustedProxies } from './http/client-address.js';
@@ -52,6 +53,8 @@ export interface GatewayOptions {
   health: UpstreamHealth;
   /** Uniform in [0, 1) for the weighted choice of a deployment; injectable so tests can seed it. */
   random?: () => number;
+  /** The environment the config was loaded with, handed to the plugins (`PluginContext.env`); default: `process.env`. */
+  env?: Env;
 }
 
 export interface Gateway {
@@ -96,6 +99,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     families,
     upstreamCredential: (family, deployment) => deployments.credential(family, deployment),
     upstreamCredentials: () => deployments.credentials(),
+    upstreamBaseUrl: (family, deployment) => deployments.baseUrl(family, deployment),
+    env: options.env ?? process.env,
     simulatedFamilies: options.simulatedFamilies ?? [],
     dispatch: (req, res) => {
       if (app) app(req, res);

@@ -33,10 +33,11 @@ function openInstanceHealth(loaded: GatewaySetup, store: Store, log: Logger): Pr
   return openUpstreamHealth(store, healthPolicy(loaded.config.upstream_health), systemClock, { log });
 }
 
-/** Plugins and HTTP server on `store`, listening; resolves with the origin. */
-async function serve(options: GatewayOptions): Promise<{ gateway: Gateway; origin: string }> {
-  const gateway = await createGateway(options);
-  return { gateway, origin: await gateway.listen(options.config.server.port, options.config.server.host) };
+/** The loaded setup's plugins and HTTP server on `store`, listening; resolves with the origin. */
+async function serve(loaded: GatewaySetup, parts: Omit<GatewayOptions, 'config' | 'plugins' | 'env'>): Promise<{ gateway: Gateway; origin: string }> {
+  const { config } = loaded;
+  const gateway = await createGateway({ ...parts, config, plugins: loaded.plugins, env: loaded.env });
+  return { gateway, origin: await gateway.listen(config.server.port, config.server.host) };
 }
 
 /** `npm start` with one worker: exactly the single process it always was. */
@@ -49,7 +50,7 @@ export async function runSingle(loaded: GatewaySetup): Promise<void> {
   // Before the gateway is built: its admin routes take the admin token's hash as it is then.
   const secrets = await firstStart(store, new KeyService(store, catalogue, systemClock), config, log, systemClock.now());
   const health = await openInstanceHealth(loaded, store, log);
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies: simulators.families, health });
+  const { gateway, origin } = await serve(loaded, { catalogue, store, log, simulatedFamilies: simulators.families, health });
   log.info(
     { origin, config: loaded.file, env_overrides: loaded.overrides, plugins: gateway.chain.names, database: describeDatabase(config.database) },
     'gateway listening',
@@ -81,7 +82,7 @@ export async function runWorker(configFile: string, env: Env, slot: number): Pro
   const store = await openInstanceStore(loaded, log);
   const catalogue = loadCatalogue(loaded.cataloguePath);
   const health = await openInstanceHealth(loaded, store, log);
-  const { gateway, origin } = await serve({ config, plugins: loaded.plugins, catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape, health });
+  const { gateway, origin } = await serve(loaded, { catalogue, store, log, simulatedFamilies, scrapeMetrics: metrics.scrape, health });
   metrics.serve(gateway.metrics);
   log.info({ origin, instance: config.server.instance_id, pid: process.pid }, 'worker listening');
   const listening: ListeningMessage = { type: 'gateway:listening', origin };

@@ -12,6 +12,8 @@ export interface GatewaySetup extends LoadedConfig {
   plugins: ResolvedPlugin[];
   /** The families the enabled vendor plugins declare, in chain order. */
   vendors: VendorDeclaration[];
+  /** The environment the config was loaded with: what the plugins read their own variables from (`PluginContext.env`). */
+  env: Env;
 }
 
 export interface SetupOptions {
@@ -39,5 +41,5 @@ export async function loadSetup(file: string, env: Env, options: SetupOptions = 
   }
   let catalogue: Catalogue | undefined;
   const overrides = settleUpstreams(loaded.config, loaded.file, vendors, env, () => (catalogue ??= loadCatalogue(loaded.cataloguePath)));
-  return { ...loaded, overrides: [...loaded.overrides, ...overrides], plugins, vendors };
+  return { ...loaded, overrides: [...loaded.overrides, ...overrides], plugins, vendors, env };
 }

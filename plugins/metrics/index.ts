@@ -9,7 +9,8 @@ import { GatewaySeries } from './series.js';
  * gateway's series (see series.ts) and Node's default process metrics; with several workers,
  * every worker's registry summed (the context's scrapeMetrics). Served on the gateway's
  * port, or on a port of its own (`port`), optionally behind a bearer token (`token`). List it
- * first so that its onRequest counts every call in flight and its onComplete runs last.
+ * first (below `telemetry` only, which refuses nothing) so that its onRequest counts every call
+ * in flight and its onComplete runs after every other plugin's but telemetry's.
  */
 
 interface MetricsConfig {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Clock } from '../clock.js';
+import type { Env } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { VendorDeclaration } from '../vendors/vendor.js';
@@ -38,6 +39,14 @@ export interface PluginContext {
   upstreamCredential(family: string, deployment?: string | null): string | undefined;
   /** Every deployment's credential, of every family, as now configured: what must never be kept or shown in clear. */
   upstreamCredentials(): readonly string[];
+  /** The base URL of a family's deployment (`call.deployment`) as now configured, or undefined: where an attempt went (telemetry's `server.address`). */
+  upstreamBaseUrl(family: string, deployment: string): string | undefined;
+  /**
+   * The environment the gateway's config was loaded with (`process.env` for `npm start`; an
+   * embedding program's or a test's own): a plugin configured by variables of a standard
+   * (`OTEL_*`) reads them here, at setup, never from `process.env`.
+   */
+  readonly env: Env;
   /** Families answered by a built-in simulator instead of the real vendor. */
   readonly simulatedFamilies: readonly string[];
   /**

@@ -78,6 +78,12 @@ export class Deployments {
     return undefined;
   }
 
+  /** The base URL of a family's deployment, or undefined for a name the family does not have. */
+  baseUrl(family: string, name: string): string | undefined {
+    for (const deployment of this.of(family)) if (deployment.name === name) return deployment.baseUrl;
+    return undefined;
+  }
+
   /** Every credential of every deployment: secrets a stored body must not keep in clear. */
   credentials(): readonly string[] {
     return this.secrets;

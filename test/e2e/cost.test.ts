@@ -195,6 +195,8 @@ async function plugins(t: { teardown(fn: () => unknown): void }) {
     families: ['alpha', 'beta', 'gamma'],
     upstreamCredential: () => undefined,
     upstreamCredentials: () => [],
+    upstreamBaseUrl: () => undefined,
+    env: {},
     simulatedFamilies: [],
     dispatch: () => {
       throw new Error('not used by the ledger and ceiling plugins');

@@ -204,6 +204,7 @@ async function assemble(options: HarnessOptions, env: Record<string, string>, si
       store: options.wrapStore ? options.wrapStore(store) : store,
       log,
       plugins: setup.plugins,
+      env: setup.env,
       health: options.health ?? (await openUpstreamHealth(store, healthPolicy(config.upstream_health), options.clock ?? systemClock)),
       ...(options.random ? { random: options.random } : {}),
       ...(options.clock ? { clock: options.clock } : {}),

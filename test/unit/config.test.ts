@@ -29,6 +29,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
   t.same(
     plain.config.plugins.map((p) => p.name),
     [
+      'telemetry',
       'metrics',
       'status',
       'health',
