@@ -61,11 +61,12 @@ export interface ReplyEnvelope {
   model: string;
 }
 
-/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike). */
+/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike), and the reasoning count the request log shows. */
 export function ledgerUsage(usage: ReplyUsage): Usage {
   const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;
   if (usage.cacheWriteTokens) out.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.reasoningTokens) out.reasoningTokens = usage.reasoningTokens;
   if (usage.estimated) out.estimated = true;
   return out;
 }
