@@ -1,5 +1,5 @@
 import { ErrorNote } from '../components/error-note.js';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { admin } from '../api.js';
 import { tokens, usd, when } from '../format.js';
 import type { KeyView, RequestPage, RequestView } from '../types.js';
@@ -34,6 +34,9 @@ const ms = (value: number | null): string => (value === null ? '—' : `${value.
 
 /** Every field of one call, and its trace: linked when the plugin has a trace_url, else its id as text. */
 function Detail({ record, onClose }: { record: RequestView; onClose: () => void }) {
+  const panel = useRef<HTMLElement>(null);
+  // Opened from a row far down the table: brought into view once per call shown.
+  useEffect(() => panel.current?.scrollIntoView({ block: 'nearest' }), [record.id]);
   const rows: Array<[string, string]> = [
     ['Id', record.id],
     ['When', record.created_at],
@@ -56,7 +59,7 @@ function Detail({ record, onClose }: { record: RequestView; onClose: () => void 
     ['Response cache hit', record.cache_hit ? 'yes' : 'no'],
   ];
   return (
-    <aside class="card" aria-labelledby="request-detail-title" data-testid="request-detail">
+    <aside class="card" aria-labelledby="request-detail-title" data-testid="request-detail" ref={panel}>
       <div class="title-row">
         <h2 id="request-detail-title">Call {record.id}</h2>
         <button type="button" onClick={onClose}>
@@ -174,6 +177,7 @@ export function RequestsPage() {
         </div>
       </form>
       <ErrorNote message={error} />
+      {selected ? <Detail record={selected} onClose={() => setSelected(null)} /> : null}
       <div class="table-wrap">
         <table>
           <thead>
@@ -223,7 +227,6 @@ export function RequestsPage() {
           Older
         </button>
       </div>
-      {selected ? <Detail record={selected} onClose={() => setSelected(null)} /> : null}
     </section>
   );
 }
