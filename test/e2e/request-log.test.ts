@@ -98,26 +98,18 @@ t.test('a call is listed within a second with the ledger row’s tokens and cost
   const streamed = await listed(t, h, thinker.id, 2);
   const totals = (await usage(h, thinker.key)).totals;
   const sum = (pick: (r: Json) => number): number => streamed.reduce((total, r) => total + pick(r), 0);
-  t.equal(
-    sum((r) => r['usage'].input_tokens),
-    totals.prompt_tokens,
-    'input tokens: the ledger’s',
-  );
-  t.equal(
-    sum((r) => r['usage'].output_tokens),
-    totals.completion_tokens,
-    'output tokens: the ledger’s',
-  );
-  t.equal(
-    sum((r) => r['usage'].cache_read_tokens),
-    totals.cached_tokens,
-    'cache reads: the ledger’s',
-  );
-  t.equal(
-    sum((r) => r['usage'].cache_write_tokens),
-    totals.cache_write_tokens,
-    'cache writes: the ledger’s',
-  );
+  const sameCounts: Array<[string, number]> = [
+    ['input_tokens', totals.prompt_tokens],
+    ['output_tokens', totals.completion_tokens],
+    ['cache_read_tokens', totals.cached_tokens],
+    ['cache_write_tokens', totals.cache_write_tokens],
+  ];
+  for (const [field, ledger] of sameCounts)
+    t.equal(
+      sum((r) => r['usage'][field]),
+      ledger,
+      `${field}: the ledger’s`,
+    );
   t.ok(totals.cached_tokens > 0 && totals.cache_write_tokens > 0, 'the prompt cache was written and read');
   t.equal(
     sum((r) => parseUsd(r['cost_usd'])),
