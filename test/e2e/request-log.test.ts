@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { ID_PREFIX, type RequestRecord } from '../../plugins/request-log/store/log-store.js';
+import { ID_PREFIX, type RequestLogStore, type RequestRecord } from '../../plugins/request-log/store/log-store.js';
 import { REQUEST_LOG_STATE } from '../../plugins/request-log/store/state.js';
 import { parseUsd } from '../../src/catalogue/money.js';
 import { definePlugin } from '../../src/chain/plugin.js';
 import { mintTimedId } from '../../src/reference/ids.js';
+import type { StoreExtension } from '../../src/store/extension.js';
+import type { Store } from '../../src/store/store.js';
 import { FakeClock, startHarness, type Harness } from '../helpers/harness.js';
 import { usage } from '../helpers/usage.js';
 
@@ -149,6 +151,9 @@ t.test('refusals of a known key are listed (400, 403, 404, 429), a keyless or wr
   for (const [body, status] of cases) t.equal((await post(h, key.key, '/chat/completions', body)).status, status, `a ${status}`);
   t.equal((await post(h, 'sl-not-a-key-at-all-0000', '/chat/completions', cases[3]?.[0] ?? {})).status, 401);
   await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
+  const broke = await h.createKey({ name: 'broke', monthly_ceiling_usd: '0.00' });
+  t.equal((await post(h, broke.key, '/chat/completions', { model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] })).status, 402, 'a 402');
+  t.match(await listed(t, h, broke.id, 1), [{ status: 402, outcome: 'rejected', model: 'gamma-5.4', attempts: 0 }], 'the 402 listed');
   const records = await listed(t, h, key.id, 5);
   t.same(
     records.map((r) => [r['status'], r['outcome'], r['model'], r['attempts'], r['cost_usd']]),
@@ -162,7 +167,7 @@ t.test('refusals of a known key are listed (400, 403, 404, 429), a keyless or wr
     'each refusal, newest first, with the model as named',
   );
   await sleep(300);
-  t.equal(((await requests(h, '')).body['data'] as Json[]).length, 5, 'no record of a keyless or wrong-key call');
+  t.equal(((await requests(h, '')).body['data'] as Json[]).length, 6, 'no record of a keyless or wrong-key call');
 });
 
 t.test('filters and cursor paging through the API; its validation errors', async (t) => {
@@ -305,4 +310,36 @@ t.test('a trace_url without {trace_id} stops the start', async (t) => {
     }),
     /trace_url must be an http\(s\) URL with \{trace_id\}/,
   );
+});
+
+t.test('records still queued at shutdown are written before the store closes', async (t) => {
+  const appended: RequestRecord[] = [];
+  // The log's sub-store, its append noted: what reached the store before it closed.
+  const noting = (store: Store): Store =>
+    Object.create(store, {
+      extend: {
+        value: async <T extends object>(extension: StoreExtension<T>): Promise<T> => {
+          const opened = await store.extend(extension);
+          if (extension.name !== 'request-log') return opened;
+          const log = opened as RequestLogStore;
+          const append = async (records: readonly RequestRecord[]): Promise<void> => {
+            await log.append(records);
+            appended.push(...records);
+          };
+          return Object.create(log, { append: { value: append } }) as T;
+        },
+      },
+    }) as Store;
+  const h = await startHarness(t, {
+    wrapStore: noting,
+    configure: (config) => {
+      const entry = config.plugins.find((p) => p.name === 'request-log');
+      if (entry) entry.config = { flush_ms: 1000 };
+    },
+  });
+  const key = await h.createKey({ name: 'last' });
+  t.equal((await post(h, key.key, '/chat/completions', { model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
+  t.same(appended, [], 'still queued (flush_ms 1000)');
+  await h.gateway.close();
+  t.match(appended, [{ keyId: key.id, status: 200 }], 'written at shutdown');
 });
