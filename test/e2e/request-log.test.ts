@@ -151,23 +151,32 @@ t.test('refusals of a known key are listed (400, 403, 404, 429), a keyless or wr
   for (const [body, status] of cases) t.equal((await post(h, key.key, '/chat/completions', body)).status, status, `a ${status}`);
   t.equal((await post(h, 'sl-not-a-key-at-all-0000', '/chat/completions', cases[3]?.[0] ?? {})).status, 401);
   await fetch(`${h.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
+  // The Gemini format names the model in its path.
+  const gemini = await fetch(`${h.origin}/v1beta/models/no-such-gemini:generateContent`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': key.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+  });
+  t.equal(gemini.status, 404);
   const broke = await h.createKey({ name: 'broke', monthly_ceiling_usd: '0.00' });
   t.equal((await post(h, broke.key, '/chat/completions', { model: 'gamma-5.4', messages: [{ role: 'user', content: 'hi' }] })).status, 402, 'a 402');
   t.match(await listed(t, h, broke.id, 1), [{ status: 402, outcome: 'rejected', model: 'gamma-5.4', attempts: 0 }], 'the 402 listed');
-  const records = await listed(t, h, key.id, 5);
+  const records = await listed(t, h, key.id, 6);
   t.same(
     records.map((r) => [r['status'], r['outcome'], r['model'], r['attempts'], r['cost_usd']]),
     [
+      [404, 'rejected', 'no-such-gemini', 0, '0.00'],
       [429, 'rejected', 'gamma-5.4', 0, '0.00'],
-      [200, 'ok', 'gamma-5.4', 1, records[1]?.['cost_usd']],
+      [200, 'ok', 'gamma-5.4', 1, records[2]?.['cost_usd']],
       [404, 'rejected', 'no-such-model-x', 0, '0.00'],
       [403, 'rejected', 'alpha-sonnet-4.6', 0, '0.00'],
       [400, 'rejected', 'gamma-5.4', 0, '0.00'],
     ],
     'each refusal, newest first, with the model as named',
   );
+  t.not(records[2]?.['cost_usd'], '0.00', 'the answered call between them cost something');
   await sleep(300);
-  t.equal(((await requests(h, '')).body['data'] as Json[]).length, 6, 'no record of a keyless or wrong-key call');
+  t.equal(((await requests(h, '')).body['data'] as Json[]).length, 7, 'no record of a keyless or wrong-key call');
 });
 
 t.test('filters and cursor paging through the API; its validation errors', async (t) => {

@@ -12,7 +12,7 @@ export interface RequestRecord {
   keyId: string;
   /** The canonical model, or the name the caller asked for when it was not resolved; null when none was named. */
   model: string | null;
-  /** The endpoint's name (`chat.completions`, `responses`, `messages`, `gemini.generateContent`, …). */
+  /** The endpoint's name (`chat.completions`, `responses`, `messages`, `gemini.generate_content`, …). */
   endpoint: string;
   stream: boolean;
   /** The deployment of the last upstream attempt; null when no attempt was made. */
