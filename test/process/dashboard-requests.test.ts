@@ -146,5 +146,18 @@ t.test('the Requests page: filters in the URL, paging by cursor, the detail pane
   }
   t.equal(await detail.getByRole('link', { name: TRACE }).getAttribute('href'), `https://jaeger.example/trace/${TRACE}`, 'the trace linked by the trace_url');
   await page.screenshot({ path: join(tmpdir(), 'requests-1280.png'), fullPage: true });
+
+  // On a phone: the filters wrap, the table scrolls inside its frame, the page never sideways.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const small = await phone.newPage();
+  await small.goto(`${h.origin}/dashboard`);
+  await small.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await small.getByRole('button', { name: 'Sign in' }).click();
+  await small.getByRole('heading', { name: 'API keys' }).waitFor();
+  await small.getByRole('link', { name: 'Requests' }).click();
+  await small.locator('tbody tr').first().waitFor();
+  const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  t.ok(overflow <= 1, `the Requests page does not scroll sideways at 390 px (${overflow})`);
+  await phone.close();
   t.same(problems, [], 'no script errors and no CSP violations in the console');
 });
