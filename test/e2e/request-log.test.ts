@@ -4,10 +4,10 @@ import { ID_PREFIX, type RequestLogStore, type RequestRecord } from '../../plugi
 import { REQUEST_LOG_STATE } from '../../plugins/request-log/store/state.js';
 import { parseUsd } from '../../src/catalogue/money.js';
 import { definePlugin } from '../../src/chain/plugin.js';
-import { mintTimedId } from '../../src/reference/ids.js';
 import type { StoreExtension } from '../../src/store/extension.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock, startHarness, type Harness } from '../helpers/harness.js';
+import { logRecord } from '../helpers/request-records.js';
 import { usage } from '../helpers/usage.js';
 
 /**
@@ -252,29 +252,7 @@ t.test('records older than the retention (30 days) are pruned after a write', as
   const clock = new FakeClock();
   const h = await startHarness(t, { clock });
   const log = await h.store.extend(REQUEST_LOG_STATE);
-  const old = (daysAgo: number): RequestRecord => ({
-    id: mintTimedId(ID_PREFIX, clock.now() - daysAgo * 86_400_000),
-    at: clock.now() - daysAgo * 86_400_000,
-    keyId: 'key_old',
-    model: 'gamma-5.4',
-    endpoint: 'chat.completions',
-    stream: false,
-    deployment: 'default',
-    status: 200,
-    outcome: 'ok',
-    latencyMs: 1,
-    ttftMs: null,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
-    chargedNanos: 1,
-    upstreamNanos: 1,
-    attempts: 1,
-    cacheHit: false,
-    traceId: null,
-  });
+  const old = (daysAgo: number): RequestRecord => logRecord(clock.now() - daysAgo * 86_400_000, { keyId: 'key_old' });
   const [gone, kept] = [old(31), old(29)];
   await log.append([gone, kept]);
   const key = await h.createKey({ name: 'now' });

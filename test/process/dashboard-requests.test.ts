@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ID_PREFIX, type RequestRecord } from '../../plugins/request-log/store/log-store.js';
+import type { RequestRecord } from '../../plugins/request-log/store/log-store.js';
 import { REQUEST_LOG_STATE } from '../../plugins/request-log/store/state.js';
 import { buildDashboard } from '../../src/dashboard/build.js';
-import { mintTimedId } from '../../src/reference/ids.js';
 import { launchBrowser } from '../helpers/browser.js';
+import { logRecord } from '../helpers/request-records.js';
 import { ADMIN_TOKEN, startHarness } from '../helpers/harness.js';
 
 /**
@@ -44,29 +44,24 @@ t.test('the Requests page: filters in the URL, paging by cursor, the detail pane
   // 120 records of another key through the store's own write path, a minute apart, the newest traced.
   const log = await h.store.extend(REQUEST_LOG_STATE);
   const start = Date.now() - 3 * 3_600_000;
-  const records: RequestRecord[] = Array.from({ length: 120 }, (_, i) => ({
-    id: mintTimedId(ID_PREFIX, start + i * 60_000),
-    at: start + i * 60_000,
-    keyId: bulk.id,
-    model: 'alpha-sonnet-4.6',
-    endpoint: 'messages',
-    stream: true,
-    deployment: 'default',
-    status: 200,
-    outcome: 'ok',
-    latencyMs: 100 + i,
-    ttftMs: 20.5,
-    inputTokens: i,
-    outputTokens: 2 * i,
-    cacheReadTokens: 3,
-    cacheWriteTokens: 4,
-    reasoningTokens: 5,
-    chargedNanos: 1_500_000 + i,
-    upstreamNanos: 3_000_000 + i,
-    attempts: 1,
-    cacheHit: false,
-    traceId: i === 119 ? TRACE : null,
-  }));
+  const records: RequestRecord[] = Array.from({ length: 120 }, (_, i) =>
+    logRecord(start + i * 60_000, {
+      keyId: bulk.id,
+      model: 'alpha-sonnet-4.6',
+      endpoint: 'messages',
+      stream: true,
+      latencyMs: 100 + i,
+      ttftMs: 20.5,
+      inputTokens: i,
+      outputTokens: 2 * i,
+      cacheReadTokens: 3,
+      cacheWriteTokens: 4,
+      reasoningTokens: 5,
+      chargedNanos: 1_500_000 + i,
+      upstreamNanos: 3_000_000 + i,
+      traceId: i === 119 ? TRACE : null,
+    }),
+  );
   await log.append(records);
 
   const browser = await launchBrowser(t);

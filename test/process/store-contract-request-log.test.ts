@@ -1,6 +1,6 @@
 import { REQUEST_LOG_STATE } from '../../plugins/request-log/store/state.js';
 import { ID_PREFIX, type RequestLogStore, type RequestQuery, type RequestRecord } from '../../plugins/request-log/store/log-store.js';
-import { mintTimedId } from '../../src/toolkit/ids.js';
+import { logRecord } from '../helpers/request-records.js';
 import { contract } from '../helpers/store-backends.js';
 
 /**
@@ -17,16 +17,13 @@ const MODELS = ['gamma-5.4', 'alpha-sonnet-4.5', 'beta-2.5-pro'];
 const STATUSES = [200, 200, 200, 429, 502];
 
 function record(i: number, at: number): RequestRecord {
-  return {
-    id: mintTimedId(ID_PREFIX, at),
-    at,
+  return logRecord(at, {
     keyId: KEYS[i % KEYS.length] as string,
     model: MODELS[i % MODELS.length] as string,
     endpoint: i % 2 === 0 ? 'chat.completions' : 'messages',
     stream: i % 3 === 0,
     deployment: i % 7 === 0 ? null : 'default',
     status: STATUSES[i % STATUSES.length] as number,
-    outcome: 'ok',
     latencyMs: 12.5,
     ttftMs: i % 3 === 0 ? 3.1 : null,
     inputTokens: i,
@@ -36,10 +33,9 @@ function record(i: number, at: number): RequestRecord {
     reasoningTokens: 3,
     chargedNanos: 1_000_000_007 + i,
     upstreamNanos: 900_000_003 + i,
-    attempts: 1,
     cacheHit: i % 11 === 0,
     traceId: i % 5 === 0 ? '0af7651916cd43dd8448eb211c80319c' : null,
-  };
+  });
 }
 
 /** Every record `query` selects, page after page through the cursor: the ids in the order given. */
