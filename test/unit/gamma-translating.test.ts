@@ -121,7 +121,7 @@ t.test("the reference answer read back and written by the caller's format", asyn
       completion_tokens_details: { reasoning_tokens: 2 },
     },
   });
-  t.same(out.usage, { promptTokens: 7, completionTokens: 3, cachedTokens: 4 });
+  t.same(out.usage, { promptTokens: 7, completionTokens: 3, cachedTokens: 4, reasoningTokens: 2 });
   t.match(
     thrown(() => translator.response(Buffer.from('{"choices":[]}'))),
     { status: 502 },

@@ -63,7 +63,7 @@ t.test('alpha: thinking and redacted blocks → reasoning_content, thinking_bloc
     { prompt_tokens: 10, completion_tokens: 40, total_tokens: 50, completion_tokens_details: { reasoning_tokens: 25 } },
     'thinking is inside the output count',
   );
-  t.same(out.usage, { promptTokens: 10, completionTokens: 40 }, 'billed as output');
+  t.same(out.usage, { promptTokens: 10, completionTokens: 40, reasoningTokens: 25 }, 'billed as output, the reasoning part of it counted');
 });
 
 const ALPHA_STREAM = [
@@ -203,7 +203,7 @@ t.test('gamma: reasoning tokens of a translated reply', async (t) => {
     total_tokens: 11,
     completion_tokens_details: { reasoning_tokens: 8 },
   });
-  t.same(out.usage, { promptTokens: 2, completionTokens: 9 });
+  t.same(out.usage, { promptTokens: 2, completionTokens: 9, reasoningTokens: 8 });
 });
 
 /** A chat history whose assistant turn hands back reasoning of alpha, of beta and of a service the gateway does not know. */
