@@ -21,7 +21,9 @@ export default definePlugin({
         const { key, model } = call;
         // A call answered from the response cache reached no upstream and still has its row.
         if ((call.attempts === 0 && call.givenAnswer === null) || !key || !model) return;
-        await store.ledger.record(ledgerRow(call, key, model), call.reservation?.id ?? null);
+        const row = ledgerRow(call, key, model);
+        call.ledgerRow = row;
+        await store.ledger.record(row, call.reservation?.id ?? null);
         call.reservation = null;
       },
       responders: {

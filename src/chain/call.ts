@@ -4,7 +4,7 @@ import type { ModelEntry } from '../catalogue/catalogue.js';
 import { invalidRequest, type GatewayError } from '../http/errors.js';
 import type { ReasoningSeal } from '../neutral/reasoning-state.js';
 import type { NeutralRequest } from '../neutral/request.js';
-import type { KeyRecord, Reservation } from '../store/store.js';
+import type { KeyRecord, LedgerRow, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
 import { AnswerRecorder, type KeptAnswer } from './kept-answer.js';
@@ -136,6 +136,12 @@ export class Call {
   traceId: string | null = null;
   /** Status of the last upstream response, 0 if none. */
   upstreamStatus = 0;
+  /**
+   * The call's ledger row, once the ledger's completion hook built it (null for a call with no
+   * row: refused before any upstream): completion hooks that run after it (listed above the
+   * ledger) read the row's tokens and costs rather than pricing the call again (the request log).
+   */
+  ledgerRow: LedgerRow | null = null;
   /** Spend held for this call by the ceiling plugin; the ledger settles it in the transaction of the call's row. */
   reservation: Reservation | null = null;
   /**

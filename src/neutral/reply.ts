@@ -63,7 +63,7 @@ export interface ReplyEnvelope {
   model: string;
 }
 
-/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike). */
+/** The ledger's view of a reply's usage: the counts it prices (reasoning is a part of the output, priced alike), and the reasoning count the request log shows. */
 export function ledgerUsage(usage: ReplyUsage): Usage {
   const out: Usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
   if (usage.cachedTokens) out.cachedTokens = usage.cachedTokens;

@@ -48,6 +48,7 @@ t.test('the shipped config loads with its defaults, and env overrides win', asyn
       'vendor-alpha',
       'vendor-beta',
       'vendor-gamma',
+      'request-log',
       'ledger',
       'dashboard',
     ],

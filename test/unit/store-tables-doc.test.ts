@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { RESPONSE_STATE } from '../../plugins/ingress-responses/store/state.js';
+import { REQUEST_LOG_STATE } from '../../plugins/request-log/store/state.js';
 import { RESPONSE_CACHE_STATE } from '../../plugins/response-cache/store/state.js';
 import { STATUS_STATE } from '../../plugins/status/store/state.js';
 import { SIGNATURE_STATE } from '../../plugins/vendor-beta/store/state.js';
@@ -27,7 +28,14 @@ t.test('docs/scale-out.md: every table, under the owner whose migrations make it
   const store = await db.open();
   t.teardown(() => store.close());
   const made = new Map<string, string[]>([['core', [...(await db.tables()), 'store_migrations'].sort()]]);
-  const states: ReadonlyArray<StoreExtension<object>> = [STATUS_STATE, RESPONSE_STATE, SIGNATURE_STATE, UPSTREAM_HEALTH_STATE, RESPONSE_CACHE_STATE];
+  const states: ReadonlyArray<StoreExtension<object>> = [
+    STATUS_STATE,
+    RESPONSE_STATE,
+    SIGNATURE_STATE,
+    UPSTREAM_HEALTH_STATE,
+    RESPONSE_CACHE_STATE,
+    REQUEST_LOG_STATE,
+  ];
   for (const state of states) {
     const before = new Set(await db.tables());
     await store.extend(state);

@@ -5,12 +5,14 @@ import { AuditPage } from './pages/audit.js';
 import { DeploymentsPage } from './pages/deployments.js';
 import { ImportsPage } from './pages/imports.js';
 import { KeysPage } from './pages/keys.js';
+import { RequestsPage } from './pages/requests.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsagePage } from './pages/usage.js';
 
 const PAGES = {
   keys: { title: 'Keys', component: KeysPage },
   usage: { title: 'Usage', component: UsagePage },
+  requests: { title: 'Requests', component: RequestsPage },
   imports: { title: 'Imports', component: ImportsPage },
   deployments: { title: 'Deployments', component: DeploymentsPage },
   audit: { title: 'Audit', component: AuditPage },
@@ -18,7 +20,8 @@ const PAGES = {
 type PageName = keyof typeof PAGES;
 
 const pageFromHash = (): PageName => {
-  const name = location.hash.replace(/^#\/?/, '');
+  // A page may carry its own query after its name (`#/requests?status=4xx`).
+  const name = location.hash.replace(/^#\/?/, '').split('?')[0] ?? '';
   return name in PAGES ? (name as PageName) : 'keys';
 };
 

@@ -104,3 +104,31 @@ export interface DeploymentView {
   has_credential: boolean;
   health: { recent_failures: number; cooled_until: string | null; minute_requests: number; minute_tokens: number };
 }
+
+/** GET /admin/v1/requests and /requests/{id}: one call of the request log (never a body). */
+export interface RequestView {
+  id: string;
+  created_at: string;
+  key_id: string;
+  model: string | null;
+  endpoint: string;
+  stream: boolean;
+  deployment: string | null;
+  status: number;
+  outcome: string;
+  latency_ms: number;
+  ttft_ms: number | null;
+  usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; reasoning_tokens: number };
+  cost_usd: string;
+  upstream_cost_usd: string;
+  attempts: number;
+  cache_hit: boolean;
+  trace_id: string | null;
+  trace_url: string | null;
+}
+
+export interface RequestPage {
+  data: RequestView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
