@@ -45,7 +45,7 @@ export function requestRecord(call: SettledCall, keyId: string): RequestRecord {
     outputTokens: row?.completionTokens ?? 0,
     cacheReadTokens: row?.cacheReadTokens ?? 0,
     cacheWriteTokens: row?.cacheWriteTokens ?? 0,
-    reasoningTokens: row ? (call.usage?.reasoningTokens ?? 0) : 0,
+    reasoningTokens: row?.reasoningTokens ?? 0,
     chargedNanos: row?.chargedNanos ?? 0,
     upstreamNanos: row?.listNanos ?? 0,
     attempts: call.attempts,

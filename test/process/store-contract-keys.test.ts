@@ -34,6 +34,7 @@ const PLUGIN_TABLES = [
   'incident_updates',
   'incidents',
   'responses',
+  'status_days',
   'status_endpoint_minutes',
   'status_latency',
   'status_rollups',
