@@ -115,6 +115,19 @@ async function replay(t: Test, take: ReturnType<typeof answerer>, sequence: Arra
 /** How many of the admissions are in the window that ends at `now` (one admitted at `now` included). */
 const inWindowAt = (admitted: ReadonlyArray<{ at: number }>, now: number): number => admitted.filter((a) => a.at <= now && a.at + WINDOW > now).length;
 
+contract('rates: a large cap over minutes, a jump ahead and a take dated back: every headroom exact', async (t, db) => {
+  const store = await db.open();
+  const take = answerer(store, (await newKey(store)).key.id);
+  // Three minutes at 10 calls/s under a cap of 500: the window slides on by one admission a take
+  // (where the last take's answer is found again from); then four quiet minutes, then a take
+  // dated 30 s back (another process's clock), each held to the exact window.
+  const sequence: Array<[number, number]> = [...takes(1_800, 500, 0), [500, 420_000], ...takes(30, 500, 420_100), [500, 390_000]];
+  // Found by this test, not yet fixed: gateway_rate_headroom's remaining is 1–2 off from the
+  // 5th take on (493 where 495 are left); the SQLite store answers every take exactly.
+  const todo = db.backend === 'postgres' ? "PostgreSQL's headroom off by one or two under a large cap" : false;
+  await t.test('each take against the exact window', { todo }, (t) => replay(t, take, sequence).then(() => undefined));
+});
+
 contract('rates: a cap lowered then raised within the minute keeps every admission counted', async (t, db) => {
   const store = await db.open();
   const take = answerer(store, (await newKey(store)).key.id);

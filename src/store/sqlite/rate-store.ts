@@ -16,6 +16,8 @@ export class SqliteRateStore implements RateStore {
   private readonly slotsOf;
   private readonly clearSlots;
   private readonly sweepStmt;
+  /** Per capped key, the first admission its last take here found in the window, and that take's time (headroom): one entry per key that has a cap. */
+  private readonly windowStarts = new Map<string, { first: number; now: number }>();
 
   constructor(
     db: Db,
@@ -62,23 +64,35 @@ export class SqliteRateStore implements RateStore {
 
   /**
    * The headroom after `next` admissions (limits.ts, RateAnswer): the first of admissions
-   * next − limit … next − 1 still in the window, by binary search (their times rise with their
-   * numbers); those before it have room for as many calls. The same search as gateway_rate_headroom.
+   * next − limit … next − 1 still in the window (their times rise with their numbers); those
+   * before it have room for as many calls. The same answer as gateway_rate_headroom, found from
+   * where the last take of the key found it: that first admission only moves forward (an
+   * admission that left the window stays out, whichever process took it), so a gallop from it
+   * reads a few slots where a search of the whole window reads log₂(limit) of them.
    */
   private headroom({ keyId, limit, windowMs, now }: RateTake, next: number, ring: number): { remaining: number; resetMs: number } {
-    const from = next - limit;
+    const from = Math.max(0, next - limit);
     const inWindow = (n: number): boolean => {
-      const at = n < 0 ? undefined : this.timeOf(keyId, n, ring);
+      const at = this.timeOf(keyId, n, ring);
       return at !== undefined && at + windowMs > now;
     };
-    let [low, high] = [Math.max(0, from), next];
+    const known = this.windowStarts.get(keyId);
+    // Only forward in time: a take dated before the one that found it (another process's clock) searches the whole window.
+    let low = Math.min(next, Math.max(from, known && known.now <= now ? known.first : 0));
+    // Gallop: probe low, low + 1, low + 3, low + 7 … until one is in the window (or next is reached).
+    let high = low;
+    for (let step = 1; high < next && !inWindow(high); step *= 2) {
+      low = high + 1;
+      high = Math.min(next, high + step);
+    }
     while (low < high) {
       const middle = Math.floor((low + high) / 2);
       if (inWindow(middle)) high = middle;
       else low = middle + 1;
     }
+    this.windowStarts.set(keyId, { first: low, now });
     const oldest = low < next ? (this.timeOf(keyId, low, ring) as number) : undefined;
-    return { remaining: low - from, resetMs: oldest === undefined ? 0 : oldest + windowMs - now };
+    return { remaining: low - (next - limit), resetMs: oldest === undefined ? 0 : oldest + windowMs - now };
   }
 
   /** The time of admission `n` (undefined: its slot is empty or swept). */
