@@ -1,4 +1,7 @@
 import type { Test } from 'tap';
+import { GRANT_LIFE_MS, MOST_PER_GRANT } from '../../src/store/granted-admissions.js';
+import type { RateAnswer, RateStore } from '../../src/store/limits.js';
+import { PostgresStore } from '../../src/store/postgres/pg-store.js';
 import type { Store } from '../../src/store/store.js';
 import { contract } from '../helpers/store-backends.js';
 import { newKey } from '../helpers/store-fixtures.js';
@@ -95,8 +98,17 @@ function exactHeadroom(admitted: readonly number[], limit: number, now: number):
   return { remaining: Math.max(0, limit - inWindow.length), resetMs: counted.length === 0 ? 0 : (counted[0] as number) + WINDOW - now };
 }
 
-/** Sends the takes in order, each answer held to exactWait and exactHeadroom; the admitted takes. */
-async function replay(t: Test, take: ReturnType<typeof answerer>, sequence: Array<[number, number]>): Promise<Array<{ limit: number; at: number }>> {
+/** Whether a take's answer is the exact window's, or within what a store documents. */
+type Judge = (answer: RateAnswer, exact: RateAnswer) => boolean;
+const exactly: Judge = (answer, exact) => JSON.stringify(answer) === JSON.stringify(exact);
+
+/** Sends the takes in order, each answer held to exactWait and exactHeadroom (or `judged` against them); the admitted takes. */
+async function replay(
+  t: Test,
+  take: (limit: number, now: number) => Promise<RateAnswer>,
+  sequence: Array<[number, number]>,
+  judged: Judge = exactly,
+): Promise<Array<{ limit: number; at: number }>> {
   const admitted: Array<{ limit: number; at: number }> = [];
   const wrong: string[] = [];
   for (const [limit, now] of sequence) {
@@ -105,10 +117,14 @@ async function replay(t: Test, take: ReturnType<typeof answerer>, sequence: Arra
     const answer = await take(limit, now);
     if (answer.waitMs === 0) times.push(now);
     const expected = { waitMs, ...exactHeadroom(times, limit, now) };
-    if (JSON.stringify(answer) !== JSON.stringify(expected)) wrong.push(`limit ${limit} at ${now}: ${JSON.stringify(answer)}, not ${JSON.stringify(expected)}`);
+    if (!judged(answer, expected)) wrong.push(`limit ${limit} at ${now}: ${JSON.stringify(answer)}, not ${JSON.stringify(expected)}`);
     if (answer.waitMs === 0) admitted.push({ limit, at: now });
   }
-  t.same(wrong.slice(0, 5), [], `all ${sequence.length} takes answered (wait and headroom) as an exact window would`);
+  t.same(
+    wrong.slice(0, 5),
+    [],
+    `all ${sequence.length} takes answered (wait and headroom) ${judged === exactly ? 'as an exact window would' : 'within their bounds'}`,
+  );
   return admitted;
 }
 
@@ -117,15 +133,38 @@ const inWindowAt = (admitted: ReadonlyArray<{ at: number }>, now: number): numbe
 
 contract('rates: a large cap over minutes, a jump ahead and a take dated back: every headroom exact', async (t, db) => {
   const store = await db.open();
-  const take = answerer(store, (await newKey(store)).key.id);
+  const [keyId, grantedKeyId] = [(await newKey(store)).key.id, (await newKey(store)).key.id];
   // Three minutes at 10 calls/s under a cap of 500: the window slides on by one admission a take
   // (where the last take's answer is found again from); then four quiet minutes, then a take
   // dated 30 s back (another process's clock), each held to the exact window.
   const sequence: Array<[number, number]> = [...takes(1_800, 500, 0), [500, 420_000], ...takes(30, 500, 420_100), [500, 390_000]];
-  // Found by this test, not yet fixed: gateway_rate_headroom's remaining is 1–2 off from the
-  // 5th take on (493 where 495 are left); the SQLite store answers every take exactly.
-  const todo = db.backend === 'postgres' ? "PostgreSQL's headroom off by one or two under a large cap" : false;
-  await t.test('each take against the exact window', { todo }, (t) => replay(t, take, sequence).then(() => undefined));
+  const windowOf = (rates: RateStore) => (limit: number, now: number) => rates.take({ keyId, limit, windowMs: WINDOW, now });
+  if (db.backend === 'sqlite') {
+    await replay(t, windowOf(store.rates), sequence);
+    return;
+  }
+  // A store as opened grants admissions ahead on PostgreSQL (src/store/granted-admissions.ts):
+  // the exact window is the rate store's own, without them.
+  const own = await PostgresStore.open(db.url as string);
+  t.teardown(() => own.close());
+  await replay(t, windowOf(own.rates), sequence);
+  // With them (docs/api-contract.md#rate-limit-headers): a granted take counts from its grant's
+  // end, a grant's headroom is as old as the grant, and admissions granted and not used stay
+  // counted in the window (docs/money.md: at most a grant and half the one before). So the store
+  // never admits a call the exact window refuses, may refuse one only in that last stretch before
+  // the cap, and its headroom is within that many calls and two grant lives of the exact one.
+  const slack = { ms: 2 * GRANT_LIFE_MS, calls: MOST_PER_GRANT + MOST_PER_GRANT / 2 };
+  const widest = { ms: 0, calls: 0 };
+  const near: Judge = (answer, exact) => {
+    if (answer.waitMs === 0) {
+      if (exact.waitMs > 0) return false;
+      widest.ms = Math.max(widest.ms, Math.abs(answer.resetMs - exact.resetMs));
+    } else if (exact.waitMs === 0 && exact.remaining >= slack.calls) return false;
+    widest.calls = Math.max(widest.calls, Math.abs(answer.remaining - exact.remaining));
+    return widest.ms <= slack.ms && widest.calls <= slack.calls;
+  };
+  await replay(t, answerer(store, grantedKeyId), sequence, near);
+  t.comment(`granted ahead: headroom at most ${widest.calls} calls and ${widest.ms} ms from the exact window's`);
 });
 
 contract('rates: a cap lowered then raised within the minute keeps every admission counted', async (t, db) => {
