@@ -112,3 +112,32 @@ t.test('30 concurrent calls whose upstream reservations fit exactly 5: exactly 5
     t.equal((await usage(h, key)).cycle['upstream_reserved_usd'], '0.00', 'every reservation settled');
   }
 });
+
+t.test('a request that asks for prompt caching reserves its prompt at the cache-write rate: a limit the input price fits refuses it', async (t) => {
+  const h = await startHarness(t, { clock: new FakeClock() });
+  // alpha-sonnet-4.6 at list: input $0.60, cache_write $0.75, cache_write_1h $1.20, output $3.00 per 1M.
+  const SONNET = { input: 600, write1h: 1200, output: 3000 };
+  const maxTokens = 16;
+  const text = 'word '.repeat(2000);
+  const bodies: Array<[string, Record<string, unknown>, boolean]> = [
+    ['no caching asked', { messages: [{ role: 'user', content: text }] }, false],
+    ['a breakpoint for an hour', { messages: [{ role: 'user', content: [{ type: 'text', text, cache_control: { type: 'ephemeral', ttl: '1h' } }] }] }, true],
+    ['a five-minute breakpoint', { messages: [{ role: 'user', content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] }] }, true],
+    ['automatic caching (prompt_cache_key)', { prompt_cache_key: 'session-1', messages: [{ role: 'user', content: text }] }, true],
+  ];
+  for (const [what, extra, dearer] of bodies) {
+    const body = chatBody('alpha-sonnet-4.6', { max_tokens: maxTokens, ...extra });
+    const bytes = Buffer.byteLength(body);
+    const atInput = bytes * SONNET.input + maxTokens * SONNET.output;
+    const atWrite = bytes * SONNET.write1h + maxTokens * SONNET.output;
+    // Between the two bounds: the prompt fits at the input price, not written to the cache for an hour.
+    const { key } = await h.createKey({ name: what, monthly_upstream_limit_usd: formatUsd(Math.floor((atInput + atWrite) / 2)) });
+    const result = await post(h, key, body);
+    if (!dearer) {
+      t.equal(result.status, 200, `${what}: admitted, its prompt reserved at the input price`);
+      continue;
+    }
+    t.equal(result.status, 402, `${what}: refused`);
+    t.match(result.json.error?.message, `may cost up to $${formatUsd(atWrite)} upstream`, `${what}: its prompt reserved at the hour's write rate`);
+  }
+});
