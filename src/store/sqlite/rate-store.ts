@@ -4,6 +4,13 @@ import type { GroupCommit } from './group-commit.js';
 
 type Db = Database.Database;
 
+/** Where a key's window started at its last take here: its first admission in it, that admission's time, and the take's. */
+interface WindowStart {
+  first: number;
+  at: number;
+  now: number;
+}
+
 /**
  * The rate cap in SQLite (limits.ts; migrations 6 and 15). A take runs in the group-committed
  * `BEGIN IMMEDIATE` transaction, so the write lock orders every process's takes.
@@ -16,8 +23,8 @@ export class SqliteRateStore implements RateStore {
   private readonly slotsOf;
   private readonly clearSlots;
   private readonly sweepStmt;
-  /** Per capped key, the first admission its last take here found in the window, and that take's time (headroom): one entry per key that has a cap. */
-  private readonly windowStarts = new Map<string, { first: number; now: number }>();
+  /** Per capped key, the first admission its last take here found in the window, that admission's time, and the take's (headroom): one entry per key that has a cap. */
+  private readonly windowStarts = new Map<string, WindowStart>();
 
   constructor(
     db: Db,
@@ -66,33 +73,43 @@ export class SqliteRateStore implements RateStore {
    * The headroom after `next` admissions (limits.ts, RateAnswer): the first of admissions
    * next − limit … next − 1 still in the window (their times rise with their numbers); those
    * before it have room for as many calls. The same answer as gateway_rate_headroom, found from
-   * where the last take of the key found it: that first admission only moves forward (an
-   * admission that left the window stays out, whichever process took it), so a gallop from it
-   * reads a few slots where a search of the whole window reads log₂(limit) of them.
+   * where the last take of the key found it, with that admission's time: an admission that left
+   * the window stays out, whichever process took it, and one still in it keeps its slot and time.
+   * So while it is in the window nothing is read, and once it has left a gallop from the next one
+   * reads a slot or a few, where a search of the whole window reads log₂(limit) of them.
    */
   private headroom({ keyId, limit, windowMs, now }: RateTake, next: number, ring: number): { remaining: number; resetMs: number } {
     const from = Math.max(0, next - limit);
-    const inWindow = (n: number): boolean => {
-      const at = this.timeOf(keyId, n, ring);
-      return at !== undefined && at + windowMs > now;
-    };
     const known = this.windowStarts.get(keyId);
     // Only forward in time: a take dated before the one that found it (another process's clock) searches the whole window.
-    let low = Math.min(next, Math.max(from, known && known.now <= now ? known.first : 0));
+    const still = known !== undefined && known.now <= now && known.first >= from && known.first < next ? known : undefined;
+    if (still && still.at + windowMs > now) {
+      still.now = now;
+      return { remaining: still.first - (next - limit), resetMs: still.at + windowMs - now };
+    }
+    // Every admission before low has left the window; high is the first found in it (next: none yet).
+    let low = still ? still.first + 1 : from;
+    let high = next;
+    let highAt = 0;
+    const inWindow = (n: number): boolean => {
+      const at = this.timeOf(keyId, n, ring);
+      if (at === undefined || at + windowMs <= now) return false;
+      high = n;
+      highAt = at;
+      return true;
+    };
     // Gallop: probe low, low + 1, low + 3, low + 7 … until one is in the window (or next is reached).
-    let high = low;
-    for (let step = 1; high < next && !inWindow(high); step *= 2) {
-      low = high + 1;
-      high = Math.min(next, high + step);
+    for (let probe = low, step = 1; probe < next && !inWindow(probe); step *= 2) {
+      low = probe + 1;
+      probe = Math.min(next, probe + step);
     }
     while (low < high) {
       const middle = Math.floor((low + high) / 2);
-      if (inWindow(middle)) high = middle;
-      else low = middle + 1;
+      if (!inWindow(middle)) low = middle + 1;
     }
-    this.windowStarts.set(keyId, { first: low, now });
-    const oldest = low < next ? (this.timeOf(keyId, low, ring) as number) : undefined;
-    return { remaining: low - (next - limit), resetMs: oldest === undefined ? 0 : oldest + windowMs - now };
+    if (low < next) this.windowStarts.set(keyId, { first: low, at: highAt, now });
+    else this.windowStarts.delete(keyId);
+    return { remaining: low - (next - limit), resetMs: low < next ? highAt + windowMs - now : 0 };
   }
 
   /** The time of admission `n` (undefined: its slot is empty or swept). */
