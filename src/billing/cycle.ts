@@ -4,20 +4,26 @@
  */
 export interface BillingCycle {
   /** `YYYY-MM`, the key under which spend and reservations are kept. */
-  id: string;
+  readonly id: string;
   /** Epoch ms of the cycle's first instant. */
-  start: number;
+  readonly start: number;
   /** Epoch ms of the next cycle's first instant (exclusive end). */
-  end: number;
+  readonly end: number;
 }
 
+/** The cycle the last call fell in: nearly every call falls in it too, and a cycle is immutable. */
+let latest: BillingCycle = { id: '', start: 0, end: 0 };
+
 export function cycleOf(epochMs: number): BillingCycle {
+  if (epochMs >= latest.start && epochMs < latest.end) return latest;
   const at = new Date(epochMs);
   const year = at.getUTCFullYear();
   const month = at.getUTCMonth();
-  return {
+  const cycle = {
     id: `${year}-${String(month + 1).padStart(2, '0')}`,
     start: Date.UTC(year, month, 1),
     end: Date.UTC(year, month + 1, 1),
   };
+  latest = cycle;
+  return cycle;
 }
