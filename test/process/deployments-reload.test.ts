@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
+import { chatAlone } from '../helpers/cluster.js';
 import { mockDeployment } from '../helpers/mock-deployment.js';
 import { spawnGateway } from '../helpers/spawn-gateway.js';
 
@@ -58,4 +59,36 @@ t.test('SIGHUP: a new list for new calls; an invalid one is refused and the old 
   t.match(run.output(), /\/upstreams\/gamma\/0\/api_key_env names NOT_SET_ANYWHERE, which is not set/, 'logged with the path at fault');
   t.equal(await chat(), 200);
   t.same([first.calls, second.calls], [1, 2], 'the list in force kept');
+});
+
+t.test('SIGHUP to the primary of two workers: each worker reloads, and every new connection goes to the new list', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-reload-workers-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const [first, second] = [await mockDeployment(t), await mockDeployment(t)];
+  const file = join(dir, 'gateway.yaml');
+  const withGamma = (name: string, url: string): void => writeFileSync(file, `${shipped}\nupstreams:\n  gamma:\n    - { name: ${name}, base_url: "${url}" }\n`);
+  withGamma('first', first.url);
+  const run = spawnGateway({ GATEWAY_CONFIG: file, GATEWAY_DB: join(dir, 'gateway.db'), GATEWAY_WORKERS: '2' });
+  t.teardown(async () => {
+    run.kill();
+    await run.exited;
+  });
+  const origin = await run.ready;
+  const key = /First API key:\s+(sl-[A-Za-z0-9]{32})/.exec(run.output())?.[1] ?? '';
+  // Connections of their own: the primary hands them to the workers in turn, so both answer some.
+  const calls = async (count: number): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) statuses.push((await chatAlone(origin, key, `call ${i}`)).status);
+    return statuses;
+  };
+  t.same(await calls(6), Array<number>(6).fill(200));
+  t.same([first.calls, second.calls], [6, 0], 'the list of the start, on both workers');
+
+  withGamma('second', second.url);
+  const reloads = (): number => run.output().split('upstream deployments reloaded').length - 1;
+  run.kill('SIGHUP');
+  await until(() => reloads() === 2, 'both workers reloaded');
+  t.same(await calls(6), Array<number>(6).fill(200));
+  t.same([first.calls, second.calls], [6, 6], 'the new list on both workers');
+  t.equal(reloads(), 2, 'one reload per worker, none in the primary');
 });
