@@ -4,8 +4,7 @@ import { systemClock } from '../../src/clock.js';
 import type { Migration } from '../../src/store/migration.js';
 import type { Store } from '../../src/store/store.js';
 import type { HealthPolicy } from '../../src/upstreams/health.js';
-import { openUpstreamHealth, StoreUpstreamHealth } from '../../src/upstreams/health-store/index.js';
-import type { HealthStore } from '../../src/upstreams/health-store/health-store.js';
+import { openUpstreamHealth, type StoreUpstreamHealth } from '../../src/upstreams/health-store/index.js';
 import { UPSTREAM_HEALTH_STATE } from '../../src/upstreams/health-store/state.js';
 import { FakeClock } from '../helpers/harness.js';
 import { contract } from '../helpers/store-backends.js';
@@ -99,38 +98,6 @@ contract("upstream health: another instance's cooldown reaches this process's vi
   }
   t.equal(seen.get('east'), until, 'the other instance sees the cooldown, with its end');
   t.ok(Date.now() - cooled < 1_000, `within a second (${Date.now() - cooled} ms)`);
-});
-
-contract('upstream health: the view is read from the store only while calls read it (a family with a choice of deployments)', async (t, db) => {
-  const inner = await (await db.open()).extend(UPSTREAM_HEALTH_STATE);
-  let reads = 0;
-  const counted: HealthStore = {
-    fail: (...args) => inner.fail(...args),
-    take: (...args) => inner.take(...args),
-    rows: (now) => inner.rows(now),
-    prune: (...args) => inner.prune(...args),
-    events: (...args) => inner.events(...args),
-    cooled: (now) => {
-      reads++;
-      return inner.cooled(now);
-    },
-  };
-  const health = new StoreUpstreamHealth(counted, POLICY, systemClock, undefined, 20);
-  t.teardown(() => health.close());
-  await sleep(200);
-  t.equal(reads, 0, 'no call read the view: ten ticks, no read');
-  health.cooledDown('gamma', Date.now());
-  await sleep(100);
-  t.equal(reads, 1, 'a call read it: the next tick refreshed it, once');
-  const b = await openUpstreamHealth(await db.open(), POLICY, systemClock);
-  t.teardown(() => b.close());
-  for (let i = 0; i < POLICY.fails; i++) await b.recordFailure(gamma('east'), Date.now(), null);
-  let seen = health.cooledDown('gamma', Date.now());
-  for (let i = 0; i < 20 && !seen.has('east'); i++) {
-    await sleep(20);
-    seen = health.cooledDown('gamma', Date.now());
-  }
-  t.ok(seen.has('east'), "read again, it sees another instance's cooldown");
 });
 
 contract('upstream health: rate headroom is never exceeded by instances taking at once; each minute starts afresh', async (t, db) => {

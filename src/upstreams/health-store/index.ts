@@ -39,16 +39,12 @@ function noteCooldown(view: Map<string, Map<string, number>>, { family, deployme
  * UpstreamHealth on the store. The view holds the deployments cooled down at the last refresh
  * (one query for every family: the rows whose cooldown runs past now) and those this process
  * cooled down since: at most one entry per configured deployment that failed, each dropped once
- * its cooldown has ended. A refresh that fails keeps the last view. The view is read only where
- * a family has a choice of deployments: a tick in which no call read it reads nothing from the
- * store (it still prunes once a minute), so a gateway of single deployments never polls; the
- * first call after such a spell reads the last view and the next tick refreshes it.
+ * its cooldown has ended. A refresh that fails keeps the last view.
  */
 export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   private view = new Map<string, Map<string, number>>();
   private readonly timer: NodeJS.Timeout;
   private refreshing = false;
-  private read = false;
   private storeDown = false;
   private lastPrune = Number.NEGATIVE_INFINITY;
 
@@ -59,12 +55,11 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
     private readonly log: UpstreamHealthOptions['log'],
     refreshMs: number,
   ) {
-    this.timer = setInterval(() => void this.tick(), refreshMs);
+    this.timer = setInterval(() => void this.refresh(), refreshMs);
     this.timer.unref();
   }
 
   cooledDown(family: string, now: number): ReadonlyMap<string, number> {
-    this.read = true;
     const cooled = this.view.get(family);
     if (!cooled) return NONE;
     for (const [deployment, until] of cooled) if (until <= now) cooled.delete(deployment);
@@ -105,35 +100,22 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
     return this.store.events(sinceMs, limit);
   }
 
-  /** The timer's turn: a refresh if a call read the view since the last one, else only the prune when it is due. */
-  private async tick(): Promise<void> {
-    if (this.refreshing) return;
-    const wanted = this.read;
-    this.read = false;
-    return this.refresh(wanted);
-  }
-
   /**
    * Reads the cooldowns of every family from the store into the view (this process's own are
-   * kept: the refresh may have read before they were written, and a cooldown only lengthens;
-   * `view` false: the view is left as it is), and once a minute prunes what no reader needs.
-   * Never runs twice at once; a store that cannot be read is told once and the last view kept
-   * until it can.
+   * kept: the refresh may have read before they were written, and a cooldown only lengthens),
+   * and once a minute prunes what no reader needs. Never runs twice at once; a store that
+   * cannot be read is told once and the last view kept until it can.
    */
-  async refresh(view = true): Promise<void> {
+  async refresh(): Promise<void> {
     if (this.refreshing) return;
-    const now = this.clock.now();
-    const pruneDue = now - this.lastPrune >= PRUNE_EVERY_MS;
-    if (!view && !pruneDue) return;
     this.refreshing = true;
     try {
-      if (view) {
-        const next = new Map<string, Map<string, number>>();
-        for (const row of await this.store.cooled(now)) noteCooldown(next, row, row.cooledUntil);
-        for (const [family, cooled] of this.view) for (const [deployment, until] of cooled) if (until > now) noteCooldown(next, { family, deployment }, until);
-        this.view = next;
-      }
-      if (pruneDue) {
+      const now = this.clock.now();
+      const next = new Map<string, Map<string, number>>();
+      for (const row of await this.store.cooled(now)) noteCooldown(next, row, row.cooledUntil);
+      for (const [family, cooled] of this.view) for (const [deployment, until] of cooled) if (until > now) noteCooldown(next, { family, deployment }, until);
+      this.view = next;
+      if (now - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = now;
         await this.store.prune(now, this.policy.windowMs, now - COOLDOWN_EVENTS_KEPT_MS);
       }
