@@ -151,9 +151,13 @@ export class ResponsesTurn {
     this.keeping = true;
   }
 
-  /** The conversation the connection keeps once the call succeeded: the one it continued, then this response; null when it is not kept. */
+  /**
+   * The conversation the connection keeps once the call succeeded: the one it continued, then
+   * this response with the deployment that answered it (the next turn is pinned to it, as a
+   * stored one is); null when it is not kept.
+   */
   keptConversation(keyId: string): StoredResponse[] | null {
-    return this.kept ? [...this.thread, { ...this.kept, keyId }] : null;
+    return this.kept ? [...this.thread, { ...this.kept, keyId, deployment: this.call.deployment }] : null;
   }
 
   /** The response object with its output already as JSON text. */

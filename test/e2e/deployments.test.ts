@@ -5,6 +5,7 @@ import { chatBody, FakeClock, raw, startHarness, type Harness, type HarnessOptio
 import { openLedgerDb } from '../helpers/ledger-db.js';
 import { LocalUpstreamHealth } from '../helpers/local-upstream-health.js';
 import { mockDeployment, type MockDeployment } from '../helpers/mock-deployment.js';
+import { connect } from '../helpers/responses-socket.js';
 
 /**
  * Several deployments of one family (docs/deployments.md): real HTTP servers on 127.0.0.1 as the
@@ -284,4 +285,22 @@ t.test('a conversation stays on one deployment, as its format names it: previous
     await post('/v1/responses', { model: 'gamma-5.4', store: false, input: `turn ${i}`, client_metadata: { session_id: 'codex-1' } });
   });
   t.same(codex, [TURNS], "Responses: every turn of Codex's session on one deployment");
+
+  // WebSocket mode with store: false: the connection keeps its last response and the deployment that answered it.
+  const socket = await connect(h.origin, key);
+  t.teardown(() => socket.close());
+  let last: unknown = null;
+  const overSocket = await conversation(async (i) => {
+    const messages = await socket.turn({
+      type: 'response.create',
+      model: 'gamma-5.4',
+      store: false,
+      input: `turn ${i}`,
+      ...(last ? { previous_response_id: last } : {}),
+    });
+    const done = messages.at(-1) as Record<string, unknown>;
+    t.equal(done['type'], 'response.completed', `socket turn ${i} completed`, { diagnostic: false });
+    last = (done['response'] as Record<string, unknown>)['id'];
+  });
+  t.same(overSocket, [TURNS], 'WebSocket mode: every turn continued from the connection went to the deployment that answered the first');
 });

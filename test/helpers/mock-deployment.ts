@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A gamma deployment of a test's own on 127.0.0.1 (docs/deployments.md): answers every chat
- * call with a small completion, or first the failures queued; counts its calls and the
+ * call with a small completion (streamed when the call asks), or first the failures queued; counts its calls and the
  * credentials it was sent.
  */
 
@@ -25,10 +25,29 @@ export interface MockDeployment {
   delayMs: number;
 }
 
+/** A streamed answer of the same completion: its text, its end, its usage. */
+const STREAM = [
+  { choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+  { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+  { choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } },
+]
+  .map((chunk) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gamma-5.4', ...chunk })}\n\n`)
+  .concat('data: [DONE]\n\n')
+  .join('');
+
+const streamed = (body: Buffer): boolean => {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { stream?: unknown }).stream === true;
+  } catch {
+    return false;
+  }
+};
+
 export async function mockDeployment(t: Teardown): Promise<MockDeployment> {
   const mock: MockDeployment = { url: '', calls: 0, arrivals: [], credentials: [], failures: [], delayMs: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => setTimeout(answer, mock.delayMs));
     const answer = (): void => {
       mock.calls += 1;
@@ -38,6 +57,11 @@ export async function mockDeployment(t: Teardown): Promise<MockDeployment> {
       if (failure) {
         res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers });
         res.end(JSON.stringify({ error: { message: 'deployment says no', type: 'server_error' } }));
+        return;
+      }
+      if (streamed(Buffer.concat(chunks))) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(STREAM);
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });
