@@ -5,6 +5,7 @@ import { referenceUsage } from '../../src/toolkit/reference-format.js';
 import { SSE_DONE, sseErrorFrame, type SseEvent } from '../../src/toolkit/sse.js';
 import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
+import { noteReferenceChoices } from './answer-notes.js';
 import { gammaStreamError } from './errors.js';
 import { gammaReplyUsage } from './reply.js';
 
@@ -66,6 +67,10 @@ export class GammaStream implements StreamTranslator {
   private events = 0;
   /** The last chunk relayed: the envelope of a usage chunk the gateway writes in the vendor's stead. */
   private lastChunk = '';
+  /** Where the id, finish reasons (and text) are noted, when a plugin asked (`call.noteAnswer`). */
+  private readonly notes: Call['answerNotes'];
+  /** Whether every chunk is parsed: when the notes keep the text, which the fast path does not read. */
+  private readonly parsesAll: boolean;
 
   constructor(
     private readonly call: Call,
@@ -76,6 +81,8 @@ export class GammaStream implements StreamTranslator {
     this.callerWantsUsage = call.includeUsage;
     const n = call.body['n'];
     this.choices = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+    this.notes = call.answerNotes;
+    this.parsesAll = (this.notes?.texts ?? null) !== null;
   }
 
   event(event: SseEvent): string {
@@ -83,7 +90,7 @@ export class GammaStream implements StreamTranslator {
     this.events += 1;
     if (data === '[DONE]') return '';
     this.lastChunk = data;
-    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+    return (this.parsesAll ? null : this.ordinaryChunk(data)) ?? this.parsedChunk(data);
   }
 
   /**
@@ -138,6 +145,7 @@ export class GammaStream implements StreamTranslator {
     const error = chunk['error'] as JsonObject | undefined;
     if (error) throw gammaStreamError(error, this.credential);
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
+    if (this.notes) noteReferenceChoices(this.notes, chunk);
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
       for (const choice of choices as Array<JsonObject | null>) {

@@ -7,6 +7,7 @@ import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, LedgerRow, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
+import { AnswerNotes } from './answer-notes.js';
 import { AnswerRecorder, type KeptAnswer } from './kept-answer.js';
 import { parseJsonBody } from './json-body.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
@@ -188,6 +189,8 @@ export class Call {
   givenAnswer: KeptAnswer | null = null;
   /** The pieces of this call's answer as written to the caller, when a plugin asked to keep them (`keepAnswer`). */
   recorder: AnswerRecorder | null = null;
+  /** The answer's id, finish reasons (and text, if asked) as the caller got them, when a plugin asked (`noteAnswer`); null otherwise. */
+  answerNotes: AnswerNotes | null = null;
   /** The seal of the reasoning states the call hands out and reads back (src/neutral/reasoning-state.ts); the pipeline gives every call the gateway's one. */
   reasoningSeal: ReasoningSeal | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
@@ -316,6 +319,15 @@ export class Call {
   /** Asks, in `onRequest`, that the answer's pieces be kept as they are written, up to `maxBytes`; `keptAnswer` has them at completion. */
   keepAnswer(maxBytes: number): void {
     this.recorder = new AnswerRecorder(maxBytes);
+  }
+
+  /**
+   * Asks, before the answer is written (`onHeaders`), that its id and finish reasons be noted in
+   * `answerNotes` as the caller's format writes them; with `maxTextChars` > 0 its text too, up to
+   * that many characters.
+   */
+  noteAnswer(maxTextChars = 0): void {
+    this.answerNotes = new AnswerNotes(maxTextChars > 0, maxTextChars);
   }
 
   /** A successful answer whose every piece was kept (the last one too), or null: for the completion hooks. */

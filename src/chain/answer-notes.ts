@@ -1,0 +1,54 @@
+import type { ReplyChoice } from '../neutral/reply.js';
+
+/**
+ * What a call's answer said, as its caller got it: its id and why each choice stopped, and (only
+ * when asked too) the text of each choice. Noted by the format that wrote the answer (or the
+ * passthrough that relayed it) when a plugin asked in time (`call.noteAnswer`, the telemetry
+ * plugin's `onHeaders`); a call nobody asked for has none, and its answer is written with a
+ * null check and nothing more.
+ */
+export class AnswerNotes {
+  /** The answer's id as the caller got it (`chatcmpl-…`, `resp_…`, `msg_…`, Gemini's `responseId`); null until written. */
+  id: string | null = null;
+  /** Why each choice stopped, by choice index, in the words of the caller's format (`stop`, `end_turn`, `MAX_TOKENS`, …). */
+  readonly finishReasons: string[] = [];
+  /** Each choice's output text, kept only when content was asked for (null otherwise), at most `maxTextChars` in all. */
+  readonly texts: string[] | null;
+  /** Whether some text was left out of `texts` for the bound. */
+  textCut = false;
+  private textChars = 0;
+
+  constructor(
+    content: boolean,
+    /** The bound of the text kept, all choices together. */
+    private readonly maxTextChars: number,
+  ) {
+    this.texts = content ? [] : null;
+  }
+
+  /** A whole reply as written: its id, each choice's reason (`reasonOf`, in the caller format's words) and text. */
+  reply(id: string, choices: readonly ReplyChoice[], reasonOf: (choice: ReplyChoice) => string): void {
+    this.id = id;
+    choices.forEach((choice, index) => {
+      this.finished(index, reasonOf(choice));
+      this.text(index, (choice.content ?? '') + (choice.refusal ?? ''));
+    });
+  }
+
+  /** A choice's finish reason; a later one for the same choice replaces it. */
+  finished(choice: number, reason: string): void {
+    this.finishReasons[choice] = reason;
+  }
+
+  /** Output text of a choice, kept up to the bound when content was asked for. */
+  text(choice: number, text: string): void {
+    const texts = this.texts;
+    if (texts === null || text === '') return;
+    const room = this.maxTextChars - this.textChars;
+    if (text.length > room) this.textCut = true;
+    const kept = text.length > room ? text.slice(0, room) : text;
+    if (kept === '') return;
+    this.textChars += kept.length;
+    texts[choice] = (texts[choice] ?? '') + kept;
+  }
+}
