@@ -50,9 +50,9 @@ export function contentAttributes(call: Call): Attributes {
   const attributes: Attributes = {};
   let request: NeutralRequest | null = null;
   try {
-    request = call.request;
+    request = call.requestForReport();
   } catch {
-    // A body no format reads into the neutral request (a passthrough's own): its input goes unexported.
+    // A body no format reads into the neutral request (one only a passthrough takes): its input goes unexported.
   }
   if (request) {
     if (request.system.length) {

@@ -210,6 +210,8 @@ export class Call {
   private parsedBody: JsonObject | undefined;
   private neutral: NeutralRequest | undefined;
   private outlined: CallOutline | undefined;
+  /** While the body is read for a report (`requestForReport`): its adjustments are neither announced nor refused. */
+  private reporting = false;
   /** Set once, when the caller goes away; `goneListeners` are told then (see `onCallerGone`). */
   private gone = false;
   private goneListeners: Set<() => void> | null = null;
@@ -291,6 +293,7 @@ export class Call {
    * refused with `refusal` as a 400 naming `param`. Translators may call it on every attempt.
    */
   adjust(param: string, action: string, refusal: string): void {
+    if (this.reporting) return;
     if (this.parameterPolicy === 'strict') throw invalidRequest(refusal, param);
     this.announce(param, action);
   }
@@ -301,6 +304,7 @@ export class Call {
    * reached): announced like `adjust`'s, under `parameters: strict` too.
    */
   announce(param: string, action: string): void {
+    if (this.reporting) return;
     const adjustments = (this.adjustments ??= []);
     if (adjustments.some((known) => known.param === param && known.action === action)) return;
     adjustments.push({ param, action });
@@ -368,6 +372,22 @@ export class Call {
   /** The body read into the neutral request by the endpoint's format, once (translators' input). */
   get request(): NeutralRequest {
     return (this.neutral ??= this.endpoint.format.read(this));
+  }
+
+  /**
+   * The neutral request for a report of the call once it is answered (telemetry's opted-in
+   * content): the one a translator read, or, for a call passed through in its vendor's own wire
+   * (which never reads it), the body read now without announcing or refusing what the read
+   * would adjust (the passthrough honoured it) and without keeping it.
+   */
+  requestForReport(): NeutralRequest {
+    if (this.neutral) return this.neutral;
+    this.reporting = true;
+    try {
+      return this.endpoint.format.read(this);
+    } finally {
+      this.reporting = false;
+    }
   }
 
   /** What the gatekeepers read from the body (stream, limits, capabilities asked for), once. */

@@ -275,3 +275,18 @@ t.test('message content is bounded: each attribute at most 16 KiB of valid JSON,
     }
   });
 });
+
+t.test('content of a call passed through: its input read for the report announces nothing the passthrough honoured', async (t) => {
+  const collector = await otlpReceiver(t);
+  const h = await startHarness(t, { env: otelEnv(collector, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }) });
+  const { key } = await h.createKey();
+  // A participant's name: gamma takes it as sent; a translated request would leave it out (`x-gateway-adjusted`).
+  const res = await raw(h.origin, 'POST', '/v1/chat/completions', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODELS.gamma, messages: [{ role: 'user', name: 'ann', content: PROMPT }] }),
+  });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-gateway-adjusted'), null, 'nothing announced to the caller');
+  const [{ client } = { client: undefined }] = await spansOf(collector, 1);
+  t.same(JSON.parse(String(client?.attributes['gen_ai.input.messages'])), [{ role: 'user', parts: [{ type: 'text', content: PROMPT }] }], 'the input');
+});

@@ -9,7 +9,7 @@ import type { NeutralRequest, Turn } from '../../src/toolkit/neutral.js';
 const bytes = (value: unknown): number => Buffer.byteLength(String(value));
 
 function callWith(turns: Turn[], notes: AnswerNotes | null, system: string[] = []): Call {
-  return { request: { system, turns } as unknown as NeutralRequest, answerNotes: notes } as unknown as Call;
+  return { requestForReport: () => ({ system, turns }) as unknown as NeutralRequest, answerNotes: notes } as unknown as Call;
 }
 
 const user = (text: string): Turn => ({ role: 'user', parts: [{ type: 'text', text }] });
@@ -84,7 +84,7 @@ t.test('a request no format reads: no input, the output still', async (t) => {
   const notes = new AnswerNotes(true, 100);
   notes.text(0, 'hello');
   const call = {
-    get request(): NeutralRequest {
+    requestForReport(): NeutralRequest {
       throw new Error('unreadable');
     },
     answerNotes: notes,
