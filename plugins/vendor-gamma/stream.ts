@@ -30,6 +30,16 @@ export function usageOf(raw: unknown): Usage | null {
   return ledgerUsage(gammaReplyUsage(raw));
 }
 
+/** A chunk's `id`, or null when it has none (or is no JSON: the parsed path refuses it). */
+function idOf(data: string): string | null {
+  try {
+    const id: unknown = (JSON.parse(data) as JsonObject | null)?.['id'];
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
 function deltasIn(chunk: JsonObject): number {
   const choices = chunk['choices'];
@@ -90,6 +100,8 @@ export class GammaStream implements StreamTranslator {
     this.events += 1;
     if (data === '[DONE]') return '';
     this.lastChunk = data;
+    // The id, from the first chunk: a stream cut short has it too (the fast path reads no chunk).
+    if (this.notes?.id === null) this.notes.id = idOf(data);
     return (this.parsesAll ? null : this.ordinaryChunk(data)) ?? this.parsedChunk(data);
   }
 

@@ -314,6 +314,9 @@ t.test('a stream cut short: billed, so its attempt carries the usage, and is an 
   const client = await collector.until('the client span', () => collector.spans().find((span) => span.kind === 3));
   t.equal(client.statusCode, 2, 'an error');
   t.match(client.attributes, { 'error.type': 'reset', 'gen_ai.usage.output_tokens': row?.completion_tokens }, "the failure's code, the billed counts");
+  const firstChunk = JSON.parse((res.text.split('\n').find((line) => line.startsWith('data: {')) as string).slice(6));
+  t.equal(client.attributes['gen_ai.response.id'], firstChunk.id, 'the id the caller got, although the stream was cut');
+  t.equal(client.attributes['gen_ai.response.finish_reasons'], undefined, 'no finish reason: no choice finished');
   const output = await collector.until('the output tokens', () =>
     collector.points().find((p) => p.metric === 'gen_ai.client.token.usage' && p.attributes['gen_ai.token.type'] === 'output'),
   );
