@@ -1,5 +1,10 @@
 import type { ReplyChoice } from '../neutral/reply.js';
 
+/** The choices noted at most, as many as a caller may ask (the chat format's `n`): an index beyond (an upstream's, relayed) is not noted, so the notes stay small and dense. */
+const MAX_NOTED_CHOICES = 128;
+
+const noted = (choice: number): boolean => Number.isInteger(choice) && choice >= 0 && choice < MAX_NOTED_CHOICES;
+
 /**
  * What a call's answer said, as its caller got it: its id and why each choice stopped, and (only
  * when asked too) the text of each choice. Noted by the format that wrote the answer (or the
@@ -37,13 +42,13 @@ export class AnswerNotes {
 
   /** A choice's finish reason; a later one for the same choice replaces it. */
   finished(choice: number, reason: string): void {
-    this.finishReasons[choice] = reason;
+    if (noted(choice)) this.finishReasons[choice] = reason;
   }
 
   /** Output text of a choice, kept up to the bound when content was asked for. */
   text(choice: number, text: string): void {
     const texts = this.texts;
-    if (texts === null || text === '') return;
+    if (texts === null || text === '' || !noted(choice)) return;
     const room = this.maxTextChars - this.textChars;
     if (text.length > room) this.textCut = true;
     const kept = text.length > room ? text.slice(0, room) : text;

@@ -21,6 +21,10 @@ t.test('the notes: finish reasons by choice, text only when asked and within its
   plain.finished(0, 'stop');
   t.equal(plain.texts, null, 'no text kept unless asked');
   t.same(plain.finishReasons, ['stop', 'length'], 'one reason per choice, by index');
+  plain.finished(1e9, 'stop');
+  plain.finished(-1, 'stop');
+  plain.finished(0.5, 'stop');
+  t.equal(plain.finishReasons.length, 2, "an upstream's index out of bounds is not noted: the notes stay small");
   const kept = new AnswerNotes(true, 10);
   kept.text(0, 'abcdef');
   kept.text(1, 'ghijkl');
