@@ -104,7 +104,11 @@ function answered(format: Format, stream: boolean, text: string): { id: string; 
     const body = JSON.parse(text);
     switch (format) {
       case 'chat':
-        return { id: body.id, reasons: body.choices.map((c: any) => c.finish_reason), text: body.choices[0].message.content ?? '' };
+        return {
+          id: body.id,
+          reasons: body.choices.map((c: any) => c.finish_reason),
+          text: (body.choices[0].message.content ?? '') + (body.choices[0].message.refusal ?? ''),
+        };
       case 'responses':
         return { id: body.id, reasons: [responsesReason(body)], text: '' };
       case 'messages':
@@ -127,7 +131,7 @@ function answered(format: Format, stream: boolean, text: string): { id: string; 
       return {
         id: all[0].id,
         reasons: choices.filter((c) => c.finish_reason).map((c) => c.finish_reason),
-        text: choices.map((c) => c.delta.content ?? '').join(''),
+        text: choices.map((c) => (c.delta.content ?? '') + (c.delta.refusal ?? '')).join(''),
       };
     }
     case 'responses': {
@@ -289,4 +293,28 @@ t.test('content of a call passed through: its input read for the report announce
   t.equal(res.headers.get('x-gateway-adjusted'), null, 'nothing announced to the caller');
   const [{ client } = { client: undefined }] = await spansOf(collector, 1);
   t.same(JSON.parse(String(client?.attributes['gen_ai.input.messages'])), [{ role: 'user', parts: [{ type: 'text', content: PROMPT }] }], 'the input');
+});
+
+t.test("content opted in: a model's refusal is the output's text, as the caller got it", async (t) => {
+  const collector = await otlpReceiver(t);
+  const h = await startHarness(t, { env: otelEnv(collector, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }) });
+  const { key } = await h.createKey();
+  const cases: Array<[Format, Family, boolean]> = [
+    ['chat', 'alpha', false],
+    ['chat', 'alpha', true],
+    ['messages', 'alpha', false],
+    ['messages', 'alpha', true],
+  ];
+  const got: Array<ReturnType<typeof answered>> = [];
+  for (const [format, family, stream] of cases)
+    got.push(answered(format, stream, await ask(h, key, format, family, stream, false, `${PROMPT} [[sim:refusal=1]]`)));
+  const spans = await spansOf(collector, cases.length);
+  cases.forEach(([format, family, stream], index) => {
+    const what = `${format} ${family} ${stream ? 'streamed' : 'whole'}`;
+    const answer = got[index] as ReturnType<typeof answered>;
+    t.ok(answer.text.length > 0 && answer.reasons[0] === (format === 'chat' ? 'content_filter' : 'refusal'), `${what}: the caller got the refusal`);
+    const [message] = JSON.parse(String(spans[index]?.client.attributes['gen_ai.output.messages']));
+    t.same(message.parts, [{ type: 'text', content: answer.text }], `${what}: the output is the refusal's text`);
+    t.equal(message.finish_reason, answer.reasons[0], `${what}: with the caller's finish reason`);
+  });
 });
