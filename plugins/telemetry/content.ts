@@ -72,7 +72,7 @@ export function contentAttributes(call: Call): Attributes {
       const text = notes.texts[index] ?? '';
       const message: Message = {
         role: 'assistant',
-        parts: text === '' ? [] : [{ type: 'text', content: notes.textCut && index === choices - 1 ? text + CUT : text }],
+        parts: text === '' ? [] : [{ type: 'text', content: text }],
       };
       const reason = notes.finishReasons[index];
       if (reason !== undefined) message.finish_reason = reason;

@@ -3,6 +3,9 @@ import type { ReplyChoice } from '../neutral/reply.js';
 /** The choices noted at most, as many as a caller may ask (the chat format's `n`): an index beyond (an upstream's, relayed) is not noted, so the notes stay small and dense. */
 const MAX_NOTED_CHOICES = 128;
 
+/** What ends a choice's text that lost some to the bound. */
+const CUT = '…';
+
 const noted = (choice: number): boolean => Number.isInteger(choice) && choice >= 0 && choice < MAX_NOTED_CHOICES;
 
 /**
@@ -17,10 +20,11 @@ export class AnswerNotes {
   id: string | null = null;
   /** Why each choice stopped, by choice index, in the words of the caller's format (`stop`, `end_turn`, `MAX_TOKENS`, …). */
   readonly finishReasons: string[] = [];
-  /** Each choice's output text, kept only when content was asked for (null otherwise), at most `maxTextChars` in all. */
+  /**
+   * Each choice's output text, kept only when content was asked for (null otherwise): at most
+   * `maxTextChars` in all, a choice that lost text to the bound ending with `…`.
+   */
   readonly texts: string[] | null;
-  /** Whether some text was left out of `texts` for the bound. */
-  textCut = false;
   private textChars = 0;
 
   constructor(
@@ -50,10 +54,13 @@ export class AnswerNotes {
     const texts = this.texts;
     if (texts === null || text === '' || !noted(choice)) return;
     const room = this.maxTextChars - this.textChars;
-    if (text.length > room) this.textCut = true;
-    const kept = text.length > room ? text.slice(0, room) : text;
-    if (kept === '') return;
-    this.textChars += kept.length;
-    texts[choice] = (texts[choice] ?? '') + kept;
+    const kept = (texts[choice] ?? '') + text.slice(0, room);
+    if (text.length <= room) {
+      this.textChars += text.length;
+      texts[choice] = kept;
+      return;
+    }
+    this.textChars = this.maxTextChars;
+    texts[choice] = kept.endsWith(CUT) ? kept : kept + CUT;
   }
 }
