@@ -25,11 +25,13 @@ export class ChatOutput implements ReplyOutput {
 
   render(reply: Reply): TranslatedBody {
     const body = this.legacy ? textCompletionBody(reply, this.envelope) : chatCompletionBody(reply, this.envelope, this.seal);
+    this.call.answerNotes?.reply(this.envelope.id, reply.choices, (choice) => choice.finish);
     return { body: JSON.stringify(body), usage: ledgerUsage(reply.usage) };
   }
 
   /** The estimate is read only when a usage chunk has no vendor count to show. */
   sink(): ReferenceStreamWriter {
-    return new ReferenceStreamWriter(this.envelope, this.legacy, this.call.includeUsage, () => estimatedPrompt(this.call), this.seal);
+    const { call } = this;
+    return new ReferenceStreamWriter(this.envelope, this.legacy, call.includeUsage, () => estimatedPrompt(call), this.seal, call.answerNotes);
   }
 }

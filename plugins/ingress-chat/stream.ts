@@ -1,4 +1,4 @@
-import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import type { Call, GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyEnvelope, ReplyStream, ReplyToolCall, ReplyUsage, SealState } from '../../src/toolkit/neutral.js';
 import { referenceUsage } from '../../src/toolkit/reference-format.js';
 import { SSE_DONE, sseErrorFrame } from '../../src/toolkit/sse.js';
@@ -35,8 +35,11 @@ export class ReferenceStreamWriter implements ReplyStream {
     private readonly estimatePrompt: () => number,
     /** How the call seals the reasoning states it hands out. */
     private readonly seal: SealState,
+    /** Where the id, finish reasons and text are noted, when a plugin asked (`call.noteAnswer`). */
+    private readonly notes: Call['answerNotes'] = null,
   ) {
     const { id, created, model } = envelope;
+    if (notes) notes.id = id;
     this.chunkHead = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)}`;
   }
 
@@ -52,6 +55,7 @@ export class ReferenceStreamWriter implements ReplyStream {
   text(choice: number, text: string, logprobs: JsonObject | null = null): string {
     if (text === '') return this.start(choice);
     this.relayedDeltas += 1;
+    this.notes?.text(choice, text);
     const head = this.start(choice);
     if (this.legacy) return head + this.legacyChunk(choice, text, null);
     return head + (logprobs ? this.chunk(choice, { content: text }, null, logprobs) : this.textChunk(choice, text));
@@ -61,6 +65,7 @@ export class ReferenceStreamWriter implements ReplyStream {
   refusal(choice: number, text: string): string {
     if (text === '') return this.start(choice);
     this.relayedDeltas += 1;
+    this.notes?.text(choice, text);
     const head = this.start(choice);
     return head + (this.legacy ? this.legacyChunk(choice, text, null) : this.chunk(choice, { refusal: text }, null));
   }
@@ -101,6 +106,7 @@ export class ReferenceStreamWriter implements ReplyStream {
     if (this.finished.has(choice)) return '';
     const head = this.start(choice);
     this.finished.add(choice);
+    this.notes?.finished(choice, reason);
     return head + (this.legacy ? this.legacyChunk(choice, '', reason) : this.chunk(choice, {}, reason));
   }
 

@@ -96,11 +96,17 @@ export class GeminiOutput implements ReplyOutput {
   }
 
   render(reply: Reply): TranslatedBody {
-    return { body: JSON.stringify(geminiReply(reply, this.envelope)), usage: ledgerUsage(reply.usage) };
+    const body = geminiReply(reply, this.envelope);
+    this.call.answerNotes?.reply(
+      this.envelope.responseId,
+      reply.choices.slice(0, 1),
+      () => (body['candidates'] as JsonObject[])[0]?.['finishReason'] as string,
+    );
+    return { body: JSON.stringify(body), usage: ledgerUsage(reply.usage) };
   }
 
   sink(): GeminiStreamWriter {
-    return new GeminiStreamWriter(this.envelope, estimateInputTokens(this.call.request));
+    return new GeminiStreamWriter(this.envelope, estimateInputTokens(this.call.request), this.call.answerNotes);
   }
 
   /** `{"totalTokens": N}`; a count bills nothing. */

@@ -1,4 +1,4 @@
-import type { GatewayError, JsonObject } from '../../src/plugin-api.js';
+import type { Call, GatewayError, JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import { functionCallPart, placeSignature, signsItsText, type GeminiEnvelope } from './render.js';
 import { finishReason, geminiChunk, geminiError, usageMetadata } from './wire.js';
@@ -27,7 +27,11 @@ export class GeminiStreamWriter implements ReplyStream {
     private readonly envelope: GeminiEnvelope,
     /** Input tokens to report when the vendor gives no usage. */
     private readonly estimatedInput: number,
-  ) {}
+    /** Where the id, finish reason and text are noted, when a plugin asked (`call.noteAnswer`). */
+    private readonly notes: Call['answerNotes'] = null,
+  ) {
+    if (notes) notes.id = envelope.responseId;
+  }
 
   get complete(): boolean {
     return this.finished !== null;
@@ -64,6 +68,7 @@ export class GeminiStreamWriter implements ReplyStream {
   text(_choice: number, text: string): string {
     if (text === '') return '';
     this.relayedDeltas += 1;
+    this.notes?.text(0, text);
     return this.chunk([{ text }]);
   }
 
@@ -99,8 +104,10 @@ export class GeminiStreamWriter implements ReplyStream {
     placeSignature(parts, this.lead, this.envelope);
     if (!parts.length) parts.push({ text: '' });
     const counts = usage ?? { promptTokens: this.estimatedInput, completionTokens: this.relayedDeltas };
+    const reason = this.refused ? 'SAFETY' : finishReason(finish);
+    this.notes?.finished(0, reason);
     this.last = geminiChunk({
-      candidates: [{ content: { role: 'model', parts }, finishReason: this.refused ? 'SAFETY' : finishReason(finish), index: 0 }],
+      candidates: [{ content: { role: 'model', parts }, finishReason: reason, index: 0 }],
       usageMetadata: usageMetadata(counts),
       modelVersion: this.envelope.modelVersion,
       responseId: this.envelope.responseId,

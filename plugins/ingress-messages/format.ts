@@ -66,11 +66,13 @@ export class MessagesOutput implements ReplyOutput {
   }
 
   render(reply: Reply): TranslatedBody {
-    return { body: JSON.stringify(messageBody(reply, this.envelope, this.family)), usage: ledgerUsage(reply.usage) };
+    const body = messageBody(reply, this.envelope, this.family);
+    this.call.answerNotes?.reply(this.envelope.id, reply.choices.slice(0, 1), () => body['stop_reason'] as string);
+    return { body: JSON.stringify(body), usage: ledgerUsage(reply.usage) };
   }
 
   sink(): MessagesStreamWriter {
-    return new MessagesStreamWriter(this.envelope, estimateInputTokens(this.call.request));
+    return new MessagesStreamWriter(this.envelope, estimateInputTokens(this.call.request), this.call.answerNotes);
   }
 
   /** `{"input_tokens": N}`; a count bills nothing. */

@@ -1,4 +1,4 @@
-import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage } from '../../src/toolkit/neutral.js';
 import type { MessageEnvelope } from './render.js';
 import { isRedacted, messagesError, messagesEvent, messagesUsage, stopReason } from './wire.js';
@@ -31,7 +31,11 @@ export class MessagesStreamWriter implements ReplyStream {
     private readonly envelope: MessageEnvelope,
     /** Input tokens to report at the start when the vendor gives none then. */
     private readonly estimatedInput: number,
-  ) {}
+    /** Where the id, stop reason and text are noted, when a plugin asked (`call.noteAnswer`). */
+    private readonly notes: Call['answerNotes'] = null,
+  ) {
+    if (notes) notes.id = envelope.id;
+  }
 
   get complete(): boolean {
     return this.finished !== null;
@@ -106,6 +110,7 @@ export class MessagesStreamWriter implements ReplyStream {
   /** `message_delta`: the stop reason and the cumulative usage (exact input tokens included), or the deltas relayed when the vendor gave none. */
   close(usage: ReplyUsage | null): string {
     const delta = { stop_reason: stopReason(this.finished ?? 'stop', this.toolBlocks.size > 0, this.refused), stop_sequence: null };
+    this.notes?.finished(0, delta.stop_reason);
     return (
       this.start(0) +
       this.closeBlock() +
@@ -140,6 +145,7 @@ export class MessagesStreamWriter implements ReplyStream {
     if (text === '') return out;
     if (this.open?.kind !== kind) out += this.openBlock(kind, { type: 'text', text: '' });
     this.relayedDeltas += 1;
+    this.notes?.text(0, text);
     return out + this.delta({ type: 'text_delta', text });
   }
 

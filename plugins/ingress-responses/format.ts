@@ -53,11 +53,14 @@ class ResponsesOutput implements ReplyOutput {
     // Written out, not spread (docs/performance.md#node-and-v8).
     const { status, incomplete_details } = endingOf(choice.finish);
     const body = this.turn.conclude({ status, incomplete_details, error: null, output, usage: responsesUsage(reply.usage) });
+    // The format has no finish reason of its own: the conventions' (chat's) words for what its status says.
+    this.call.answerNotes?.reply(this.turn.id, [choice], (answered) => answered.finish);
     return { body, usage: ledgerUsage(reply.usage) };
   }
 
   sink(): ResponsesStream {
-    return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(this.call), stateSealer(this.call));
+    const { call } = this;
+    return new ResponsesStream(this.turn, this.parallelToolCalls, () => estimatedPrompt(call), stateSealer(call), call.answerNotes);
   }
 
   /** `{"object": "response.input_tokens", "input_tokens": N}` (POST /v1/responses/input_tokens); a count bills nothing. */

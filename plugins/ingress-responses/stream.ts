@@ -1,4 +1,4 @@
-import { GatewayError, type JsonObject } from '../../src/plugin-api.js';
+import { GatewayError, type Call, type JsonObject } from '../../src/plugin-api.js';
 import type { FinishReason, ReasoningState, ReplyStream, ReplyToolCall, ReplyUsage, SealState } from '../../src/toolkit/neutral.js';
 import { usageOrEstimate } from '../../src/toolkit/token-estimate.js';
 import { EventWriter, placeOf, type ItemPlace } from './events.js';
@@ -66,7 +66,11 @@ export class ResponsesStream implements ReplyStream {
     private readonly estimatePrompt: () => number,
     /** How the call seals the reasoning states it hands out. */
     private readonly seal: SealState,
-  ) {}
+    /** Where the id, finish reason and text are noted, when a plugin asked (`call.noteAnswer`). */
+    private readonly notes: Call['answerNotes'] = null,
+  ) {
+    if (notes) notes.id = turn.id;
+  }
 
   get complete(): boolean {
     return this.finished !== null;
@@ -154,6 +158,7 @@ export class ResponsesStream implements ReplyStream {
     if (this.finished) return '';
     const out = this.start();
     this.finished = reason;
+    this.notes?.finished(0, reason);
     return out + this.closeItem(endingOf(reason).status);
   }
 
@@ -199,6 +204,7 @@ export class ResponsesStream implements ReplyStream {
     let out = this.start();
     if (text === '') return out;
     this.relayedDeltas += 1;
+    this.notes?.text(0, text);
     out += this.beginPart(type);
     const part = (this.open as MessageItem).part as OpenPart;
     part.text += text;

@@ -43,6 +43,21 @@ export function operationAttributes(call: SettledCall): Attributes {
   return attributes;
 }
 
+/**
+ * `gen_ai.response.id` and `gen_ai.response.finish_reasons` of an answered call, as its caller
+ * got them (the call's `answerNotes`): a stream cut short has its id and no reasons.
+ */
+export function answerAttributes(call: Call): Attributes {
+  const notes = call.answerNotes;
+  if (!notes) return {};
+  const attributes: Attributes = {};
+  if (notes.id !== null) attributes['gen_ai.response.id'] = notes.id;
+  // One per choice, in choice order (a hole: a choice that never finished).
+  const reasons = notes.finishReasons.filter((reason) => typeof reason === 'string');
+  if (reasons.length) attributes['gen_ai.response.finish_reasons'] = reasons;
+  return attributes;
+}
+
 /** The usage of an answered call as the conventions count it, with the caller's cost (`gateway.cost_usd`). */
 export function usageAttributes(call: SettledCall): Attributes {
   const { usage, model } = call;

@@ -14,7 +14,8 @@ import { millisToHrTime, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { performance } from 'node:perf_hooks';
 import type { Call, PluginContext, ResolvedCall, SettledCall } from '../../src/plugin-api.js';
 import type { UpstreamRequest } from '../../src/toolkit/vendor.js';
-import { callErrorType, operationOf, usageAttributes } from './attributes.js';
+import { answerAttributes, callErrorType, operationOf, usageAttributes } from './attributes.js';
+import { contentAttributes, OUTPUT_TEXT_LIMIT_CHARS } from './content.js';
 
 /**
  * A SERVER span per call and a CLIENT span per upstream attempt, its child. The server span
@@ -53,6 +54,8 @@ export class CallTraces {
   constructor(
     private readonly tracer: Tracer,
     private readonly upstreamBaseUrl: PluginContext['upstreamBaseUrl'],
+    /** Whether the message content is exported (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): off unless opted in. */
+    private readonly content: boolean,
   ) {}
 
   /** The call's SERVER span, from the moment it was received; the call's `traceId` is its trace's. */
@@ -63,6 +66,8 @@ export class CallTraces {
     const startTime = at(origin, call.timings.received);
     const server = this.tracer.startSpan(`${endpoint.method} ${endpoint.path}`, { kind: SpanKind.SERVER, startTime }, parent);
     call.traceId = server.spanContext().traceId;
+    // The answer's id and finish reasons (and, opted in, its text) as the caller's format writes them.
+    call.noteAnswer(this.content ? OUTPUT_TEXT_LIMIT_CHARS : 0);
     (call as Traced)[TRACES] = { origin, server, attempts: [] };
   }
 
@@ -106,7 +111,10 @@ export class CallTraces {
       if (record.status) attributes['http.response.status_code'] = record.status;
       const maxTokens = call.outline.maxOutputTokens;
       if (maxTokens !== null) attributes['gen_ai.request.max_tokens'] = maxTokens;
-      if (answering) Object.assign(attributes, { 'gen_ai.response.model': record.model }, usageAttributes(call));
+      if (answering) {
+        Object.assign(attributes, { 'gen_ai.response.model': record.model }, usageAttributes(call), answerAttributes(call));
+        if (this.content) Object.assign(attributes, contentAttributes(call));
+      }
       if (record.code !== null) {
         attributes['error.type'] = record.code;
         span.setStatus({ code: SpanStatusCode.ERROR });
@@ -125,6 +133,7 @@ export class CallTraces {
       'http.response.status_code': call.status,
     };
     if (call.key) attributes['gateway.key_id'] = call.key.id;
+    if (call.usage !== null) Object.assign(attributes, answerAttributes(call));
     if (call.model) attributes['gen_ai.request.model'] = call.upstreamAttempts[0]?.model ?? call.model.id;
     if (call.status >= 500) {
       attributes['error.type'] = callErrorType(call) ?? String(call.status);

@@ -21,6 +21,17 @@ import { alphaHeaders } from './translator.js';
  * `anthropic-beta` values pass by the operator's list.
  */
 
+type Notes = NonNullable<ResolvedCall['answerNotes']>;
+
+/** A relayed message noted as its caller got it (`call.noteAnswer`): its id, `stop_reason` as sent, and its text blocks when the notes keep text. */
+function noteMessage(notes: Notes, message: JsonObject): void {
+  if (typeof message['id'] === 'string') notes.id = message['id'];
+  if (typeof message['stop_reason'] === 'string') notes.finished(0, message['stop_reason']);
+  const content = message['content'];
+  if (!Array.isArray(content)) return;
+  for (const block of content as unknown[]) if (isObject(block) && block['type'] === 'text' && typeof block['text'] === 'string') notes.text(0, block['text']);
+}
+
 const PATHS: Partial<Record<Operation, string>> = { generate: 'v1/messages', count_tokens: 'v1/messages/count_tokens' };
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
 
@@ -69,6 +80,8 @@ export class AlphaPassthrough implements Translator {
     }
     if (body['type'] !== 'message') throw new GatewayError(502, 'The alpha upstream sent a response that is not a message.');
     const usage = ledgerUsage(alphaUsage(body['usage']));
+    const notes = this.call.answerNotes;
+    if (notes) noteMessage(notes, body);
     const content = sealedContent(body['content'], stateSealer(this.call));
     if (content) return { body: JSON.stringify({ ...body, model: this.model.id, content }), usage };
     if (body['model'] === this.model.id) return { body: raw, usage };
@@ -76,7 +89,8 @@ export class AlphaPassthrough implements Translator {
   }
 
   stream(): StreamTranslator {
-    return new AlphaPassthroughStream(this.model.id, this.services.apiKey, this.call.endpoint.format.errors, stateSealer(this.call));
+    const { call } = this;
+    return new AlphaPassthroughStream(this.model.id, this.services.apiKey, call.endpoint.format.errors, stateSealer(call), call.answerNotes);
   }
 
   error(status: number, headers: IncomingHttpHeaders, body: Buffer): GatewayError {
@@ -132,6 +146,8 @@ export class AlphaPassthroughStream implements StreamTranslator {
     private readonly errors: ErrorFormat,
     /** Seals the reasoning states the caller gets. */
     private readonly seal: SealState,
+    /** Where the id, stop reason (and text) are noted, when a plugin asked (`call.noteAnswer`). */
+    private readonly notes: ResolvedCall['answerNotes'] = null,
   ) {}
 
   /** The vendor's counts; until `message_delta` its output count is provisional, so the relayed deltas stand in. */
@@ -147,14 +163,18 @@ export class AlphaPassthroughStream implements StreamTranslator {
         const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
         const message = (data['message'] ?? {}) as JsonObject;
         this.vendorUsage = alphaUsage(message['usage']);
+        if (this.notes) noteMessage(this.notes, message);
         if (message['model'] === this.canonical) return frame(name, event.data);
         const renamed = withMember(Buffer.from(event.data), ['message', 'model'], this.canonical);
         return frame(name, renamed ? renamed.toString('utf8') : JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
       }
-      case 'message_delta':
-        this.vendorUsage = alphaUsage(parseUpstreamJson(event.data, 'alpha', 'a stream event')['usage'], this.vendorUsage);
+      case 'message_delta': {
+        const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
+        this.vendorUsage = alphaUsage(data['usage'], this.vendorUsage);
         this.sawOutputCount = true;
+        if (this.notes && isObject(data['delta'])) noteMessage(this.notes, data['delta']);
         return frame(name, event.data);
+      }
       case 'message_stop':
         // Read once a stream: the frame the gateway writes last must be one the caller can parse.
         parseUpstreamJson(event.data, 'alpha', 'a stream event');
@@ -167,6 +187,7 @@ export class AlphaPassthroughStream implements StreamTranslator {
         // does not count it either). Quotes inside a JSON string are escaped, so text cannot match.
         if (!SIGNATURE_DELTA.test(event.data)) {
           this.relayedDeltas += 1;
+          if (this.notes?.texts) this.noteText(event.data);
           return frame(name, event.data);
         }
         const data = parseUpstreamJson(event.data, 'alpha', 'a stream event');
@@ -185,6 +206,12 @@ export class AlphaPassthroughStream implements StreamTranslator {
         // Content blocks, pings, and event types newer than this gateway.
         return frame(name, event.data);
     }
+  }
+
+  /** A text delta's text, read only when the notes keep text (the relay itself never parses a delta). */
+  private noteText(data: string): void {
+    const delta = parseUpstreamJson(data, 'alpha', 'a stream event')['delta'];
+    if (isObject(delta) && delta['type'] === 'text_delta' && typeof delta['text'] === 'string') this.notes?.text(0, delta['text']);
   }
 
   end(): string {

@@ -5,6 +5,7 @@ import { referenceUsage } from '../../src/toolkit/reference-format.js';
 import { SSE_DONE, sseErrorFrame, type SseEvent } from '../../src/toolkit/sse.js';
 import { estimatedPrompt } from '../../src/toolkit/token-estimate.js';
 import { tokenCount, type StreamTranslator } from '../../src/toolkit/vendor.js';
+import { noteReferenceChoices } from './answer-notes.js';
 import { gammaStreamError } from './errors.js';
 import { gammaReplyUsage } from './reply.js';
 
@@ -27,6 +28,16 @@ import { gammaReplyUsage } from './reply.js';
 export function usageOf(raw: unknown): Usage | null {
   if (typeof raw !== 'object' || raw === null) return null;
   return ledgerUsage(gammaReplyUsage(raw));
+}
+
+/** A chunk's `id`, or null when it has none (or is no JSON: the parsed path refuses it). */
+function idOf(data: string): string | null {
+  try {
+    const id: unknown = (JSON.parse(data) as JsonObject | null)?.['id'];
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Output deltas in one chunk: text, tool-call fragments, or legacy completion text. */
@@ -66,6 +77,10 @@ export class GammaStream implements StreamTranslator {
   private events = 0;
   /** The last chunk relayed: the envelope of a usage chunk the gateway writes in the vendor's stead. */
   private lastChunk = '';
+  /** Where the id, finish reasons (and text) are noted, when a plugin asked (`call.noteAnswer`). */
+  private readonly notes: Call['answerNotes'];
+  /** Whether every chunk is parsed: when the notes keep the text, which the fast path does not read. */
+  private readonly parsesAll: boolean;
 
   constructor(
     private readonly call: Call,
@@ -76,6 +91,8 @@ export class GammaStream implements StreamTranslator {
     this.callerWantsUsage = call.includeUsage;
     const n = call.body['n'];
     this.choices = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+    this.notes = call.answerNotes;
+    this.parsesAll = (this.notes?.texts ?? null) !== null;
   }
 
   event(event: SseEvent): string {
@@ -83,7 +100,9 @@ export class GammaStream implements StreamTranslator {
     this.events += 1;
     if (data === '[DONE]') return '';
     this.lastChunk = data;
-    return this.ordinaryChunk(data) ?? this.parsedChunk(data);
+    // The id, from the first chunk: a stream cut short has it too (the fast path reads no chunk).
+    if (this.notes?.id === null) this.notes.id = idOf(data);
+    return (this.parsesAll ? null : this.ordinaryChunk(data)) ?? this.parsedChunk(data);
   }
 
   /**
@@ -138,6 +157,7 @@ export class GammaStream implements StreamTranslator {
     const error = chunk['error'] as JsonObject | undefined;
     if (error) throw gammaStreamError(error, this.credential);
     if (chunk['usage']) this.usage = usageOf(chunk['usage']);
+    if (this.notes) noteReferenceChoices(this.notes, chunk);
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
       for (const choice of choices as Array<JsonObject | null>) {

@@ -4,6 +4,7 @@ import { parseUpstreamJson } from '../../src/toolkit/json.js';
 import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import { estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, textTokens } from '../../src/toolkit/token-estimate.js';
 import type { LocalAnswer, StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
+import { noteReferenceChoices } from './answer-notes.js';
 import { gammaError } from './errors.js';
 import { GammaEvents } from './events.js';
 import { gammaReply } from './reply.js';
@@ -115,6 +116,8 @@ export class GammaPassthrough implements Translator {
     const endpoint = this.call.endpoint.name as keyof typeof SHAPES;
     const body = replyOf(raw, endpoint);
     const usage = usageOf(body['usage']) ?? estimatedUsage(this.call, endpoint, body);
+    const notes = this.call.answerNotes;
+    if (notes && endpoint !== 'embeddings') noteReferenceChoices(notes, body);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };
     body['model'] = canonical;

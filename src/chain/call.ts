@@ -7,6 +7,7 @@ import type { NeutralRequest } from '../neutral/request.js';
 import type { KeyRecord, LedgerRow, Reservation } from '../store/store.js';
 import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy } from './adjustments.js';
 import { AdmissionSteps } from './admission-steps.js';
+import { AnswerNotes } from './answer-notes.js';
 import { AnswerRecorder, type KeptAnswer } from './kept-answer.js';
 import { parseJsonBody } from './json-body.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
@@ -188,6 +189,8 @@ export class Call {
   givenAnswer: KeptAnswer | null = null;
   /** The pieces of this call's answer as written to the caller, when a plugin asked to keep them (`keepAnswer`). */
   recorder: AnswerRecorder | null = null;
+  /** The answer's id, finish reasons (and text, if asked) as the caller got them, when a plugin asked (`noteAnswer`); null otherwise. */
+  answerNotes: AnswerNotes | null = null;
   /** The seal of the reasoning states the call hands out and reads back (src/neutral/reasoning-state.ts); the pipeline gives every call the gateway's one. */
   reasoningSeal: ReasoningSeal | null = null;
   /** What `adjust` does with an approximation: announce it (`lenient`) or refuse it (`strict`); set by the pipeline from the config. */
@@ -207,6 +210,8 @@ export class Call {
   private parsedBody: JsonObject | undefined;
   private neutral: NeutralRequest | undefined;
   private outlined: CallOutline | undefined;
+  /** While the body is read for a report (`requestForReport`): its adjustments are neither announced nor refused. */
+  private reporting = false;
   /** Set once, when the caller goes away; `goneListeners` are told then (see `onCallerGone`). */
   private gone = false;
   private goneListeners: Set<() => void> | null = null;
@@ -288,6 +293,7 @@ export class Call {
    * refused with `refusal` as a 400 naming `param`. Translators may call it on every attempt.
    */
   adjust(param: string, action: string, refusal: string): void {
+    if (this.reporting) return;
     if (this.parameterPolicy === 'strict') throw invalidRequest(refusal, param);
     this.announce(param, action);
   }
@@ -298,6 +304,7 @@ export class Call {
    * reached): announced like `adjust`'s, under `parameters: strict` too.
    */
   announce(param: string, action: string): void {
+    if (this.reporting) return;
     const adjustments = (this.adjustments ??= []);
     if (adjustments.some((known) => known.param === param && known.action === action)) return;
     adjustments.push({ param, action });
@@ -316,6 +323,15 @@ export class Call {
   /** Asks, in `onRequest`, that the answer's pieces be kept as they are written, up to `maxBytes`; `keptAnswer` has them at completion. */
   keepAnswer(maxBytes: number): void {
     this.recorder = new AnswerRecorder(maxBytes);
+  }
+
+  /**
+   * Asks, before the answer is written (`onHeaders`), that its id and finish reasons be noted in
+   * `answerNotes` as the caller's format writes them; with `maxTextChars` > 0 its text too, up to
+   * that many characters.
+   */
+  noteAnswer(maxTextChars = 0): void {
+    this.answerNotes = new AnswerNotes(maxTextChars > 0, maxTextChars);
   }
 
   /** A successful answer whose every piece was kept (the last one too), or null: for the completion hooks. */
@@ -356,6 +372,22 @@ export class Call {
   /** The body read into the neutral request by the endpoint's format, once (translators' input). */
   get request(): NeutralRequest {
     return (this.neutral ??= this.endpoint.format.read(this));
+  }
+
+  /**
+   * The neutral request for a report of the call once it is answered (telemetry's opted-in
+   * content): the one a translator read, or, for a call passed through in its vendor's own wire
+   * (which never reads it), the body read now without announcing or refusing what the read
+   * would adjust (the passthrough honoured it) and without keeping it.
+   */
+  requestForReport(): NeutralRequest {
+    if (this.neutral) return this.neutral;
+    this.reporting = true;
+    try {
+      return this.endpoint.format.read(this);
+    } finally {
+      this.reporting = false;
+    }
   }
 
   /** What the gatekeepers read from the body (stream, limits, capabilities asked for), once. */

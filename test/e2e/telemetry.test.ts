@@ -4,7 +4,7 @@ import telemetry from '../../plugins/telemetry/index.js';
 import type { Plugin } from '../../src/chain/plugin.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { definePlugin, type Call } from '../../src/plugin-api.js';
-import { raw, startHarness, ALPHA_UPSTREAM_KEY, BETA_UPSTREAM_KEY, GAMMA_UPSTREAM_KEY, type Harness } from '../helpers/harness.js';
+import { raw, startHarness, UPSTREAM_CREDENTIALS, type Harness } from '../helpers/harness.js';
 import { openLedgerDb } from '../helpers/ledger-db.js';
 import { otlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
@@ -42,20 +42,24 @@ async function call(h: Harness, key: string, format: Format, model: string, stre
   return res;
 }
 
-/** A plugin listed last that notes each call's `traceId` as its first hook and its completion see it. */
-function traceIdProbe(): { plugin: Plugin; seen: Array<{ atHeaders: string | null; atComplete: string | null }> } {
+/** A plugin listed last that notes each call's `traceId` as its first hook and its completion see it, and whether its answer was noted. */
+function traceIdProbe(): { plugin: Plugin; seen: Array<{ atHeaders: string | null; atComplete: string | null }>; noted: boolean[] } {
   const seen: Array<{ atHeaders: string | null; atComplete: string | null }> = [];
+  const noted: boolean[] = [];
   const plugin = definePlugin({
     name: 'trace-id-probe',
     setup: () => {
       const atHeaders = new Map<Call, string | null>();
       return {
         onHeaders: (call) => void atHeaders.set(call, call.traceId),
-        onComplete: (call) => void seen.push({ atHeaders: atHeaders.get(call) ?? null, atComplete: call.traceId }),
+        onComplete: (call) => {
+          seen.push({ atHeaders: atHeaders.get(call) ?? null, atComplete: call.traceId });
+          noted.push(call.answerNotes !== null);
+        },
       };
     },
   });
-  return { plugin, seen };
+  return { plugin, seen, noted };
 }
 
 /** The harness options that list the probe last. */
@@ -310,6 +314,9 @@ t.test('a stream cut short: billed, so its attempt carries the usage, and is an 
   const client = await collector.until('the client span', () => collector.spans().find((span) => span.kind === 3));
   t.equal(client.statusCode, 2, 'an error');
   t.match(client.attributes, { 'error.type': 'reset', 'gen_ai.usage.output_tokens': row?.completion_tokens }, "the failure's code, the billed counts");
+  const firstChunk = JSON.parse((res.text.split('\n').find((line) => line.startsWith('data: {')) as string).slice(6));
+  t.equal(client.attributes['gen_ai.response.id'], firstChunk.id, 'the id the caller got, although the stream was cut');
+  t.equal(client.attributes['gen_ai.response.finish_reasons'], undefined, 'no finish reason: no choice finished');
   const output = await collector.until('the output tokens', () =>
     collector.points().find((p) => p.metric === 'gen_ai.client.token.usage' && p.attributes['gen_ai.token.type'] === 'output'),
   );
@@ -333,13 +340,7 @@ t.test('no prompt, no reply, no key secret and no upstream credential in anythin
   await collector.until('every span', () => collector.spans().length >= 13);
   await collector.until('the metrics', () => collector.points().length > 0);
   const exported = collector.exports.map((e) => e.body.toString('utf8')).join('\n');
-  for (const [what, secret] of [
-    ['the key', key],
-    ['the alpha credential', ALPHA_UPSTREAM_KEY],
-    ['the beta credential', BETA_UPSTREAM_KEY],
-    ['the gamma credential', GAMMA_UPSTREAM_KEY],
-    ['the prompt', 'lighthouse'],
-  ] as const) {
+  for (const [what, secret] of [['the key', key], ...UPSTREAM_CREDENTIALS, ['the prompt', 'lighthouse']] as const) {
     t.notOk(exported.includes(secret), `${what} is nowhere in the export`);
   }
   // The simulators' replies are made of the same words (src/simulators/reply-plan.ts): these are in every reply, and in no export.
@@ -387,6 +388,7 @@ t.test('off: no OTEL_* endpoint, or OTEL_SDK_DISABLED — no hooks at all, no tr
   const { key } = await h.createKey();
   t.equal((await call(h, key, 'chat', MODELS.gamma, true)).status, 200);
   t.same(probe.seen.at(-1), { atHeaders: null, atComplete: null }, 'no trace id');
+  t.same(probe.noted, [false], 'the answer was not noted');
   t.notOk('traceparent' in (h.gamma.requests.at(-1)?.headers ?? {}), 'no traceparent sent upstream');
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 400));

@@ -33,6 +33,12 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const GAMMA_UPSTREAM_KEY = 'gamma-upstream-secret-key';
 export const ALPHA_UPSTREAM_KEY = 'alpha-upstream-secret-key';
 export const BETA_UPSTREAM_KEY = 'beta-upstream-secret-key';
+/** Each family's upstream credential, named: for tests that hold an output against all of them. */
+export const UPSTREAM_CREDENTIALS = [
+  ['the alpha credential', ALPHA_UPSTREAM_KEY],
+  ['the beta credential', BETA_UPSTREAM_KEY],
+  ['the gamma credential', GAMMA_UPSTREAM_KEY],
+] as const;
 
 export class FakeClock implements Clock {
   constructor(public ms = Date.parse('2026-11-15T12:00:00Z')) {}
