@@ -85,6 +85,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     log.warn({ family }, `no enabled vendor plugin serves the ${family} family of the catalogue: its models answer 503`);
   }
   const deployments = new Deployments(deploymentTable(config.upstreams, families));
+  options.health.choosing(deployments.anyChoice());
   const metrics = new Registry();
   // Bound once the plugins are set up; until then `dispatch` answers 503.
   let app: Express | undefined;
@@ -172,6 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const table = new Map(deploymentTable(upstreams, families));
       for (const family of simulated) table.set(family, deployments.of(family));
       deployments.replace(table);
+      options.health.choosing(deployments.anyChoice());
       proxy.setDeployments(deployments.all());
     },
     listen: (port, host) => http.listen(port, host),

@@ -89,6 +89,12 @@ export class Deployments {
     return this.secrets;
   }
 
+  /** Whether any family has more than one deployment: a choice for the selection to make. */
+  anyChoice(): boolean {
+    for (const list of this.table.values()) if (list.length > 1) return true;
+    return false;
+  }
+
   all(): Deployment[] {
     return [...this.table.values()].flat();
   }

@@ -61,6 +61,11 @@ export interface UpstreamHealth {
   take(ref: DeploymentRef, limits: DeploymentLimits, tokens: number, now: number): Promise<boolean>;
   /** Every deployment the store knows of, for the admin API. */
   snapshot(now: number): Promise<DeploymentHealthRow[]>;
+  /**
+   * Whether any family now has a choice of deployments (told at start and after each reload):
+   * only then is this process's view of the cooldowns kept fresh, since only a choice reads it.
+   */
+  choosing(any: boolean): void;
   /** Stops the refresh of this process's view. */
   close(): void;
 }

@@ -222,12 +222,15 @@ t.test('the admin list names deployments and their settings, never a credential'
 
 t.test('a reload puts a new list in force for new calls', async (t) => {
   const [before, after] = [await mockDeployment(t), await mockDeployment(t)] as [MockDeployment, MockDeployment];
-  const { h, key } = await gatewayWith(t, [{ name: 'before', base_url: before.url }]);
+  const health = new LocalUpstreamHealth({ fails: 1, windowMs: 30_000, cooldownMs: 30_000 });
+  const { h, key } = await gatewayWith(t, [{ name: 'before', base_url: before.url }], { health });
   t.equal((await chat(h, key)).status, 200);
   h.gateway.reloadDeployments({ ...h.config.upstreams, gamma: [{ name: 'after', base_url: after.url, weight: 1, api_key: 'rotated-secret' }] });
   t.equal((await chat(h, key)).status, 200);
   t.same([before.calls, after.calls], [1, 1], 'the new call went to the new list');
   t.same(after.credentials, ['Bearer rotated-secret'], "with the new deployment's credential");
+  h.gateway.reloadDeployments({ ...h.config.upstreams, gamma: [before, after].map((mock, i) => ({ name: `d${i}`, base_url: mock.url, weight: 1 })) });
+  t.same(health.choices, [false, false, true], 'the health is told whether a family has a choice: at start and at each reload');
 });
 
 t.test('a call in flight during a reload keeps the deployment it holds', async (t) => {

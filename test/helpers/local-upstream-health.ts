@@ -36,6 +36,13 @@ export class LocalUpstreamHealth implements UpstreamHealth {
     return state;
   }
 
+  /** What the gateway told of its deployments, in order (the whole state is in memory: nothing to keep fresh). */
+  readonly choices: boolean[] = [];
+
+  choosing(any: boolean): void {
+    this.choices.push(any);
+  }
+
   cooledDown(family: string, now: number): ReadonlyMap<string, number> {
     let cooled: Map<string, number> | null = null;
     for (const state of this.states.values()) {

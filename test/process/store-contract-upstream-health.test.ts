@@ -4,7 +4,8 @@ import { systemClock } from '../../src/clock.js';
 import type { Migration } from '../../src/store/migration.js';
 import type { Store } from '../../src/store/store.js';
 import type { HealthPolicy } from '../../src/upstreams/health.js';
-import { openUpstreamHealth, type StoreUpstreamHealth } from '../../src/upstreams/health-store/index.js';
+import { openUpstreamHealth, StoreUpstreamHealth } from '../../src/upstreams/health-store/index.js';
+import type { HealthStore } from '../../src/upstreams/health-store/health-store.js';
 import { UPSTREAM_HEALTH_STATE } from '../../src/upstreams/health-store/state.js';
 import { FakeClock } from '../helpers/harness.js';
 import { contract } from '../helpers/store-backends.js';
@@ -98,6 +99,36 @@ contract("upstream health: another instance's cooldown reaches this process's vi
   }
   t.equal(seen.get('east'), until, 'the other instance sees the cooldown, with its end');
   t.ok(Date.now() - cooled < 1_000, `within a second (${Date.now() - cooled} ms)`);
+});
+
+contract('upstream health: the view is read from the store only while a family has a choice of deployments', async (t, db) => {
+  const inner = await (await db.open()).extend(UPSTREAM_HEALTH_STATE);
+  let reads = 0;
+  const counted: HealthStore = {
+    fail: (...args) => inner.fail(...args),
+    take: (...args) => inner.take(...args),
+    rows: (now) => inner.rows(now),
+    prune: (...args) => inner.prune(...args),
+    events: (...args) => inner.events(...args),
+    cooled: (now) => {
+      reads++;
+      return inner.cooled(now);
+    },
+  };
+  const health = new StoreUpstreamHealth(counted, POLICY, systemClock, undefined, 20);
+  t.teardown(() => health.close());
+  health.choosing(false);
+  await sleep(200);
+  t.equal(reads, 0, 'one deployment per family: ten ticks, no read');
+  const b = await openUpstreamHealth(await db.open(), POLICY, systemClock);
+  t.teardown(() => b.close());
+  for (let i = 0; i < POLICY.fails; i++) await b.recordFailure(gamma('east'), Date.now(), null);
+  health.choosing(true);
+  await sleep(0);
+  t.equal(reads, 1, 'a family with a choice (a reload): read at once');
+  t.ok(health.cooledDown('gamma', Date.now()).has('east'), "with another instance's cooldown in it");
+  await sleep(200);
+  t.ok(reads >= 5, `then at every tick (${reads} reads)`);
 });
 
 contract('upstream health: rate headroom is never exceeded by instances taking at once; each minute starts afresh', async (t, db) => {

@@ -45,6 +45,8 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   private view = new Map<string, Map<string, number>>();
   private readonly timer: NodeJS.Timeout;
   private refreshing = false;
+  /** Whether a family has a choice of deployments: else no call reads the view, and a refresh only prunes. */
+  private keepsView = true;
   private storeDown = false;
   private lastPrune = Number.NEGATIVE_INFINITY;
 
@@ -57,6 +59,13 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   ) {
     this.timer = setInterval(() => void this.refresh(), refreshMs);
     this.timer.unref();
+  }
+
+  choosing(any: boolean): void {
+    const was = this.keepsView;
+    this.keepsView = any;
+    // A view not kept while no family had a choice is read at once, before a call of the new list reads it.
+    if (any && !was) void this.refresh();
   }
 
   cooledDown(family: string, now: number): ReadonlyMap<string, number> {
@@ -103,19 +112,24 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   /**
    * Reads the cooldowns of every family from the store into the view (this process's own are
    * kept: the refresh may have read before they were written, and a cooldown only lengthens),
-   * and once a minute prunes what no reader needs. Never runs twice at once; a store that
-   * cannot be read is told once and the last view kept until it can.
+   * unless no family has a choice of deployments (`choosing`), and once a minute prunes what no
+   * reader needs. Never runs twice at once; a store that cannot be read is told once and the last
+   * view kept until it can.
    */
   async refresh(): Promise<void> {
     if (this.refreshing) return;
+    const now = this.clock.now();
+    const pruneDue = now - this.lastPrune >= PRUNE_EVERY_MS;
+    if (!this.keepsView && !pruneDue) return;
     this.refreshing = true;
     try {
-      const now = this.clock.now();
-      const next = new Map<string, Map<string, number>>();
-      for (const row of await this.store.cooled(now)) noteCooldown(next, row, row.cooledUntil);
-      for (const [family, cooled] of this.view) for (const [deployment, until] of cooled) if (until > now) noteCooldown(next, { family, deployment }, until);
-      this.view = next;
-      if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      if (this.keepsView) {
+        const next = new Map<string, Map<string, number>>();
+        for (const row of await this.store.cooled(now)) noteCooldown(next, row, row.cooledUntil);
+        for (const [family, cooled] of this.view) for (const [deployment, until] of cooled) if (until > now) noteCooldown(next, { family, deployment }, until);
+        this.view = next;
+      }
+      if (pruneDue) {
         this.lastPrune = now;
         await this.store.prune(now, this.policy.windowMs, now - COOLDOWN_EVENTS_KEPT_MS);
       }
