@@ -70,67 +70,69 @@ const withProbe = (probe: ReturnType<typeof traceIdProbe>) => ({
 
 const byTrace = (spans: ReceivedSpan[], traceId: string): ReceivedSpan[] => spans.filter((span) => span.traceId === traceId);
 
-t.test('a SERVER span per call and a CLIENT span per attempt, for every format on every family, streamed or not', async (t) => {
-  const collector = await otlpReceiver(t);
-  const h = await startHarness(t, { env: otelEnv(collector) });
-  const { id, key } = await h.createKey();
-  const ledger = openLedgerDb(h.dbPath);
-  t.teardown(() => ledger.close());
-  const cases: Array<{ format: Format; family: keyof typeof MODELS; stream: boolean }> = [];
-  for (const format of ['chat', 'responses', 'messages'] as const) {
-    for (const family of ['alpha', 'beta', 'gamma'] as const) for (const stream of [false, true]) cases.push({ format, family, stream });
-  }
-  for (const { format, family, stream } of cases) {
-    const res = await call(h, key, format, MODELS[family], stream);
-    t.equal(res.status, 200, `${format} ${family} ${stream ? 'streamed' : 'whole'}: answered`);
-  }
-  const rows = ledger.rows(id);
-  t.equal(rows.length, cases.length, 'a ledger row per call');
-  const spans = await collector.until('every span', () => {
-    const all = collector.spans();
-    return all.length >= cases.length * 2 && all;
+for (const protocol of ['http/protobuf', 'http/json']) {
+  t.test(`a SERVER span per call and a CLIENT span per attempt, for every format on every family, streamed or not (${protocol})`, async (t) => {
+    const collector = await otlpReceiver(t);
+    const h = await startHarness(t, { env: otelEnv(collector, { OTEL_EXPORTER_OTLP_PROTOCOL: protocol }) });
+    const { id, key } = await h.createKey();
+    const ledger = openLedgerDb(h.dbPath);
+    t.teardown(() => ledger.close());
+    const cases: Array<{ format: Format; family: keyof typeof MODELS; stream: boolean }> = [];
+    for (const format of ['chat', 'responses', 'messages'] as const) {
+      for (const family of ['alpha', 'beta', 'gamma'] as const) for (const stream of [false, true]) cases.push({ format, family, stream });
+    }
+    for (const { format, family, stream } of cases) {
+      const res = await call(h, key, format, MODELS[family], stream);
+      t.equal(res.status, 200, `${format} ${family} ${stream ? 'streamed' : 'whole'}: answered`);
+    }
+    const rows = ledger.rows(id);
+    t.equal(rows.length, cases.length, 'a ledger row per call');
+    const spans = await collector.until('every span', () => {
+      const all = collector.spans();
+      return all.length >= cases.length * 2 && all;
+    });
+    const servers = spans.filter((span) => span.kind === 2);
+    t.equal(servers.length, cases.length, 'one SERVER span per call');
+    cases.forEach(({ format, family, stream }, index) => {
+      const what = `${format} ${family} ${stream ? 'streamed' : 'whole'}`;
+      const server = servers[index] as ReceivedSpan;
+      const row = rows[index];
+      const path = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' }[format];
+      t.equal(server.name, `POST ${path}`, `${what}: the server span is named after the route`);
+      t.match(server.attributes, { 'http.request.method': 'POST', 'http.route': path, 'http.response.status_code': 200, 'gateway.key_id': id }, what);
+      t.equal(server.parentSpanId, '', `${what}: a root span (no traceparent was sent)`);
+      const clients = byTrace(spans, server.traceId).filter((span) => span.kind === 3);
+      t.equal(clients.length, 1, `${what}: one CLIENT span`);
+      const client = clients[0] as ReceivedSpan;
+      t.equal(client.parentSpanId, server.spanId, `${what}: the client span is the server span's child`);
+      t.equal(client.name, `chat ${MODELS[family]}`, `${what}: named {operation} {model}`);
+      t.match(
+        client.attributes,
+        {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': family,
+          'gen_ai.request.model': MODELS[family],
+          'gen_ai.response.model': MODELS[family],
+          'gen_ai.usage.input_tokens': row?.prompt_tokens,
+          'gen_ai.usage.output_tokens': row?.completion_tokens,
+          'gateway.key_id': id,
+          'gateway.deployment': 'default',
+          'gateway.attempt': 1,
+          'gateway.cost_usd': (row?.charged_nano ?? NaN) / 1e9,
+          'server.address': '127.0.0.1',
+          'http.response.status_code': 200,
+        },
+        `${what}: the client span's attributes, its counts the ledger row's`,
+      );
+      t.ok(Number(client.attributes['gen_ai.usage.output_tokens']) > 0, `${what}: output tokens counted`);
+      t.equal(client.statusCode === 2, false, `${what}: not an error`);
+      if (format === 'messages') t.equal(client.attributes['gen_ai.request.max_tokens'], 64, `${what}: the caller's max_tokens`);
+      t.ok(client.startNs >= server.startNs && client.endNs <= server.endNs, `${what}: the attempt lies within the call`);
+    });
+    t.equal(new Set(servers.map((span) => span.traceId)).size, cases.length, 'a trace per call');
+    t.equal(servers[0]?.resource['service.name'], 'model-gateway', 'the default service name');
   });
-  const servers = spans.filter((span) => span.kind === 2);
-  t.equal(servers.length, cases.length, 'one SERVER span per call');
-  cases.forEach(({ format, family, stream }, index) => {
-    const what = `${format} ${family} ${stream ? 'streamed' : 'whole'}`;
-    const server = servers[index] as ReceivedSpan;
-    const row = rows[index];
-    const path = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' }[format];
-    t.equal(server.name, `POST ${path}`, `${what}: the server span is named after the route`);
-    t.match(server.attributes, { 'http.request.method': 'POST', 'http.route': path, 'http.response.status_code': 200, 'gateway.key_id': id }, what);
-    t.equal(server.parentSpanId, '', `${what}: a root span (no traceparent was sent)`);
-    const clients = byTrace(spans, server.traceId).filter((span) => span.kind === 3);
-    t.equal(clients.length, 1, `${what}: one CLIENT span`);
-    const client = clients[0] as ReceivedSpan;
-    t.equal(client.parentSpanId, server.spanId, `${what}: the client span is the server span's child`);
-    t.equal(client.name, `chat ${MODELS[family]}`, `${what}: named {operation} {model}`);
-    t.match(
-      client.attributes,
-      {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': family,
-        'gen_ai.request.model': MODELS[family],
-        'gen_ai.response.model': MODELS[family],
-        'gen_ai.usage.input_tokens': row?.prompt_tokens,
-        'gen_ai.usage.output_tokens': row?.completion_tokens,
-        'gateway.key_id': id,
-        'gateway.deployment': 'default',
-        'gateway.attempt': 1,
-        'gateway.cost_usd': (row?.charged_nano ?? NaN) / 1e9,
-        'server.address': '127.0.0.1',
-        'http.response.status_code': 200,
-      },
-      `${what}: the client span's attributes, its counts the ledger row's`,
-    );
-    t.ok(Number(client.attributes['gen_ai.usage.output_tokens']) > 0, `${what}: output tokens counted`);
-    t.equal(client.statusCode === 2, false, `${what}: not an error`);
-    if (format === 'messages') t.equal(client.attributes['gen_ai.request.max_tokens'], 64, `${what}: the caller's max_tokens`);
-    t.ok(client.startNs >= server.startNs && client.endNs <= server.endNs, `${what}: the attempt lies within the call`);
-  });
-  t.equal(new Set(servers.map((span) => span.traceId)).size, cases.length, 'a trace per call');
-  t.equal(servers[0]?.resource['service.name'], 'model-gateway', 'the default service name');
-});
+}
 
 t.test('the operation names: embeddings, text_completion, count_tokens', async (t) => {
   const collector = await otlpReceiver(t);
@@ -371,6 +373,8 @@ t.test('http/protobuf (the default): the exporters post protobuf that carries th
   const metrics = await collector.until('a metrics export', () => collector.exports.find((e) => e.path === '/v1/metrics'));
   t.equal(metrics.contentType, 'application/x-protobuf');
   t.ok(metrics.body.includes(Buffer.from('gen_ai.client.operation.duration')), 'the duration metric, by name');
+  const point = await collector.until('the duration, decoded', () => collector.points().find((p) => p.metric === 'gen_ai.client.operation.duration'));
+  t.match(point, { unit: 's', count: 1, attributes: { 'gen_ai.request.model': MODELS.gamma } }, 'decoded: one call measured, by model');
 });
 
 t.test('off: no OTEL_* endpoint, or OTEL_SDK_DISABLED — no hooks at all, no trace id, nothing sent', async (t) => {

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { otlpProtobufAsJson } from './otlp-protobuf.js';
 
 /**
  * An OTLP/HTTP collector of the test's own on 127.0.0.1: keeps every export POSTed to
- * `/v1/traces` and `/v1/metrics` as sent, and reads the `http/json` ones (the OTLP JSON
- * encoding: hex ids, attributes as `{key, value: {stringValue | intValue | …}}`) into flat spans
- * and histogram points.
+ * `/v1/traces` and `/v1/metrics` as sent, and reads them, `http/json` (the OTLP JSON encoding:
+ * hex ids, attributes as `{key, value: {stringValue | intValue | …}}`) or `http/protobuf`
+ * (decoded into that shape), into flat spans and histogram points.
  */
 
 interface Teardown {
@@ -48,9 +49,9 @@ export interface OtlpReceiver {
   /** The collector's origin, for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   url: string;
   exports: Export[];
-  /** Every span of the JSON exports so far. */
+  /** Every span of the exports so far. */
   spans(): ReceivedSpan[];
-  /** Every histogram point of the JSON exports so far (cumulative: the latest export's points are the totals). */
+  /** Every histogram point of the exports so far (cumulative: the latest export's points are the totals). */
   points(): ReceivedPoint[];
   /** Polls `ready` every 25 ms until it holds, or fails after `ms`. */
   until<T>(what: string, ready: () => T | undefined | false, ms?: number): Promise<T>;
@@ -81,8 +82,11 @@ function valueOf(value: OtlpAnyValue): AttributeValue {
 const attributesOf = (list: OtlpKeyValue[] | undefined): Record<string, AttributeValue> =>
   Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
 
+/** The exports to `path` read as their JSON encoding: `http/json` as sent, `http/protobuf` decoded (otlp-protobuf.ts). */
 const jsonOf = (exports: Export[], path: string): any[] =>
-  exports.filter((e) => e.path === path && e.contentType.startsWith('application/json')).map((e) => JSON.parse(e.body.toString('utf8')));
+  exports
+    .filter((e) => e.path === path)
+    .map((e) => (e.contentType.startsWith('application/json') ? JSON.parse(e.body.toString('utf8')) : otlpProtobufAsJson(path, e.body)));
 
 export async function otlpReceiver(t: Teardown): Promise<OtlpReceiver> {
   const exports: Export[] = [];
