@@ -25,7 +25,7 @@ export type ScenarioId =
   | 'responses-unstored-stream';
 
 /** How an answer is checked: the reference format (gamma, and the gateway's chat answers), alpha's own, or the Responses API's. */
-export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse';
+export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse' | 'reference-401';
 
 /** The format the caller speaks to a gateway (direct and floor always get the vendor's). */
 export type Ingress = 'chat' | 'responses';
@@ -75,6 +75,8 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   check: CheckKind;
+  /** The status a right answer has (absent: 200); any other counts as a failure. */
+  status?: number;
 }
 
 /** A gateway under test: where it listens and the key the bench made on it. */
@@ -90,11 +92,14 @@ export interface Origins {
   gateways: Record<string, GatewayEndpoint>;
 }
 
+/** The caller's prompt of every scenario but those of bench/agent-path.ts, which pad or steer it. */
+export const DEFAULT_PROMPT = `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`;
+
 /** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. */
-export function referenceBody(family: Family, stream: boolean): JsonObject {
+export function referenceBody(family: Family, stream: boolean, prompt = DEFAULT_PROMPT): JsonObject {
   return {
     model: MODELS[family],
-    messages: [{ role: 'user', content: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]` }],
+    messages: [{ role: 'user', content: prompt }],
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
@@ -102,53 +107,54 @@ export function referenceBody(family: Family, stream: boolean): JsonObject {
 let catalogue: Catalogue | null = null;
 
 /** What the gateway sends upstream for that request. */
-function upstreamBody(family: Family, stream: boolean): JsonObject {
+function upstreamBody(family: Family, stream: boolean, prompt: string): JsonObject {
   catalogue ??= loadCatalogue(resolve('config/models.yaml'));
   const model = catalogue.resolve(MODELS[family]);
   if (!model) throw new Error(`bench: ${MODELS[family]} is not in config/models.yaml`);
-  const reference = referenceBody(family, stream);
+  const reference = referenceBody(family, stream, prompt);
   if (family === 'gamma') return { ...reference, model: model.upstream };
   return alphaRequestBody(parseChatRequest(reference), model, stream);
 }
 
 /** The same ask in the Responses API: one input string. */
-function responsesBody(family: Family, stream: boolean, unstored: boolean): JsonObject {
+function responsesBody(family: Family, stream: boolean, unstored: boolean, prompt: string): JsonObject {
   return {
     model: MODELS[family],
-    input: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`,
+    input: prompt,
     ...(stream ? { stream: true } : {}),
     ...(unstored ? { store: false } : {}),
   };
 }
 
-function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint): RequestSpec {
+function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint, prompt: string): RequestSpec {
   const { family, stream } = scenario;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
   if (scenario.ingress === 'responses') {
     return {
       url: `${gateway.origin}/v1/responses`,
       headers,
-      body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true)),
+      body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true, prompt)),
       check: stream ? 'responses-sse' : 'responses-json',
     };
   }
   return {
     url: `${gateway.origin}/v1/chat/completions`,
     headers,
-    body: JSON.stringify(referenceBody(family, stream)),
+    body: JSON.stringify(referenceBody(family, stream, prompt)),
     check: stream ? 'reference-sse' : 'reference-json',
   };
 }
 
-export function requestFor(scenario: Scenario, target: Target, origins: Origins): RequestSpec {
+/** What `scenario` sends `target`; `prompt`: the caller's text (the scenarios of bench/agent-path.ts pad or steer it). */
+export function requestFor(scenario: Scenario, target: Target, origins: Origins, prompt = DEFAULT_PROMPT): RequestSpec {
   const { family, stream } = scenario;
   if (target.kind === 'gateway') {
     const gateway = origins.gateways[target.id];
     if (!gateway) throw new Error(`bench: no gateway started for ${target.id}`);
-    return gatewayRequest(scenario, gateway);
+    return gatewayRequest(scenario, gateway, prompt);
   }
   const origin = origins[target.kind][family];
-  const body = JSON.stringify(upstreamBody(family, stream));
+  const body = JSON.stringify(upstreamBody(family, stream, prompt));
   if (family === 'gamma') {
     return {
       url: `${origin}/v1/chat/completions`,

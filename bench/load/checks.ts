@@ -53,7 +53,27 @@ const CHECKS: Record<CheckKind, (body: string) => boolean> = {
   // Every text delta, then response.completed last.
   'responses-sse': (body) =>
     /event: response\.completed\ndata: [^\n]*\n\n$/.test(body) && occurrences(body, '"type":"response.output_text.delta"') === CONTENT_CHUNKS,
+  // A refusal of the key in the chat format's error envelope (the bench's bare 401 server answers the same).
+  'reference-401': (body) => {
+    const error = at(json(body), 'error');
+    return at(error, 'code') === 'invalid_api_key' && isText(at(error, 'message'));
+  },
   'alpha-sse': (body) => body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n') && occurrences(body, '"type":"text_delta"') === CONTENT_CHUNKS,
 };
 
 export const checkBody = (kind: CheckKind, body: string): boolean => CHECKS[kind](body);
+
+/**
+ * What a stream's first token looks like on the wire, per check (the text each content frame
+ * has, the one the checks above count): time to first token is the time to the first byte of
+ * it, not to the stream's head or its role frame. Null for answers that are not streams of text.
+ */
+export const FIRST_TOKEN_MARK: Record<CheckKind, string | null> = {
+  'reference-json': null,
+  'reference-sse': '"delta":{"content":',
+  'alpha-json': null,
+  'alpha-sse': '"type":"text_delta"',
+  'responses-json': null,
+  'responses-sse': '"type":"response.output_text.delta"',
+  'reference-401': null,
+};

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { percentiles } from '../lib/stats.js';
-import { checkBody } from './checks.js';
+import { checkBody, FIRST_TOKEN_MARK } from './checks.js';
 import type { RequestSpec } from '../lib/workload.js';
 import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
 
@@ -14,11 +14,36 @@ import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
  */
 
 type FailureKind = 'socket' | 'timeouts' | 'non200' | 'wrong';
-type Sample = { ok: true; total: number; ttfb: number } | { ok: false; failure: FailureKind; detail: string };
+/** `ttft`, `gaps`: only when the job asks for token timings (else NaN and none). */
+type Sample = { ok: true; total: number; ttfb: number; ttft: number; gaps: number[] } | { ok: false; failure: FailureKind; detail: string };
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample> {
+/**
+ * Time to first token (to the chunk where the check kind's first-token mark is complete) and the
+ * gaps between the chunks that follow it, fed each chunk as it arrives.
+ */
+export class TokenClock {
+  ttft = NaN;
+  readonly gaps: number[] = [];
+  private seen = '';
+  private last = NaN;
+
+  constructor(private readonly mark: string) {}
+
+  chunk(text: string, sinceStart: number): void {
+    if (Number.isNaN(this.ttft)) {
+      // Only the tail a mark split across two chunks could start in is kept.
+      this.seen = (this.seen + text).slice(-(text.length + this.mark.length));
+      if (this.seen.includes(this.mark)) this.ttft = sinceStart;
+    } else this.gaps.push(sinceStart - this.last);
+    this.last = sinceStart;
+  }
+}
+
+function send(request: RequestSpec, agent: http.Agent, url: URL, tokens: boolean): Promise<Sample> {
+  const mark = tokens ? FIRST_TOKEN_MARK[request.check] : null;
+  if (tokens && mark === null) throw new Error(`bench: ${request.check} answers have no tokens to time`);
   return new Promise((resolve) => {
     const started = performance.now();
     let settled = false;
@@ -28,17 +53,20 @@ function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample
     };
     const req = http.request(url, { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } }, (res) => {
       let ttfb = NaN;
+      const clock = mark === null ? null : new TokenClock(mark);
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
-        if (!chunks.length) ttfb = performance.now() - started;
+        const now = performance.now() - started;
+        if (!chunks.length) ttfb = now;
+        clock?.chunk(chunk.toString('latin1'), now);
         chunks.push(chunk);
       });
       res.on('end', () => {
         const total = performance.now() - started;
         const body = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
+        if (res.statusCode !== (request.status ?? 200)) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
         if (!checkBody(request.check, body)) return settle({ ok: false, failure: 'wrong', detail: body.slice(-300) });
-        settle({ ok: true, total, ttfb });
+        settle({ ok: true, total, ttfb, ttft: clock?.ttft ?? NaN, gaps: clock?.gaps ?? [] });
       });
       res.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `response: ${error.message}` }));
     });
@@ -66,7 +94,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
       while (pending.length < total && start + pending.length * interval <= now) {
         late.push(now - (start + pending.length * interval));
         const which = pending.length % job.requests.length;
-        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL));
+        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL, job.tokens === true));
       }
       if (pending.length >= total) return resolve();
       setTimeout(tick, Math.max(0, start + pending.length * interval - performance.now()));
@@ -78,6 +106,8 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const failures: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
   const totals: number[] = [];
   const ttfbs: number[] = [];
+  const ttfts: number[] = [];
+  const gaps: number[] = [];
   for (const sample of samples) {
     if (!sample.ok) {
       failures[sample.failure] += 1;
@@ -85,7 +115,19 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
     } else {
       totals.push(sample.total);
       ttfbs.push(sample.ttfb);
+      ttfts.push(sample.ttft);
+      gaps.push(...sample.gaps);
     }
   }
-  return { type: 'open', sent: total, ok: totals.length, total: percentiles(totals), ttfb: percentiles(ttfbs), lateP99: percentiles(late).p99, failures };
+  const timed = job.tokens ? { ttft: percentiles(ttfts), gap: percentiles(gaps) } : {};
+  return {
+    type: 'open',
+    sent: total,
+    ok: totals.length,
+    total: percentiles(totals),
+    ttfb: percentiles(ttfbs),
+    ...timed,
+    lateP99: percentiles(late).p99,
+    failures,
+  };
 }

@@ -18,11 +18,13 @@ export interface OpenLoopJob {
   requests: RequestSpec[];
   rate: number;
   durationS: number;
+  /** Also time each stream's first token and the gaps between its chunks (streams of text only). */
+  tokens?: boolean;
 }
 
 export type LoadJob = ClosedLoopJob | OpenLoopJob;
 
-/** Failures of one measurement, by kind. `wrong`: a 200 whose body failed the check. */
+/** Failures of one measurement, by kind. `non200`: another status than the request's expected one (200 unless it says); `wrong`: a body that failed the check. */
 export interface Failures {
   socket: number;
   timeouts: number;
@@ -50,6 +52,10 @@ export interface OpenLoopResult {
   total: Percentiles;
   /** Request started → first byte of the body, ms. */
   ttfb: Percentiles;
+  /** With `tokens`: request started → the chunk with the first token, ms. */
+  ttft?: Percentiles;
+  /** With `tokens`: the gaps between a stream's chunks after its first token, all streams' together, ms. */
+  gap?: Percentiles;
   /** How late the generator started requests against the schedule (its own lag), p99 ms. */
   lateP99: number;
   failures: Failures;

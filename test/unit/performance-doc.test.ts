@@ -6,6 +6,7 @@ import { USAGE } from '../../bench/lib/options.js';
 import { startFlags } from '../../bench/lib/start-flags.js';
 import { CLOSED_LOOP_SCENARIOS } from '../../bench/lib/workload.js';
 import { MAX_GROWTH } from '../../bench/soak.js';
+import { REFUSAL_OVER_BARE } from '../../bench/scenarios/refusals.js';
 import { PAGE_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.js';
 import { RECENT_KEYS_MS } from '../../src/store/recent-keys.js';
 import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
@@ -30,6 +31,7 @@ t.test("the targets are the bench's verdicts", async (t) => {
   t.match(targets, `quotient ≥ ${(1 - WITHIN).toFixed(2)}`);
   t.match(targets, `≥ ${POSTGRES_THROUGHPUT.toFixed(2)}× the requests/s, open-loop added p50 within +${POSTGRES_ADDED_P50_MS} ms`);
   t.match(targets, `RSS growth ≤ ${MAX_GROWTH * 100} %`);
+  t.match(targets, `a refusal's CPU ≤ ${REFUSAL_OVER_BARE}× the bare 401 server's, and below the floor's`);
 });
 
 t.test('the levers state the settings the code has', async (t) => {

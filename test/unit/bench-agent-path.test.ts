@@ -1,0 +1,93 @@
+import t from 'tap';
+import { pairedAcross, ratio } from '../../bench/figures.js';
+import { targetsOf, BASELINE } from '../../bench/lib/targets.js';
+import { checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
+import { TokenClock } from '../../bench/load/open-loop.js';
+import type { ClosedLoopResult, Failures } from '../../bench/load/protocol.js';
+import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
+import { errorLines } from '../../bench/scenarios/measured.js';
+import { refusalReport, refusedRequest, REFUSAL_OVER_BARE, unknownKey } from '../../bench/scenarios/refusals.js';
+import { AGENT_PATH } from '../../bench/agent-path.js';
+import { NATIVE_KEY_PATTERN } from '../../src/toolkit/secrets.js';
+
+/** The agent's-path scenarios of the bench (bench/agent-path.ts): their checks, clocks and verdicts. */
+
+const NO_FAILURES: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
+
+const run = (round: number, scenario: string, target: string, proxyUs: number, failures = NO_FAILURES): CaseMeasurement<ClosedLoopResult> => ({
+  round,
+  scenario,
+  target,
+  result: { type: 'closed', rps: 1000, ok: 1000, latency: { p50: 1, p99: 2 }, failures },
+  cpu: { proxyUsPerAnswer: proxyUs, storeUsPerAnswer: null, simUsPerAnswer: 0, loadShare: 0 },
+});
+
+t.test('a refusal is right only as invalid_api_key in the chat error envelope', async (t) => {
+  t.ok(
+    checkBody('reference-401', JSON.stringify({ error: { message: 'The key is not valid.', type: 'invalid_api_key', param: null, code: 'invalid_api_key' } })),
+  );
+  t.notOk(checkBody('reference-401', JSON.stringify({ error: { message: 'Rate limited.', code: 'rate_limit_exceeded' } })), 'another error');
+  t.notOk(checkBody('reference-401', JSON.stringify({ error: { message: '', code: 'invalid_api_key' } })), 'no message');
+  t.notOk(checkBody('reference-401', 'Unauthorized'), 'not JSON');
+});
+
+t.test('the flood sends a well-formed unknown key, or none, and expects 401', async (t) => {
+  const keys = new Set(Array.from({ length: 20 }, unknownKey));
+  t.equal(keys.size, 20, 'a new key each time');
+  for (const key of keys) t.match(key, NATIVE_KEY_PATTERN);
+  const wrong = refusedRequest('http://127.0.0.1:1', 'sl-x');
+  t.equal(wrong.headers['authorization'], 'Bearer sl-x');
+  t.equal(wrong.status, 401);
+  t.equal(wrong.check, 'reference-401');
+  t.notOk('authorization' in refusedRequest('http://127.0.0.1:1', null).headers, 'no key: no header');
+});
+
+t.test('time to first token is to the chunk that completes the mark; the gaps follow it', async (t) => {
+  const clock = new TokenClock(FIRST_TOKEN_MARK['reference-sse'] as string);
+  clock.chunk('data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n', 1);
+  t.ok(Number.isNaN(clock.ttft), 'the role frame is not a token');
+  clock.chunk('data: {"choices":[{"delta":{"con', 2);
+  clock.chunk('tent":"Hi"}}]}\n\n', 3);
+  t.equal(clock.ttft, 3, 'a mark split across two chunks counts when it is whole');
+  clock.chunk('data: {"choices":[{"delta":{"content":" there"}}]}\n\n', 8);
+  clock.chunk('data: [DONE]\n\n', 14);
+  t.same(clock.gaps, [5, 6]);
+  t.equal(FIRST_TOKEN_MARK['reference-401'], null, 'a refusal has no tokens');
+});
+
+t.test('pairs across cases are taken within a round, then the median', async (t) => {
+  const runs = [
+    run(1, 'wrong-key', 'gateway', 300),
+    run(1, 'bare-401', 'bare-401', 100),
+    run(2, 'wrong-key', 'gateway', 120),
+    run(2, 'bare-401', 'bare-401', 100),
+  ];
+  runs.push(run(3, 'wrong-key', 'gateway', 150), run(3, 'bare-401', 'bare-401', 100), run(4, 'wrong-key', 'gateway', 999));
+  t.equal(
+    pairedAcross(runs, ['wrong-key', 'gateway'], ['bare-401', 'bare-401'], (m) => m.cpu.proxyUsPerAnswer ?? NaN, ratio),
+    1.5,
+    'rounds 3, 1.2, 1.5; round 4 has no partner',
+  );
+});
+
+t.test('the refusal table judges each gateway against the bare 401 server and the floor', async (t) => {
+  const targets = targetsOf([BASELINE], true);
+  const runs = [
+    run(1, 'bare-401', 'bare-401', 100),
+    run(1, 'forward', 'floor', 400),
+    run(1, 'wrong-key', 'gateway', 100 * REFUSAL_OVER_BARE),
+    run(1, 'no-key', 'gateway', 500),
+  ];
+  const lines = refusalReport(runs, targets, AGENT_PATH).join('\n');
+  t.match(lines, /gateway, unknown key\s+150\s+1\.50 met\s+0\.38 met/);
+  t.match(lines, /gateway, no key\s+500\s+5\.00 MISSED\s+1\.25 MISSED/);
+  t.match(lines, /floor, forwarding gamma-json\s+400/);
+});
+
+t.test('a failed answer is an error of the run', async (t) => {
+  t.same(errorLines('x', [run(1, 'no-key', 'gateway', 1)]), { lines: [], failed: 0 });
+  const bad = errorLines('the agent path', [run(2, 'no-key', 'gateway', 1, { ...NO_FAILURES, non200: 3, first: '429 {}' })]);
+  t.equal(bad.failed, 3);
+  t.match(bad.lines[0], /^!!! ERRORS in the agent path: 3 /);
+  t.match(bad.lines[1], /round 2 no-key on gateway: first 429/);
+});
