@@ -1,6 +1,7 @@
 import type { Bench } from './lib/setup.js';
 import type { Target } from './lib/targets.js';
-import type { ClosedLoopResult } from './load/protocol.js';
+import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
+import { bodySizeReport, bodySizes } from './scenarios/body-sizes.js';
 import { errorLines, type AgentPathSettings, type CaseMeasurement } from './scenarios/measured.js';
 import { refusalReport, refusals } from './scenarios/refusals.js';
 
@@ -17,21 +18,37 @@ export interface AgentPathResult {
   settings: AgentPathSettings;
   targets: Target[];
   refusals: Array<CaseMeasurement<ClosedLoopResult>>;
+  bodySizes: Array<CaseMeasurement<OpenLoopResult>>;
+  /** Failed answers of the warm-ups (not measured, but still errors). */
+  warmUpFailures: number;
 }
 
 export async function agentPath(bench: Bench, settings: AgentPathSettings, progress: (line: string) => void): Promise<AgentPathResult> {
-  return { settings, targets: bench.targets, refusals: await refusals(bench, settings, progress) };
+  const refused = await refusals(bench, settings, progress);
+  const sized = await bodySizes(bench, settings, progress);
+  return {
+    settings,
+    targets: bench.targets,
+    refusals: refused.measured,
+    bodySizes: sized.measured,
+    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures,
+  };
 }
 
 /** The report's tables, and the errors of every scenario (`failed`: how many answers were wrong or failed). */
 export function agentPathReport(result: AgentPathResult): { lines: string[]; failed: number } {
-  const errors = errorLines('the agent path', result.refusals);
+  const { settings, targets } = result;
+  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes], result.warmUpFailures);
   const lines = [
-    `The agent's path (issue 42): medians of ${result.settings.rounds} round(s)`,
+    `The agent's path (issue 42): medians of ${settings.rounds} round(s)`,
     '',
-    ...refusalReport(result.refusals, result.targets, result.settings),
+    ...refusalReport(result.refusals, targets, settings),
     '',
-    ...(errors.failed ? errors.lines : ['Errors: none (every refusal a 401 invalid_api_key in the chat envelope).']),
+    ...bodySizeReport(result.bodySizes, targets, settings),
+    '',
+    ...(errors.failed
+      ? errors.lines
+      : ['Errors: none (every refusal a 401 invalid_api_key in the chat envelope; every stream 200 with all its chunks and its end).']),
   ];
   return { lines, failed: errors.failed };
 }

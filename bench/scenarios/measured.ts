@@ -28,16 +28,16 @@ export interface CaseMeasurement<R extends LoadResult = LoadResult> {
 /** For the progress line: what failed, if anything. */
 export const failedNote = (result: LoadResult): string => (failureCount(result.failures) ? ` — FAILED ${JSON.stringify(result.failures)}` : '');
 
-/** The `!!! ERRORS` lines of a scenario's failed runs (none: none), and their count. */
-export function errorLines(title: string, measurements: readonly CaseMeasurement[]): { lines: string[]; failed: number } {
+/** The `!!! ERRORS` lines of failed runs and warm-up failures (none: none), and their count. */
+export function errorLines(title: string, measurements: readonly CaseMeasurement[], warmUpFailures = 0): { lines: string[]; failed: number } {
   const bad = measurements.filter((m) => failureCount(m.result.failures));
-  const failed = bad.reduce((sum, m) => sum + failureCount(m.result.failures), 0);
+  const failed = bad.reduce((sum, m) => sum + failureCount(m.result.failures), warmUpFailures);
   if (!failed) return { lines: [], failed };
   const sum = (kind: keyof Omit<Failures, 'first'>): number => bad.reduce((total, m) => total + m.result.failures[kind], 0);
   return {
     failed,
     lines: [
-      `!!! ERRORS in ${title}: ${failed} wrong or failed answers (socket ${sum('socket')}, timeouts ${sum('timeouts')}, unexpected status ${sum('non200')}, wrong ${sum('wrong')}) !!!`,
+      `!!! ERRORS in ${title}: ${failed} wrong or failed answers (socket ${sum('socket')}, timeouts ${sum('timeouts')}, unexpected status ${sum('non200')}, wrong ${sum('wrong')}; in the warm-ups ${warmUpFailures}) !!!`,
       ...bad.map((m) => `  round ${m.round} ${m.scenario} on ${m.target}: first ${m.result.failures.first ?? '?'}`),
     ],
   };

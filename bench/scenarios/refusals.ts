@@ -7,6 +7,7 @@ import { gatewaysOf, roundOrder, type Target } from '../lib/targets.js';
 import { CLOSED_LOOP_SCENARIOS, referenceBody, requestFor, type RequestSpec, type Scenario } from '../lib/workload.js';
 import { failureCount, type ClosedLoopJob, type ClosedLoopResult } from '../load/protocol.js';
 import { failedNote, type AgentPathSettings, type CaseMeasurement } from './measured.js';
+import type { Rounds } from './rounds.js';
 
 /**
  * The invalid-key flood: closed loop of small chat calls with a well-formed but unknown key
@@ -47,7 +48,7 @@ export function refusedRequest(origin: string, key: string | null): RequestSpec 
 
 type Measured = CaseMeasurement<ClosedLoopResult>;
 
-export async function refusals(bench: Bench, settings: AgentPathSettings, progress: (line: string) => void): Promise<Measured[]> {
+export async function refusals(bench: Bench, settings: AgentPathSettings, progress: (line: string) => void): Promise<Rounds<ClosedLoopResult>> {
   const refuser = bench.refuser;
   const floor = bench.targets.find((t) => t.kind === 'floor');
   if (!refuser || !floor) throw new Error('bench: the refusal scenario needs the floor and the bare 401 server');
@@ -82,8 +83,7 @@ export async function refusals(bench: Bench, settings: AgentPathSettings, progre
         record(round, id, target.id, await measure<ClosedLoopResult>(bench, target, job(gatewayRequest(target, id), settings.closedS)));
     }
   }
-  if (warmUpFailures) progress(`refusals: ${warmUpFailures} failed answers during the warm-up`);
-  return measurements;
+  return { measured: measurements, warmUpFailures };
 }
 
 /** The table: CPU µs per answer (medians of the rounds) and the verdicts, each gateway paired with the bare server and the floor within a round. */

@@ -3,7 +3,9 @@ import { pairedAcross, ratio } from '../../bench/figures.js';
 import { targetsOf, BASELINE } from '../../bench/lib/targets.js';
 import { checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
 import { TokenClock } from '../../bench/load/open-loop.js';
-import type { ClosedLoopResult, Failures } from '../../bench/load/protocol.js';
+import type { ClosedLoopResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
+import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR, BODY_SIZES, bodySizeReport, BYTES_PER_TOKEN, paddedPrompt } from '../../bench/scenarios/body-sizes.js';
+import { DEFAULT_PROMPT } from '../../bench/lib/workload.js';
 import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
 import { errorLines } from '../../bench/scenarios/measured.js';
 import { refusalReport, refusedRequest, REFUSAL_OVER_BARE, unknownKey } from '../../bench/scenarios/refusals.js';
@@ -90,4 +92,40 @@ t.test('a failed answer is an error of the run', async (t) => {
   t.equal(bad.failed, 3);
   t.match(bad.lines[0], /^!!! ERRORS in the agent path: 3 /);
   t.match(bad.lines[1], /round 2 no-key on gateway: first 429/);
+});
+
+const streamed = (round: number, scenario: string, target: string, p50: number, proxyUs: number | null): CaseMeasurement<OpenLoopResult> => ({
+  round,
+  scenario,
+  target,
+  result: { type: 'open', sent: 10, ok: 10, total: { p50, p99: p50 * 2 }, ttfb: { p50: 1, p99: 2 }, lateP99: 0, failures: NO_FAILURES },
+  cpu: { proxyUsPerAnswer: proxyUs, storeUsPerAnswer: null, simUsPerAnswer: 0, loadShare: 0 },
+});
+
+t.test('a padded prompt is the size asked for, and the default prompt still steers the reply', async (t) => {
+  for (const { bytes } of BODY_SIZES) {
+    const prompt = paddedPrompt(bytes);
+    t.ok(prompt.length >= bytes && prompt.length < bytes + 100, `${bytes} bytes`);
+    t.ok(prompt.endsWith(DEFAULT_PROMPT));
+  }
+  t.equal(BODY_SIZES[2]?.bytes, 100_000 * BYTES_PER_TOKEN, '100k tokens at 4 bytes a token');
+});
+
+t.test('body sizes: the added p50 is judged at 100k tokens, the CPU at every size', async (t) => {
+  const targets = targetsOf([BASELINE], true);
+  const runs = BODY_SIZES.flatMap(({ id }) => [
+    streamed(1, id, 'direct', 10, null),
+    streamed(1, id, 'floor', 12, 1000),
+    streamed(1, id, 'gateway', 12 + BODY_ADDED_P50_MS * 2, 1000 * BODY_CPU_OVER_FLOOR),
+  ]);
+  const lines = bodySizeReport(runs, targets, AGENT_PATH);
+  t.match(
+    lines.find((l) => l.startsWith('100k tokens')),
+    /\+2\.00 MISSED\s+1000\s+2000\s+2\.00 met$/,
+  );
+  t.match(
+    lines.find((l) => l.startsWith('1k tokens')),
+    /\+2\.00\s+1000\s+2000\s+2\.00 met$/,
+    'no latency verdict at 1k',
+  );
 });

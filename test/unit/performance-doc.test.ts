@@ -7,6 +7,7 @@ import { startFlags } from '../../bench/lib/start-flags.js';
 import { CLOSED_LOOP_SCENARIOS } from '../../bench/lib/workload.js';
 import { MAX_GROWTH } from '../../bench/soak.js';
 import { REFUSAL_OVER_BARE } from '../../bench/scenarios/refusals.js';
+import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR } from '../../bench/scenarios/body-sizes.js';
 import { PAGE_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.js';
 import { RECENT_KEYS_MS } from '../../src/store/recent-keys.js';
 import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
@@ -32,6 +33,7 @@ t.test("the targets are the bench's verdicts", async (t) => {
   t.match(targets, `≥ ${POSTGRES_THROUGHPUT.toFixed(2)}× the requests/s, open-loop added p50 within +${POSTGRES_ADDED_P50_MS} ms`);
   t.match(targets, `RSS growth ≤ ${MAX_GROWTH * 100} %`);
   t.match(targets, `a refusal's CPU ≤ ${REFUSAL_OVER_BARE}× the bare 401 server's, and below the floor's`);
+  t.match(targets, `p50 ≤ +${BODY_ADDED_P50_MS} ms over the floor; at every size, the\n  gateway's CPU per call ≤ ${BODY_CPU_OVER_FLOOR}× the floor's`);
 });
 
 t.test('the levers state the settings the code has', async (t) => {
