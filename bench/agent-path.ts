@@ -4,6 +4,7 @@ import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
 import { bodySizeReport, bodySizes } from './scenarios/body-sizes.js';
 import { errorLines, type AgentPathSettings, type CaseMeasurement } from './scenarios/measured.js';
 import { refusalReport, refusals } from './scenarios/refusals.js';
+import { streamedTurnReport, streamedTurns } from './scenarios/streamed-turns.js';
 
 /**
  * The agent's path (issue 42): the scenarios the comparison does not cover, each against
@@ -19,6 +20,7 @@ export interface AgentPathResult {
   targets: Target[];
   refusals: Array<CaseMeasurement<ClosedLoopResult>>;
   bodySizes: Array<CaseMeasurement<OpenLoopResult>>;
+  turns: Array<CaseMeasurement<OpenLoopResult>>;
   /** Failed answers of the warm-ups (not measured, but still errors). */
   warmUpFailures: number;
 }
@@ -26,19 +28,21 @@ export interface AgentPathResult {
 export async function agentPath(bench: Bench, settings: AgentPathSettings, progress: (line: string) => void): Promise<AgentPathResult> {
   const refused = await refusals(bench, settings, progress);
   const sized = await bodySizes(bench, settings, progress);
+  const turns = await streamedTurns(bench, settings, progress);
   return {
     settings,
     targets: bench.targets,
     refusals: refused.measured,
     bodySizes: sized.measured,
-    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures,
+    turns: turns.measured,
+    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures + turns.warmUpFailures,
   };
 }
 
 /** The report's tables, and the errors of every scenario (`failed`: how many answers were wrong or failed). */
 export function agentPathReport(result: AgentPathResult): { lines: string[]; failed: number } {
   const { settings, targets } = result;
-  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes], result.warmUpFailures);
+  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes, ...result.turns], result.warmUpFailures);
   const lines = [
     `The agent's path (issue 42): medians of ${settings.rounds} round(s)`,
     '',
@@ -46,9 +50,13 @@ export function agentPathReport(result: AgentPathResult): { lines: string[]; fai
     '',
     ...bodySizeReport(result.bodySizes, targets, settings),
     '',
+    ...streamedTurnReport(result.turns, targets, settings),
+    '',
     ...(errors.failed
       ? errors.lines
-      : ['Errors: none (every refusal a 401 invalid_api_key in the chat envelope; every stream 200 with all its chunks and its end).']),
+      : [
+          "Errors: none (every refusal a 401 invalid_api_key in the chat envelope; every stream 200 with all its chunks, or the tool call's every argument delta, and its end).",
+        ]),
   ];
   return { lines, failed: errors.failed };
 }

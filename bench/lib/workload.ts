@@ -25,7 +25,8 @@ export type ScenarioId =
   | 'responses-unstored-stream';
 
 /** How an answer is checked: the reference format (gamma, and the gateway's chat answers), alpha's own, or the Responses API's. */
-export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse' | 'reference-401';
+export type CheckKind =
+  'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse' | 'reference-401' | 'reference-tool-sse';
 
 /** The format the caller speaks to a gateway (direct and floor always get the vendor's). */
 export type Ingress = 'chat' | 'responses';
@@ -95,11 +96,37 @@ export interface Origins {
 /** The caller's prompt of every scenario but those of bench/agent-path.ts, which pad or steer it. */
 export const DEFAULT_PROMPT = `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`;
 
-/** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. */
-export function referenceBody(family: Family, stream: boolean, prompt = DEFAULT_PROMPT): JsonObject {
+/**
+ * The tool of the tool-call stream (bench/scenarios/streamed-turns.ts), and the arguments the
+ * simulators give its call: its schema's `const` values, streamed in two argument deltas.
+ */
+export const TOOL_CALL = {
+  name: 'lookup',
+  arguments: '{"query":"the weather in Paris on the 3rd","units":"metric","days":3}',
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        parameters: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', const: 'the weather in Paris on the 3rd' },
+            units: { type: 'string', const: 'metric' },
+            days: { type: 'integer', const: 3 },
+          },
+        },
+      },
+    },
+  ],
+};
+
+/** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. `tools`: TOOL_CALL's (the model answers with its call). */
+export function referenceBody(family: Family, stream: boolean, prompt = DEFAULT_PROMPT, tools = false): JsonObject {
   return {
     model: MODELS[family],
     messages: [{ role: 'user', content: prompt }],
+    ...(tools ? { tools: TOOL_CALL.tools } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
@@ -107,11 +134,11 @@ export function referenceBody(family: Family, stream: boolean, prompt = DEFAULT_
 let catalogue: Catalogue | null = null;
 
 /** What the gateway sends upstream for that request. */
-function upstreamBody(family: Family, stream: boolean, prompt: string): JsonObject {
+function upstreamBody(family: Family, stream: boolean, prompt: string, tools: boolean): JsonObject {
   catalogue ??= loadCatalogue(resolve('config/models.yaml'));
   const model = catalogue.resolve(MODELS[family]);
   if (!model) throw new Error(`bench: ${MODELS[family]} is not in config/models.yaml`);
-  const reference = referenceBody(family, stream, prompt);
+  const reference = referenceBody(family, stream, prompt, tools);
   if (family === 'gamma') return { ...reference, model: model.upstream };
   return alphaRequestBody(parseChatRequest(reference), model, stream);
 }
@@ -126,7 +153,7 @@ function responsesBody(family: Family, stream: boolean, unstored: boolean, promp
   };
 }
 
-function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint, prompt: string): RequestSpec {
+function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint, prompt: string, tools: boolean): RequestSpec {
   const { family, stream } = scenario;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
   if (scenario.ingress === 'responses') {
@@ -140,27 +167,34 @@ function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint, prompt: st
   return {
     url: `${gateway.origin}/v1/chat/completions`,
     headers,
-    body: JSON.stringify(referenceBody(family, stream, prompt)),
-    check: stream ? 'reference-sse' : 'reference-json',
+    body: JSON.stringify(referenceBody(family, stream, prompt, tools)),
+    check: referenceCheck(stream, tools),
   };
 }
 
-/** What `scenario` sends `target`; `prompt`: the caller's text (the scenarios of bench/agent-path.ts pad or steer it). */
-export function requestFor(scenario: Scenario, target: Target, origins: Origins, prompt = DEFAULT_PROMPT): RequestSpec {
+const referenceCheck = (stream: boolean, tools: boolean): CheckKind => (tools ? 'reference-tool-sse' : stream ? 'reference-sse' : 'reference-json');
+
+/**
+ * What `scenario` sends `target`; `prompt`: the caller's text (the scenarios of bench/agent-path.ts
+ * pad or steer it); `tools`: with TOOL_CALL's tool, answered with its call (chat on gamma, streamed).
+ */
+export function requestFor(scenario: Scenario, target: Target, origins: Origins, prompt = DEFAULT_PROMPT, tools = false): RequestSpec {
+  if (tools && (scenario.family !== 'gamma' || scenario.ingress !== 'chat' || !scenario.stream))
+    throw new Error('bench: tool-call streams are streamed chat on gamma');
   const { family, stream } = scenario;
   if (target.kind === 'gateway') {
     const gateway = origins.gateways[target.id];
     if (!gateway) throw new Error(`bench: no gateway started for ${target.id}`);
-    return gatewayRequest(scenario, gateway, prompt);
+    return gatewayRequest(scenario, gateway, prompt, tools);
   }
   const origin = origins[target.kind][family];
-  const body = JSON.stringify(upstreamBody(family, stream, prompt));
+  const body = JSON.stringify(upstreamBody(family, stream, prompt, tools));
   if (family === 'gamma') {
     return {
       url: `${origin}/v1/chat/completions`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` },
       body,
-      check: stream ? 'reference-sse' : 'reference-json',
+      check: referenceCheck(stream, tools),
     };
   }
   return {

@@ -1,11 +1,12 @@
 import t from 'tap';
 import { pairedAcross, ratio } from '../../bench/figures.js';
 import { targetsOf, BASELINE } from '../../bench/lib/targets.js';
-import { checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
+import { argumentDeltas, checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
 import { TokenClock } from '../../bench/load/open-loop.js';
 import type { ClosedLoopResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
 import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR, BODY_SIZES, bodySizeReport, BYTES_PER_TOKEN, paddedPrompt } from '../../bench/scenarios/body-sizes.js';
-import { DEFAULT_PROMPT } from '../../bench/lib/workload.js';
+import { DEFAULT_PROMPT, TOOL_CALL } from '../../bench/lib/workload.js';
+import { ADDED_TTFT_P50_MS, CHUNK_DELAY_MS, streamedTurnReport, turnPrompt } from '../../bench/scenarios/streamed-turns.js';
 import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
 import { errorLines } from '../../bench/scenarios/measured.js';
 import { refusalReport, refusedRequest, REFUSAL_OVER_BARE, unknownKey } from '../../bench/scenarios/refusals.js';
@@ -128,4 +129,44 @@ t.test('body sizes: the added p50 is judged at 100k tokens, the CPU at every siz
     /\+2\.00\s+1000\s+2000\s+2\.00 met$/,
     'no latency verdict at 1k',
   );
+});
+
+const sse = (deltas: object[], finish = 'tool_calls'): string =>
+  [...deltas.map((delta) => ({ choices: [{ index: 0, delta, finish_reason: null }] })), { choices: [{ index: 0, delta: {}, finish_reason: finish }] }]
+    .map((frame) => `data: ${JSON.stringify(frame)}\n\n`)
+    .join('') + 'data: [DONE]\n\n';
+const head = { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: TOOL_CALL.name, arguments: '' } }] };
+const argument = (part: string): object => ({ tool_calls: [{ index: 0, function: { arguments: part } }] });
+
+t.test('a tool-call stream is whole only with every argument delta, each whole and in order', async (t) => {
+  const half = Math.ceil(TOOL_CALL.arguments.length / 2);
+  const [first, second] = [TOOL_CALL.arguments.slice(0, half), TOOL_CALL.arguments.slice(half)];
+  t.same(argumentDeltas(sse([head, argument(first), argument(second)])), [first, second], 'the head, with no arguments, left out');
+  t.ok(checkBody('reference-tool-sse', sse([head, argument(first), argument(second)])));
+  t.notOk(checkBody('reference-tool-sse', sse([head, argument(second), argument(first)])), 'out of order');
+  t.notOk(checkBody('reference-tool-sse', sse([head, argument(TOOL_CALL.arguments)])), 'merged into one');
+  t.notOk(checkBody('reference-tool-sse', sse([head, argument(first)])), 'one lost');
+  t.notOk(checkBody('reference-tool-sse', sse([head, argument(first), argument(second)], 'stop')), 'not finished as a tool call');
+  t.same(JSON.parse(TOOL_CALL.arguments), { query: 'the weather in Paris on the 3rd', units: 'metric', days: 3 }, "the schema's const values");
+});
+
+t.test('streamed turns: the first token over direct is judged, the tool stream shows its share of whole streams', async (t) => {
+  const targets = targetsOf([BASELINE], true);
+  const turn = (target: string, ttft: number, ok = 10): CaseMeasurement<OpenLoopResult> => {
+    const m = streamed(1, 'turn-gamma', target, 100, null);
+    return { ...m, result: { ...m.result, ok, ttft: { p50: ttft, p99: ttft * 2 }, gap: { p50: CHUNK_DELAY_MS, p99: 7 } } };
+  };
+  const runs = [turn('direct', 8), turn('floor', 8.5), turn('gateway', 8 + ADDED_TTFT_P50_MS / 2)];
+  const tool = (target: string, ok: number): CaseMeasurement<OpenLoopResult> => ({
+    ...streamed(1, 'turn-tool', target, 100, null),
+    result: { ...streamed(1, 'turn-tool', target, 100, null).result, ok },
+  });
+  runs.push(tool('direct', 10), tool('floor', 10), tool('gateway', 9));
+  const lines = streamedTurnReport(runs, targets, AGENT_PATH);
+  t.match(
+    lines.find((l) => l.startsWith('gamma, 20 chunks')),
+    /8\.00 \/ 16\.0\s+8\.50 \/ 17\.0\s+8\.50 \/ 17\.0\s+\+0\.50 met\s+\+0\.00\s+5\.00 \/ 7\.00/,
+  );
+  t.match(lines.at(-1), /direct 100\.0 % of 10, floor 100\.0 % of 10, gateway 90\.0 % of 10$/);
+  t.match(turnPrompt(), `[[sim:chunk_delay_ms=${CHUNK_DELAY_MS}]]`);
 });

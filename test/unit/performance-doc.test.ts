@@ -8,6 +8,7 @@ import { CLOSED_LOOP_SCENARIOS } from '../../bench/lib/workload.js';
 import { MAX_GROWTH } from '../../bench/soak.js';
 import { REFUSAL_OVER_BARE } from '../../bench/scenarios/refusals.js';
 import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR } from '../../bench/scenarios/body-sizes.js';
+import { ADDED_TTFT_P50_MS, CHUNK_DELAY_MS, TURN_RATE } from '../../bench/scenarios/streamed-turns.js';
 import { PAGE_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.js';
 import { RECENT_KEYS_MS } from '../../src/store/recent-keys.js';
 import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
@@ -33,6 +34,9 @@ t.test("the targets are the bench's verdicts", async (t) => {
   t.match(targets, `≥ ${POSTGRES_THROUGHPUT.toFixed(2)}× the requests/s, open-loop added p50 within +${POSTGRES_ADDED_P50_MS} ms`);
   t.match(targets, `RSS growth ≤ ${MAX_GROWTH * 100} %`);
   t.match(targets, `a refusal's CPU ≤ ${REFUSAL_OVER_BARE}× the bare 401 server's, and below the floor's`);
+  t.match(targets, `applied to the first token, p50 ≤ +${ADDED_TTFT_P50_MS} ms\n  over direct`);
+  t.match(section(manual, 'What each scenario measures'), `chunks ${CHUNK_DELAY_MS} ms apart (the \`[[sim:chunk_delay_ms=${CHUNK_DELAY_MS}]]\``);
+  t.match(section(manual, 'What each scenario measures'), `open loop at ${TURN_RATE} requests/s`);
   t.match(targets, `p50 ≤ +${BODY_ADDED_P50_MS} ms over the floor; at every size, the\n  gateway's CPU per call ≤ ${BODY_CPU_OVER_FLOOR}× the floor's`);
 });
 
