@@ -2,6 +2,7 @@ import type { Bench } from './lib/setup.js';
 import type { Target } from './lib/targets.js';
 import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
 import { bodySizeReport, bodySizes } from './scenarios/body-sizes.js';
+import { headOfLine, headOfLineReport } from './scenarios/head-of-line.js';
 import { errorLines, type AgentPathSettings, type CaseMeasurement } from './scenarios/measured.js';
 import { refusalReport, refusals } from './scenarios/refusals.js';
 import { streamedTurnReport, streamedTurns } from './scenarios/streamed-turns.js';
@@ -21,6 +22,7 @@ export interface AgentPathResult {
   refusals: Array<CaseMeasurement<ClosedLoopResult>>;
   bodySizes: Array<CaseMeasurement<OpenLoopResult>>;
   turns: Array<CaseMeasurement<OpenLoopResult>>;
+  headOfLine: Array<CaseMeasurement<OpenLoopResult>>;
   /** Failed answers of the warm-ups (not measured, but still errors). */
   warmUpFailures: number;
 }
@@ -29,20 +31,22 @@ export async function agentPath(bench: Bench, settings: AgentPathSettings, progr
   const refused = await refusals(bench, settings, progress);
   const sized = await bodySizes(bench, settings, progress);
   const turns = await streamedTurns(bench, settings, progress);
+  const blocked = await headOfLine(bench, settings, progress);
   return {
     settings,
     targets: bench.targets,
     refusals: refused.measured,
     bodySizes: sized.measured,
     turns: turns.measured,
-    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures + turns.warmUpFailures,
+    headOfLine: blocked.measured,
+    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures + turns.warmUpFailures + blocked.warmUpFailures,
   };
 }
 
 /** The report's tables, and the errors of every scenario (`failed`: how many answers were wrong or failed). */
 export function agentPathReport(result: AgentPathResult): { lines: string[]; failed: number } {
   const { settings, targets } = result;
-  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes, ...result.turns], result.warmUpFailures);
+  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes, ...result.turns, ...result.headOfLine], result.warmUpFailures);
   const lines = [
     `The agent's path (issue 42): medians of ${settings.rounds} round(s)`,
     '',
@@ -51,6 +55,8 @@ export function agentPathReport(result: AgentPathResult): { lines: string[]; fai
     ...bodySizeReport(result.bodySizes, targets, settings),
     '',
     ...streamedTurnReport(result.turns, targets, settings),
+    '',
+    ...headOfLineReport(result.headOfLine, targets, settings),
     '',
     ...(errors.failed
       ? errors.lines

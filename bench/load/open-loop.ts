@@ -85,6 +85,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const total = Math.round(job.rate * job.durationS);
   const interval = 1000 / job.rate;
   const pending: Array<Promise<Sample>> = [];
+  const figured = (which: number): boolean => job.figured?.includes(which) ?? true;
   const late: number[] = [];
   const start = performance.now() + 5;
   await new Promise<void>((resolve) => {
@@ -94,7 +95,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
       while (pending.length < total && start + pending.length * interval <= now) {
         late.push(now - (start + pending.length * interval));
         const which = pending.length % job.requests.length;
-        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL, job.tokens === true));
+        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL, job.tokens === true && figured(which)));
       }
       if (pending.length >= total) return resolve();
       setTimeout(tick, Math.max(0, start + pending.length * interval - performance.now()));
@@ -104,15 +105,18 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const samples = await Promise.all(pending);
   agent.destroy();
   const failures: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
+  let ok = 0;
   const totals: number[] = [];
   const ttfbs: number[] = [];
   const ttfts: number[] = [];
   const gaps: number[] = [];
-  for (const sample of samples) {
+  for (const [index, sample] of samples.entries()) {
     if (!sample.ok) {
       failures[sample.failure] += 1;
       failures.first ??= sample.detail;
     } else {
+      ok += 1;
+      if (!figured(index % job.requests.length)) continue;
       totals.push(sample.total);
       ttfbs.push(sample.ttfb);
       ttfts.push(sample.ttft);
@@ -123,7 +127,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   return {
     type: 'open',
     sent: total,
-    ok: totals.length,
+    ok,
     total: percentiles(totals),
     ttfb: percentiles(ttfbs),
     ...timed,

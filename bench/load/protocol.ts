@@ -20,6 +20,8 @@ export interface OpenLoopJob {
   durationS: number;
   /** Also time each stream's first token and the gaps between its chunks (streams of text only). */
   tokens?: boolean;
+  /** The indexes in `requests` of those the figures are of (absent: all); the others' answers are checked all the same. */
+  figured?: number[];
 }
 
 export type LoadJob = ClosedLoopJob | OpenLoopJob;
@@ -47,6 +49,7 @@ export interface ClosedLoopResult {
 export interface OpenLoopResult {
   type: 'open';
   sent: number;
+  /** Correct answers, of every request (figured or not). */
   ok: number;
   /** Request started → last byte, ms. */
   total: Percentiles;

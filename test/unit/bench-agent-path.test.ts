@@ -1,11 +1,14 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { pairedAcross, ratio } from '../../bench/figures.js';
 import { targetsOf, BASELINE } from '../../bench/lib/targets.js';
 import { argumentDeltas, checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
-import { TokenClock } from '../../bench/load/open-loop.js';
+import { openLoop, TokenClock } from '../../bench/load/open-loop.js';
 import type { ClosedLoopResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
 import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR, BODY_SIZES, bodySizeReport, BYTES_PER_TOKEN, paddedPrompt } from '../../bench/scenarios/body-sizes.js';
-import { DEFAULT_PROMPT, TOOL_CALL } from '../../bench/lib/workload.js';
+import { DEFAULT_PROMPT, TOOL_CALL, type RequestSpec } from '../../bench/lib/workload.js';
+import { blobPrompt, headOfLineReport, LARGE_BYTES, LARGE_PER_S, mixedJob, TURNS_PER_S } from '../../bench/scenarios/head-of-line.js';
 import { ADDED_TTFT_P50_MS, CHUNK_DELAY_MS, streamedTurnReport, turnPrompt } from '../../bench/scenarios/streamed-turns.js';
 import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
 import { errorLines } from '../../bench/scenarios/measured.js';
@@ -169,4 +172,69 @@ t.test('streamed turns: the first token over direct is judged, the tool stream s
   );
   t.match(lines.at(-1), /direct 100\.0 % of 10, floor 100\.0 % of 10, gateway 90\.0 % of 10$/);
   t.match(turnPrompt(), `[[sim:chunk_delay_ms=${CHUNK_DELAY_MS}]]`);
+});
+
+t.test('head-of-line: 40 turns a second, a large body every 200 ms in turn of size, the figures of the turns only', async (t) => {
+  const spec = (body: string): RequestSpec => ({ url: 'http://127.0.0.1:1/', headers: {}, body, check: 'reference-sse' });
+  const turn = spec('turn');
+  const [small, huge] = [spec('400k'), spec('5m')];
+  const job = mixedJob(turn, [small, huge], 3);
+  t.equal(job.rate, TURNS_PER_S + LARGE_PER_S);
+  t.same(
+    job.requests.map((r) => r.body),
+    [...Array<string>(8).fill('turn'), '400k', ...Array<string>(8).fill('turn'), '5m'],
+  );
+  t.same(job.figured, [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16]);
+  t.equal(job.tokens, true);
+  for (const bytes of LARGE_BYTES) {
+    const prompt = blobPrompt(bytes);
+    t.ok(prompt.length >= bytes && prompt.length < bytes + 100, `${bytes} bytes`);
+    t.ok(prompt.split(' ').length < bytes / 1000, 'in words of a kilobyte: the simulator counts them quickly');
+  }
+});
+
+t.test('head-of-line: the p99 growth is paired within the round, per target', async (t) => {
+  const targets = targetsOf([BASELINE], true);
+  const at = (round: number, scenario: string, target: string, p99: number): CaseMeasurement<OpenLoopResult> => {
+    const m = streamed(round, scenario, target, 100, null);
+    return { ...m, result: { ...m.result, ttft: { p50: 5, p99 } } };
+  };
+  const runs = [
+    at(1, 'turns-alone', 'gateway', 10),
+    at(1, 'turns-beside', 'gateway', 30),
+    at(2, 'turns-alone', 'gateway', 40),
+    at(2, 'turns-beside', 'gateway', 50),
+  ];
+  runs.push(at(3, 'turns-alone', 'gateway', 10), at(3, 'turns-beside', 'gateway', 25), at(1, 'turns-alone', 'direct', 8), at(1, 'turns-beside', 'direct', 9));
+  const lines = headOfLineReport(runs, targets, AGENT_PATH);
+  t.match(
+    lines.find((l) => l.startsWith('gateway')),
+    /5\.00 \/ 10\.0\s+5\.00 \/ 30\.0\s+\+15\.00$/,
+    'rounds +20, +10, +15',
+  );
+  t.match(
+    lines.find((l) => l.startsWith('direct')),
+    /\+1\.00$/,
+  );
+  t.match(
+    lines.find((l) => l.startsWith('floor')),
+    /—$/,
+    'not measured: no figure',
+  );
+});
+
+t.test('the open loop figures only the requests it is told to, and checks every answer', async (t) => {
+  const body = JSON.stringify({ choices: [{ finish_reason: 'stop', message: { content: 'hi' } }] });
+  const server = http.createServer((req, res) => {
+    const slow = req.url === '/slow';
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), slow ? 80 : 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const spec = (path: string): RequestSpec => ({ url: `${origin}${path}`, headers: {}, body: '{}', check: 'reference-json' });
+  const result = await openLoop({ type: 'open', requests: [spec('/fast'), spec('/slow')], rate: 40, durationS: 0.5, figured: [0] });
+  t.equal(result.sent, 20);
+  t.equal(result.ok, 20, 'every answer checked and counted');
+  t.ok(result.total.p99 < 60, `the slow ones are not in the figures (p99 ${result.total.p99.toFixed(1)} ms)`);
 });
