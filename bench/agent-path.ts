@@ -1,7 +1,8 @@
 import type { Bench } from './lib/setup.js';
 import type { Target } from './lib/targets.js';
-import type { ClosedLoopResult, OpenLoopResult } from './load/protocol.js';
+import type { ClosedLoopResult, ConcurrentResult, OpenLoopResult } from './load/protocol.js';
 import { bodySizeReport, bodySizes } from './scenarios/body-sizes.js';
+import { concurrency, concurrencyReport } from './scenarios/concurrency.js';
 import { headOfLine, headOfLineReport } from './scenarios/head-of-line.js';
 import { errorLines, type AgentPathSettings, type CaseMeasurement } from './scenarios/measured.js';
 import { refusalReport, refusals } from './scenarios/refusals.js';
@@ -13,8 +14,9 @@ import { streamedTurnReport, streamedTurns } from './scenarios/streamed-turns.js
  * run after the comparison or alone with `--agent-path`. See docs/performance.md.
  */
 
-export const AGENT_PATH: AgentPathSettings = { rounds: 3, closedS: 5, openS: 6, warmS: 1, connections: 32 };
-export const AGENT_PATH_QUICK: AgentPathSettings = { rounds: 1, closedS: 1.5, openS: 2, warmS: 0.5, connections: 32 };
+/** About 8 minutes with one gateway (each more adds about 2.5), `--quick` about 1.5. */
+export const AGENT_PATH: AgentPathSettings = { rounds: 3, closedS: 4, openS: 3.5, warmS: 0.5, connections: 32 };
+export const AGENT_PATH_QUICK: AgentPathSettings = { rounds: 1, closedS: 1.5, openS: 1.5, warmS: 0.5, connections: 32 };
 
 export interface AgentPathResult {
   settings: AgentPathSettings;
@@ -23,6 +25,7 @@ export interface AgentPathResult {
   bodySizes: Array<CaseMeasurement<OpenLoopResult>>;
   turns: Array<CaseMeasurement<OpenLoopResult>>;
   headOfLine: Array<CaseMeasurement<OpenLoopResult>>;
+  concurrency: Array<CaseMeasurement<ConcurrentResult>>;
   /** Failed answers of the warm-ups (not measured, but still errors). */
   warmUpFailures: number;
 }
@@ -32,6 +35,7 @@ export async function agentPath(bench: Bench, settings: AgentPathSettings, progr
   const sized = await bodySizes(bench, settings, progress);
   const turns = await streamedTurns(bench, settings, progress);
   const blocked = await headOfLine(bench, settings, progress);
+  const swept = await concurrency(bench, settings, progress);
   return {
     settings,
     targets: bench.targets,
@@ -39,14 +43,19 @@ export async function agentPath(bench: Bench, settings: AgentPathSettings, progr
     bodySizes: sized.measured,
     turns: turns.measured,
     headOfLine: blocked.measured,
-    warmUpFailures: refused.warmUpFailures + sized.warmUpFailures + turns.warmUpFailures + blocked.warmUpFailures,
+    concurrency: swept.measured,
+    warmUpFailures: [refused, sized, turns, blocked, swept].reduce((sum, run) => sum + run.warmUpFailures, 0),
   };
 }
 
 /** The report's tables, and the errors of every scenario (`failed`: how many answers were wrong or failed). */
 export function agentPathReport(result: AgentPathResult): { lines: string[]; failed: number } {
   const { settings, targets } = result;
-  const errors = errorLines("the agent's path", [...result.refusals, ...result.bodySizes, ...result.turns, ...result.headOfLine], result.warmUpFailures);
+  const errors = errorLines(
+    "the agent's path",
+    [...result.refusals, ...result.bodySizes, ...result.turns, ...result.headOfLine, ...result.concurrency],
+    result.warmUpFailures,
+  );
   const lines = [
     `The agent's path (issue 42): medians of ${settings.rounds} round(s)`,
     '',
@@ -57,6 +66,8 @@ export function agentPathReport(result: AgentPathResult): { lines: string[]; fai
     ...streamedTurnReport(result.turns, targets, settings),
     '',
     ...headOfLineReport(result.headOfLine, targets, settings),
+    '',
+    ...concurrencyReport(result.concurrency, targets, settings),
     '',
     ...(errors.failed
       ? errors.lines

@@ -15,7 +15,7 @@ import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
 
 type FailureKind = 'socket' | 'timeouts' | 'non200' | 'wrong';
 /** `ttft`, `gaps`: only when the job asks for token timings (else NaN and none). */
-type Sample = { ok: true; total: number; ttfb: number; ttft: number; gaps: number[] } | { ok: false; failure: FailureKind; detail: string };
+export type Sample = { ok: true; total: number; ttfb: number; ttft: number; gaps: number[] } | { ok: false; failure: FailureKind; detail: string };
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -41,7 +41,8 @@ export class TokenClock {
   }
 }
 
-function send(request: RequestSpec, agent: http.Agent, url: URL, tokens: boolean): Promise<Sample> {
+/** One request, its answer checked; `tokens`: time its first token and the gaps after it. */
+export function send(request: RequestSpec, agent: http.Agent, url: URL, tokens: boolean): Promise<Sample> {
   const mark = tokens ? FIRST_TOKEN_MARK[request.check] : null;
   if (tokens && mark === null) throw new Error(`bench: ${request.check} answers have no tokens to time`);
   return new Promise((resolve) => {
@@ -104,34 +105,37 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   });
   const samples = await Promise.all(pending);
   agent.destroy();
+  const tallied = tally(
+    samples.map((sample, index) => ({ sample, figured: figured(index % job.requests.length) })),
+    job.tokens === true,
+  );
+  return { type: 'open', sent: total, ...tallied, lateP99: percentiles(late).p99 };
+}
+
+/** The failures of every sample, and the figures of the correct ones marked `figured` (with `tokens`: first token and gaps too). */
+export function tally(
+  samples: ReadonlyArray<{ sample: Sample; figured: boolean }>,
+  tokens: boolean,
+): Pick<OpenLoopResult, 'ok' | 'total' | 'ttfb' | 'ttft' | 'gap' | 'failures'> {
   const failures: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
   let ok = 0;
   const totals: number[] = [];
   const ttfbs: number[] = [];
   const ttfts: number[] = [];
   const gaps: number[] = [];
-  for (const [index, sample] of samples.entries()) {
+  for (const { sample, figured } of samples) {
     if (!sample.ok) {
       failures[sample.failure] += 1;
       failures.first ??= sample.detail;
-    } else {
-      ok += 1;
-      if (!figured(index % job.requests.length)) continue;
-      totals.push(sample.total);
-      ttfbs.push(sample.ttfb);
-      ttfts.push(sample.ttft);
-      gaps.push(...sample.gaps);
+      continue;
     }
+    ok += 1;
+    if (!figured) continue;
+    totals.push(sample.total);
+    ttfbs.push(sample.ttfb);
+    ttfts.push(sample.ttft);
+    gaps.push(...sample.gaps);
   }
-  const timed = job.tokens ? { ttft: percentiles(ttfts), gap: percentiles(gaps) } : {};
-  return {
-    type: 'open',
-    sent: total,
-    ok,
-    total: percentiles(totals),
-    ttfb: percentiles(ttfbs),
-    ...timed,
-    lateP99: percentiles(late).p99,
-    failures,
-  };
+  const timed = tokens ? { ttft: percentiles(ttfts), gap: percentiles(gaps) } : {};
+  return { ok, total: percentiles(totals), ttfb: percentiles(ttfbs), ...timed, failures };
 }

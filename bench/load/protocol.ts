@@ -24,7 +24,15 @@ export interface OpenLoopJob {
   figured?: number[];
 }
 
-export type LoadJob = ClosedLoopJob | OpenLoopJob;
+/** `streams` callers at once, each sending its next stream when its last one ended (bench/load/concurrent.ts); streams of text only. */
+export interface ConcurrentJob {
+  type: 'concurrent';
+  request: RequestSpec;
+  streams: number;
+  durationS: number;
+}
+
+export type LoadJob = ClosedLoopJob | OpenLoopJob | ConcurrentJob;
 
 /** Failures of one measurement, by kind. `non200`: another status than the request's expected one (200 unless it says); `wrong`: a body that failed the check. */
 export interface Failures {
@@ -64,6 +72,10 @@ export interface OpenLoopResult {
   failures: Failures;
 }
 
-export type LoadResult = ClosedLoopResult | OpenLoopResult;
+export interface ConcurrentResult extends Omit<OpenLoopResult, 'type' | 'lateP99'> {
+  type: 'concurrent';
+}
+
+export type LoadResult = ClosedLoopResult | OpenLoopResult | ConcurrentResult;
 
 export const failureCount = (f: Failures): number => f.socket + f.timeouts + f.non200 + f.wrong;

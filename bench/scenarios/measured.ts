@@ -23,6 +23,8 @@ export interface CaseMeasurement<R extends LoadResult = LoadResult> {
   target: string;
   result: R;
   cpu: CpuUse;
+  /** The highest RSS of the gateway (with its workers) sampled during the run, KiB, when the case asks for it. */
+  peakRssKiB?: number;
 }
 
 /** For the progress line: what failed, if anything. */

@@ -1,4 +1,5 @@
 import { measure } from '../compare.js';
+import { treeRssKiB } from '../lib/processes.js';
 import type { Bench } from '../lib/setup.js';
 import { roundOrder, type Target } from '../lib/targets.js';
 import { failureCount, type LoadJob, type LoadResult } from '../load/protocol.js';
@@ -16,6 +17,23 @@ export interface Cases<R extends LoadResult> {
   job: (id: string, target: Target, durationS: number) => LoadJob;
   /** The progress line's figure. */
   figure: (result: R) => string;
+  /** Sample each gateway's RSS during its runs (every RSS_SAMPLE_MS) and keep the highest. */
+  peakRss?: boolean;
+}
+
+/** Each sample reads /proc on the load generator's core: seldom enough not to slow it. */
+export const RSS_SAMPLE_MS = 200;
+
+/** Samples the tree RSS of `pid` until stopped; the stop gives the highest seen. */
+function watchRss(pid: number): () => number {
+  let peak = treeRssKiB(pid) ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeRssKiB(pid) ?? 0);
+  }, RSS_SAMPLE_MS);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, treeRssKiB(pid) ?? 0);
+  };
 }
 
 export interface Rounds<R extends LoadResult> {
@@ -38,8 +56,10 @@ export async function inRounds<R extends LoadResult>(
   for (let round = 1; round <= settings.rounds; round++) {
     for (const id of cases.ids) {
       for (const target of roundOrder(bench.targets, round).filter(on)) {
+        const gateway = cases.peakRss ? bench.gateways.find((g) => g.target.id === target.id) : undefined;
+        const stop = gateway ? watchRss(gateway.process.pid) : null;
         const { result, cpu } = await measure<R>(bench, target, cases.job(id, target, settings.openS));
-        measured.push({ round, scenario: id, target: target.id, result, cpu });
+        measured.push({ round, scenario: id, target: target.id, result, cpu, ...(stop ? { peakRssKiB: stop() } : {}) });
         progress(`round ${round}/${settings.rounds} ${cases.name} ${id.padEnd(10)} ${target.id.padEnd(18)} ${cases.figure(result)}${failedNote(result)}`);
       }
     }

@@ -5,9 +5,11 @@ import { pairedAcross, ratio } from '../../bench/figures.js';
 import { targetsOf, BASELINE } from '../../bench/lib/targets.js';
 import { argumentDeltas, checkBody, FIRST_TOKEN_MARK } from '../../bench/load/checks.js';
 import { openLoop, TokenClock } from '../../bench/load/open-loop.js';
-import type { ClosedLoopResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
+import type { ClosedLoopResult, ConcurrentResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
 import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR, BODY_SIZES, bodySizeReport, BYTES_PER_TOKEN, paddedPrompt } from '../../bench/scenarios/body-sizes.js';
-import { DEFAULT_PROMPT, TOOL_CALL, type RequestSpec } from '../../bench/lib/workload.js';
+import { CONTENT_CHUNKS, DEFAULT_PROMPT, TOOL_CALL, type RequestSpec } from '../../bench/lib/workload.js';
+import { concurrentStreams } from '../../bench/load/concurrent.js';
+import { concurrencyReport } from '../../bench/scenarios/concurrency.js';
 import { blobPrompt, headOfLineReport, LARGE_BYTES, LARGE_PER_S, mixedJob, TURNS_PER_S } from '../../bench/scenarios/head-of-line.js';
 import { ADDED_TTFT_P50_MS, CHUNK_DELAY_MS, streamedTurnReport, turnPrompt } from '../../bench/scenarios/streamed-turns.js';
 import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
@@ -237,4 +239,53 @@ t.test('the open loop figures only the requests it is told to, and checks every 
   t.equal(result.sent, 20);
   t.equal(result.ok, 20, 'every answer checked and counted');
   t.ok(result.total.p99 < 60, `the slow ones are not in the figures (p99 ${result.total.p99.toFixed(1)} ms)`);
+});
+
+t.test('concurrent streams: that many callers at once, every stream checked and timed', async (t) => {
+  const frames = [
+    'data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n',
+    ...Array.from({ length: CONTENT_CHUNKS }, () => 'data: {"choices":[{"delta":{"content":"x"}}]}\n\n'),
+    'data: [DONE]\n\n',
+  ];
+  let open = 0;
+  let most = 0;
+  const server = http.createServer((_req, res) => {
+    most = Math.max(most, (open += 1));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let i = 0;
+    const timer = setInterval(() => {
+      res.write(frames[i++]);
+      if (i < frames.length) return;
+      clearInterval(timer);
+      open -= 1;
+      res.end();
+    }, 1);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const request: RequestSpec = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, headers: {}, body: '{}', check: 'reference-sse' };
+  const result = await concurrentStreams({ type: 'concurrent', request, streams: 4, durationS: 0.3 });
+  t.equal(most, 4, 'four streams at once, never more');
+  t.ok(result.sent >= 4 && result.ok === result.sent, `${result.ok} of ${result.sent} streams whole`);
+  t.ok((result.gap?.p50 ?? NaN) >= 0.5, 'gaps timed');
+  t.ok(Number.isFinite(result.ttft?.p50), 'first tokens timed');
+});
+
+t.test("the sweep reports each gateway's gap over direct and its peak RSS", async (t) => {
+  const targets = targetsOf([BASELINE], true);
+  const at = (target: string, p99: number, rss?: number): CaseMeasurement<ConcurrentResult> => {
+    const m = streamed(1, 'streams-16', target, 100, null);
+    const result: ConcurrentResult = { ...m.result, type: 'concurrent', gap: { p50: 5, p99 } };
+    return { ...m, result, ...(rss === undefined ? {} : { peakRssKiB: rss }) };
+  };
+  const lines = concurrencyReport([at('direct', 6), at('floor', 7), at('gateway', 9, 200 * 1024)], targets, AGENT_PATH);
+  t.match(
+    lines.find((l) => l.startsWith('16 ')),
+    /5\.00 \/ 6\.00\s+5\.00 \/ 7\.00\s+5\.00 \/ 9\.00\s+\+3\.00\s+200$/,
+  );
+  t.match(
+    lines.find((l) => l.startsWith('64 ')),
+    /—\s+—$/,
+    'not measured: no figure',
+  );
 });
