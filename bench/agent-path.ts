@@ -14,7 +14,7 @@ import { streamedTurnReport, streamedTurns } from './scenarios/streamed-turns.js
  * run after the comparison or alone with `--agent-path`. See docs/performance.md.
  */
 
-/** About 8 minutes with one gateway (each more adds about 2.5), `--quick` about 1.5. */
+/** About 8 minutes with one gateway (each more gateway adds about 3), `--quick` about 1.5. */
 export const AGENT_PATH: AgentPathSettings = { rounds: 3, closedS: 4, openS: 3.5, warmS: 0.5, connections: 32 };
 export const AGENT_PATH_QUICK: AgentPathSettings = { rounds: 1, closedS: 1.5, openS: 1.5, warmS: 0.5, connections: 32 };
 

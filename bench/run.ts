@@ -16,8 +16,8 @@ import { soak, type SoakSettings } from './soak.js';
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
- *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 22 minutes
- *   --quick   3 short rounds: about 3 minutes, to try it
+ *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs, then the agent loop and the agent's path: about 30 minutes
+ *   --quick   3 short rounds, then the same in short: about 5 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
