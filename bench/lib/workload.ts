@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
 import type { JsonObject } from '../../src/chain/call.js';
@@ -78,7 +79,17 @@ export interface RequestSpec {
   check: CheckKind;
   /** The status a right answer has (absent: 200); any other counts as a failure. */
   status?: number;
+  /** Each request sent with a new unknown key (unknownKey()) as its bearer token: the invalid-key flood. */
+  freshKey?: true;
 }
+
+/** An unknown key of the gateway's own form: `sl-` and 32 random letters and digits. */
+export const unknownKey = (): string =>
+  `sl-${randomBytes(24)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(32, 'x')
+    .slice(0, 32)}`;
 
 /** A gateway under test: where it listens and the key the bench made on it. */
 export interface GatewayEndpoint {

@@ -1,4 +1,5 @@
-import autocannon from 'autocannon';
+import autocannon, { type RequestParams } from 'autocannon';
+import { unknownKey } from '../lib/workload.js';
 import { percentiles } from '../lib/stats.js';
 import { checkBody } from './checks.js';
 import type { ClosedLoopJob, ClosedLoopResult } from './protocol.js';
@@ -33,6 +34,10 @@ export function closedLoop(job: ClosedLoopJob): Promise<ClosedLoopResult> {
         duration: job.durationS,
         timeout: 10,
         verifyBody,
+        // A new unknown key on every request of the invalid-key flood.
+        ...(request.freshKey
+          ? { requests: [{ setupRequest: (req: RequestParams) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${unknownKey()}` } }) }] }
+          : {}),
       },
       (error, result) => {
         if (error) return reject(error);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { percentiles } from '../lib/stats.js';
 import { checkBody, FIRST_TOKEN_MARK } from './checks.js';
-import type { RequestSpec } from '../lib/workload.js';
+import { unknownKey, type RequestSpec } from '../lib/workload.js';
 import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
 
 /**
@@ -52,7 +52,9 @@ export function send(request: RequestSpec, agent: http.Agent, url: URL, tokens: 
       if (!settled) resolve(sample);
       settled = true;
     };
-    const req = http.request(url, { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } }, (res) => {
+    const key = request.freshKey ? { authorization: `Bearer ${unknownKey()}` } : {};
+    const headers = { ...request.headers, ...key, 'content-length': Buffer.byteLength(request.body) };
+    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
       let ttfb = NaN;
       const clock = mark === null ? null : new TokenClock(mark);
       const chunks: Buffer[] = [];

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { measure, measureOn } from '../compare.js';
 import { med, pairedAcross, ratio } from '../figures.js';
 import type { Bench } from '../lib/setup.js';
@@ -11,7 +10,7 @@ import type { Rounds } from './rounds.js';
 
 /**
  * The invalid-key flood: closed loop of small chat calls with a well-formed but unknown key
- * (`sl-` and 32 random characters, a new one each round) and with no key, each answered 401 in
+ * (`sl-` and 32 random characters, a new one each call: no cache can answer them) and with no key, each answered 401 in
  * the chat error envelope; the gateway's CPU per refusal beside a bare Node server's that
  * answers 401 (bench/servers/refuser.ts) and the floor's CPU per forwarded gamma-json call.
  */
@@ -27,22 +26,15 @@ const REFUSALS: ReadonlyArray<{ id: 'wrong-key' | 'no-key'; label: string }> = [
 const BARE = 'bare-401';
 const GAMMA_JSON = CLOSED_LOOP_SCENARIOS.find((s) => s.id === 'gamma-json') as Scenario;
 
-/** An unknown key of the gateway's own form. */
-export const unknownKey = (): string =>
-  `sl-${randomBytes(24)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(32, 'x')
-    .slice(0, 32)}`;
-
-/** A small chat call to `origin` that the answer must refuse: with `key` as its bearer token, or with no key (null). */
-export function refusedRequest(origin: string, key: string | null): RequestSpec {
+/** A small chat call to `origin` that the answer must refuse: with a new unknown key each time (`fresh`), or with no key. */
+export function refusedRequest(origin: string, key: 'fresh' | 'none'): RequestSpec {
   return {
     url: `${origin}/v1/chat/completions`,
-    headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify(referenceBody('gamma', false)),
     check: 'reference-401',
     status: 401,
+    ...(key === 'fresh' ? { freshKey: true as const } : {}),
   };
 }
 
@@ -54,7 +46,7 @@ export async function refusals(bench: Bench, settings: AgentPathSettings, progre
   if (!refuser || !floor) throw new Error('bench: the refusal scenario needs the floor and the bare 401 server');
   const job = (request: RequestSpec, durationS: number): ClosedLoopJob => ({ type: 'closed', request, connections: settings.connections, durationS });
   const gatewayRequest = (target: Target, which: RefusalCase): RequestSpec =>
-    refusedRequest(bench.origins.gateways[target.id]?.origin ?? '', which === 'no-key' ? null : unknownKey());
+    refusedRequest(bench.origins.gateways[target.id]?.origin ?? '', which === 'no-key' ? 'none' : 'fresh');
   const measurements: Measured[] = [];
   const record = (round: number, scenario: RefusalCase, target: string, measured: Omit<Measured, 'round' | 'scenario' | 'target'>): void => {
     measurements.push({ round, scenario, target, ...measured });
@@ -68,14 +60,14 @@ export async function refusals(bench: Bench, settings: AgentPathSettings, progre
     for (const { id } of REFUSALS)
       warmUpFailures += failureCount((await bench.load.run<ClosedLoopResult>(job(gatewayRequest(target, id), settings.warmS))).failures);
   }
-  warmUpFailures += failureCount((await bench.load.run<ClosedLoopResult>(job(refusedRequest(refuser.origin, unknownKey()), settings.warmS))).failures);
+  warmUpFailures += failureCount((await bench.load.run<ClosedLoopResult>(job(refusedRequest(refuser.origin, 'fresh'), settings.warmS))).failures);
   for (let round = 1; round <= settings.rounds; round++) {
     bench.group.assertAlive();
     record(
       round,
       'bare-401',
       BARE,
-      await measureOn<ClosedLoopResult>(bench, refuser.process.pid, null, job(refusedRequest(refuser.origin, unknownKey()), settings.closedS)),
+      await measureOn<ClosedLoopResult>(bench, refuser.process.pid, null, job(refusedRequest(refuser.origin, 'fresh'), settings.closedS)),
     );
     record(round, 'forward', floor.id, await measure<ClosedLoopResult>(bench, floor, job(requestFor(GAMMA_JSON, floor, bench.origins), settings.closedS)));
     for (const target of gatewaysOf(roundOrder(bench.targets, round))) {

@@ -7,14 +7,15 @@ import { argumentDeltas, checkBody, FIRST_TOKEN_MARK } from '../../bench/load/ch
 import { openLoop, TokenClock } from '../../bench/load/open-loop.js';
 import type { ClosedLoopResult, ConcurrentResult, Failures, OpenLoopResult } from '../../bench/load/protocol.js';
 import { BODY_ADDED_P50_MS, BODY_CPU_OVER_FLOOR, BODY_SIZES, bodySizeReport, BYTES_PER_TOKEN, paddedPrompt } from '../../bench/scenarios/body-sizes.js';
-import { CONTENT_CHUNKS, DEFAULT_PROMPT, TOOL_CALL, type RequestSpec } from '../../bench/lib/workload.js';
+import { CONTENT_CHUNKS, DEFAULT_PROMPT, TOOL_CALL, unknownKey, type RequestSpec } from '../../bench/lib/workload.js';
+import { closedLoop } from '../../bench/load/closed-loop.js';
 import { concurrentStreams } from '../../bench/load/concurrent.js';
 import { concurrencyReport } from '../../bench/scenarios/concurrency.js';
 import { blobPrompt, headOfLineReport, LARGE_BYTES, LARGE_PER_S, mixedJob, TURNS_PER_S } from '../../bench/scenarios/head-of-line.js';
 import { ADDED_TTFT_P50_MS, CHUNK_DELAY_MS, streamedTurnReport, turnPrompt } from '../../bench/scenarios/streamed-turns.js';
 import type { CaseMeasurement } from '../../bench/scenarios/measured.js';
 import { errorLines } from '../../bench/scenarios/measured.js';
-import { refusalReport, refusedRequest, REFUSAL_OVER_BARE, unknownKey } from '../../bench/scenarios/refusals.js';
+import { refusalReport, refusedRequest, REFUSAL_OVER_BARE } from '../../bench/scenarios/refusals.js';
 import { AGENT_PATH } from '../../bench/agent-path.js';
 import { NATIVE_KEY_PATTERN } from '../../src/toolkit/secrets.js';
 
@@ -43,11 +44,12 @@ t.test('the flood sends a well-formed unknown key, or none, and expects 401', as
   const keys = new Set(Array.from({ length: 20 }, unknownKey));
   t.equal(keys.size, 20, 'a new key each time');
   for (const key of keys) t.match(key, NATIVE_KEY_PATTERN);
-  const wrong = refusedRequest('http://127.0.0.1:1', 'sl-x');
-  t.equal(wrong.headers['authorization'], 'Bearer sl-x');
+  const wrong = refusedRequest('http://127.0.0.1:1', 'fresh');
+  t.equal(wrong.freshKey, true);
   t.equal(wrong.status, 401);
   t.equal(wrong.check, 'reference-401');
-  t.notOk('authorization' in refusedRequest('http://127.0.0.1:1', null).headers, 'no key: no header');
+  const none = refusedRequest('http://127.0.0.1:1', 'none');
+  t.notOk('authorization' in none.headers || none.freshKey, 'no key: no header');
 });
 
 t.test('time to first token is to the chunk that completes the mark; the gaps follow it', async (t) => {
@@ -288,4 +290,29 @@ t.test("the sweep reports each gateway's gap over direct and its peak RSS", asyn
     /—\s+—$/,
     'not measured: no figure',
   );
+});
+
+t.test('the flood sends a new unknown key with every request, in both loops, and a 401 is then the right answer', async (t) => {
+  const seen: Array<string | undefined> = [];
+  const refusal = JSON.stringify({ error: { message: 'The key is not valid.', type: 'invalid_api_key', param: null, code: 'invalid_api_key' } });
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    req.resume();
+    res.writeHead(401, { 'content-type': 'application/json' }).end(refusal);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const request = refusedRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'fresh');
+  const closed = await closedLoop({ type: 'closed', request, connections: 2, durationS: 0.3 });
+  t.ok(closed.ok > 2, `${closed.ok} refusals`);
+  t.same(closed.failures, { socket: 0, timeouts: 0, non200: 0, wrong: 0 });
+  const open = await openLoop({ type: 'open', requests: [request], rate: 40, durationS: 0.25 });
+  t.equal(open.ok, 10);
+  t.ok(
+    seen.every((auth) => auth && NATIVE_KEY_PATTERN.test(auth.slice('Bearer '.length))),
+    'every key well formed',
+  );
+  t.equal(new Set(seen).size, seen.length, `${seen.length} requests, as many keys`);
+  const expectsOk = await openLoop({ type: 'open', requests: [{ ...request, status: undefined }], rate: 40, durationS: 0.1 });
+  t.equal(expectsOk.failures.non200, 4, 'a 401 where a 200 is expected is a failure');
 });
