@@ -67,10 +67,20 @@ function proxyPid(bench: Bench, target: Target): number | null {
   return bench.gateways.find((g) => g.target.id === target.id)?.process.pid ?? null;
 }
 
+/** A load job on `target`, with the CPU its processes used. */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- R is the result the job's type yields: the load process answers in untyped JSON.
-async function measure<R extends LoadResult>(bench: Bench, target: Target, job: LoadJob): Promise<{ result: R; cpu: CpuUse }> {
-  const proxy = proxyPid(bench, target);
-  const store = target.variant?.store === 'postgres' ? (bench.postgres?.pid ?? null) : null;
+export function measure<R extends LoadResult>(bench: Bench, target: Target, job: LoadJob): Promise<{ result: R; cpu: CpuUse }> {
+  return measureOn<R>(bench, proxyPid(bench, target), target.variant?.store === 'postgres' ? (bench.postgres?.pid ?? null) : null, job);
+}
+
+/** A load job, with the CPU used by `proxy` (null: none, as for direct), the store server (null: none), the simulators and the load generator. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- as measure's.
+export async function measureOn<R extends LoadResult>(
+  bench: Bench,
+  proxy: number | null,
+  store: number | null,
+  job: LoadJob,
+): Promise<{ result: R; cpu: CpuUse }> {
   const pids = [proxy, bench.sims.pid, bench.load.process.pid, store];
   const before = pids.map((pid) => (pid === null ? NaN : treeCpuMs(pid)));
   const started = performance.now();

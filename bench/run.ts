@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { AGENT_LOOP, AGENT_LOOP_QUICK, agentLoop, agentLoopReport } from './agent-loop.js';
+import { AGENT_PATH, AGENT_PATH_QUICK, agentPath, agentPathReport } from './agent-path.js';
 import { compare, type CompareSettings } from './compare.js';
 import { comparisonReport, failures } from './report.js';
 import { parseBenchOptions, USAGE, type BenchOptions } from './lib/options.js';
@@ -11,19 +12,20 @@ import { sinkLine } from './servers/otlp-sink.js';
 import { soak, type SoakSettings } from './soak.js';
 
 /**
- * `npm run bench [-- --quick] [--soak] [--agent-loop] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--deployments N] [--telemetry] [--against DIR]…`: builds, then
+ * `npm run bench [-- --quick] [--soak] [--agent-loop] [--agent-path] [--profile] [--store postgres [--postgres-on-servers]] [--workers N] [--deployments N] [--telemetry] [--against DIR]…`: builds, then
  * measures the gateway against a bare http-proxy-3 forwarder (the floor) and the simulator itself
  * (direct), on loopback, each server in its own process. See README "Performance".
  *
- *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs: about 22 minutes
- *   --quick   3 short rounds: about 3 minutes, to try it
+ *   (default) 3 rounds, 8 s closed-loop and 10 s open-loop runs, then the agent loop and the agent's path: about 30 minutes
+ *   --quick   3 short rounds, then the same in short: about 5 minutes, to try it
  *   --store postgres  also the gateway on PostgreSQL (the bench's own throwaway server), beside SQLite
  *   --postgres-on-servers  that server on the gateways' cores instead of cores of its own (see planCores)
  *   --workers N       also each gateway with GATEWAY_WORKERS=N, beside one worker
  *   --deployments N   also this tree's gateway with each family's upstream as N deployments (weights 2:1:…)
  *   --telemetry       also this tree's gateway with OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT: the bench's OTLP sink)
  *   --against DIR     also the gateway built in another checkout (another commit), in the same rounds; repeatable
- *   --agent-loop  only the agent-loop scenario (agent-loop.ts: HTTP beside WebSocket mode), which the comparison ends with
+ *   --agent-loop  only the agent-loop scenario (agent-loop.ts: HTTP beside WebSocket mode), which the comparison is followed by
+ *   --agent-path  only the agent's-path scenarios (agent-path.ts: refusals, body sizes, streamed turns …), which end the default run
  *   --soak    10 minutes at 200 requests/s, the gateway's RSS every 30 s
  *   --soak --quick  the soak's mechanics in one minute
  *   --profile  also write a CPU profile of each gateway (node --cpu-prof; one per worker) to bench/results/
@@ -42,8 +44,9 @@ try {
   process.stderr.write(`bench: ${(error as Error).message} (${USAGE})\n`);
   process.exit(2);
 }
-const { quick, soak: soaking, profile: profiling, agentLoop: loopOnly } = options;
+const { quick, soak: soaking, profile: profiling, agentLoop: loopOnly, agentPath: pathOnly } = options;
 const loopSettings = quick ? AGENT_LOOP_QUICK : AGENT_LOOP;
+const pathSettings = quick ? AGENT_PATH_QUICK : AGENT_PATH;
 /** The other checkout's commit, for the headings (its folder's name if it is not a git checkout). */
 function checkoutName(dir: string): string {
   const git = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
@@ -78,7 +81,7 @@ if (variants.some((v) => v.store === 'postgres')) {
   );
 }
 process.stderr.write(
-  `${head.join('\n')}\nstarting the simulators,${soaking || loopOnly ? '' : ' the floor,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
+  `${head.join('\n')}\nstarting the simulators,${soaking || loopOnly ? '' : ' the floor, the bare 401 server,'} ${variants.length} gateway(s) (logs: ${logPrefix}-*.log) and the load generator …\n`,
 );
 
 let bench: Bench | null = null;
@@ -88,6 +91,7 @@ try {
   bench = await startBench({
     logPrefix,
     withFloor: !soaking && !loopOnly,
+    withRefuser: !soaking && !loopOnly,
     profileDir: profiling ? resolve(resultsDir, `profile-${stamp}`) : null,
     variants,
     postgresOnServers: options.postgresOnServers,
@@ -99,13 +103,22 @@ try {
     failed = result.failed;
   } else if (loopOnly) {
     out.push(...agentLoopReport(await agentLoop(bench, loopSettings, progress), loopSettings));
+  } else if (pathOnly) {
+    const path = await agentPath(bench, pathSettings, progress);
+    const report = agentPathReport(path);
+    out.push(...report.lines, '', 'Raw per-round figures (JSON):', JSON.stringify({ agentPath: path }));
+    failed = report.failed;
   } else {
     const comparison = await compare(bench, quick ? QUICK : FULL, progress);
     // Reported before the agent loop runs: a loop that fails loses none of the comparison.
     out.push(...comparisonReport(comparison), ...(bench.otlpSink ? [sinkLine(bench.otlpSink)] : []), '');
     failed = failures(comparison).total;
     const loop = await agentLoop(bench, loopSettings, progress);
-    out.push(...agentLoopReport(loop, loopSettings), '', 'Raw per-round figures (JSON):', JSON.stringify({ ...comparison, agentLoop: loop }));
+    out.push(...agentLoopReport(loop, loopSettings), '');
+    const path = await agentPath(bench, pathSettings, progress);
+    const report = agentPathReport(path);
+    out.push(...report.lines, '', 'Raw per-round figures (JSON):', JSON.stringify({ ...comparison, agentLoop: loop, agentPath: path }));
+    failed += report.failed;
   }
 } catch (error) {
   out.push(`!!! THE BENCH FAILED: ${(error as Error).message} !!!`);

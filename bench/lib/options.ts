@@ -22,10 +22,12 @@ export interface BenchOptions {
   telemetry: boolean;
   /** Only the agent-loop scenario (HTTP beside WebSocket mode), not the comparison. */
   agentLoop: boolean;
+  /** Only the agent's-path scenarios (bench/agent-path.ts), not the comparison. */
+  agentPath: boolean;
 }
 
 export const USAGE =
-  'use --quick, --soak, --agent-loop, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --deployments N, --telemetry, --against DIR (repeatable)';
+  'use --quick, --soak, --agent-loop, --agent-path, --profile, --store sqlite|postgres, --postgres-on-servers, --workers N, --deployments N, --telemetry, --against DIR (repeatable)';
 
 /** Parses the arguments; throws a one-line message for anything else. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -43,6 +45,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       against: { type: 'string', multiple: true },
       'postgres-on-servers': { type: 'boolean', default: false },
       'agent-loop': { type: 'boolean', default: false },
+      'agent-path': { type: 'boolean', default: false },
     },
   });
   const store = values.store as StoreKind;
@@ -55,7 +58,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   if (!/^\d+$/.test(values.deployments) || deployments < 1 || deployments > 8)
     throw new Error(`--deployments ${values.deployments}: a whole number from 1 to 8`);
   const given = values.against ?? [];
-  if (values.soak && values['agent-loop']) throw new Error('--soak and --agent-loop are two runs: choose one');
+  if ([values.soak, values['agent-loop'], values['agent-path']].filter(Boolean).length > 1)
+    throw new Error('--soak, --agent-loop and --agent-path are runs of their own: choose one');
   if (values.soak && (store !== 'sqlite' || workers !== 1 || deployments !== 1 || values.telemetry || given.length))
     throw new Error('--soak measures the one default gateway; --store, --workers and --against are for the comparison');
   const against = given.map((dir) => resolve(dir));
@@ -75,5 +79,6 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     against,
     postgresOnServers,
     agentLoop: values['agent-loop'],
+    agentPath: values['agent-path'],
   };
 }

@@ -84,6 +84,12 @@ export function rssKiB(pid: number): number | null {
   }
 }
 
+/** The RSS of a process and its live descendants (a gateway's workers) in KiB, or null once it is gone. */
+export function treeRssKiB(pid: number): number | null {
+  const own = rssKiB(pid);
+  return own === null ? null : descendants(pid).reduce((sum, child) => sum + (rssKiB(child) ?? 0), own);
+}
+
 const CLOCK_TICKS_PER_S = Number((spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout as string | null)?.trim()) || 100;
 
 /** The fields of /proc/<pid>/stat after the parenthesised command name (state first, then ppid, …), or null once gone. */

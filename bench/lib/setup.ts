@@ -64,6 +64,8 @@ export interface Bench {
   targets: Target[];
   sims: Started;
   floor: Started | null;
+  /** The bare 401 server of the refusal scenario (bench/servers/refuser.ts), or null. */
+  refuser: { process: Started; origin: string } | null;
   /** One per gateway target, in the targets' order; the baseline first. */
   gateways: BenchGateway[];
   /** The PostgreSQL server of the `postgres` gateways, or null. */
@@ -81,6 +83,8 @@ export interface StartOptions {
   logPrefix: string;
   /** Start the floor (the soak does without). */
   withFloor: boolean;
+  /** Start the bare 401 server (for bench/agent-path.ts). */
+  withRefuser: boolean;
   /** Where the gateways write CPU profiles (a folder per gateway), or null for none. */
   profileDir: string | null;
   variants: readonly GatewayVariant[];
@@ -102,7 +106,7 @@ export const gatewayLogFile = (logPrefix: string, target: Target): string => `${
  * Starts the simulators, the floor, PostgreSQL if a gateway needs it, the gateways and the load
  * generator; pins this orchestrator to the load core, where it idles while a load runs.
  */
-export async function startBench({ logPrefix, withFloor, profileDir, variants, postgresOnServers = false }: StartOptions): Promise<Bench> {
+export async function startBench({ logPrefix, withFloor, withRefuser, profileDir, variants, postgresOnServers = false }: StartOptions): Promise<Bench> {
   const plan = planCores(availableParallelism(), Math.max(...variants.map((v) => v.workers)), postgresOnServers);
   const group = new ProcessGroup(plan);
   const targets = targetsOf(variants, withFloor);
@@ -118,6 +122,11 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
     if (withFloor) {
       floor = group.spawnNode('floor', plan.servers, [script('../servers/floor.js'), `gamma=${simOrigins.gamma}`, `alpha=${simOrigins.alpha}`]);
       floorOrigins = await readyMessage<Record<Family, string>>(floor);
+    }
+    let refuser: Bench['refuser'] = null;
+    if (withRefuser) {
+      const started = group.spawnNode('bare 401 server', plan.servers, [script('../servers/refuser.js')]);
+      refuser = { process: started, origin: await readyMessage<string>(started) };
     }
     if (variants.some((v) => v.store === 'postgres')) postgres = await startPostgresServer({ settings: BENCH_POSTGRES_SETTINGS, cpus: plan.store });
     for (const target of gatewaysOf(targets)) {
@@ -144,6 +153,7 @@ export async function startBench({ logPrefix, withFloor, profileDir, variants, p
       targets,
       sims,
       floor,
+      refuser,
       gateways,
       postgres,
       otlpSink,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadCatalogue, type Catalogue } from '../../src/catalogue/catalogue.js';
 import type { JsonObject } from '../../src/chain/call.js';
@@ -25,7 +26,8 @@ export type ScenarioId =
   | 'responses-unstored-stream';
 
 /** How an answer is checked: the reference format (gamma, and the gateway's chat answers), alpha's own, or the Responses API's. */
-export type CheckKind = 'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse';
+export type CheckKind =
+  'reference-json' | 'reference-sse' | 'alpha-json' | 'alpha-sse' | 'responses-json' | 'responses-sse' | 'reference-401' | 'reference-tool-sse';
 
 /** The format the caller speaks to a gateway (direct and floor always get the vendor's). */
 export type Ingress = 'chat' | 'responses';
@@ -75,7 +77,19 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   check: CheckKind;
+  /** The status a right answer has (absent: 200); any other counts as a failure. */
+  status?: number;
+  /** Each request sent with a new unknown key (unknownKey()) as its bearer token: the invalid-key flood. */
+  freshKey?: true;
 }
+
+/** An unknown key of the gateway's own form: `sl-` and 32 random letters and digits. */
+export const unknownKey = (): string =>
+  `sl-${randomBytes(24)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(32, 'x')
+    .slice(0, 32)}`;
 
 /** A gateway under test: where it listens and the key the bench made on it. */
 export interface GatewayEndpoint {
@@ -90,11 +104,40 @@ export interface Origins {
   gateways: Record<string, GatewayEndpoint>;
 }
 
-/** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. */
-export function referenceBody(family: Family, stream: boolean): JsonObject {
+/** The caller's prompt of every scenario but those of bench/agent-path.ts, which pad or steer it. */
+export const DEFAULT_PROMPT = `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`;
+
+/**
+ * The tool of the tool-call stream (bench/scenarios/streamed-turns.ts), and the arguments the
+ * simulators give its call: its schema's `const` values, streamed in two argument deltas.
+ */
+export const TOOL_CALL = {
+  name: 'lookup',
+  arguments: '{"query":"the weather in Paris on the 3rd","units":"metric","days":3}',
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        parameters: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', const: 'the weather in Paris on the 3rd' },
+            units: { type: 'string', const: 'metric' },
+            days: { type: 'integer', const: 3 },
+          },
+        },
+      },
+    },
+  ],
+};
+
+/** The reference-format request a caller sends. Streams ask for usage, as clients that count tokens do. `tools`: TOOL_CALL's (the model answers with its call). */
+export function referenceBody(family: Family, stream: boolean, prompt = DEFAULT_PROMPT, tools = false): JsonObject {
   return {
     model: MODELS[family],
-    messages: [{ role: 'user', content: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]` }],
+    messages: [{ role: 'user', content: prompt }],
+    ...(tools ? { tools: TOOL_CALL.tools } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
@@ -102,59 +145,67 @@ export function referenceBody(family: Family, stream: boolean): JsonObject {
 let catalogue: Catalogue | null = null;
 
 /** What the gateway sends upstream for that request. */
-function upstreamBody(family: Family, stream: boolean): JsonObject {
+function upstreamBody(family: Family, stream: boolean, prompt: string, tools: boolean): JsonObject {
   catalogue ??= loadCatalogue(resolve('config/models.yaml'));
   const model = catalogue.resolve(MODELS[family]);
   if (!model) throw new Error(`bench: ${MODELS[family]} is not in config/models.yaml`);
-  const reference = referenceBody(family, stream);
+  const reference = referenceBody(family, stream, prompt, tools);
   if (family === 'gamma') return { ...reference, model: model.upstream };
   return alphaRequestBody(parseChatRequest(reference), model, stream);
 }
 
 /** The same ask in the Responses API: one input string. */
-function responsesBody(family: Family, stream: boolean, unstored: boolean): JsonObject {
+function responsesBody(family: Family, stream: boolean, unstored: boolean, prompt: string): JsonObject {
   return {
     model: MODELS[family],
-    input: `Hello there, tell me something [[sim:tokens=${CONTENT_CHUNKS}]]`,
+    input: prompt,
     ...(stream ? { stream: true } : {}),
     ...(unstored ? { store: false } : {}),
   };
 }
 
-function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint): RequestSpec {
+function gatewayRequest(scenario: Scenario, gateway: GatewayEndpoint, prompt: string, tools: boolean): RequestSpec {
   const { family, stream } = scenario;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` };
   if (scenario.ingress === 'responses') {
     return {
       url: `${gateway.origin}/v1/responses`,
       headers,
-      body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true)),
+      body: JSON.stringify(responsesBody(family, stream, scenario.unstored === true, prompt)),
       check: stream ? 'responses-sse' : 'responses-json',
     };
   }
   return {
     url: `${gateway.origin}/v1/chat/completions`,
     headers,
-    body: JSON.stringify(referenceBody(family, stream)),
-    check: stream ? 'reference-sse' : 'reference-json',
+    body: JSON.stringify(referenceBody(family, stream, prompt, tools)),
+    check: referenceCheck(stream, tools),
   };
 }
 
-export function requestFor(scenario: Scenario, target: Target, origins: Origins): RequestSpec {
+const referenceCheck = (stream: boolean, tools: boolean): CheckKind => (tools ? 'reference-tool-sse' : stream ? 'reference-sse' : 'reference-json');
+
+/**
+ * What `scenario` sends `target`; `prompt`: the caller's text (the scenarios of bench/agent-path.ts
+ * pad or steer it); `tools`: with TOOL_CALL's tool, answered with its call (chat on gamma, streamed).
+ */
+export function requestFor(scenario: Scenario, target: Target, origins: Origins, prompt = DEFAULT_PROMPT, tools = false): RequestSpec {
+  if (tools && (scenario.family !== 'gamma' || scenario.ingress !== 'chat' || !scenario.stream))
+    throw new Error('bench: tool-call streams are streamed chat on gamma');
   const { family, stream } = scenario;
   if (target.kind === 'gateway') {
     const gateway = origins.gateways[target.id];
     if (!gateway) throw new Error(`bench: no gateway started for ${target.id}`);
-    return gatewayRequest(scenario, gateway);
+    return gatewayRequest(scenario, gateway, prompt, tools);
   }
   const origin = origins[target.kind][family];
-  const body = JSON.stringify(upstreamBody(family, stream));
+  const body = JSON.stringify(upstreamBody(family, stream, prompt, tools));
   if (family === 'gamma') {
     return {
       url: `${origin}/v1/chat/completions`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` },
       body,
-      check: stream ? 'reference-sse' : 'reference-json',
+      check: referenceCheck(stream, tools),
     };
   }
   return {

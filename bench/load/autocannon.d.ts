@@ -5,6 +5,14 @@
 declare module 'autocannon' {
   import type { EventEmitter } from 'node:events';
 
+  /** A request as `setupRequest` gets and returns it. */
+  export interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
   interface Options {
     url: string;
     method: 'POST';
@@ -17,6 +25,8 @@ declare module 'autocannon' {
     timeout: number;
     /** Called with each 2xx… body; false counts a mismatch. */
     verifyBody?: (body: string) => boolean;
+    /** Requests sent in turn; `setupRequest` makes each one anew before it is sent. */
+    requests?: Array<{ setupRequest?: (request: RequestParams) => RequestParams }>;
   }
 
   interface Result {

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { percentiles } from '../lib/stats.js';
-import { checkBody } from './checks.js';
-import type { RequestSpec } from '../lib/workload.js';
+import { checkBody, FIRST_TOKEN_MARK } from './checks.js';
+import { unknownKey, type RequestSpec } from '../lib/workload.js';
 import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
 
 /**
@@ -14,11 +14,37 @@ import type { Failures, OpenLoopJob, OpenLoopResult } from './protocol.js';
  */
 
 type FailureKind = 'socket' | 'timeouts' | 'non200' | 'wrong';
-type Sample = { ok: true; total: number; ttfb: number } | { ok: false; failure: FailureKind; detail: string };
+/** `ttft`, `gaps`: only when the job asks for token timings (else NaN and none). */
+export type Sample = { ok: true; total: number; ttfb: number; ttft: number; gaps: number[] } | { ok: false; failure: FailureKind; detail: string };
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample> {
+/**
+ * Time to first token (to the chunk where the check kind's first-token mark is complete) and the
+ * gaps between the chunks that follow it, fed each chunk as it arrives.
+ */
+export class TokenClock {
+  ttft = NaN;
+  readonly gaps: number[] = [];
+  private seen = '';
+  private last = NaN;
+
+  constructor(private readonly mark: string) {}
+
+  chunk(text: string, sinceStart: number): void {
+    if (Number.isNaN(this.ttft)) {
+      // Only the tail a mark split across two chunks could start in is kept.
+      this.seen = (this.seen + text).slice(-(text.length + this.mark.length));
+      if (this.seen.includes(this.mark)) this.ttft = sinceStart;
+    } else this.gaps.push(sinceStart - this.last);
+    this.last = sinceStart;
+  }
+}
+
+/** One request, its answer checked; `tokens`: time its first token and the gaps after it. */
+export function send(request: RequestSpec, agent: http.Agent, url: URL, tokens: boolean): Promise<Sample> {
+  const mark = tokens ? FIRST_TOKEN_MARK[request.check] : null;
+  if (tokens && mark === null) throw new Error(`bench: ${request.check} answers have no tokens to time`);
   return new Promise((resolve) => {
     const started = performance.now();
     let settled = false;
@@ -26,19 +52,24 @@ function send(request: RequestSpec, agent: http.Agent, url: URL): Promise<Sample
       if (!settled) resolve(sample);
       settled = true;
     };
-    const req = http.request(url, { method: 'POST', agent, headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) } }, (res) => {
+    const key = request.freshKey ? { authorization: `Bearer ${unknownKey()}` } : {};
+    const headers = { ...request.headers, ...key, 'content-length': Buffer.byteLength(request.body) };
+    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
       let ttfb = NaN;
+      const clock = mark === null ? null : new TokenClock(mark);
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
-        if (!chunks.length) ttfb = performance.now() - started;
+        const now = performance.now() - started;
+        if (!chunks.length) ttfb = now;
+        clock?.chunk(chunk.toString('latin1'), now);
         chunks.push(chunk);
       });
       res.on('end', () => {
         const total = performance.now() - started;
         const body = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
+        if (res.statusCode !== (request.status ?? 200)) return settle({ ok: false, failure: 'non200', detail: `${res.statusCode} ${body.slice(0, 300)}` });
         if (!checkBody(request.check, body)) return settle({ ok: false, failure: 'wrong', detail: body.slice(-300) });
-        settle({ ok: true, total, ttfb });
+        settle({ ok: true, total, ttfb, ttft: clock?.ttft ?? NaN, gaps: clock?.gaps ?? [] });
       });
       res.on('error', (error) => settle({ ok: false, failure: 'socket', detail: `response: ${error.message}` }));
     });
@@ -57,6 +88,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const total = Math.round(job.rate * job.durationS);
   const interval = 1000 / job.rate;
   const pending: Array<Promise<Sample>> = [];
+  const figured = (which: number): boolean => job.figured?.includes(which) ?? true;
   const late: number[] = [];
   const start = performance.now() + 5;
   await new Promise<void>((resolve) => {
@@ -66,7 +98,7 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
       while (pending.length < total && start + pending.length * interval <= now) {
         late.push(now - (start + pending.length * interval));
         const which = pending.length % job.requests.length;
-        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL));
+        pending.push(send(job.requests[which] as RequestSpec, agent, urls[which] as URL, job.tokens === true && figured(which)));
       }
       if (pending.length >= total) return resolve();
       setTimeout(tick, Math.max(0, start + pending.length * interval - performance.now()));
@@ -75,17 +107,37 @@ export async function openLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   });
   const samples = await Promise.all(pending);
   agent.destroy();
+  const tallied = tally(
+    samples.map((sample, index) => ({ sample, figured: figured(index % job.requests.length) })),
+    job.tokens === true,
+  );
+  return { type: 'open', sent: total, ...tallied, lateP99: percentiles(late).p99 };
+}
+
+/** The failures of every sample, and the figures of the correct ones marked `figured` (with `tokens`: first token and gaps too). */
+export function tally(
+  samples: ReadonlyArray<{ sample: Sample; figured: boolean }>,
+  tokens: boolean,
+): Pick<OpenLoopResult, 'ok' | 'total' | 'ttfb' | 'ttft' | 'gap' | 'failures'> {
   const failures: Failures = { socket: 0, timeouts: 0, non200: 0, wrong: 0 };
+  let ok = 0;
   const totals: number[] = [];
   const ttfbs: number[] = [];
-  for (const sample of samples) {
+  const ttfts: number[] = [];
+  const gaps: number[] = [];
+  for (const { sample, figured } of samples) {
     if (!sample.ok) {
       failures[sample.failure] += 1;
       failures.first ??= sample.detail;
-    } else {
-      totals.push(sample.total);
-      ttfbs.push(sample.ttfb);
+      continue;
     }
+    ok += 1;
+    if (!figured) continue;
+    totals.push(sample.total);
+    ttfbs.push(sample.ttfb);
+    ttfts.push(sample.ttft);
+    gaps.push(...sample.gaps);
   }
-  return { type: 'open', sent: total, ok: totals.length, total: percentiles(totals), ttfb: percentiles(ttfbs), lateP99: percentiles(late).p99, failures };
+  const timed = tokens ? { ttft: percentiles(ttfts), gap: percentiles(gaps) } : {};
+  return { ok, total: percentiles(totals), ttfb: percentiles(ttfbs), ...timed, failures };
 }

@@ -1,4 +1,5 @@
 import { closedLoop } from './closed-loop.js';
+import { concurrentStreams } from './concurrent.js';
 import { openLoop } from './open-loop.js';
 import type { LoadJob, LoadResult } from './protocol.js';
 
@@ -7,7 +8,10 @@ import type { LoadJob, LoadResult } from './protocol.js';
  * orchestrator sends them over IPC and answering each with its result.
  */
 
-const run = (job: LoadJob): Promise<LoadResult> => (job.type === 'closed' ? closedLoop(job) : openLoop(job));
+function run(job: LoadJob): Promise<LoadResult> {
+  if (job.type === 'closed') return closedLoop(job);
+  return job.type === 'open' ? openLoop(job) : concurrentStreams(job);
+}
 
 process.on('message', (job: LoadJob) => {
   run(job).then(

@@ -119,7 +119,15 @@ t.test("bench cores: PostgreSQL on cores of its own, the load generator's when n
 t.test('bench --agent-loop: only the agent-loop scenario, not with --soak', async (t) => {
   t.equal(parseBenchOptions(['--agent-loop', '--quick']).agentLoop, true);
   t.equal(parseBenchOptions([]).agentLoop, false);
-  t.throws(() => parseBenchOptions(['--agent-loop', '--soak']), /two runs: choose one/);
+  t.throws(() => parseBenchOptions(['--agent-loop', '--soak']), /runs of their own: choose one/);
+});
+
+t.test("bench --agent-path: only the agent's-path scenarios, a run of its own", async (t) => {
+  t.equal(parseBenchOptions(['--agent-path', '--quick']).agentPath, true);
+  t.equal(parseBenchOptions([]).agentPath, false);
+  t.equal(parseBenchOptions(['--agent-path', '--against', '.', '--profile']).agentPath, true, 'with --against and --profile');
+  t.throws(() => parseBenchOptions(['--agent-path', '--soak']), /runs of their own: choose one/);
+  t.throws(() => parseBenchOptions(['--agent-path', '--agent-loop']), /runs of their own: choose one/);
 });
 
 t.test('bench --deployments N: one more gateway of this tree, compared with the single-upstream baseline', async (t) => {
