@@ -125,7 +125,11 @@ t.test('bench --agent-loop: only the agent-loop scenario, not with --soak', asyn
 t.test("bench --agent-path: only the agent's-path scenarios, a run of its own", async (t) => {
   t.equal(parseBenchOptions(['--agent-path', '--quick']).agentPath, true);
   t.equal(parseBenchOptions([]).agentPath, false);
-  t.equal(parseBenchOptions(['--agent-path', '--against', '.', '--profile']).agentPath, true, 'with --against and --profile');
+  const built = mkdtempSync(join(tmpdir(), 'bench-against-'));
+  t.teardown(() => rmSync(built, { recursive: true, force: true }));
+  mkdirSync(join(built, 'dist/src'), { recursive: true });
+  writeFileSync(join(built, 'dist/src/main.js'), '');
+  t.equal(parseBenchOptions(['--agent-path', '--against', built, '--profile']).agentPath, true, 'with --against (a built checkout) and --profile');
   t.throws(() => parseBenchOptions(['--agent-path', '--soak']), /runs of their own: choose one/);
   t.throws(() => parseBenchOptions(['--agent-path', '--agent-loop']), /runs of their own: choose one/);
 });

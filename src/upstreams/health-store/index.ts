@@ -45,6 +45,8 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   private view = new Map<string, Map<string, number>>();
   private readonly timer: NodeJS.Timeout;
   private refreshing = false;
+  /** A refresh is due as soon as the one in flight ends (`choosing`). */
+  private readAgain = false;
   /** Whether a family has a choice of deployments: else no call reads the view, and a refresh only prunes. */
   private keepsView = true;
   private storeDown = false;
@@ -64,8 +66,11 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
   choosing(any: boolean): void {
     const was = this.keepsView;
     this.keepsView = any;
-    // A view not kept while no family had a choice is read at once, before a call of the new list reads it.
-    if (any && !was) void this.refresh();
+    // A view not kept while no family had a choice is read at once (after a refresh in flight, which may have skipped it).
+    if (any && !was) {
+      this.readAgain = this.refreshing;
+      void this.refresh();
+    }
   }
 
   cooledDown(family: string, now: number): ReadonlyMap<string, number> {
@@ -140,6 +145,10 @@ export class StoreUpstreamHealth implements UpstreamHealth, CooldownLog {
       this.storeDown = true;
     } finally {
       this.refreshing = false;
+    }
+    if (this.readAgain) {
+      this.readAgain = false;
+      await this.refresh();
     }
   }
 
