@@ -9,7 +9,7 @@ import { ADJUSTED_HEADER, adjustedHeader, type Adjustment, type ParameterPolicy 
 import { AdmissionSteps } from './admission-steps.js';
 import { AnswerNotes } from './answer-notes.js';
 import { AnswerRecorder, type KeptAnswer } from './kept-answer.js';
-import { parseJsonBody } from './json-body.js';
+import { parseJsonBody, parseJsonBodyInSteps } from './json-body.js';
 import type { CallOutline, IngressFormat } from './ingress.js';
 
 /** An endpoint's name in the ledger, metrics and logs: `chat.completions`, `responses`, `messages`, `usage`, … */
@@ -367,6 +367,11 @@ export class Call {
    */
   get body(): JsonObject {
     return (this.parsedBody ??= parseJsonBody(this.rawBody));
+  }
+
+  /** Parses a large body now, yielding to other calls' I/O between its steps (`parseJsonBodyInSteps`); `body` then reads it. */
+  async parseBodyInSteps(): Promise<void> {
+    if (this.parsedBody === undefined && this.rawBody !== undefined) this.parsedBody = await parseJsonBodyInSteps(this.rawBody);
   }
 
   /** The body read into the neutral request by the endpoint's format, once (translators' input). */

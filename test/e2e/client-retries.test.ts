@@ -36,11 +36,14 @@ t.test('deeply nested JSON is a 400 naming the problem, never a 500', async (t) 
   const h = await startHarness(t);
   const { key } = await h.createKey();
   const deep = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
-  const cases = {
+  const cases: Record<string, string> = {
     tools: `{"model":"gamma-5.4","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep(5000)}}}]}`,
     json_schema: `{"model":"alpha-sonnet-4.6","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${deep(5000)}}}}`,
     embeddings: `{"model":"gamma-5.4","input":${'['.repeat(5000)}"x"${']'.repeat(5000)}}`,
   };
+  // From 128 KiB a body is parsed in steps (src/pipeline/admission.ts): the same bound holds there.
+  const padding = 'x'.repeat(200 * 1024);
+  cases.large = `{"model":"gamma-5.4","messages":[{"role":"user","content":"${padding}"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep(129)}}}]}`;
   for (const [name, body] of Object.entries(cases)) {
     const path = name === 'embeddings' ? '/v1/embeddings' : '/v1/chat/completions';
     const res = await raw(h.origin, 'POST', path, { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });

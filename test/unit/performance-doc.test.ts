@@ -14,6 +14,8 @@ import { BODY_SIZES } from '../../bench/scenarios/body-sizes.js';
 import { CONCURRENCY } from '../../bench/scenarios/concurrency.js';
 import { LARGE_PER_S, TURNS_PER_S } from '../../bench/scenarios/head-of-line.js';
 import { PAGE_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.js';
+import { MAX_JSON_DEPTH } from '../../src/chain/json-body.js';
+import { PARSE_IN_STEPS_FROM_BYTES } from '../../src/pipeline/admission.js';
 import { RECENT_KEYS_MS } from '../../src/store/recent-keys.js';
 import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
 
@@ -63,6 +65,8 @@ t.test('the levers state the settings the code has', async (t) => {
   t.match(levers, `page cache bounded at ${PAGE_CACHE_KIB / 1024} MiB`);
   t.equal(RECENT_KEYS_MS, 1000);
   t.match(levers, 'Key lookups remembered for a second');
+  t.match(levers, `${MAX_JSON_DEPTH}-level bound`);
+  t.match(levers, `\`PARSE_IN_STEPS_FROM_BYTES\`, ${PARSE_IN_STEPS_FROM_BYTES / 1024} KiB`);
 });
 
 t.test('every path the manual names exists', async (t) => {
