@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { UpstreamConfig } from '../../src/config/schema.js';
@@ -7,6 +7,7 @@ import { loadCatalogue } from '../../src/catalogue/catalogue.js';
 import { formatUsd, parseUsd, pricePerTokenNanos } from '../../src/catalogue/money.js';
 import { loadConfig } from '../../src/config/load.js';
 import { loadSetup } from '../../src/setup.js';
+import { workerCount } from '../../src/cluster/protocol.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
 const file = (name: string, text: string): string => {
@@ -284,4 +285,10 @@ t.test("prompt-cache rates: reads at 0.1 × input in every family, alpha's write
   t.same([written?.input.cacheWrite1h, written?.input.cacheWrite1hNanosPerToken], [null, 250], 'cache_write_1h absent: the cache_write rate');
   const hour = loadCatalogue(file('write1h.yaml', `${families}models: [${model(', cache_write: "0.25", cache_write_1h: "0.40"')}]\n`)).resolve('m-1');
   t.same([hour?.input.cacheWrite1h, hour?.input.cacheWrite1hNanosPerToken, hour?.input.cacheWriteNanosPerToken], ['0.40', 400, 250], 'its own rate');
+});
+
+t.test('one worker unless asked: GATEWAY_WORKERS=auto is the cores this process may use (docs/performance.md#workers)', async (t) => {
+  t.equal(workerCount(loadConfig('config/gateway.yaml', {}).config), 1, 'the default');
+  t.equal(workerCount(loadConfig('config/gateway.yaml', { GATEWAY_WORKERS: 'auto' }).config), availableParallelism());
+  t.equal(workerCount(loadConfig('config/gateway.yaml', { GATEWAY_WORKERS: '3' }).config), 3);
 });
