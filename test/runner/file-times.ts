@@ -1,10 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { ENTRIES_DIR } from './shared-processes.js';
 
 /**
- * Each test file's time, from what tap keeps of a run: one TAP file per test file under
- * `.tap/test-results/`, whose last `# time=` line is the file's own time. The table is printed
- * slowest first at the end of a run, since the slow files are where the run's time goes.
+ * Each test file's time, from what tap keeps of a run: one TAP file per process under
+ * `.tap/test-results/`. A file run in a process of its own has the last `# time=` line of its
+ * results; files that shared one have a `# file <path> time=<ms>ms` line each (in-one-process.ts),
+ * and a shared process cut short is listed by its entry. The table is printed slowest first at the
+ * end of a run, since the slow files are where the run's time goes.
  */
 
 export const RESULTS_DIR = '.tap/test-results';
@@ -32,12 +35,25 @@ export function fileTimeMs(tap: string): number | null {
   return last ? Number(last[1]) : null;
 }
 
+/** The times of the files a shared process ran, from their `# file` lines. */
+export function sharedFileTimes(tap: string): FileTime[] {
+  return [...tap.matchAll(/^# file (\S+) time=([\d.]+)ms$/gm)].map((match) => ({ file: match[1] ?? '', ms: Number(match[2]) }));
+}
+
+const isSharedEntry = (file: string): boolean => file.startsWith(`${ENTRIES_DIR}/`);
+
+function timesOfResult(file: string, tap: string): FileTime[] {
+  const ms = fileTimeMs(tap);
+  if (!isSharedEntry(file)) return [{ file, ms }];
+  return ms === null ? [...sharedFileTimes(tap), { file, ms }] : sharedFileTimes(tap);
+}
+
 /** The files in `dirs` of the run that started at `sinceMs` (results written since), slowest first. */
 export function fileTimes(resultsDir: string, sinceMs: number, dirs: readonly string[]): FileTime[] {
   return tapFiles(resultsDir)
     .filter((path) => statSync(path).mtimeMs >= sinceMs)
-    .map((path) => ({ file: relative(resultsDir, path).replace(/\.tap$/, ''), ms: fileTimeMs(readFileSync(path, 'utf8')) }))
-    .filter(({ file }) => dirs.some((dir) => file.startsWith(`${dir}/`)))
+    .flatMap((path) => timesOfResult(relative(resultsDir, path).replace(/\.tap$/, ''), readFileSync(path, 'utf8')))
+    .filter(({ file }) => isSharedEntry(file) || dirs.some((dir) => file.startsWith(`${dir}/`)))
     .sort((a, b) => (b.ms ?? Infinity) - (a.ms ?? Infinity));
 }
 

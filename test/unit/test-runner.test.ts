@@ -1,10 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { fileTimeMs, fileTimes, timeTable } from '../runner/file-times.js';
+import { fileTimeMs, fileTimes, sharedFileTimes, timeTable } from '../runner/file-times.js';
 import { missingPrerequisites, type Machine } from '../runner/prerequisites.js';
-import { TIERS } from '../runner/tiers.js';
+import { missingPaths, readDoc, section } from '../helpers/doc-facts.js';
+import { ENTRIES_DIR, FILE_TIMEOUT_MS } from '../runner/shared-processes.js';
+import { checksReport, runStatus, STATIC_CHECKS } from '../runner/static-checks.js';
+import { dealFiles, TIERS } from '../runner/tiers.js';
 
 /** The test runner's own parts (test/runner): the prerequisite check and the per-file time table. */
 
@@ -109,4 +112,77 @@ t.test('every test file is in the folder of a tier, so that npm test runs it', a
     testFiles.filter((file) => !folders.some((folder) => file.startsWith(`${folder}/`))),
     [],
   );
+});
+
+t.test('files are dealt to the shared processes in turn, never to an empty one', async (t) => {
+  t.same(dealFiles(['a', 'b', 'c', 'd', 'e'], 2), [
+    ['a', 'c', 'e'],
+    ['b', 'd'],
+  ]);
+  t.same(dealFiles(['a', 'b'], 4), [['a'], ['b']], 'more processes than files: one file each');
+  t.same(dealFiles(['a', 'b'], 0), [['a', 'b']], 'at least one process');
+  t.same(dealFiles([], 3), [], 'no files, no process');
+});
+
+const SHARED_TAP = `TAP version 14
+# Subtest: first
+    ok 1 - inner
+    1..1
+ok 1 - first # time=10ms
+
+# file test/e2e/a.test.ts time=1500ms
+# Subtest: second
+    ok 1 - inner
+    1..1
+ok 2 - second # time=3ms
+
+# file test/e2e/b.test.ts time=300.5ms
+1..2
+# time=1810ms
+`;
+
+t.test("a shared process's files each have their own time; one cut short lists what it finished, then itself", async (t) => {
+  t.same(sharedFileTimes(SHARED_TAP), [
+    { file: 'test/e2e/a.test.ts', ms: 1500 },
+    { file: 'test/e2e/b.test.ts', ms: 300.5 },
+  ]);
+  const dir = tempDir(t);
+  mkdirSync(join(dir, ENTRIES_DIR), { recursive: true });
+  writeFileSync(join(dir, ENTRIES_DIR, 'e2e-1.test.mjs.tap'), SHARED_TAP);
+  const cut = SHARED_TAP.slice(0, SHARED_TAP.indexOf('# Subtest: second'));
+  writeFileSync(join(dir, ENTRIES_DIR, 'e2e-2.test.mjs.tap'), cut.replace('test/e2e/a.test.ts', 'test/e2e/c.test.ts'));
+  t.same(fileTimes(dir, Date.now() - 60_000, ['test/e2e']), [
+    { file: `${ENTRIES_DIR}/e2e-2.test.mjs`, ms: null },
+    { file: 'test/e2e/a.test.ts', ms: 1500 },
+    { file: 'test/e2e/c.test.ts', ms: 1500 },
+    { file: 'test/e2e/b.test.ts', ms: 300.5 },
+  ]);
+});
+
+t.test('docs/testing.md: the shared processes of each tier, the file bound and the jobs, as the runner has them', async (t) => {
+  const page = section(readDoc('testing.md'), 'Processes: shared in the unit and e2e tiers, one per file in the process tier');
+  const words = ['none', 'one', 'two', 'three', 'four', 'five', 'six'];
+  t.match(page, `one for unit`, 'unit');
+  t.equal(TIERS.unit.sharedProcesses, 1);
+  t.match(page, `${words[TIERS.e2e.sharedProcesses ?? 0]} for e2e`, 'e2e');
+  t.equal(TIERS.process.sharedProcesses, undefined, 'the process tier: a process per file');
+  t.match(page, `its own ${FILE_TIMEOUT_MS / 1000}-second bound`);
+  t.equal(JSON.parse(readFileSync('package.json', 'utf8')).tap.timeout * 1000, FILE_TIMEOUT_MS, "tap's own bound for a file in a process of its own");
+  t.same(missingPaths(page), [], 'every path it names exists');
+});
+
+t.test('the static checks beside the tests: a line each, a failed one with its output; the run fails when one does', async (t) => {
+  const results = [
+    { name: 'typecheck', ok: true, seconds: 21.44, output: 'quiet\n' },
+    { name: 'lint', ok: false, seconds: 70, output: 'src/x.ts\n  1:1  error  no\n\n' },
+  ];
+  t.equal(checksReport(results), 'passed  typecheck (21.4 s)\nFAILED  lint (70.0 s)\nsrc/x.ts\n  1:1  error  no');
+  t.equal(runStatus(0, results), 1, 'the tests passed, a check failed');
+  t.equal(runStatus(0, results.slice(0, 1)), 0);
+  t.equal(runStatus(3, results.slice(0, 1)), 3, "tap's own failure first");
+  t.equal(runStatus(0, []), 0, 'no checks asked for');
+  t.same(STATIC_CHECKS, ['typecheck', 'format:check', 'lint']);
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+  for (const name of STATIC_CHECKS) t.type(scripts[name], 'string', `npm run ${name} exists`);
+  t.match(scripts['test'], /--checks/, 'npm test runs them');
 });
