@@ -12,6 +12,7 @@ interface Sums {
   completionTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
   reasoningTokens: number;
   chargedNanos: Nanos;
   listNanos: Nanos;
@@ -20,7 +21,8 @@ interface Sums {
 /**
  * Token counts and money of a set of rows; money as exact decimal strings. `cached_tokens` and
  * `cache_write_tokens` are the prompt tokens read from and written to the vendors' prompt caches
- * (parts of `prompt_tokens`); `reasoning_tokens` the completion tokens the models spent
+ * (parts of `prompt_tokens`), `cache_write_1h_tokens` the writes kept for an hour (part of
+ * `cache_write_tokens`, priced at the one-hour rate); `reasoning_tokens` the completion tokens the models spent
  * reasoning (part of `completion_tokens`). `upstream_cost_usd`
  * is what the calls cost the operator at the vendors' list prices (prompt and completion);
  * `list_cost_usd` is the same figure under its older name, which savings are measured from.
@@ -34,6 +36,7 @@ function sumsJson(sums: Sums): JsonObject {
     total_tokens: sums.promptTokens + sums.completionTokens,
     cached_tokens: sums.cacheReadTokens,
     cache_write_tokens: sums.cacheWriteTokens,
+    cache_write_1h_tokens: sums.cacheWrite1hTokens,
     reasoning_tokens: sums.reasoningTokens,
     cost_usd: formatUsd(sums.chargedNanos),
     upstream_cost_usd: formatUsd(sums.listNanos),
@@ -49,6 +52,7 @@ const emptySums = (): Sums => ({
   completionTokens: 0,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
   reasoningTokens: 0,
   chargedNanos: 0,
   listNanos: 0,
@@ -61,6 +65,7 @@ function add(into: Sums, row: Sums): void {
   into.completionTokens += row.completionTokens;
   into.cacheReadTokens += row.cacheReadTokens;
   into.cacheWriteTokens += row.cacheWriteTokens;
+  into.cacheWrite1hTokens += row.cacheWrite1hTokens;
   into.reasoningTokens += row.reasoningTokens;
   into.chargedNanos += row.chargedNanos;
   into.listNanos += row.listNanos;

@@ -114,6 +114,8 @@ export interface DailyUsage {
   completionTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of `cacheWriteTokens`, those written for an hour. */
+  cacheWrite1hTokens: number;
   reasoningTokens: number;
   chargedNanos: number;
   listNanos: number;

@@ -137,6 +137,7 @@ export interface DailyRow {
   completion_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   charged_nano: number;
   list_nano: number;
@@ -152,6 +153,7 @@ export const toDailyUsage = (row: DailyRow): DailyUsage => ({
   completionTokens: row.completion_tokens,
   cacheReadTokens: row.cache_read_tokens,
   cacheWriteTokens: row.cache_write_tokens,
+  cacheWrite1hTokens: row.cache_write_1h_tokens,
   reasoningTokens: row.reasoning_tokens,
   chargedNanos: row.charged_nano,
   listNanos: row.list_nano,

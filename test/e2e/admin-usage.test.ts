@@ -24,6 +24,7 @@ t.test('admin usage for the dashboard: every key summed, per-key spend and last 
     total_tokens: 126,
     cached_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     cost_usd: '0.00026',
     upstream_cost_usd: '0.00052325',

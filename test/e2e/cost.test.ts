@@ -265,6 +265,7 @@ t.test('every model on the ledger and ceiling level, streamed and not: reservati
           total_tokens: 43,
           cached_tokens: 0,
           cache_write_tokens: 0,
+          cache_write_1h_tokens: 0,
           reasoning_tokens: 0,
           cost_usd: want.cost40,
           upstream_cost_usd: want.list40,

@@ -13,7 +13,16 @@ interface Report {
   totals: Record<string, unknown>;
   data: Array<Record<string, unknown>>;
 }
-const FIGURES = ['requests', 'cached_requests', 'prompt_tokens', 'cached_tokens', 'cache_write_tokens', 'completion_tokens', 'reasoning_tokens'] as const;
+const FIGURES = [
+  'requests',
+  'cached_requests',
+  'prompt_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+] as const;
 const figures = (sums: Record<string, unknown>): unknown[] => FIGURES.map((name) => sums[name]);
 
 t.test('ledger rows with cache and reasoning tokens: the report sums each, per key and per model', async (t) => {
@@ -26,6 +35,7 @@ t.test('ledger rows with cache and reasoning tokens: the report sums each, per k
       promptTokens: 100,
       cacheReadTokens: 60,
       cacheWriteTokens: 30,
+      cacheWrite1hTokens: 20,
       completionTokens: 40,
       reasoningTokens: 25,
     }),
@@ -38,21 +48,21 @@ t.test('ledger rows with cache and reasoning tokens: the report sums each, per k
   const ofA = (await (await h.admin('GET', `/keys/${a.id}/usage`)).json()) as Report;
   t.same(
     figures(ofA.totals),
-    [3, 1, 250, 150, 30, 70, 37],
-    'key a: 3 calls, 1 from the response cache, 150 of 250 prompt tokens read from the cache, 30 written, 37 reasoning',
+    [3, 1, 250, 150, 30, 20, 70, 37],
+    'key a: 3 calls, 1 from the response cache, 150 of 250 prompt tokens read from the cache, 30 written (20 of them for an hour), 37 reasoning',
   );
   t.same(
     ofA.data.map((row) => [row['model'], ...figures(row)]),
     [
-      ['alpha-sonnet-4.6', 2, 1, 200, 150, 30, 50, 25],
-      ['gamma-5.4', 1, 0, 50, 0, 0, 20, 12],
+      ['alpha-sonnet-4.6', 2, 1, 200, 150, 30, 20, 50, 25],
+      ['gamma-5.4', 1, 0, 50, 0, 0, 0, 20, 12],
     ],
     'per model',
   );
   const all = (await (await h.admin('GET', '/usage')).json()) as Report;
-  t.same(figures(all.totals), [4, 1, 260, 150, 40, 75, 37], 'every key');
+  t.same(figures(all.totals), [4, 1, 260, 150, 40, 20, 75, 37], 'every key');
   const ofB = (await (await h.admin('GET', `/keys/${b.id}/usage`)).json()) as Report;
-  t.same(figures(ofB.totals), [1, 0, 10, 0, 10, 5, 0], 'key b');
+  t.same(figures(ofB.totals), [1, 0, 10, 0, 10, 0, 5, 0], 'key b');
 });
 
 t.test("a call whose model reasoned: its reasoning tokens reach the ledger and the report as the caller's usage said", async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { readDoc } from '../helpers/doc-facts.js';
 import { FakeClock, startHarness } from '../helpers/harness.js';
 import { ask, usage, type UsageBody } from '../helpers/usage.js';
 
@@ -29,6 +30,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
       total_tokens: 20,
       cached_tokens: 0,
       cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
       reasoning_tokens: 0,
       cost_usd: '0.00003',
       upstream_cost_usd: '0.000063375',
@@ -57,6 +59,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
         total_tokens: 20,
         cached_tokens: 0,
         cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
         reasoning_tokens: 0,
         cost_usd: '0.00003',
         upstream_cost_usd: '0.000063375',
@@ -75,6 +78,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
         total_tokens: 7,
         cached_tokens: 0,
         cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
         reasoning_tokens: 0,
         cost_usd: '0.00001',
         upstream_cost_usd: '0.000021875',
@@ -91,6 +95,7 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
         total_tokens: 13,
         cached_tokens: 0,
         cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
         reasoning_tokens: 0,
         cost_usd: '0.00002',
         upstream_cost_usd: '0.0000415',
@@ -99,6 +104,8 @@ t.test('GET /v1/usage: shape, the 30-day window, the cycle; the admin route answ
       },
     ],
   });
+  const documented = /```json\n(\{\n {2}"object": "usage",[\s\S]*?)\n```/.exec(readDoc('money.md'))?.[1] ?? '{}';
+  t.same(JSON.parse(documented), { ...body, key_id: 'key_…' }, 'docs/money.md shows this very body');
   const admin = await h.admin('GET', `/keys/${id}/usage`);
   t.equal(admin.status, 200);
   t.same(await admin.json(), body, 'the admin route answers the same body');
@@ -155,6 +162,7 @@ t.test('usage is isolated between keys', async (t) => {
     total_tokens: 0,
     cached_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     cost_usd: '0.00',
     upstream_cost_usd: '0.00',

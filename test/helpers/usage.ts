@@ -13,6 +13,7 @@ export interface UsageRow {
   total_tokens: number;
   cached_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   cost_usd: string;
   upstream_cost_usd: string;
   list_cost_usd: string;

@@ -178,6 +178,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -192,6 +193,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -206,6 +208,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -220,6 +223,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
   ]);
@@ -236,6 +240,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -250,6 +255,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -264,6 +270,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 1,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
     {
@@ -278,6 +285,7 @@ contract('dailyUsage: per UTC day, model and endpoint, oldest first, from `since
       cachedRequests: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     },
   ]);
@@ -291,9 +299,11 @@ contract('cache and reasoning counts: recorded with each row, one at a time or m
   // Settled in one event-loop turn: PostgreSQL writes them in one statement (record-batch.ts).
   await Promise.all([
     store.ledger.record(ledgerRow(key.id, { promptTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 6 }), null),
-    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3, reasoningTokens: 5 }), null),
+    store.ledger.record(ledgerRow(key.id, { promptTokens: 12, cacheReadTokens: 9, cacheWriteTokens: 3, cacheWrite1hTokens: 2, reasoningTokens: 5 }), null),
   ]);
-  t.match(await store.ledger.dailyUsage(key.id, 0), [{ requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9, reasoningTokens: 7 }]);
+  t.match(await store.ledger.dailyUsage(key.id, 0), [
+    { requests: 3, promptTokens: 31, cacheReadTokens: 15, cacheWriteTokens: 9, cacheWrite1hTokens: 2, reasoningTokens: 7 },
+  ]);
 });
 
 const TWO_52 = 2 ** 52;

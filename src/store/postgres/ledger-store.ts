@@ -61,6 +61,7 @@ const SPEND_ALL = `WITH e AS (${ended('r.cycle = $1', '$2')})
 const daily = (where: string): string => `SELECT to_char(to_timestamp(admitted_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
     model, endpoint, COUNT(*) AS requests, SUM(prompt_tokens)::bigint AS prompt_tokens, SUM(completion_tokens)::bigint AS completion_tokens,
     SUM(cache_read_tokens)::bigint AS cache_read_tokens, SUM(cache_write_tokens)::bigint AS cache_write_tokens,
+    SUM(cache_write_1h_tokens)::bigint AS cache_write_1h_tokens,
     SUM(reasoning_tokens)::bigint AS reasoning_tokens,
     SUM(charged_nano)::bigint AS charged_nano, SUM(list_nano)::bigint AS list_nano, COUNT(*) FILTER (WHERE cached) AS cached_requests
   FROM ledger WHERE ${where}

@@ -70,7 +70,8 @@ export class SqliteLedgerStore implements LedgerStore {
         upstream_nano = upstream_nano + excluded.upstream_nano`);
     const daily = (where: string): string => `SELECT strftime('%Y-%m-%d', admitted_at / 1000, 'unixepoch') AS day, model, endpoint,
         COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-        SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
+        SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,
+        SUM(cache_write_1h_tokens) AS cache_write_1h_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
         SUM(charged_nano) AS charged_nano, SUM(list_nano) AS list_nano, SUM(cached) AS cached_requests
       FROM ledger WHERE ${where}
       GROUP BY day, model, endpoint ORDER BY day, model, endpoint`;
@@ -164,6 +165,7 @@ export class SqliteLedgerStore implements LedgerStore {
         completion_tokens: exactNumber(row.completion_tokens as bigint),
         cache_read_tokens: exactNumber(row.cache_read_tokens as bigint),
         cache_write_tokens: exactNumber(row.cache_write_tokens as bigint),
+        cache_write_1h_tokens: exactNumber(row.cache_write_1h_tokens as bigint),
         reasoning_tokens: exactNumber(row.reasoning_tokens as bigint),
         charged_nano: exactNumber(row.charged_nano as bigint),
         list_nano: exactNumber(row.list_nano as bigint),
