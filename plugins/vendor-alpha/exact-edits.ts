@@ -1,38 +1,12 @@
 import type { JsonObject } from '../../src/plugin-api.js';
-import { elementsAt, isObjectAt, named, objectAt, skipSpace, spliced, type Edit, type ObjectSpans, type Span } from './json-spans.js';
+import { elementsAt, memberEdits, named, objectAt, skipSpace, spliced, type Edit, type Span } from '../../src/toolkit/json-text.js';
 
 /**
- * The passthrough's changes made in the bytes that came (docs/formats/messages.md#alpha): a value
- * that must change is written where it stood, and every other byte — numbers such as
- * 12345678901234567891 or 1.10, escapes, spacing — stays as it came. The exception is a member to
- * change (or to go through) standing twice in its object: JSON.parse read the last, another reader
- * may read the first, so there only a text written from the parsed value — what the gateway read
- * and checked — says one thing. The functions then answer null and the caller writes the whole
- * body so; a thinking block is written whole instead.
+ * The passthrough's changes to the thinking blocks of a request, made in the bytes that came
+ * (docs/formats/messages.md#alpha), as the json-text toolkit makes its member changes: a member
+ * that stands twice makes them answer null, and the caller writes the whole body from its parsed
+ * value; a thinking block that cannot keep its members is written whole instead.
  */
-
-/** The edit that sets the member `key` of `object` to `value` where it stands (added last when absent, as a spread would); null when it stands twice. */
-function setMember(object: ObjectSpans, key: string, value: unknown): Edit | null {
-  const [found, twice] = named(object, key);
-  if (twice) return null;
-  const text = JSON.stringify(value);
-  if (found) return { start: found.start, end: found.end, text };
-  const last = object.members.at(-1);
-  const at = last ? last.end : object.start + 1;
-  return { start: at, end: at, text: `${last ? ',' : ''}${JSON.stringify(key)}:${text}` };
-}
-
-/** The JSON text with the member at `path` (`['message', 'model']`) set to `value`; null also when an object on the way is absent or no object. */
-export function withMember(bytes: Buffer, path: readonly string[], value: unknown): Buffer | null {
-  let object = objectAt(bytes, skipSpace(bytes, 0));
-  for (const key of path.slice(0, -1)) {
-    const [found, twice] = named(object, key);
-    if (!found || twice || !isObjectAt(bytes, found.start)) return null;
-    object = objectAt(bytes, found.start);
-  }
-  const edit = setMember(object, path.at(-1) as string, value);
-  return edit && spliced(bytes, [edit]);
-}
 
 /**
  * The request body with `model` set to the upstream name and, when `messages` is given
@@ -45,9 +19,9 @@ export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messa
   const top = objectAt(raw, skipSpace(raw, 0));
   const edits: Edit[] = [];
   if (body['model'] !== model) {
-    const edit = setMember(top, 'model', model);
+    const edit = memberEdits(top, { model });
     if (!edit) return null;
-    edits.push(edit);
+    edits.push(...edit);
   }
   if (messages) {
     const [found, twice] = named(top, 'messages');
@@ -82,9 +56,9 @@ function contentEdits(raw: Buffer, span: Span, message: JsonObject, take: (block
 function blockEdits(raw: Buffer, span: Span, block: JsonObject, taken: JsonObject): Edit[] {
   const keys = Object.keys(taken);
   if (keys.join('\u0000') === Object.keys(block).join('\u0000')) {
-    const object = objectAt(raw, span.start);
-    const edits = keys.filter((key) => taken[key] !== block[key]).map((key) => setMember(object, key, taken[key]));
-    if (edits.every((edit): edit is Edit => edit !== null)) return edits;
+    const changed = Object.fromEntries(keys.filter((key) => taken[key] !== block[key]).map((key) => [key, taken[key]]));
+    const edits = memberEdits(objectAt(raw, span.start), changed);
+    if (edits) return edits;
   }
   return [{ ...span, text: JSON.stringify(taken) }];
 }

@@ -2,12 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, type JsonObject, type ModelEntry, type Operation, type Usage, type ResolvedCall } from '../../src/plugin-api.js';
 import type { ErrorFormat } from '../../src/toolkit/ingress.js';
 import { isObject, parseUpstreamJson } from '../../src/toolkit/json.js';
+import { withMembers } from '../../src/toolkit/json-text.js';
 import { ledgerUsage, stateSealer, type ReplyUsage, type SealState, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import type { SseEvent } from '../../src/toolkit/sse.js';
 import type { StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
 import { betasNeededBy, type BetaFilter } from './betas.js';
 import { alphaError, alphaStreamError } from './errors.js';
-import { upstreamBody, withMember } from './exact-edits.js';
+import { upstreamBody } from './exact-edits.js';
 import { joinedMessages, ThinkingForAlpha } from './foreign-thinking.js';
 import { alphaStreamUsage, alphaUsage } from './response.js';
 import { alphaHeaders } from './translator.js';
@@ -85,7 +86,7 @@ export class AlphaPassthrough implements Translator {
     const content = sealedContent(body['content'], stateSealer(this.call));
     if (content) return { body: JSON.stringify({ ...body, model: this.model.id, content }), usage };
     if (body['model'] === this.model.id) return { body: raw, usage };
-    return { body: withMember(raw, ['model'], this.model.id) ?? JSON.stringify({ ...body, model: this.model.id }), usage };
+    return { body: withMembers(raw, [], { model: this.model.id }) ?? JSON.stringify({ ...body, model: this.model.id }), usage };
   }
 
   stream(): StreamTranslator {
@@ -165,7 +166,7 @@ export class AlphaPassthroughStream implements StreamTranslator {
         this.vendorUsage = alphaUsage(message['usage']);
         if (this.notes) noteMessage(this.notes, message);
         if (message['model'] === this.canonical) return frame(name, event.data);
-        const renamed = withMember(Buffer.from(event.data), ['message', 'model'], this.canonical);
+        const renamed = withMembers(Buffer.from(event.data), ['message'], { model: this.canonical });
         return frame(name, renamed ? renamed.toString('utf8') : JSON.stringify({ ...data, message: { ...message, model: this.canonical } }));
       }
       case 'message_delta': {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, invalidRequest, type Call, type JsonObject, type Usage } from '../../src/plugin-api.js';
 import { parseUpstreamJson } from '../../src/toolkit/json.js';
+import { withMembers } from '../../src/toolkit/json-text.js';
 import { countAnswer, type ReplyOutput, type TranslatedBody } from '../../src/toolkit/neutral.js';
 import { estimatedPrompt, estimatedReplyUsage, estimateInputTokens, estimateOutputTokens, textTokens } from '../../src/toolkit/token-estimate.js';
 import type { LocalAnswer, StreamTranslator, Translator, UpstreamRequest } from '../../src/toolkit/vendor.js';
@@ -103,11 +104,13 @@ export class GammaPassthrough implements Translator {
     checkReasoningEffort(body, call.model as NonNullable<Call['model']>);
     const messages = messagesWithoutReasoning(body['messages']);
     let bytes = call.rawJson as Buffer;
-    if (body['model'] !== this.upstreamModel || this.forceUsage || messages) {
-      const out: JsonObject = { ...body, model: this.upstreamModel };
-      if (this.forceUsage) out['stream_options'] = { ...(body['stream_options'] ?? {}), include_usage: true };
-      if (messages) out['messages'] = messages;
-      bytes = Buffer.from(JSON.stringify(out));
+    const changes: JsonObject = {};
+    if (body['model'] !== this.upstreamModel) changes['model'] = this.upstreamModel;
+    if (this.forceUsage) changes['stream_options'] = { ...(body['stream_options'] ?? {}), include_usage: true };
+    if (messages) changes['messages'] = messages;
+    if (Object.keys(changes).length) {
+      // Messages whose reasoning is taken out are rare, and written whole with the rest.
+      bytes = (messages ? null : withMembers(bytes, [], changes)) ?? Buffer.from(JSON.stringify({ ...body, ...changes }));
     }
     return { path: PATHS[endpoint as keyof typeof PATHS], headers: gammaHeaders(call.stream, this.apiKey), body: bytes };
   }
@@ -120,8 +123,7 @@ export class GammaPassthrough implements Translator {
     if (notes && endpoint !== 'embeddings') noteReferenceChoices(notes, body);
     const canonical = (this.call.model as NonNullable<Call['model']>).id;
     if (body['model'] === canonical) return { body: raw, usage };
-    body['model'] = canonical;
-    return { body: JSON.stringify(body), usage };
+    return { body: withMembers(raw, [], { model: canonical }) ?? JSON.stringify({ ...body, model: canonical }), usage };
   }
 
   stream(): StreamTranslator {

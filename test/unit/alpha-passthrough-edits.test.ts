@@ -3,7 +3,7 @@ import t from 'tap';
 import { resolvedTo } from '../helpers/translate.js';
 import { MESSAGES_ENDPOINTS } from '../../plugins/ingress-messages/index.js';
 import { BetaFilter } from '../../plugins/vendor-alpha/betas.js';
-import { valueEnd } from '../../plugins/vendor-alpha/json-spans.js';
+import { valueEnd } from '../../src/json-text/spans.js';
 import { AlphaPassthrough } from '../../plugins/vendor-alpha/passthrough.js';
 import type { ModelEntry } from '../../src/catalogue/catalogue.js';
 import { Call } from '../../src/chain/call.js';

@@ -86,6 +86,7 @@ const TOOLKITS: Record<string, string[]> = {
     'WebSocketSession',
   ],
   'json-schema.ts': ['describedSchema', 'effectiveStrict', 'foldedDescription', 'isSchemaObject', 'strictCompatible', 'unresolvableRefs', 'withDefsNamedDefs'],
+  'json-text.ts': ['Edit', 'elementsAt', 'memberEdits', 'named', 'objectAt', 'skipSpace', 'Span', 'spliced', 'withMembers'],
   'json.ts': ['compileSchema', 'isObject', 'parseUpstreamJson'],
   'neutral.ts': [
     'CacheBreakpoint',
