@@ -4,7 +4,7 @@ import { objectAt, spliced } from '../../src/json-text/spans.js';
 
 /** Members set in a JSON text where they stand (src/json-text/member-edits.ts), every other byte as it came. */
 
-const text = (bytes: Buffer | null): string | null => bytes && bytes.toString();
+const text = (bytes: Buffer | null): string | null => bytes?.toString() ?? null;
 
 t.test('a member set where it stands; the others, spacing and numbers as they came', async (t) => {
   const body = Buffer.from('{ "model" : "a" ,\n "n": 1.10, "big": 12345678901234567891, "inner": {"model": "x"} }');
