@@ -19,9 +19,9 @@ export function upstreamBody(raw: Buffer, body: JsonObject, model: string, messa
   const top = objectAt(raw, skipSpace(raw, 0));
   const edits: Edit[] = [];
   if (body['model'] !== model) {
-    const edit = memberEdits(top, { model });
-    if (!edit) return null;
-    edits.push(...edit);
+    const modelEdits = memberEdits(top, { model });
+    if (!modelEdits) return null;
+    edits.push(...modelEdits);
   }
   if (messages) {
     const [found, twice] = named(top, 'messages');
